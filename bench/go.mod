@@ -1,0 +1,30 @@
+module github.com/svckit/svc/bench
+
+go 1.26.0
+
+replace github.com/svckit/svc => ../
+
+require (
+	github.com/auth0/go-jwt-middleware/v2 v2.3.1
+	github.com/go-chi/jwtauth/v5 v5.3.3
+	github.com/svckit/svc v0.0.0
+	golang.org/x/oauth2 v0.37.0
+)
+
+require (
+	github.com/decred/dcrd/dcrec/secp256k1/v4 v4.3.0 // indirect
+	github.com/goccy/go-json v0.10.3 // indirect
+	github.com/lestrrat-go/blackmagic v1.0.2 // indirect
+	github.com/lestrrat-go/httpcc v1.0.1 // indirect
+	github.com/lestrrat-go/httprc v1.0.6 // indirect
+	github.com/lestrrat-go/iter v1.0.2 // indirect
+	github.com/lestrrat-go/jwx/v2 v2.1.3 // indirect
+	github.com/lestrrat-go/option v1.0.1 // indirect
+	github.com/segmentio/asm v1.2.0 // indirect
+	go.uber.org/dig v1.19.0 // indirect
+	go.uber.org/fx v1.24.0 // indirect
+	go.uber.org/multierr v1.10.0 // indirect
+	go.uber.org/zap v1.28.0 // indirect
+	golang.org/x/crypto v0.45.0 // indirect
+	golang.org/x/sys v0.49.0 // indirect
+)
