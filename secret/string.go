@@ -1,0 +1,73 @@
+package secret
+
+import (
+	"encoding/json"
+	"fmt"
+	"log/slog"
+)
+
+// Mask is what a set secret prints as.
+const Mask = "***"
+
+// String is a secret string. Every printing path shows [Mask] (or "" when
+// unset); Value returns the real value.
+type String string
+
+// Value returns the secret in clear. Call it only where the value is used,
+// never to log or wrap it into an error.
+func (s String) Value() string { return string(s) }
+
+// IsSet reports whether the secret holds a non-empty value.
+func (s String) IsSet() bool { return s != "" }
+
+// String returns the mask, or "" when the secret is unset.
+func (s String) String() string { return masked(s != "", Mask) }
+
+// GoString serves %#v: it shows the type and the mask, never the value.
+func (s String) GoString() string { return fmt.Sprintf("secret.String(%q)", s.String()) }
+
+// Format applies every fmt verb and flag to the mask instead of the value.
+func (s String) Format(f fmt.State, verb rune) { format(f, verb, s.String(), s.GoString()) }
+
+// MarshalJSON writes the mask as a JSON string.
+func (s String) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
+
+// MarshalText writes the mask.
+func (s String) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// UnmarshalText sets the real value; caarlos0/env and flag-like readers use it.
+func (s *String) UnmarshalText(b []byte) error {
+	*s = String(b)
+	return nil
+}
+
+// UnmarshalJSON sets the real value from a JSON string. It refuses other
+// JSON types without repeating the input.
+func (s *String) UnmarshalJSON(b []byte) error {
+	var v string
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("secret: a secret must be a JSON string")
+	}
+	*s = String(v)
+	return nil
+}
+
+// LogValue makes log/slog print the mask.
+func (s String) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+func masked(set bool, shown string) string {
+	if !set {
+		return ""
+	}
+	return shown
+}
+
+// format prints shown under the caller's verb and flags, so widths and
+// quoting behave as for a plain string while the value stays hidden.
+func format(f fmt.State, verb rune, shown, goString string) {
+	if verb == 'v' && f.Flag('#') {
+		fmt.Fprint(f, goString)
+		return
+	}
+	fmt.Fprintf(f, fmt.FormatString(f, verb), shown)
+}
