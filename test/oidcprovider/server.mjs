@@ -1,0 +1,331 @@
+// Test-only authorization server: the npm oidc-provider on 127.0.0.1, driven by the Go package
+// github.com/svckit/svc/test/oidcprovider. Never run it anywhere but a test.
+//
+// Usage: node server.mjs CONFIG.json
+//
+// It listens on 127.0.0.1:0 first, so the issuer (http://127.0.0.1:PORT) is known before the
+// provider is built, then prints one JSON line {"issuer": ...} on stdout. The test-only admin
+// routes under /__admin/ need the X-Admin-Token header from the config.
+import * as crypto from 'node:crypto';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+
+import Provider, { errors } from 'oidc-provider';
+import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+
+const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
+const AT_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
+const JWT_TYPE = 'urn:ietf:params:oauth:token-type:jwt';
+const MAX_LOG = 1000;
+
+const config = JSON.parse(fs.readFileSync(process.argv[2], 'utf8'));
+
+// State shared by every provider generation (a key rotation builds a new Provider instance,
+// because oidc-provider reads its keystore once, at construction).
+const state = {
+  keys: [], // private JWKs, the newest first: the first key of an alg signs
+  fail: { n: 0, status: 503, retryAfter: '', error: '' },
+  delayMs: 0,
+  counts: { token: 0, jwks: 0, discovery: 0 },
+  tokenLog: [],
+  provider: undefined,
+  handler: undefined,
+};
+
+function newKeys() {
+  const made = [];
+  for (const [alg, type, opts] of [
+    ['ES256', 'ec', { namedCurve: 'P-256' }],
+    ['RS256', 'rsa', { modulusLength: 2048 }],
+  ]) {
+    const { privateKey } = crypto.generateKeyPairSync(type, opts);
+    const jwk = privateKey.export({ format: 'jwk' });
+    made.push({ ...jwk, alg, use: 'sig', kid: `${alg.toLowerCase()}-${crypto.randomUUID()}` });
+  }
+  return made;
+}
+
+function publicJWKS() {
+  const pub = state.keys.map((k) => {
+    const key = crypto.createPublicKey({ key: k, format: 'jwk' }).export({ format: 'jwk' });
+    return { ...key, alg: k.alg, use: k.use, kid: k.kid };
+  });
+  return { keys: pub };
+}
+
+function signingKid(alg) {
+  return state.keys.find((k) => k.alg === alg)?.kid;
+}
+
+function resourceServerInfo(identifier) {
+  if (config.resources?.length && !config.resources.includes(identifier)) {
+    throw new errors.InvalidTarget();
+  }
+  return {
+    audience: identifier,
+    scope: config.resourceScope,
+    accessTokenTTL: config.accessTokenTTL,
+    accessTokenFormat: 'jwt',
+    jwt: { sign: { alg: config.signingAlg, kid: signingKid(config.signingAlg) } },
+  };
+}
+
+// verifyIssued checks that token is a JWT access token this provider signed with a key it
+// still publishes, and returns its claims.
+async function verifyIssued(token, what) {
+  if (typeof token !== 'string' || !token) {
+    throw new errors.InvalidRequest(`missing ${what}`);
+  }
+  try {
+    const { payload } = await jwtVerify(token, createLocalJWKSet(publicJWKS()), {
+      issuer: state.provider.issuer,
+      typ: 'at+jwt',
+      algorithms: ['ES256', 'RS256'],
+    });
+    return payload;
+  } catch (cause) {
+    throw new errors.InvalidGrant(`${what} is invalid: ${cause.code || cause.message}`);
+  }
+}
+
+function checkTokenType(value, what) {
+  if (value !== undefined && value !== AT_TYPE && value !== JWT_TYPE) {
+    throw new errors.InvalidRequest(`unsupported ${what}`);
+  }
+}
+
+// tokenExchange implements RFC 8693 for access tokens: the new token keeps the subject's sub,
+// is scoped down to what the subject token had, and names the actor in act when one is given.
+async function tokenExchange(ctx) {
+  const { params, client, provider } = ctx.oidc;
+  if (!params.subject_token_type) {
+    throw new errors.InvalidRequest('missing subject_token_type');
+  }
+  checkTokenType(params.subject_token_type, 'subject_token_type');
+  checkTokenType(params.requested_token_type, 'requested_token_type');
+  if (params.actor_token && !params.actor_token_type) {
+    throw new errors.InvalidRequest('missing actor_token_type');
+  }
+  checkTokenType(params.actor_token_type, 'actor_token_type');
+
+  const subject = await verifyIssued(params.subject_token, 'subject_token');
+  const actor = params.actor_token ? await verifyIssued(params.actor_token, 'actor_token') : undefined;
+
+  const identifier = params.resource || params.audience || config.resource;
+  if (!URL.parse(identifier)) {
+    throw new errors.InvalidTarget('resource indicator must be an absolute URI');
+  }
+  const resourceServer = new provider.ResourceServer(identifier, resourceServerInfo(identifier));
+
+  const had = new Set((subject.scope || '').split(' ').filter(Boolean));
+  const allowed = resourceServer.scopes;
+  let scopes = params.scope ? params.scope.split(' ').filter(Boolean) : [...had];
+  const notHeld = scopes.filter((s) => !had.has(s));
+  if (notHeld.length) {
+    throw new errors.InvalidScope('requested scope exceeds the subject_token scope', notHeld.join(' '));
+  }
+  scopes = scopes.filter((s) => allowed.has(s));
+
+  const token = new provider.ClientCredentials({
+    client,
+    scope: scopes.join(' ') || undefined,
+  });
+  token.resourceServer = resourceServer;
+  token.svcExchange = { sub: subject.sub, act: actor ? { sub: actor.sub } : undefined };
+  const value = await token.save();
+
+  ctx.body = {
+    access_token: value,
+    issued_token_type: AT_TYPE,
+    token_type: 'Bearer',
+    expires_in: token.expiration,
+    ...(token.scope ? { scope: token.scope } : undefined),
+  };
+}
+
+function tokenEndpointMiddleware(provider) {
+  const tokenPath = provider.pathFor('token');
+  const jwksPath = provider.pathFor('jwks');
+  const discoveryPath = provider.pathFor('discovery');
+
+  return async (ctx, next) => {
+    if (ctx.path === jwksPath) state.counts.jwks += 1;
+    if (ctx.path === discoveryPath) state.counts.discovery += 1;
+    if (ctx.path !== tokenPath || ctx.method !== 'POST') {
+      return next();
+    }
+    state.counts.token += 1;
+    const entry = {
+      authorization: (ctx.get('authorization').split(' ')[0] || ''),
+      basic_client_id: basicClientID(ctx.get('authorization')),
+      dpop: ctx.get('dpop') !== '',
+    };
+    if (state.delayMs > 0) {
+      await new Promise((resolve) => { setTimeout(resolve, state.delayMs); });
+    }
+    if (state.fail.n > 0) {
+      state.fail.n -= 1;
+      const { status, retryAfter, error } = state.fail;
+      ctx.status = status;
+      if (retryAfter) ctx.set('Retry-After', retryAfter);
+      ctx.set('Cache-Control', 'no-store');
+      if (error) {
+        ctx.body = { error, error_description: 'injected by the test' };
+      } else {
+        ctx.body = '';
+      }
+      entry.injected = true;
+    } else {
+      await next();
+    }
+    const form = { ...(ctx.oidc?.body || {}) };
+    if (form.client_secret) form.client_secret = '[redacted]';
+    entry.form = form;
+    entry.status = ctx.status;
+    entry.error = (ctx.body && typeof ctx.body === 'object' && ctx.body.error) || '';
+    if (state.tokenLog.length < MAX_LOG) state.tokenLog.push(entry);
+    return undefined;
+  };
+}
+
+function basicClientID(header) {
+  const [scheme, value] = header.split(' ');
+  if (!scheme || scheme.toLowerCase() !== 'basic' || !value) return '';
+  const decoded = Buffer.from(value, 'base64').toString('utf8');
+  const i = decoded.indexOf(':');
+  return i < 0 ? '' : decodeURIComponent(decoded.slice(0, i));
+}
+
+function buildProvider(issuer) {
+  const scopes = new Set(['openid', 'offline_access']);
+  for (const c of config.clients) {
+    for (const s of (c.scope || '').split(' ').filter(Boolean)) scopes.add(s);
+  }
+  for (const s of config.resourceScope.split(' ').filter(Boolean)) scopes.add(s);
+
+  const provider = new Provider(issuer, {
+    clients: config.clients,
+    jwks: { keys: state.keys },
+    scopes: [...scopes],
+    extraParams: ['audience'],
+    cookies: { keys: [crypto.randomBytes(32).toString('hex')] },
+    clockTolerance: 5,
+    features: {
+      devInteractions: { enabled: false },
+      clientCredentials: { enabled: true },
+      introspection: { enabled: true },
+      revocation: { enabled: true },
+      resourceIndicators: {
+        enabled: true,
+        // `audience` (Auth0 style) stands in for `resource` so either parameter picks the JWT's aud.
+        defaultResource: (ctx) => ctx.oidc.params.audience || config.resource,
+        getResourceServerInfo: (ctx, identifier) => resourceServerInfo(identifier),
+        useGrantedResource: () => true,
+      },
+    },
+    formats: {
+      customizers: {
+        jwt(ctx, token, jwt) {
+          if (token.svcExchange) {
+            jwt.payload.sub = token.svcExchange.sub;
+            if (token.svcExchange.act) jwt.payload.act = token.svcExchange.act;
+          }
+        },
+      },
+    },
+    ttl: {
+      ClientCredentials: (ctx, token) => token.resourceServer?.accessTokenTTL || config.accessTokenTTL,
+    },
+  });
+  provider.registerGrantType(TOKEN_EXCHANGE, tokenExchange, [
+    'subject_token', 'subject_token_type', 'actor_token', 'actor_token_type',
+    'requested_token_type', 'audience', 'resource', 'scope',
+  ]);
+  provider.use(tokenEndpointMiddleware(provider));
+  // oidc-provider logs nothing by itself; server errors would otherwise vanish.
+  provider.on('server_error', (ctx, err) => { console.error('server_error', err); });
+  return provider;
+}
+
+function install(issuer) {
+  state.provider = buildProvider(issuer);
+  state.handler = state.provider.callback();
+}
+
+async function readJSON(req) {
+  const chunks = [];
+  for await (const c of req) chunks.push(c);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text ? JSON.parse(text) : {};
+}
+
+function reply(res, status, body) {
+  res.writeHead(status, { 'content-type': 'application/json' });
+  res.end(JSON.stringify(body));
+}
+
+async function admin(req, res, issuer) {
+  const given = Buffer.from(req.headers['x-admin-token'] || '');
+  const want = Buffer.from(config.adminToken);
+  if (given.length !== want.length || !crypto.timingSafeEqual(given, want)) {
+    reply(res, 403, { error: 'bad admin token' });
+    return;
+  }
+  const path = new URL(req.url, issuer).pathname;
+  const body = await readJSON(req);
+  switch (path) {
+    case '/__admin/rotate': {
+      const fresh = newKeys();
+      state.keys = body.keepOld ? [...fresh, ...state.keys] : fresh;
+      install(issuer);
+      reply(res, 200, { kid: signingKid(config.signingAlg), jwks: publicJWKS() });
+      return;
+    }
+    case '/__admin/fail':
+      state.fail = {
+        n: body.n, status: body.status, retryAfter: body.retryAfter || '', error: body.error || '',
+      };
+      reply(res, 200, {});
+      return;
+    case '/__admin/delay':
+      state.delayMs = body.ms;
+      reply(res, 200, {});
+      return;
+    case '/__admin/stats':
+      reply(res, 200, { counts: state.counts, tokenLog: state.tokenLog, kid: signingKid(config.signingAlg) });
+      return;
+    case '/__admin/reset':
+      state.counts = { token: 0, jwks: 0, discovery: 0 };
+      state.tokenLog = [];
+      reply(res, 200, {});
+      return;
+    default:
+      reply(res, 404, { error: 'no such admin route' });
+  }
+}
+
+state.keys = newKeys();
+
+const server = http.createServer((req, res) => {
+  if (req.url.startsWith('/__admin/')) {
+    admin(req, res, state.provider.issuer).catch((err) => {
+      console.error('admin', err);
+      if (!res.headersSent) reply(res, 500, { error: String(err) });
+    });
+    return;
+  }
+  state.handler(req, res);
+});
+
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address();
+  const issuer = `http://127.0.0.1:${port}`;
+  install(issuer);
+  process.stdout.write(`${JSON.stringify({ issuer })}\n`);
+});
+
+// The Go side closes our stdin when the test ends: a crashed or killed test never leaves us behind.
+process.stdin.on('end', () => process.exit(0));
+process.stdin.on('error', () => process.exit(0));
+process.stdin.resume();
+for (const sig of ['SIGTERM', 'SIGINT']) process.on(sig, () => process.exit(0));
