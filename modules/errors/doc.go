@@ -1,0 +1,26 @@
+// Package svcerrors renders every error a service answers with in one
+// standard body: RFC 9457 problem details (the default) or the TM Forum
+// TMF630 error format.
+//
+// Import it as svcerrors:
+//
+//	import svcerrors "github.com/svckit/svc/modules/errors"
+//
+// Three things make up the package:
+//
+//   - Rejection types ([RateLimitExceeded], [DeadlineExceeded], …): errors a
+//     service returns when it turns a request away. Each knows its status,
+//     its `type` anchor and its extension members, and is found through
+//     wrapping with errors.As. Any error implementing [Admission] without an
+//     entry of its own answers 503 request-refused.
+//   - [Responses]: the registered format. [Responses.Render] turns an error
+//     into a [Rendered] response; [Responses.Middleware] puts the format in
+//     the request context and re-shapes the router's own plain-text errors
+//     (404, 405, http.Error) into the format, keeping their status and
+//     headers.
+//   - [Handler], [On] and [Respond]: how handlers hand errors to the format.
+//
+// The `detail` member is always written by the service. An error's own
+// message never reaches the wire: it may carry a backend name, a limit, a
+// secret or echoed input.
+package svcerrors

@@ -1,0 +1,206 @@
+package svcerrors
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+
+	"go.uber.org/zap"
+)
+
+// ProblemMediaType is the media type of RFC 9457 bodies.
+const ProblemMediaType = "application/problem+json"
+
+// DefaultDocsURL documents every kind under its anchor. It is the default
+// {errors_doc_url}.
+const DefaultDocsURL = "https://github.com/svckit/svc/blob/main/docs/errors.md"
+
+// KindDocs, passed as the referenceError of [NewTMF], makes each TMF630 body
+// point at its kind's section of the errors documentation: the default. Any
+// other non-empty value is used as given, with "{anchor}" replaced by the
+// kind's anchor; an empty value omits referenceError.
+const KindDocs = "{errors_doc_url}#{anchor}"
+
+// frameworkAnchor is the docs section about router errors (type about:blank),
+// used only for TMF630 referenceError.
+const frameworkAnchor = "framework-errors"
+
+// Format is the body format of a [Responses].
+type Format int
+
+const (
+	// FormatProblem renders RFC 9457 problem details (application/problem+json).
+	FormatProblem Format = iota
+	// FormatTMF renders TM Forum TMF630 errors (application/json).
+	FormatTMF
+)
+
+// Responses is the registered error format of an app. Its zero value is not
+// usable; build one with [New] or [NewTMF]. It is safe for concurrent use.
+type Responses struct {
+	format       Format
+	docsURL      string
+	tmfPrefix    string
+	tmfReference string
+	logger       *zap.Logger
+
+	mu       sync.RWMutex
+	handlers []registered
+}
+
+// Option configures a [Responses].
+type Option func(*Responses)
+
+// DocsURL sets {errors_doc_url}, the page documenting every kind under its
+// anchor. Default [DefaultDocsURL].
+func DocsURL(url string) Option {
+	return func(r *Responses) {
+		if url != "" {
+			r.docsURL = strings.TrimRight(url, "#")
+		}
+	}
+}
+
+// Logger sets where errors that no entry knows are logged. Default: the
+// global zap logger (zap.L()).
+func Logger(l *zap.Logger) Option {
+	return func(r *Responses) {
+		if l != nil {
+			r.logger = l
+		}
+	}
+}
+
+// New returns RFC 9457 problem-detail responses.
+func New(opts ...Option) *Responses {
+	r := &Responses{format: FormatProblem, docsURL: DefaultDocsURL}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// NewTMF returns TM Forum TMF630 responses. codePrefix starts every `code`
+// (`<prefix>-<ANCHOR-IN-UPPERCASE>`); referenceError is [KindDocs] for the
+// default, another address (where "{anchor}" is replaced), or "" to omit
+// the member.
+func NewTMF(codePrefix, referenceError string, opts ...Option) *Responses {
+	r := New(opts...)
+	r.format = FormatTMF
+	r.tmfPrefix = strings.TrimRight(codePrefix, "-")
+	r.tmfReference = referenceError
+	return r
+}
+
+var fallback = New()
+
+// Default returns the RFC 9457 format used where no format is registered.
+func Default() *Responses { return fallback }
+
+// Format reports the body format.
+func (r *Responses) Format() Format { return r.format }
+
+// MediaType is the Content-Type of the bodies this format writes.
+func (r *Responses) MediaType() string {
+	if r.format == FormatTMF {
+		return "application/json"
+	}
+	return ProblemMediaType
+}
+
+// TypeURI is the problem `type` of a kind with this anchor: about:blank for
+// an empty anchor.
+func (r *Responses) TypeURI(anchor string) string {
+	if anchor == "" {
+		return "about:blank"
+	}
+	return r.docsURL + "#" + anchor
+}
+
+// Describe finds how err is answered: a [Rejection] anywhere in its chain,
+// then an [Admission] (503 request-refused). ok is false for any other
+// error; those are never rendered, as they signal a bug or an outage.
+func Describe(err error) (d Description, ok bool) {
+	var rej Rejection
+	if errors.As(err, &rej) {
+		return rej.Describe(), true
+	}
+	var adm Admission
+	if errors.As(err, &adm) {
+		return Description{Kind: KindRequestRefused}, true
+	}
+	return Description{}, false
+}
+
+// Render turns err into the response this format gives it, for a request to
+// instance (the request path). An error no entry knows renders as a 500
+// whose body says nothing of it; Rendered.Known is false then.
+func (r *Responses) Render(err error, instance string) Rendered {
+	d, ok := Describe(err)
+	if !ok {
+		d = Description{Kind: frameworkKind(http.StatusInternalServerError)}
+	}
+	out := r.RenderDescription(d, instance)
+	out.Known = ok
+	return out
+}
+
+// RenderDescription renders a description directly, for callers that build
+// one without an error value.
+func (r *Responses) RenderDescription(d Description, instance string) Rendered {
+	out := Rendered{Status: d.Status, header: d.Header, mediaType: r.MediaType(), Known: true}
+	if d.RetryAfter > 0 {
+		out.retryAfter = retryAfterSeconds(d.RetryAfter)
+	}
+	if r.format == FormatTMF {
+		out.Body = r.appendTMF(make([]byte, 0, 256), d)
+	} else {
+		out.Body = r.appendProblem(make([]byte, 0, 256), d, instance)
+	}
+	return out
+}
+
+// Rendered is an error response ready to be written: by the routed path,
+// or by raw middleware that sits outside any router. Both write the same
+// bytes.
+type Rendered struct {
+	Status int
+	Body   []byte
+	// Known is false when the error was not one the format knows (a 500).
+	Known bool
+
+	mediaType  string
+	retryAfter string
+	header     http.Header
+}
+
+// Header returns every header Write sets, as a fresh map.
+func (r Rendered) Header() http.Header {
+	h := http.Header{}
+	r.setHeaders(h)
+	return h
+}
+
+func (r Rendered) setHeaders(h http.Header) {
+	for k, v := range r.header {
+		h[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
+	}
+	h["Content-Type"] = []string{r.mediaType}
+	h["Cache-Control"] = []string{"no-store"}
+	h["X-Content-Type-Options"] = []string{"nosniff"}
+	if r.retryAfter != "" {
+		h["Retry-After"] = []string{r.retryAfter}
+	}
+	delete(h, "Content-Length")
+}
+
+// Write sends the response: status, the safety headers
+// (Cache-Control: no-store, X-Content-Type-Options: nosniff), Retry-After
+// when the answer carries one, and the body. Headers already set on w by the
+// failing handler are overwritten where they clash.
+func (r Rendered) Write(w http.ResponseWriter) {
+	r.setHeaders(w.Header())
+	w.WriteHeader(r.Status)
+	_, _ = w.Write(r.Body)
+}

@@ -1,0 +1,125 @@
+package svcerrors
+
+import (
+	"context"
+	"errors"
+	"net/http"
+
+	"go.uber.org/zap"
+)
+
+type ctxKey struct{}
+
+// WithResponses returns a context carrying the registered format. The
+// [Responses.Middleware] does this for every request.
+func WithResponses(ctx context.Context, r *Responses) context.Context {
+	return context.WithValue(ctx, ctxKey{}, r)
+}
+
+// FromContext returns the format registered for the request, if any.
+func FromContext(ctx context.Context) (*Responses, bool) {
+	r, ok := ctx.Value(ctxKey{}).(*Responses)
+	return r, ok
+}
+
+// registered is an app's own handler for one error type.
+type registered func(w http.ResponseWriter, r *http.Request, err error) bool
+
+// On registers fn as the app's own answer to errors of type T (found with
+// errors.As). It wins over the format's rendering, whether registered before
+// or after the app was wired: the lookup happens per error. Later
+// registrations are consulted first.
+func On[T error](res *Responses, fn func(w http.ResponseWriter, r *http.Request, err T)) {
+	h := func(w http.ResponseWriter, r *http.Request, err error) bool {
+		var target T
+		if !errors.As(err, &target) {
+			return false
+		}
+		fn(w, r, target)
+		return true
+	}
+	res.mu.Lock()
+	res.handlers = append([]registered{h}, res.handlers...)
+	res.mu.Unlock()
+}
+
+func (r *Responses) appHandled(w http.ResponseWriter, req *http.Request, err error) bool {
+	r.mu.RLock()
+	hs := r.handlers
+	r.mu.RUnlock()
+	for _, h := range hs {
+		if h(w, req, err) {
+			return true
+		}
+	}
+	return false
+}
+
+// ServeError answers err: the app's own handler for its type when one was
+// registered with [On], else the format's rendering. An error the format does
+// not know is logged (never sent) and answers a 500 whose body says nothing
+// of it.
+func (r *Responses) ServeError(w http.ResponseWriter, req *http.Request, err error) {
+	if r.appHandled(w, req, err) {
+		return
+	}
+	out := r.Render(err, req.URL.Path)
+	if !out.Known {
+		r.log().Error("svc: unhandled handler error",
+			zap.String("http.request.method", req.Method),
+			zap.String("url.path", req.URL.Path),
+			zap.Error(err))
+	}
+	out.Write(w)
+}
+
+func (r *Responses) log() *zap.Logger {
+	if r.logger != nil {
+		return r.logger
+	}
+	return zap.L()
+}
+
+// Handler adapts a handler that returns an error. A returned error is
+// answered by the format registered for the request ([Responses.ServeError]).
+// Without a registered format the app's own handling applies: the error is
+// logged and answers a plain 500, as an unhandled error would.
+func Handler(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
+	return HandlerFunc(fn)
+}
+
+// HandlerFunc is a handler that returns an error; see [Handler].
+type HandlerFunc func(http.ResponseWriter, *http.Request) error
+
+// ServeHTTP implements http.Handler.
+func (fn HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	err := fn(w, r)
+	if err == nil {
+		return
+	}
+	if res, ok := FromContext(r.Context()); ok {
+		res.ServeError(w, r, err)
+		return
+	}
+	zap.L().Error("svc: unhandled handler error",
+		zap.String("http.request.method", r.Method),
+		zap.String("url.path", r.URL.Path),
+		zap.Error(err))
+	http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+}
+
+// Respond answers with status and a service-written detail in the format
+// registered for the request (RFC 9457 when none is registered). The type
+// is about:blank; extensions become top-level members (RFC 9457 only) in key
+// order.
+func Respond(w http.ResponseWriter, r *http.Request, status int, detail string, extensions map[string]any) {
+	res, ok := FromContext(r.Context())
+	if !ok {
+		res = fallback
+	}
+	d := Description{Kind: frameworkKind(status), Detail: detail}
+	if len(extensions) > 0 {
+		d.Extensions = sortedMembers(extensions)
+	}
+	res.RenderDescription(d, r.URL.Path).Write(w)
+}
