@@ -1,0 +1,108 @@
+package fxsvc
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sort"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/go-chi/chi/v5"
+	"go.uber.org/fx"
+)
+
+// Route is one route of the app as `check` prints it.
+type Route struct {
+	Method  string
+	Pattern string
+	// Mode is anonymous, authenticated or excluded when an authentication
+	// gate is registered, and unprotected when none is.
+	Mode   string
+	Scopes []string
+}
+
+// RouteGuard tells how the app guards a route. The authentication module
+// provides one; without it every route is unprotected.
+type RouteGuard interface {
+	Guard(method, pattern string, h http.Handler, middlewares []func(http.Handler) http.Handler) (mode string, scopes []string)
+}
+
+// RouteLister lists routes of a router that chi.Walk cannot reach (a
+// ServeMux records its patterns through one).
+type RouteLister interface {
+	Routes() []Route
+}
+
+type checkIn struct {
+	fx.In
+	Router    *chi.Mux    `optional:"true"`
+	ChiRouter chi.Router  `optional:"true"`
+	Lister    RouteLister `optional:"true"`
+	Guard     RouteGuard  `optional:"true"`
+}
+
+// Check builds the app's graph without starting it and writes one line per
+// route to stdout. It returns the exit status: 1 when the graph does not
+// build (the error goes to stderr).
+func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
+	var routes []Route
+	app := fx.New(append([]fx.Option{fx.NopLogger}, append(opts, fx.Invoke(func(in checkIn) error {
+		var err error
+		routes, err = collectRoutes(in)
+		return err
+	}))...)...)
+	if err := app.Err(); err != nil {
+		fmt.Fprintf(stderr, "svc: %s\n", explain(err))
+		return 1
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
+	for _, r := range routes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Method, r.Pattern, r.Mode, strings.Join(r.Scopes, " "))
+	}
+	_ = tw.Flush()
+	return 0
+}
+
+func collectRoutes(in checkIn) ([]Route, error) {
+	var routes []Route
+	var router chi.Routes
+	switch {
+	case in.Router != nil:
+		router = in.Router
+	case in.ChiRouter != nil:
+		router = in.ChiRouter
+	}
+	if router != nil {
+		err := chi.Walk(router, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
+			routes = append(routes, guarded(in.Guard, method, pattern, h, mws))
+			return nil
+		})
+		if err != nil {
+			return nil, fmt.Errorf("check: walking the chi router: %w", err)
+		}
+	}
+	if in.Lister != nil {
+		for _, r := range in.Lister.Routes() {
+			if r.Mode == "" {
+				r = guarded(in.Guard, r.Method, r.Pattern, nil, nil)
+			}
+			routes = append(routes, r)
+		}
+	}
+	sort.SliceStable(routes, func(i, j int) bool {
+		if routes[i].Pattern != routes[j].Pattern {
+			return routes[i].Pattern < routes[j].Pattern
+		}
+		return routes[i].Method < routes[j].Method
+	})
+	return routes, nil
+}
+
+func guarded(g RouteGuard, method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) Route {
+	r := Route{Method: method, Pattern: pattern, Mode: "unprotected"}
+	if g != nil {
+		r.Mode, r.Scopes = g.Guard(method, pattern, h, mws)
+	}
+	return r
+}

@@ -1,0 +1,64 @@
+package fxsvc
+
+import (
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/lifecycle"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// Errors registers RFC 9457 problem details as the app's one error format.
+// It provides the *svcerrors.Responses and wraps the served router so that
+// router errors (404, 405, http.Error) take the format too. Only one error
+// format may be registered per app.
+func Errors(opts ...svcerrors.Option) fx.Option {
+	return errorsModule("fxsvc.Errors", func(extra ...svcerrors.Option) *svcerrors.Responses {
+		return svcerrors.New(append(opts, extra...)...)
+	})
+}
+
+// TMFErrors registers TM Forum TMF630 bodies as the app's one error format:
+// `code` is `<codePrefix>-<ANCHOR>`; referenceError is svcerrors.KindDocs
+// for the kind's documentation address, another address, or "" to omit it.
+func TMFErrors(codePrefix, referenceError string, opts ...svcerrors.Option) fx.Option {
+	return errorsModule("fxsvc.TMFErrors", func(extra ...svcerrors.Option) *svcerrors.Responses {
+		return svcerrors.NewTMF(codePrefix, referenceError, append(opts, extra...)...)
+	})
+}
+
+type errorsIn struct {
+	fx.In
+	Spec   errorsSpec
+	Logger *zap.Logger `optional:"true"`
+}
+
+// errorsSpec is one registration's choice of format, private to its module
+// so that two registrations reach the singleton check instead of clashing.
+type errorsSpec struct {
+	by    string
+	build func(...svcerrors.Option) *svcerrors.Responses
+}
+
+func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Responses) fx.Option {
+	return fx.Module("svc.errors",
+		lifecycle.Singleton("errors", by),
+		fx.Supply(fx.Private, errorsSpec{by: by, build: build}),
+		fx.Provide(onlyOneErrorFormatPerApp),
+		fx.Provide(fx.Annotate(
+			func(res *svcerrors.Responses) Wrapper {
+				return Wrapper{Name: "errors", Order: 0, Wrap: res.Middleware}
+			},
+			fx.ResultTags(`group:"`+wrapperGroup+`"`),
+		)),
+	)
+}
+
+// onlyOneErrorFormatPerApp builds the registered format. Its name is what
+// fx reports when an app registers two formats.
+func onlyOneErrorFormatPerApp(in errorsIn) *svcerrors.Responses {
+	if in.Logger != nil {
+		return in.Spec.build(svcerrors.Logger(in.Logger))
+	}
+	return in.Spec.build()
+}

@@ -1,0 +1,78 @@
+package fxsvc
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"go.uber.org/fx"
+)
+
+// Main runs the app built from opts and exits with its status. It answers
+// two commands:
+//
+//	BINARY         run the service until SIGINT or SIGTERM
+//	BINARY check   build the graph without starting it and print one line
+//	               per route: method, path template, how it is guarded
+//	               (anonymous, authenticated, excluded) and its scopes
+//
+// Any configuration error fails before anything starts, with the error on
+// stderr and exit status 1.
+func Main(opts ...fx.Option) {
+	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr, opts...))
+}
+
+// Run is [Main] without the exit, for tests and for programs that parse
+// their own arguments first. It returns the exit status.
+func Run(args []string, stdout, stderr io.Writer, opts ...fx.Option) int {
+	cmd := "run"
+	if len(args) > 0 {
+		cmd = args[0]
+	}
+	switch cmd {
+	case "run":
+		return runApp(stderr, opts)
+	case "check":
+		return Check(stdout, stderr, opts...)
+	case "help", "-h", "-help", "--help":
+		fmt.Fprintln(stdout, "usage: BINARY [run|check]\n  run    serve until SIGINT or SIGTERM (the default)\n  check  print every route and how it is guarded, without starting")
+		return 0
+	}
+	fmt.Fprintf(stderr, "unknown command %q: use run or check\n", cmd)
+	return 2
+}
+
+func runApp(stderr io.Writer, opts []fx.Option) int {
+	app := fx.New(append([]fx.Option{fx.NopLogger}, opts...)...)
+	if err := app.Err(); err != nil {
+		fmt.Fprintf(stderr, "svc: %s\n", explain(err))
+		return 1
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), app.StartTimeout())
+	defer cancel()
+	if err := app.Start(ctx); err != nil {
+		fmt.Fprintf(stderr, "svc: start: %v\n", err)
+		return 1
+	}
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
+	code := 0
+	select {
+	case <-signals:
+	case sig := <-app.Wait():
+		code = sig.ExitCode
+	}
+	stopCtx, stopCancel := context.WithTimeout(context.Background(), app.StopTimeout())
+	defer stopCancel()
+	if err := app.Stop(stopCtx); err != nil {
+		fmt.Fprintf(stderr, "svc: stop: %v\n", err)
+		if code == 0 {
+			code = 1
+		}
+	}
+	return code
+}
