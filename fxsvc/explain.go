@@ -11,7 +11,7 @@ import (
 // check: fx refuses the second provide first. Its constructor is named
 // onlyOne<Thing>PerApp so that fx's error names the rule; explain turns
 // that error into one sentence.
-var duplicateProvide = regexp.MustCompile(`already provided by "[^"]*"\.onlyOne(\w+)PerApp"`)
+var duplicateProvide = regexp.MustCompile(`already provided by "[^"]*"\.onlyOne(\w+)PerApp`)
 
 func explain(err error) string {
 	m := duplicateProvide.FindStringSubmatch(err.Error())
