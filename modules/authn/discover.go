@@ -1,0 +1,134 @@
+package authn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Discover returns a verifier for the tokens of issuer, found by OpenID
+// Connect discovery (`{issuer}/.well-known/openid-configuration`, falling
+// back to RFC 8414 `/.well-known/oauth-authorization-server{path}`).
+// The discovery document's `issuer` must equal issuer exactly and its
+// `jwks_uri` must be https; keys then load from there as with JWKSURL.
+// Discovery runs on the key loader's goroutine after Open, so an
+// unreachable provider never stops the app: Verify answers
+// ErrKeysUnavailable until keys arrive.
+//
+// issuer must be an https URL with no query or fragment (http only on a
+// loopback host, for tests and development). Tokens must carry `iss` equal
+// to issuer and an `aud` containing audience. Nothing panics on bad input:
+// a bad issuer, an empty audience or an invalid option is returned as a
+// *ConfigError from Open and from every Verify.
+func Discover(issuer, audience string, opts ...VerifierOption) *JWTVerifier {
+	v := newVerifier(issuer, audience, opts)
+	if err := checkFetchURL(issuer); err != nil {
+		v.cfg.refuse("issuer", err.Error())
+	} else if u, _ := url.Parse(issuer); u.RawQuery != "" || u.ForceQuery {
+		v.cfg.refuse("issuer", "has a query")
+	}
+	v.finish()
+	d := &discovery{issuer: issuer, client: v.client}
+	v.discovery = d
+	if v.err == nil {
+		v.keys = newKeyManager(d.fetchKeys(&v.cfg), &v.cfg)
+	}
+	return v
+}
+
+// discovery finds the JWKS URL once, then keeps it.
+type discovery struct {
+	issuer string
+	client *http.Client
+
+	mu      sync.Mutex
+	docURL  string // the discovery URL that answered
+	jwksURI string
+}
+
+// oidcURL is where OpenID Connect Discovery 1.0 §4 puts the document.
+func (d *discovery) oidcURL() string {
+	return strings.TrimSuffix(d.issuer, "/") + "/.well-known/openid-configuration"
+}
+
+// rfc8414URL is where RFC 8414 §3.1 puts it: the well-known segment goes
+// between the host and the issuer's path.
+func (d *discovery) rfc8414URL() string {
+	u, err := url.Parse(d.issuer)
+	if err != nil {
+		return ""
+	}
+	u.Path = "/.well-known/oauth-authorization-server" + strings.TrimSuffix(u.Path, "/")
+	u.RawPath = ""
+	return u.String()
+}
+
+func (d *discovery) url() string {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.docURL != "" {
+		return d.docURL
+	}
+	return d.oidcURL()
+}
+
+func (d *discovery) fetchKeys(cfg *verifierConfig) fetchFunc {
+	return func(ctx context.Context) ([]*heldKey, time.Duration, error) {
+		d.mu.Lock()
+		jwksURI := d.jwksURI
+		d.mu.Unlock()
+		if jwksURI == "" {
+			docURL, uri, err := d.discover(ctx)
+			if err != nil {
+				return nil, 0, err
+			}
+			d.mu.Lock()
+			d.docURL, d.jwksURI = docURL, uri
+			d.mu.Unlock()
+			jwksURI = uri
+		}
+		return fetchJWKS(ctx, d.client, jwksURI, cfg.logger)
+	}
+}
+
+// discover reads the discovery document and returns its URL and jwks_uri.
+func (d *discovery) discover(ctx context.Context) (string, string, error) {
+	docURL := d.oidcURL()
+	body, _, err := fetchDocument(ctx, d.client, docURL, "application/json")
+	var status *fetchStatusError
+	if errors.As(err, &status) && status.Status == http.StatusNotFound {
+		docURL = d.rfc8414URL()
+		body, _, err = fetchDocument(ctx, d.client, docURL, "application/json")
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("discovery: %w", err)
+	}
+	var doc struct {
+		Issuer  *string `json:"issuer"`
+		JWKSURI *string `json:"jwks_uri"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return "", "", fmt.Errorf("discovery %s: not a JSON document: %w", docURL, err)
+	}
+	if doc.Issuer == nil || *doc.Issuer != d.issuer {
+		got := "none"
+		if doc.Issuer != nil {
+			got = quoteSetting(*doc.Issuer)
+		}
+		return "", "", fmt.Errorf("discovery %s: document names issuer %s, want %s exactly (check the issuer setting)",
+			docURL, got, quoteSetting(d.issuer))
+	}
+	if doc.JWKSURI == nil {
+		return "", "", fmt.Errorf("discovery %s: no jwks_uri", docURL)
+	}
+	if err := checkFetchURL(*doc.JWKSURI); err != nil {
+		return "", "", fmt.Errorf("discovery %s: jwks_uri %w", docURL, err)
+	}
+	return docURL, *doc.JWKSURI, nil
+}

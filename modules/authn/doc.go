@@ -1,0 +1,65 @@
+// Package authn verifies bearer tokens on inbound requests and gates routes
+// on them.
+//
+// # Verifiers
+//
+// A Verifier turns a bearer token into a Principal. svc ships JWT verifiers
+// for asymmetrically signed access tokens:
+//
+//   - Discover(issuer, audience): OpenID Connect discovery (RFC 8414 as a
+//     fallback) finds the provider's JWK Set;
+//   - JWKSURL(url, issuer, audience): a JWK Set at a known URL;
+//   - KeySet(issuer, audience, keys): public keys held in code.
+//
+// Any other type with a Verify method works with the gate too.
+//
+// # What a JWT verifier accepts
+//
+// A compact JWS (three base64url segments, canonical, no padding or
+// whitespace) of at most 8 KiB (MaxTokenSize), signed with RS256, RS384,
+// RS512, PS256, PS384, PS512, ES256, ES384, ES512 or EdDSA (Algorithms
+// narrows the list) by a key of the matching type and curve from the
+// verifier's own key set. `none`, HMAC and every other algorithm are
+// refused; so is a key whose type or declared alg does not fit the token's
+// alg. RSA-PSS salts must equal the hash length (RFC 7518 §3.5). Header
+// and payload must each be one JSON object in valid UTF-8 with unique
+// member names. `crit` and `b64` are refused (no extension is understood);
+// `jku`, `x5u`, `jwk` and `x5c` are ignored, never followed: keys come only
+// from the configured set, by `kid`. A JWE (five segments) is refused
+// before any parsing.
+//
+// Claims: `iss` must equal the issuer exactly (a trailing slash is a
+// difference), `aud` (a string or an array) must contain the audience,
+// `exp` is required, and `exp`, `nbf` and `iat` are checked with a leeway
+// of 30 s (Leeway). `scope` (space-separated) and `scp` (array or string)
+// become Principal.Scopes.
+//
+// # Keys
+//
+// Remote keys load in the background once the verifier is opened; Open
+// never waits for the network, and until the first load Verify returns an
+// error wrapping ErrKeysUnavailable (the gate answers 503). Keys are
+// fetched again every hour (RefreshInterval; a shorter Cache-Control
+// max-age is honoured), with `Cache-Control: no-cache` so no proxy serves
+// a stale set. A token naming an unknown kid waits for one refresh, bounded
+// by its context, and is verified again. Fetches, whatever asks for them,
+// start at most once per retry interval (RetryInterval, default 30 s), and
+// a failure is remembered for as long: a flood of unknown kids costs one
+// fetch per interval.
+//
+// # Verification cache
+//
+// A verified token is cached until its `exp` (plus leeway), keyed by a
+// seeded hash of the token and confirmed by comparing the whole token, so
+// a repeated token costs a map lookup. Entries of a key that leaves the key
+// set are dropped. The cache holds at most CacheSize entries (default
+// 4096). The principal it hands out is shared: treat it as read-only.
+//
+// # Refusals
+//
+// A refused token is a *TokenError whose Reason is one of the stable words
+// malformed, algorithm, signature, unknown-key, expired, not-yet-valid,
+// issuer, audience, invalid-claims, revoked, encrypted, too-large. Only
+// signature and algorithm count as forged (Reason.Forged) for bans.
+// Errors never quote the token.
+package authn

@@ -1,0 +1,230 @@
+package authn
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+	"go.uber.org/zap"
+)
+
+// maxHonouredMaxAge caps a JWKS response's Cache-Control max-age; the
+// refresh interval caps it further.
+const maxHonouredMaxAge = 24 * time.Hour
+
+// JWKSURL returns a verifier that loads its keys from the JWK Set at url,
+// in the background once opened, and again every refresh interval and when
+// a token names an unknown kid (at most once per retry interval).
+//
+// url must be https, or http on a loopback host (127.0.0.0/8, ::1,
+// localhost) for tests and development. Tokens must carry `iss` equal to
+// issuer and an `aud` containing audience. Nothing panics on bad input: an
+// empty issuer or audience, a bad url or an invalid option is returned as a
+// *ConfigError from Open and from every Verify.
+func JWKSURL(url, issuer, audience string, opts ...VerifierOption) *JWTVerifier {
+	v := newVerifier(issuer, audience, opts)
+	if issuer == "" {
+		v.cfg.refuse("issuer", "is empty; pass the issuer the tokens name in iss")
+	}
+	if err := checkFetchURL(url); err != nil {
+		v.cfg.refuse("JWKS URL", err.Error())
+	}
+	v.finish()
+	if v.err == nil {
+		v.keys = newKeyManager(func(ctx context.Context) ([]*heldKey, time.Duration, error) {
+			return fetchJWKS(ctx, v.client, url, v.cfg.logger)
+		}, &v.cfg)
+	}
+	return v
+}
+
+// checkFetchURL refuses a URL keys may not be fetched from.
+func checkFetchURL(raw string) error {
+	if raw == "" {
+		return errors.New("is empty")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return errors.New("is not a URL")
+	}
+	switch {
+	case u.Host == "" || u.Opaque != "":
+		return errors.New("has no host")
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return errors.New("has a fragment")
+	case u.User != nil:
+		return errors.New("carries user information")
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && isLoopback(u.Hostname()):
+		return nil
+	}
+	return errors.New("must be https (http only on a loopback host)")
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// defaultHTTPClient follows redirects only to URLs keys may be fetched
+// from, so a redirect cannot downgrade a fetch to plain http.
+func defaultHTTPClient() *http.Client {
+	return &http.Client{CheckRedirect: func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("too many redirects")
+		}
+		if err := checkFetchURL(req.URL.String()); err != nil {
+			return fmt.Errorf("redirect refused: URL %w", err)
+		}
+		return nil
+	}}
+}
+
+// fetchDocument GETs a JSON document, asking every cache on the way for a
+// fresh copy (a proxy serving a stale JWKS would hide a rotated key).
+func fetchDocument(ctx context.Context, hc *http.Client, target, accept string) ([]byte, http.Header, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return nil, nil, fmt.Errorf("GET %s: %w", target, err)
+	}
+	req.Header.Set("Accept", accept)
+	req.Header.Set("Cache-Control", "no-cache")
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("GET %s: %w", target, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentSize+1))
+	if err != nil {
+		return nil, nil, fmt.Errorf("GET %s: reading body: %w", target, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, nil, &fetchStatusError{URL: target, Status: resp.StatusCode}
+	}
+	if len(body) > maxDocumentSize {
+		return nil, nil, fmt.Errorf("GET %s: document larger than %d bytes", target, maxDocumentSize)
+	}
+	return body, resp.Header, nil
+}
+
+// fetchStatusError is a fetch answered with another status than 200.
+type fetchStatusError struct {
+	URL    string
+	Status int
+}
+
+func (e *fetchStatusError) Error() string {
+	return fmt.Sprintf("GET %s: status %d", e.URL, e.Status)
+}
+
+func fetchJWKS(ctx context.Context, hc *http.Client, target string, log *zap.Logger) ([]*heldKey, time.Duration, error) {
+	body, header, err := fetchDocument(ctx, hc, target, "application/jwk-set+json, application/json")
+	if err != nil {
+		return nil, 0, err
+	}
+	keys, err := parseJWKS(body, log)
+	if err != nil {
+		return nil, 0, fmt.Errorf("JWKS %s: %w", target, err)
+	}
+	return keys, maxAge(header.Get("Cache-Control")), nil
+}
+
+// parseJWKS reads the signing keys of a JWK Set. Keys that cannot be used
+// (unknown or symmetric kty, `use` other than sig, RSA under 2048 bits, an
+// unsupported curve or alg) are skipped as RFC 7517 §5 asks; a set left
+// with no usable key is an error, so the keys held before stay in use.
+func parseJWKS(body []byte, log *zap.Logger) ([]*heldKey, error) {
+	var doc struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := json.Unmarshal(body, &doc); err != nil {
+		return nil, fmt.Errorf("not a JWK Set: %w", err)
+	}
+	keys := make([]*heldKey, 0, len(doc.Keys))
+	for i, raw := range doc.Keys {
+		k, err := parseJWK(raw)
+		if err != nil {
+			log.Debug("JWK skipped", zap.Int("index", i), zap.Error(err))
+			continue
+		}
+		keys = append(keys, k)
+	}
+	if len(keys) == 0 {
+		return nil, fmt.Errorf("no usable signing key among %d", len(doc.Keys))
+	}
+	return keys, nil
+}
+
+func parseJWK(raw json.RawMessage) (*heldKey, error) {
+	var jwk jose.JSONWebKey
+	if err := jwk.UnmarshalJSON(raw); err != nil {
+		return nil, err
+	}
+	if jwk.Use != "" && jwk.Use != "sig" {
+		return nil, fmt.Errorf("kid %s: use %s", quoteSetting(jwk.KeyID), quoteSetting(jwk.Use))
+	}
+	var pub crypto.PublicKey
+	switch key := jwk.Key.(type) {
+	case *rsa.PrivateKey:
+		pub = &key.PublicKey
+	case *ecdsa.PrivateKey:
+		pub = &key.PublicKey
+	case ed25519.PrivateKey:
+		pub = key.Public()
+	default:
+		pub = key
+	}
+	k, err := newHeldKey(pub, jwk.KeyID, jwk.Algorithm)
+	if err != nil {
+		return nil, fmt.Errorf("kid %s: %w", quoteSetting(jwk.KeyID), err)
+	}
+	return k, nil
+}
+
+// maxAge reads max-age from a Cache-Control header; 0 when absent, invalid
+// or when the response may not be stored.
+func maxAge(cc string) time.Duration {
+	var age time.Duration
+	for part := range strings.SplitSeq(cc, ",") {
+		name, value, _ := strings.Cut(strings.TrimSpace(part), "=")
+		switch strings.ToLower(name) {
+		case "no-store", "no-cache":
+			return 0
+		case "max-age":
+			n, err := strconv.ParseInt(strings.Trim(value, `"`), 10, 64)
+			if err != nil || n <= 0 {
+				return 0
+			}
+			age = min(time.Duration(min(n, int64(maxHonouredMaxAge/time.Second)))*time.Second, maxHonouredMaxAge)
+		}
+	}
+	return age
+}
+
+// thumbprint is the RFC 7638 SHA-256 thumbprint of k, base64url-encoded:
+// the id a held key answers to.
+func thumbprint(k *heldKey) string {
+	sum, err := (&jose.JSONWebKey{Key: k.public()}).Thumbprint(crypto.SHA256)
+	if err != nil {
+		return ""
+	}
+	return base64.RawURLEncoding.EncodeToString(sum)
+}

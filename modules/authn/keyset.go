@@ -1,0 +1,197 @@
+package authn
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/elliptic"
+	"crypto/rsa"
+	"fmt"
+	"sync/atomic"
+)
+
+// minRSABits is the smallest RSA modulus accepted (RFC 7518 §3.3 requires
+// 2048 bits).
+const minRSABits = 2048
+
+// maxKidlessTries bounds how many keys a token without a kid is tried
+// against, so a large key set cannot multiply the cost of a forged token.
+const maxKidlessTries = 4
+
+// heldKey is one public signing key.
+type heldKey struct {
+	id     string // kid; "" when the key has none
+	alg    string // the JWK's declared alg; "" when it declares none
+	family keyFamily
+	rsa    *rsa.PublicKey
+	ec     *ecdsa.PublicKey
+	ed     ed25519.PublicKey
+	// retired is set when the key leaves the key set, which drops the
+	// cached verifications it made.
+	retired atomic.Bool
+}
+
+// newHeldKey checks that pub is a public key svc can verify with.
+func newHeldKey(pub crypto.PublicKey, id, declaredAlg string) (*heldKey, error) {
+	k := &heldKey{id: id}
+	switch key := pub.(type) {
+	case *rsa.PublicKey:
+		if key == nil || key.N == nil {
+			return nil, fmt.Errorf("empty RSA key")
+		}
+		if key.N.BitLen() < minRSABits {
+			return nil, fmt.Errorf("RSA key of %d bits, below %d", key.N.BitLen(), minRSABits)
+		}
+		k.family, k.rsa = familyRSA, key
+	case *ecdsa.PublicKey:
+		if key == nil || key.Curve == nil {
+			return nil, fmt.Errorf("empty EC key")
+		}
+		switch key.Curve {
+		case elliptic.P256(), elliptic.P384(), elliptic.P521():
+		default:
+			return nil, fmt.Errorf("EC key on unsupported curve %s", key.Curve.Params().Name)
+		}
+		k.family, k.ec = familyEC, key
+	case ed25519.PublicKey:
+		if len(key) != ed25519.PublicKeySize {
+			return nil, fmt.Errorf("Ed25519 key of %d bytes", len(key))
+		}
+		k.family, k.ed = familyEd25519, key
+	default:
+		return nil, fmt.Errorf("unsupported key type %T (want *rsa.PublicKey, *ecdsa.PublicKey or ed25519.PublicKey)", pub)
+	}
+	if declaredAlg != "" {
+		a, ok := algByName(declaredAlg)
+		if !ok || !k.fitsFamily(a) {
+			return nil, fmt.Errorf("key declares alg %s, which svc does not accept for its type", quoteSetting(declaredAlg))
+		}
+		k.alg = declaredAlg
+	}
+	return k, nil
+}
+
+func (k *heldKey) fitsFamily(a alg) bool {
+	info := &algs[a]
+	return k.family == info.family && (info.family != familyEC || k.ec.Curve == info.curve)
+}
+
+// public returns the key as crypto.PublicKey.
+func (k *heldKey) public() crypto.PublicKey {
+	switch k.family {
+	case familyRSA:
+		return k.rsa
+	case familyEC:
+		return k.ec
+	default:
+		return k.ed
+	}
+}
+
+// same reports whether k and o are the same key under the same id.
+func (k *heldKey) same(o *heldKey) bool {
+	if k.id != o.id || k.alg != o.alg || k.family != o.family {
+		return false
+	}
+	type equaler interface{ Equal(crypto.PublicKey) bool }
+	e, ok := k.public().(equaler)
+	return ok && e.Equal(o.public())
+}
+
+// keySet is an immutable set of keys; a refresh installs a new one.
+type keySet struct {
+	keys []*heldKey
+	byID map[string][]*heldKey
+	// held is true for keys given in code (KeySet): their ids are not the
+	// provider's, so the kid of a token is only a hint.
+	held bool
+}
+
+func newKeySet(keys []*heldKey, held bool) *keySet {
+	s := &keySet{keys: keys, byID: make(map[string][]*heldKey, len(keys)), held: held}
+	for _, k := range keys {
+		if k.id != "" {
+			s.byID[k.id] = append(s.byID[k.id], k)
+		}
+	}
+	return s
+}
+
+// candidates returns the keys to try for a token with kid and algorithm a.
+// reason is set when there are none: ReasonUnknownKey when the kid is not
+// in the set (a refresh may help), ReasonAlgorithm when the key the kid
+// names does not fit the algorithm (alg confusion).
+func (s *keySet) candidates(kid string, a alg, out []*heldKey) ([]*heldKey, Reason) {
+	if kid != "" {
+		named := s.byID[kid]
+		for _, k := range named {
+			if k.fits(a) {
+				out = append(out, k)
+			}
+		}
+		switch {
+		case len(out) > 0:
+			return out, ""
+		case len(named) > 0:
+			return nil, ReasonAlgorithm
+		case !s.held:
+			return nil, ReasonUnknownKey
+		}
+		// Held keys carry no provider kid: fall through and try by type.
+	}
+	for _, k := range s.keys {
+		if k.fits(a) {
+			out = append(out, k)
+			if len(out) == maxKidlessTries {
+				break
+			}
+		}
+	}
+	if len(out) > 0 {
+		return out, ""
+	}
+	if s.held {
+		// Held keys never rotate: no key of the algorithm's type is a
+		// mismatch, not a missing key.
+		return nil, ReasonAlgorithm
+	}
+	return nil, ReasonUnknownKey
+}
+
+// KeySet returns a verifier that trusts the public keys given here and
+// fetches nothing ("held keys"). Each key is a *rsa.PublicKey (2048 bits or
+// more), an *ecdsa.PublicKey on P-256, P-384 or P-521, or an
+// ed25519.PublicKey, as parsed by crypto/x509 from PEM. Held keys carry no
+// kid: a token's kid is matched against each key's RFC 7638 SHA-256
+// thumbprint, and otherwise every key whose type fits the token's alg is
+// tried (at most four).
+//
+// Tokens must carry `iss` equal to issuer and an `aud` containing audience.
+// Nothing panics on bad input: an empty issuer or audience, an unsupported
+// key or an invalid option is returned as a *ConfigError from Open and from
+// every Verify. The keys are usable at once, so Verify works even before
+// Open.
+func KeySet(issuer, audience string, keys []crypto.PublicKey, opts ...VerifierOption) *JWTVerifier {
+	v := newVerifier(issuer, audience, opts)
+	if issuer == "" {
+		v.cfg.refuse("issuer", "is empty; pass the issuer the tokens name in iss")
+	}
+	held := make([]*heldKey, 0, len(keys))
+	for i, pub := range keys {
+		k, err := newHeldKey(pub, "", "")
+		if err != nil {
+			v.cfg.refuse(fmt.Sprintf("keys[%d]", i), err.Error())
+			continue
+		}
+		k.id = thumbprint(k)
+		held = append(held, k)
+	}
+	if len(keys) == 0 {
+		v.cfg.refuse("keys", "is empty; pass at least one public key")
+	}
+	v.finish()
+	if v.err == nil {
+		v.keys = newStaticKeys(newKeySet(held, true))
+	}
+	return v
+}

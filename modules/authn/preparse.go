@@ -1,0 +1,235 @@
+package authn
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"unicode/utf8"
+)
+
+// The pre-parser reads a compact JWS without trusting it: it refuses
+// everything malformed before any key lookup or signature work, and hands
+// on the exact bytes the signature covers.
+
+// b64 decodes base64url without padding and refuses non-canonical input
+// (set trailing bits), so one token has one spelling. Characters outside
+// the alphabet (padding, whitespace, line breaks, which the standard
+// decoder skips) are refused before decoding by checkAlphabet.
+var b64 = base64.RawURLEncoding.Strict()
+
+// parsedToken is a pre-parsed compact JWS.
+type parsedToken struct {
+	alg          alg
+	kid          string
+	signingInput string // header "." payload, as sent
+	payload      map[string]json.RawMessage
+	sig          []byte
+}
+
+var (
+	errEmpty        = errors.New("empty token")
+	errSegments     = errors.New("not three dot-separated segments")
+	errAlphabet     = errors.New("character outside base64url")
+	errEmptySegment = errors.New("empty segment")
+	errBase64       = errors.New("segment is not canonical base64url")
+	errNotObject    = errors.New("segment is not a single JSON object")
+	errUTF8         = errors.New("segment is not valid UTF-8")
+	errDuplicate    = errors.New("duplicate JSON member name")
+	errNoAlg        = errors.New("header has no alg string")
+	errKid          = errors.New("header kid is not a string")
+	errCrit         = errors.New("header has crit: no extension is understood")
+	errB64          = errors.New("header has b64: unencoded payloads are not accepted")
+	errJWEHeader    = errors.New("header has enc or zip: not a JWS")
+	errAlgNone      = errors.New("alg none")
+	errAlgRefused   = errors.New("alg not accepted")
+	errTooLarge     = errors.New("token longer than the size limit")
+	errEncrypted    = errors.New("token is a JWE (five segments)")
+)
+
+func refuse(r Reason, err error) *TokenError { return &TokenError{Reason: r, Err: err} }
+
+// preparse checks token's shape and header. It never panics, allocates in
+// proportion to the token only after the size check, and returns a
+// *TokenError with ReasonTooLarge, ReasonEncrypted, ReasonMalformed or
+// ReasonAlgorithm.
+func preparse(token string, maxSize int, accepted algSet) (*parsedToken, *TokenError) {
+	// The size cap comes before anything that splits or scans the token
+	// (CVE-2025-27144, CVE-2025-30204).
+	if len(token) > maxSize {
+		return nil, refuse(ReasonTooLarge, errTooLarge)
+	}
+	if token == "" {
+		return nil, refuse(ReasonMalformed, errEmpty)
+	}
+	switch strings.Count(token, ".") {
+	case 2:
+	case 4:
+		return nil, refuse(ReasonEncrypted, errEncrypted)
+	default:
+		return nil, refuse(ReasonMalformed, errSegments)
+	}
+	if !checkAlphabet(token) {
+		return nil, refuse(ReasonMalformed, errAlphabet)
+	}
+	first := strings.IndexByte(token, '.')
+	last := strings.LastIndexByte(token, '.')
+	headerSeg, payloadSeg, sigSeg := token[:first], token[first+1:last], token[last+1:]
+	if headerSeg == "" || payloadSeg == "" || sigSeg == "" {
+		return nil, refuse(ReasonMalformed, errEmptySegment)
+	}
+
+	pt := &parsedToken{signingInput: token[:last]}
+	header, err := decodeObject(headerSeg)
+	if err != nil {
+		return nil, refuse(ReasonMalformed, err)
+	}
+	if terr := pt.readHeader(header, accepted); terr != nil {
+		return nil, terr
+	}
+	if pt.payload, err = decodeObject(payloadSeg); err != nil {
+		return nil, refuse(ReasonMalformed, err)
+	}
+	if pt.sig, err = b64.DecodeString(sigSeg); err != nil {
+		return nil, refuse(ReasonMalformed, errBase64)
+	}
+	return pt, nil
+}
+
+// readHeader reads alg and kid. Headers that point elsewhere for a key
+// (jku, x5u, jwk, x5c) are ignored: keys come only from the verifier's own
+// set, looked up by kid. Extensions are refused, since none is understood.
+func (pt *parsedToken) readHeader(h map[string]json.RawMessage, accepted algSet) *TokenError {
+	if _, ok := h["crit"]; ok {
+		return refuse(ReasonMalformed, errCrit)
+	}
+	if _, ok := h["b64"]; ok {
+		return refuse(ReasonMalformed, errB64)
+	}
+	_, enc := h["enc"]
+	_, zip := h["zip"]
+	if enc || zip {
+		return refuse(ReasonMalformed, errJWEHeader)
+	}
+	name, ok := jsonString(h["alg"])
+	if !ok {
+		return refuse(ReasonMalformed, errNoAlg)
+	}
+	a, known := algByName(name)
+	switch {
+	case strings.EqualFold(name, "none"):
+		return refuse(ReasonAlgorithm, errAlgNone)
+	case !known || !accepted.has(a):
+		return refuse(ReasonAlgorithm, errAlgRefused)
+	}
+	pt.alg = a
+	if raw, present := h["kid"]; present {
+		if pt.kid, ok = jsonString(raw); !ok {
+			return refuse(ReasonMalformed, errKid)
+		}
+	}
+	return nil
+}
+
+// alphabet marks the bytes a compact JWS may hold.
+var alphabet = func() (t [256]bool) {
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = true
+	}
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = true
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = true
+	}
+	t['-'], t['_'], t['.'] = true, true, true
+	return t
+}()
+
+func checkAlphabet(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !alphabet[s[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeObject decodes a base64url segment holding one JSON object with
+// unique member names.
+func decodeObject(seg string) (map[string]json.RawMessage, error) {
+	raw, err := b64.DecodeString(seg)
+	if err != nil {
+		return nil, errBase64
+	}
+	if !utf8.Valid(raw) {
+		return nil, errUTF8
+	}
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+		return nil, errNotObject
+	}
+	if countMembers(raw) != len(obj) {
+		// encoding/json keeps the last of duplicate names; a second "alg"
+		// or "exp" must not be able to hide behind the first.
+		return nil, errDuplicate
+	}
+	return obj, nil
+}
+
+// countMembers counts the top-level members of a JSON object that
+// encoding/json already accepted, by counting the name separators (':')
+// at depth one outside strings.
+func countMembers(raw []byte) int {
+	n, depth, inString := 0, 0, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ':':
+			if depth == 1 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// jsonString reads a JSON string value; ok is false for anything else.
+func jsonString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	if !hasEscape(body) {
+		return string(body), true
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func hasEscape(b []byte) bool {
+	for _, c := range b {
+		if c == '\\' {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,207 @@
+package authn
+
+import (
+	"net/http"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// Defaults of the verifier options.
+const (
+	// DefaultRetryInterval is the minimum time between two key fetches, and
+	// how long a failed fetch is remembered (the spec's retry_interval).
+	DefaultRetryInterval = 30 * time.Second
+	// DefaultRefreshInterval is how often keys are fetched again in the
+	// background after a successful load. A shorter Cache-Control max-age
+	// from the JWKS response is honoured, never below the retry interval.
+	DefaultRefreshInterval = time.Hour
+	// DefaultLeeway is the clock skew allowed on exp, nbf and iat.
+	DefaultLeeway = 30 * time.Second
+	// DefaultCacheSize is how many verified tokens the verification cache
+	// holds (roughly 2-3 KB each with a typical 1 KB token).
+	DefaultCacheSize = 4096
+	// DefaultMaxTokenSize is the longest token accepted, in bytes. Longer
+	// tokens are refused with ReasonTooLarge before any parsing work.
+	DefaultMaxTokenSize = 8 << 10
+	// DefaultFetchTimeout bounds one discovery or JWKS fetch.
+	DefaultFetchTimeout = 10 * time.Second
+	// maxDocumentSize bounds a discovery document or JWKS body.
+	maxDocumentSize = 1 << 20
+)
+
+// VerifierOption changes a JWT verifier's settings. Invalid values are not
+// applied silently: they make Open (and Verify) return a *ConfigError
+// naming the option.
+type VerifierOption func(*verifierConfig)
+
+type verifierConfig struct {
+	issuer, audience string
+	retryInterval    time.Duration
+	refreshInterval  time.Duration
+	fetchTimeout     time.Duration
+	leeway           time.Duration
+	algorithms       []string
+	httpClient       *http.Client
+	clock            func() time.Time
+	cacheSize        int
+	maxTokenSize     int
+	logger           *zap.Logger
+	problems         []error
+}
+
+func defaultConfig(issuer, audience string) verifierConfig {
+	return verifierConfig{
+		issuer:          issuer,
+		audience:        audience,
+		retryInterval:   DefaultRetryInterval,
+		refreshInterval: DefaultRefreshInterval,
+		fetchTimeout:    DefaultFetchTimeout,
+		leeway:          DefaultLeeway,
+		clock:           time.Now,
+		cacheSize:       DefaultCacheSize,
+		maxTokenSize:    DefaultMaxTokenSize,
+		logger:          zap.NewNop(),
+	}
+}
+
+func (c *verifierConfig) refuse(setting, problem string) {
+	c.problems = append(c.problems, &ConfigError{Setting: setting, Problem: problem})
+}
+
+// RetryInterval sets the minimum time between key fetches and how long a
+// failed fetch is remembered (default 30 s). A flood of tokens naming
+// unknown keys causes at most one fetch per interval. It must be positive.
+func RetryInterval(d time.Duration) VerifierOption {
+	return func(c *verifierConfig) {
+		if d <= 0 {
+			c.refuse("RetryInterval", "must be positive")
+			return
+		}
+		c.retryInterval = d
+	}
+}
+
+// RefreshInterval sets how often keys are fetched again in the background
+// after a successful load (default 1 h). A JWKS response's Cache-Control
+// max-age shortens it, never below the retry interval. It must be positive.
+func RefreshInterval(d time.Duration) VerifierOption {
+	return func(c *verifierConfig) {
+		if d <= 0 {
+			c.refuse("RefreshInterval", "must be positive")
+			return
+		}
+		c.refreshInterval = d
+	}
+}
+
+// FetchTimeout bounds one discovery or JWKS fetch (default 10 s). It must be
+// positive.
+func FetchTimeout(d time.Duration) VerifierOption {
+	return func(c *verifierConfig) {
+		if d <= 0 {
+			c.refuse("FetchTimeout", "must be positive")
+			return
+		}
+		c.fetchTimeout = d
+	}
+}
+
+// Leeway sets the clock skew allowed when checking exp, nbf and iat
+// (default 30 s). It must be between 0 and 5 minutes: a larger skew keeps
+// revoked-by-expiry tokens alive.
+func Leeway(d time.Duration) VerifierOption {
+	return func(c *verifierConfig) {
+		if d < 0 || d > 5*time.Minute {
+			c.refuse("Leeway", "must be between 0 and 5m")
+			return
+		}
+		c.leeway = d
+	}
+}
+
+// Algorithms narrows the accepted signature algorithms (default: all of
+// RS256, RS384, RS512, PS256, PS384, PS512, ES256, ES384, ES512, EdDSA).
+// Only those names are allowed: `none`, HMAC (HS*) and anything else is a
+// configuration error, because a verifier holding public keys must never
+// accept a symmetric or unsigned token.
+func Algorithms(algs ...string) VerifierOption {
+	return func(c *verifierConfig) {
+		if len(algs) == 0 {
+			c.refuse("Algorithms", "names no algorithm")
+			return
+		}
+		for _, a := range algs {
+			if _, ok := algByName(a); !ok {
+				c.refuse("Algorithms", "unsupported algorithm "+quoteSetting(a)+
+					"; allowed: RS256 RS384 RS512 PS256 PS384 PS512 ES256 ES384 ES512 EdDSA")
+				return
+			}
+		}
+		c.algorithms = append([]string(nil), algs...)
+	}
+}
+
+// HTTPClient sets the client used for discovery and JWKS fetches (default:
+// a client that follows redirects only to https or loopback addresses).
+func HTTPClient(hc *http.Client) VerifierOption {
+	return func(c *verifierConfig) {
+		if hc == nil {
+			c.refuse("HTTPClient", "is nil")
+			return
+		}
+		c.httpClient = hc
+	}
+}
+
+// Clock sets the time source for exp, nbf and iat checks and for
+// verification-cache expiry (default time.Now). Key-fetch pacing always uses
+// the real monotonic clock.
+func Clock(now func() time.Time) VerifierOption {
+	return func(c *verifierConfig) {
+		if now == nil {
+			c.refuse("Clock", "is nil")
+			return
+		}
+		c.clock = now
+	}
+}
+
+// CacheSize sets how many verified tokens the verification cache keeps
+// (default 4096); 0 turns the cache off. Entries live until the token's exp
+// (plus leeway) or until their signing key leaves the key set; when full,
+// an expired entry or else an arbitrary one is evicted.
+func CacheSize(n int) VerifierOption {
+	return func(c *verifierConfig) {
+		if n < 0 {
+			c.refuse("CacheSize", "must not be negative")
+			return
+		}
+		c.cacheSize = n
+	}
+}
+
+// MaxTokenSize sets the longest token accepted, in bytes (default 8 KiB,
+// range 256 B to 64 KiB). Longer tokens are refused with ReasonTooLarge
+// before any parsing work.
+func MaxTokenSize(n int) VerifierOption {
+	return func(c *verifierConfig) {
+		if n < 256 || n > 64<<10 {
+			c.refuse("MaxTokenSize", "must be between 256 and 65536 bytes")
+			return
+		}
+		c.maxTokenSize = n
+	}
+}
+
+// Logger sets where key-loading events go (default: nowhere). Tokens and
+// key material are never logged.
+func Logger(l *zap.Logger) VerifierOption {
+	return func(c *verifierConfig) {
+		if l == nil {
+			c.refuse("Logger", "is nil")
+			return
+		}
+		c.logger = l
+	}
+}
