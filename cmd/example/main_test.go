@@ -1,0 +1,65 @@
+package main
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"testing"
+
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxtest"
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/fxsvc"
+)
+
+// startExample runs the example app on a free loopback port.
+func startExample(t *testing.T, extra ...fx.Option) string {
+	t.Helper()
+	t.Setenv("SVC_HTTP_ADDR", "127.0.0.1:0")
+	var srv *fxsvc.Server
+	opts := append(options(), fx.Decorate(func() *zap.Logger { return zap.NewNop() }), fx.Populate(&srv))
+	app := fxtest.New(t, append(opts, extra...)...)
+	app.RequireStart()
+	t.Cleanup(app.RequireStop)
+	return "http://" + srv.Addr()
+}
+
+func TestEveryErrorRouteInBothFormats(t *testing.T) {
+	for _, format := range []string{"rfc9457", "tmf"} {
+		t.Run(format, func(t *testing.T) {
+			t.Setenv("SVC_EXAMPLE_ERRORS", format)
+			base := startExample(t)
+			for kind, err := range errorDemo {
+				resp, e := http.Get(base + "/errors/" + kind)
+				if e != nil {
+					t.Fatal(e)
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				var m map[string]any
+				if e := json.Unmarshal(body, &m); e != nil {
+					t.Fatalf("%s: not JSON: %s", kind, body)
+				}
+				if resp.Header.Get("Cache-Control") != "no-store" || resp.Header.Get("X-Content-Type-Options") != "nosniff" {
+					t.Errorf("%s: safety headers missing: %v", kind, resp.Header)
+				}
+				wantCT := "application/problem+json"
+				if format == "tmf" {
+					wantCT = "application/json"
+					if m["@type"] != "Error" {
+						t.Errorf("%s: %s", kind, body)
+					}
+				} else if int(m["status"].(float64)) != resp.StatusCode {
+					t.Errorf("%s: status member %v vs %d", kind, m["status"], resp.StatusCode)
+				}
+				if resp.Header.Get("Content-Type") != wantCT {
+					t.Errorf("%s: Content-Type %q", kind, resp.Header.Get("Content-Type"))
+				}
+				if err == errUnhandled && resp.StatusCode != 500 {
+					t.Errorf("unhandled: %d", resp.StatusCode)
+				}
+			}
+		})
+	}
+}
