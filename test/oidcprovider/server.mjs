@@ -9,9 +9,10 @@
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as querystring from 'node:querystring';
+import { promisify } from 'node:util';
 
-import Provider, { errors } from 'oidc-provider';
-import { createLocalJWKSet, decodeProtectedHeader, jwtVerify } from 'jose';
+const generateKeyPair = promisify(crypto.generateKeyPair);
 
 const TOKEN_EXCHANGE = 'urn:ietf:params:oauth:grant-type:token-exchange';
 const AT_TYPE = 'urn:ietf:params:oauth:token-type:access_token';
@@ -32,18 +33,24 @@ const state = {
   handler: undefined,
 };
 
+// newKeys makes a fresh ES256 and RS256 key pair off the main thread (RSA takes a while).
 function newKeys() {
-  const made = [];
-  for (const [alg, type, opts] of [
+  return Promise.all([
     ['ES256', 'ec', { namedCurve: 'P-256' }],
     ['RS256', 'rsa', { modulusLength: 2048 }],
-  ]) {
-    const { privateKey } = crypto.generateKeyPairSync(type, opts);
+  ].map(async ([alg, type, opts]) => {
+    const { privateKey } = await generateKeyPair(type, opts);
     const jwk = privateKey.export({ format: 'jwk' });
-    made.push({ ...jwk, alg, use: 'sig', kid: `${alg.toLowerCase()}-${crypto.randomUUID()}` });
-  }
-  return made;
+    return { ...jwk, alg, use: 'sig', kid: `${alg.toLowerCase()}-${crypto.randomUUID()}` };
+  }));
 }
+
+// Loading oidc-provider and making keys overlap: both dominate start-up.
+const [{ default: Provider, errors }, { createLocalJWKSet, jwtVerify }, firstKeys] = await Promise.all([
+  import('oidc-provider'),
+  import('jose'),
+  newKeys(),
+]);
 
 function publicJWKS() {
   const pub = state.keys.map((k) => {
@@ -143,14 +150,32 @@ async function tokenExchange(ctx) {
   };
 }
 
+const DISCOVERY = new Set(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
+const BODY_LIMIT = 56 * 1024;
+
+// readForm parses an urlencoded request body; oidc-provider then takes it from ctx.req.body.
+// It returns null for a body over oidc-provider's own limit.
+async function readForm(ctx) {
+  if (!ctx.is('application/x-www-form-urlencoded')) return undefined;
+  const chunks = [];
+  let size = 0;
+  for await (const chunk of ctx.req) {
+    size += chunk.length;
+    if (size > BODY_LIMIT) return null;
+    chunks.push(chunk);
+  }
+  const form = { ...querystring.parse(Buffer.concat(chunks).toString('utf8')) };
+  ctx.req.body = form;
+  return form;
+}
+
 function tokenEndpointMiddleware(provider) {
   const tokenPath = provider.pathFor('token');
   const jwksPath = provider.pathFor('jwks');
-  const discoveryPath = provider.pathFor('discovery');
 
   return async (ctx, next) => {
     if (ctx.path === jwksPath) state.counts.jwks += 1;
-    if (ctx.path === discoveryPath) state.counts.discovery += 1;
+    if (DISCOVERY.has(ctx.path)) state.counts.discovery += 1;
     if (ctx.path !== tokenPath || ctx.method !== 'POST') {
       return next();
     }
@@ -160,6 +185,21 @@ function tokenEndpointMiddleware(provider) {
       basic_client_id: basicClientID(ctx.get('authorization')),
       dpop: ctx.get('dpop') !== '',
     };
+    const form = await readForm(ctx);
+    if (form === null) {
+      ctx.status = 413;
+      ctx.body = { error: 'invalid_request', error_description: 'request entity too large' };
+      return undefined;
+    }
+    // oidc-provider drops `audience` on client_credentials; Auth0-style clients send it
+    // instead of `resource`, so it stands in for a missing resource.
+    if (form?.audience !== undefined && form.resource === undefined) {
+      form.resource = form.audience;
+    }
+    const logged = { ...form };
+    if (logged.client_secret !== undefined) logged.client_secret = '[redacted]';
+    entry.form = logged;
+
     if (state.delayMs > 0) {
       await new Promise((resolve) => { setTimeout(resolve, state.delayMs); });
     }
@@ -178,9 +218,6 @@ function tokenEndpointMiddleware(provider) {
     } else {
       await next();
     }
-    const form = { ...(ctx.oidc?.body || {}) };
-    if (form.client_secret) form.client_secret = '[redacted]';
-    entry.form = form;
     entry.status = ctx.status;
     entry.error = (ctx.body && typeof ctx.body === 'object' && ctx.body.error) || '';
     if (state.tokenLog.length < MAX_LOG) state.tokenLog.push(entry);
@@ -207,7 +244,6 @@ function buildProvider(issuer) {
     clients: config.clients,
     jwks: { keys: state.keys },
     scopes: [...scopes],
-    extraParams: ['audience'],
     cookies: { keys: [crypto.randomBytes(32).toString('hex')] },
     clockTolerance: 5,
     features: {
@@ -217,8 +253,7 @@ function buildProvider(issuer) {
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
-        // `audience` (Auth0 style) stands in for `resource` so either parameter picks the JWT's aud.
-        defaultResource: (ctx) => ctx.oidc.params.audience || config.resource,
+        defaultResource: () => config.resource,
         getResourceServerInfo: (ctx, identifier) => resourceServerInfo(identifier),
         useGrantedResource: () => true,
       },
@@ -275,7 +310,7 @@ async function admin(req, res, issuer) {
   const body = await readJSON(req);
   switch (path) {
     case '/__admin/rotate': {
-      const fresh = newKeys();
+      const fresh = await newKeys();
       state.keys = body.keepOld ? [...fresh, ...state.keys] : fresh;
       install(issuer);
       reply(res, 200, { kid: signingKid(config.signingAlg), jwks: publicJWKS() });
@@ -304,7 +339,7 @@ async function admin(req, res, issuer) {
   }
 }
 
-state.keys = newKeys();
+state.keys = firstKeys;
 
 const server = http.createServer((req, res) => {
   if (req.url.startsWith('/__admin/')) {
