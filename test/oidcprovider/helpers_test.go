@@ -149,3 +149,22 @@ func wantRefusal(t *testing.T, res TokenResult, status int, code string) {
 		t.Errorf("refusal carries an access token")
 	}
 }
+
+const hsSecret = "client-secret-jwt-needs-32-bytes-or-more"
+
+// hsAssertion signs a client_secret_jwt assertion with hsSecret.
+func hsAssertion(t *testing.T, clientID, aud string) string {
+	t.Helper()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.HS256, Key: []byte(hsSecret)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	s, err := jwt.Signed(signer).Claims(map[string]any{
+		"iss": clientID, "sub": clientID, "aud": aud, "jti": rand.Text(), "iat": now.Unix(), "exp": now.Add(time.Minute).Unix(),
+	}).Serialize()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}

@@ -61,6 +61,7 @@ func TestTokenClaims(t *testing.T) {
 		Clients: []Client{
 			{ID: "post-client", Secret: "post-secret", AuthMethod: "client_secret_post", Scope: "read"},
 			kc.registration(),
+			{ID: "hs-client", Secret: hsSecret, AuthMethod: "client_secret_jwt"},
 		},
 	})
 
@@ -95,6 +96,9 @@ func TestTokenClaims(t *testing.T) {
 		{"private_key_jwt aud=[other, issuer] no typ", "key-client", "", "", func() TokenResult {
 			a := kc.assertion(t, "", []string{"https://elsewhere.test", p.Issuer}, nil)
 			return p.PostToken(t, assertionForm(a, nil), "", "")
+		}},
+		{"client_secret_jwt HS256", "hs-client", "read", "read", func() TokenResult {
+			return p.PostToken(t, assertionForm(hsAssertion(t, "hs-client", p.TokenEndpoint), url.Values{"scope": {"read"}}), "", "")
 		}},
 		{"scope outside the resource is dropped", DefaultClientID, "read unknown", "read", func() TokenResult {
 			return p.PostToken(t, url.Values{"grant_type": {GrantClientCredentials}, "scope": {"read unknown"}}, DefaultClientID, DefaultClientSecret)

@@ -67,6 +67,14 @@ func TestClientAuthRefusals(t *testing.T) {
 			a := kc.assertion(t, "", p.Issuer, func(c map[string]any) { delete(c, "jti") })
 			return p.PostToken(t, assertionForm(a, nil), "", "")
 		}, 401, "invalid_client", "", "client authentication failed"},
+		{"assertion without sub", func() TokenResult {
+			a := kc.assertion(t, "", p.Issuer, func(c map[string]any) { delete(c, "sub") })
+			return p.PostToken(t, assertionForm(a, nil), "", "")
+		}, 401, "invalid_client", "", "client authentication failed"},
+		{"assertion iss is not the client", func() TokenResult {
+			a := kc.assertion(t, "", p.Issuer, func(c map[string]any) { c["iss"] = "someone-else" })
+			return p.PostToken(t, assertionForm(a, nil), "", "")
+		}, 401, "invalid_client", "", "client authentication failed"},
 		{"assertion expired", func() TokenResult {
 			a := kc.assertion(t, "", p.Issuer, func(c map[string]any) { c["exp"] = c["iat"].(int64) - 60 })
 			return p.PostToken(t, assertionForm(a, nil), "", "")
