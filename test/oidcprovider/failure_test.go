@@ -10,9 +10,26 @@ import (
 	"time"
 )
 
-func TestFailTokenRequests(t *testing.T) {
+// TestControls runs the admin-route checks one after another on one provider: they share
+// its counters.
+func TestControls(t *testing.T) {
 	t.Parallel()
 	p := Start(t, Options{})
+	for _, c := range []struct {
+		name string
+		run  func(*testing.T, *Provider)
+	}{
+		{"discovery", testDiscovery},
+		{"counters and log", testCountersAndLog},
+		{"fail token requests", testFailTokenRequests},
+		{"delay token requests", testDelayTokenRequests},
+	} {
+		p.ResetCounters(t)
+		t.Run(c.name, func(t *testing.T) { c.run(t, p) })
+	}
+}
+
+func testFailTokenRequests(t *testing.T, p *Provider) {
 	cases := []struct {
 		name             string
 		n, status        int
@@ -76,11 +93,9 @@ func TestFailTokenRequests(t *testing.T) {
 	})
 }
 
-func TestCountersAndLog(t *testing.T) {
-	t.Parallel()
-	p := Start(t, Options{})
+func testCountersAndLog(t *testing.T, p *Provider) {
 	if p.TokenRequests() != 0 || p.JWKSRequests() != 0 || p.DiscoveryRequests() != 0 {
-		t.Fatalf("counters after Start: %d %d %d", p.TokenRequests(), p.JWKSRequests(), p.DiscoveryRequests())
+		t.Fatalf("counters after reset: %d %d %d", p.TokenRequests(), p.JWKSRequests(), p.DiscoveryRequests())
 	}
 	fetchJWKS(t, p)
 	fetchJWKS(t, p)
@@ -99,9 +114,7 @@ func TestCountersAndLog(t *testing.T) {
 	}
 }
 
-func TestDelayTokenRequests(t *testing.T) {
-	t.Parallel()
-	p := Start(t, Options{})
+func testDelayTokenRequests(t *testing.T, p *Provider) {
 	p.DelayTokenRequests(t, time.Minute)
 	ctx, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()

@@ -10,9 +10,7 @@ import (
 	"time"
 )
 
-func TestDiscovery(t *testing.T) {
-	t.Parallel()
-	p := Start(t, Options{})
+func testDiscovery(t *testing.T, p *Provider) {
 	if !strings.HasPrefix(p.Issuer, "http://127.0.0.1:") || p.Resource != DefaultResource {
 		t.Fatalf("Issuer %q Resource %q", p.Issuer, p.Resource)
 	}
