@@ -75,7 +75,7 @@ func preparse(token string, maxSize int, accepted algSet) (*parsedToken, *TokenE
 	first := strings.IndexByte(token, '.')
 	last := strings.LastIndexByte(token, '.')
 	headerSeg, payloadSeg, sigSeg := token[:first], token[first+1:last], token[last+1:]
-	if headerSeg == "" || payloadSeg == "" || sigSeg == "" {
+	if headerSeg == "" || payloadSeg == "" {
 		return nil, refuse(ReasonMalformed, errEmptySegment)
 	}
 
@@ -86,6 +86,11 @@ func preparse(token string, maxSize int, accepted algSet) (*parsedToken, *TokenE
 	}
 	if terr := pt.readHeader(header, accepted); terr != nil {
 		return nil, terr
+	}
+	if sigSeg == "" {
+		// Checked after alg, so an unsigned `alg: none` token is refused
+		// for its algorithm (a forgery), not as merely malformed.
+		return nil, refuse(ReasonMalformed, errEmptySegment)
 	}
 	if pt.payload, err = decodeObject(payloadSeg); err != nil {
 		return nil, refuse(ReasonMalformed, err)
