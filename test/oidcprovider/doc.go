@@ -10,15 +10,25 @@
 // private_key_jwt. Test-only admin routes (guarded by a random per-run token) rotate its keys,
 // inject failures and delays at the token endpoint, and count requests.
 //
-// Behaviours of oidc-provider 9.13.3 the tests rely on:
+// Behaviours of oidc-provider 9.13.3 the tests pin (other packages may rely on them):
 //   - private_key_jwt and client_secret_jwt assertions are accepted with aud equal to the
-//     issuer, the token endpoint URL, or (as an array) any list containing one of them; the
-//     JWS typ header is not checked, so "client-authentication+jwt" is accepted; exp, jti and
-//     iss=sub=client_id are required and a jti is accepted once only.
-//   - A bad client secret or assertion answers 401 with {"error":"invalid_client"} and a
-//     WWW-Authenticate: Basic header; an unknown grant for the client answers 400
-//     unauthorized_client; a scope outside the client's allow list answers 400 invalid_scope.
-//   - Token responses carry access_token, token_type "Bearer", expires_in (integer seconds),
-//     and scope only when non-empty; never refresh_in, and no refresh_token for these grants.
+//     issuer or the token endpoint URL, or an array containing one of them; the JWS typ header
+//     is not checked, so "client-authentication+jwt" is accepted. exp, jti, sub, and
+//     iss = client_id are required, client_assertion_type must be sent, and a jti is accepted
+//     once only.
+//   - client_secret_basic and client_secret_post are interchangeable for a secret client;
+//     sending both at once answers 400 invalid_request.
+//   - A bad secret, unknown client or bad assertion answers 401 {"error":"invalid_client",
+//     "error_description":"client authentication failed"}; HTTP Basic failures add
+//     WWW-Authenticate: Basic realm=ISSUER. A grant not registered for the client answers 400
+//     invalid_request; an unknown grant 400 unsupported_grant_type; a scope outside the
+//     client's allow list 400 invalid_scope; an unknown, relative or second resource 400
+//     invalid_target. Every error answer has Cache-Control: no-store.
+//   - Token responses carry access_token, token_type "Bearer", expires_in (integer seconds)
+//     and scope only when non-empty; never refresh_in, id_token or refresh_token.
 //   - Requested scopes the resource does not offer are dropped silently, not refused.
+//   - oidc-provider ignores `audience` on client_credentials; this harness maps it to
+//     `resource` when no resource is sent, so Auth0-style clients get the audience they ask.
+//   - The JWKS answers Content-Type application/jwk-set+json; neither it nor discovery sends
+//     Cache-Control.
 package oidcprovider
