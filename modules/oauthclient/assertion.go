@@ -1,0 +1,63 @@
+package oauthclient
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"os"
+)
+
+// AssertionFile authenticates with a client assertion read from a file (a
+// workload identity token that another process keeps fresh). The file is
+// read again on every token request and sent as client_assertion with the
+// jwt-bearer client_assertion_type. An empty path takes
+// SVC_OAUTHCLIENT_ASSERTION_FILE. New refuses it when no path is set or the
+// file cannot be read.
+func AssertionFile(path string) ClientAuth { return assertionFile{path: path} }
+
+type assertionFile struct{ path string }
+
+func (a assertionFile) applyClient(c *clientConfig) error {
+	if a.path != "" {
+		c.assertionFile = a.path
+	}
+	c.auth = a
+	return nil
+}
+
+func (a assertionFile) check(cfg *clientConfig) error {
+	if cfg.assertionFile == "" {
+		return &ConfigError{Setting: clientEnvPrefix + "ASSERTION_FILE", Problem: "oauthclient.AssertionFile needs a path: set it or pass one"}
+	}
+	_, err := readAssertion(cfg.assertionFile)
+	return err
+}
+
+func (a assertionFile) method(*metadata) string { return "private_key_jwt" }
+
+func (a assertionFile) rejectHint() string {
+	return "check " + clientEnvPrefix + "CLIENT_ID and the assertion in " + clientEnvPrefix + "ASSERTION_FILE (expired, or for another audience?)"
+}
+
+func (a assertionFile) authenticate(c *Client, _ *metadata, _ http.Header, form url.Values) error {
+	assertion, err := readAssertion(c.assertionFile)
+	if err != nil {
+		return err
+	}
+	form.Set("client_id", c.clientID)
+	form.Set("client_assertion_type", jwtBearerAssertion)
+	form.Set("client_assertion", assertion)
+	return nil
+}
+
+func readAssertion(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", &ConfigError{Setting: clientEnvPrefix + "ASSERTION_FILE", Problem: "cannot read the assertion file: " + err.Error()}
+	}
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return "", &ConfigError{Setting: clientEnvPrefix + "ASSERTION_FILE", Problem: "the assertion file " + path + " is empty"}
+	}
+	return string(b), nil
+}

@@ -1,0 +1,277 @@
+package oauthclient
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/url"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/secret"
+)
+
+// Client holds what every pattern shares: the authorization server, the
+// client's identity and authentication, timing settings and the failure
+// memory. It is a lifecycle.Component: Open runs discovery when an issuer is
+// set; Close stops every fetch in flight. Patterns ([ClientCredentials],
+// [TokenExchange]) hold the per-API settings and caches and use a Client to
+// fetch.
+//
+// A Client is safe for concurrent use. Fetches run on goroutines the client
+// owns, so cancelling the request that started one does not cancel it;
+// Close does.
+type Client struct {
+	issuer        string
+	clientID      string
+	clientSecret  secret.String
+	secretFile    string
+	assertionFile string
+	timeout       time.Duration
+	refreshBefore time.Duration
+	retryInterval time.Duration
+	auth          ClientAuth
+	http          *http.Client
+	clock         Clock
+	logger        *zap.Logger
+	allowHTTP     bool
+	jitter        func(max time.Duration) time.Duration
+
+	meta    atomic.Pointer[metadata]
+	discoMu sync.Mutex
+	memory  failureMemory
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	mu         sync.Mutex
+	closed     bool
+	closedFlag atomic.Bool // closed, read without the lock on the cache-hit path
+	wg         sync.WaitGroup
+}
+
+// New builds a client from environment variables (SVC_OAUTHCLIENT_*) and
+// options; options override the environment. It refuses, with a
+// [ConfigError] naming the setting: no issuer and no token endpoint, no
+// client ID, no client authentication, a secret method without a secret, an
+// unreadable secret or assertion file, a bad private key, a negative
+// duration, and an issuer or token endpoint that is not an absolute https
+// URL (http is allowed on loopback, or anywhere with [AllowInsecureHTTP]).
+func New(opts ...Option) (*Client, error) {
+	var cfg clientConfig
+	useEnv := true
+	for _, o := range opts {
+		if _, ok := o.(envOff); ok {
+			useEnv = false
+		}
+	}
+	if useEnv {
+		if err := loadClientEnv(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	for _, o := range opts {
+		if o == nil {
+			continue
+		}
+		if err := o.applyClient(&cfg); err != nil {
+			return nil, err
+		}
+	}
+	if err := cfg.finish(); err != nil {
+		return nil, err
+	}
+	c := &Client{
+		issuer:        cfg.issuer,
+		clientID:      cfg.clientID,
+		clientSecret:  cfg.clientSecret,
+		secretFile:    cfg.clientSecretFile,
+		assertionFile: cfg.assertionFile,
+		timeout:       cfg.timeout,
+		refreshBefore: cfg.refreshBefore,
+		retryInterval: cfg.retryInterval,
+		auth:          cfg.auth,
+		http:          cfg.httpClient,
+		clock:         cfg.clock,
+		logger:        cfg.logger,
+		allowHTTP:     cfg.allowHTTP,
+		jitter:        cfg.jitter,
+	}
+	if cfg.tokenEndpoint != "" {
+		c.meta.Store(&metadata{tokenEndpoint: cfg.tokenEndpoint})
+	}
+	c.ctx, c.cancel = context.WithCancel(context.Background())
+	return c, nil
+}
+
+// finish applies defaults and checks the settings.
+func (cfg *clientConfig) finish() error {
+	if cfg.issuer == "" && cfg.tokenEndpoint == "" {
+		return &ConfigError{Setting: clientEnvPrefix + "ISSUER", Problem: "set the issuer (or " + clientEnvPrefix + "TOKEN_ENDPOINT), or pass oauthclient.Issuer or oauthclient.TokenEndpoint"}
+	}
+	if cfg.issuer != "" {
+		if err := checkURL(cfg.issuer, clientEnvPrefix+"ISSUER", cfg.allowHTTP); err != nil {
+			return err
+		}
+	}
+	if cfg.tokenEndpoint != "" {
+		if err := checkURL(cfg.tokenEndpoint, clientEnvPrefix+"TOKEN_ENDPOINT", cfg.allowHTTP); err != nil {
+			return err
+		}
+	}
+	if cfg.clientID == "" {
+		return &ConfigError{Setting: clientEnvPrefix + "CLIENT_ID", Problem: "set the client ID, or pass oauthclient.ClientID"}
+	}
+	for _, d := range []struct {
+		v    *time.Duration
+		def  time.Duration
+		name string
+	}{
+		{&cfg.timeout, DefaultTimeout, "TIMEOUT"},
+		{&cfg.refreshBefore, DefaultRefreshBefore, "REFRESH_BEFORE"},
+		{&cfg.retryInterval, DefaultRetryInterval, "RETRY_INTERVAL"},
+	} {
+		if *d.v < 0 {
+			return &ConfigError{Setting: clientEnvPrefix + d.name, Problem: "must not be negative"}
+		}
+		if *d.v == 0 {
+			*d.v = d.def
+		}
+	}
+	if cfg.auth == nil {
+		switch {
+		case cfg.assertionFile != "":
+			cfg.auth = AssertionFile("")
+		case cfg.clientSecret.IsSet() || cfg.clientSecretFile != "":
+			cfg.auth = Secret(Auto)
+		default:
+			return &ConfigError{
+				Setting: clientEnvPrefix + "CLIENT_SECRET",
+				Problem: "no client authentication: set it, " + clientEnvPrefix + "CLIENT_SECRET_FILE or " + clientEnvPrefix + "ASSERTION_FILE, or pass oauthclient.Secret, oauthclient.PrivateKey or oauthclient.AssertionFile",
+			}
+		}
+	}
+	if err := cfg.auth.check(cfg); err != nil {
+		return err
+	}
+	if cfg.httpClient == nil {
+		cfg.httpClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	} else {
+		hc := *cfg.httpClient
+		cfg.httpClient = &hc
+	}
+	// A redirected token request could carry credentials to another
+	// place; the answer is taken as it is instead.
+	cfg.httpClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	if cfg.clock == nil {
+		cfg.clock = systemClock{}
+	}
+	if cfg.logger == nil {
+		cfg.logger = zap.NewNop()
+	}
+	if cfg.jitter == nil {
+		cfg.jitter = randomJitter
+	}
+	return nil
+}
+
+func randomJitter(max time.Duration) time.Duration {
+	if max <= 0 {
+		return 0
+	}
+	return rand.N(max + 1)
+}
+
+// checkURL accepts an absolute https URL, or http on loopback (or anywhere
+// when allowed). Its error never repeats the URL, which may hold
+// credentials.
+func checkURL(raw, setting string, allowHTTP bool) error {
+	u, err := url.Parse(raw)
+	if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" {
+		return &ConfigError{Setting: setting, Problem: "not an absolute URL without a fragment"}
+	}
+	switch u.Scheme {
+	case "https":
+		return nil
+	case "http":
+		if allowHTTP || isLoopback(u.Hostname()) {
+			return nil
+		}
+		return &ConfigError{Setting: setting, Problem: "plain http is allowed only on loopback; use https or oauthclient.AllowInsecureHTTP"}
+	}
+	return &ConfigError{Setting: setting, Problem: "the scheme must be https"}
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// Name identifies the client in lifecycle errors.
+func (c *Client) Name() string { return "oauthclient" }
+
+// ClientID returns the configured client ID.
+func (c *Client) ClientID() string { return c.clientID }
+
+// Open reads the authorization server's metadata when an issuer is set and
+// no token endpoint was given. It fails with a [DiscoveryError] when the
+// answer will not improve by waiting (no metadata at the issuer, metadata
+// for another issuer, no token endpoint). A server that is unreachable,
+// slow or failing does not fail Open: the failure is remembered for the
+// retry interval and the first fetch after it runs discovery again, so the
+// service starts while its authorization server is down.
+func (c *Client) Open(ctx context.Context) error {
+	if c.meta.Load() != nil {
+		return nil
+	}
+	_, err := c.metadata(ctx)
+	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		c.logger.Warn("svc.oauthclient discovery failed; retrying at the first fetch", zap.String("error.type", errorType(err)))
+		return nil
+	}
+	return err
+}
+
+// Close cancels every fetch in flight, waits for the client's goroutines
+// to stop (bounded by ctx) and releases idle connections. Later calls fail
+// with [ErrClosed]. Close is idempotent.
+func (c *Client) Close(ctx context.Context) error {
+	c.mu.Lock()
+	c.closed = true
+	c.closedFlag.Store(true)
+	c.mu.Unlock()
+	c.cancel()
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	c.http.CloseIdleConnections()
+	return nil
+}
+
+// goOwned runs f on a goroutine the client owns and waits for in Close. It
+// reports false once the client is closed.
+func (c *Client) goOwned(f func(ctx context.Context)) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return false
+	}
+	c.wg.Add(1)
+	go func() {
+		defer c.wg.Done()
+		f(c.ctx)
+	}()
+	return true
+}

@@ -1,0 +1,119 @@
+// Package oauthclient obtains, caches and refreshes OAuth 2.0 access tokens
+// for a service's outgoing calls, as the service itself (client
+// credentials) or on behalf of the caller it is serving (RFC 8693 token
+// exchange, or the on-behalf-of grant), and attaches them to requests.
+//
+// A [Client] holds what is set once: the authorization server (an issuer,
+// whose metadata is discovered when the client opens, or a token endpoint),
+// the client ID and authentication ([Secret], [PrivateKey],
+// [AssertionFile]), timeouts, refresh and retry settings, and the failure
+// memory. A [Pattern] holds what is per API: its name, audience, resource,
+// scopes and token cache.
+//
+//	c, err := oauthclient.New() // SVC_OAUTHCLIENT_* from the environment
+//	billing, err := oauthclient.ClientCredentials("billing", oauthclient.WithClient(c))
+//	resp, err := billing.Client().Get("https://billing.internal/invoices")
+//
+// In an fx app use fxsvc.OAuthClient and fxsvc.ClientCredentials, which
+// open and close the client with the app and provide the pattern under its
+// name (`name:"billing"`).
+//
+// # Caching and refresh
+//
+// Tokens are cached in memory per pattern and never shared across
+// replicas. A cached token is served until it enters its refresh window;
+// then the first request starts one fetch on a goroutine the client owns
+// and is served the cached token, as is every request while the fetch
+// runs. Only a request that has no usable token waits, and all such
+// requests share one fetch. Cancelling a request never cancels the fetch it
+// started; closing the client does.
+//
+// The refresh window starts (lifetime − refresh_in) before expiry when the
+// server sends refresh_in (the seconds after which it wants the token
+// refreshed, as Microsoft Entra does); otherwise refresh_before before
+// expiry, capped at half the lifetime. A random extra of up to half the
+// window moves the start earlier, so replicas spread their fetches. A token
+// answer without expires_in takes the exp of the token when it is a JWT,
+// else the token is kept until an API refuses it.
+//
+// Exchanged tokens are cached per (caller token, client ID, grant, target),
+// keyed by a SHA-256 digest, until the earlier of their expiry and the
+// caller token's exp (read, not verified: it was verified inbound). They
+// are never refreshed ahead. A caller token without exp is exchanged on
+// every call. The cache is bounded ([ExchangeCacheSize]).
+//
+// # Failures
+//
+// Failed fetches are remembered so that a failing server is not called
+// again by every request:
+//
+//	server down, timeout, 5xx, 408, 429 without Retry-After   whole client, retry interval   *UnavailableError
+//	429 or 503 with Retry-After                                whole client, the asked time   *UnavailableError (ReasonRetryAfter)
+//	                                                           (1 s to 1 h)
+//	invalid_client                                             whole client, retry interval   *ClientRejectedError
+//	unauthorized_client                                        that grant, retry interval     *ClientRejectedError
+//	any other 4xx, with or without error code                  that token, retry interval     *TokenRefusedError
+//	a 2xx without a usable Bearer token                        whole client, retry interval   *UnavailableError (ReasonBadResponse)
+//
+// While a failure is remembered a still-valid cached token keeps being
+// served. A connection lost before any answer is retried once at once (with
+// a fresh client assertion); a timeout is not retried. Discovery failures
+// are remembered like fetch failures; an unreachable server does not stop
+// the app from starting. No error repeats a server's response body, a
+// secret, an assertion or a token; OAuth error codes are kept only when
+// well-formed.
+//
+// # Outgoing requests
+//
+// [Pattern.Transport] and [Pattern.Client] attach the token. When an API
+// answers 401 with a Bearer error="invalid_token" challenge, the token is
+// dropped (at most once per retry interval, concurrent refusals sharing
+// one fetch) and the request is repeated once — only for GET, HEAD,
+// OPTIONS, PUT and DELETE, and only when its body can be sent again.
+//
+// # Client authentication
+//
+// [Secret] sends the client secret with HTTP Basic (both parts
+// form-encoded first, RFC 6749 §2.3.1) or in the body, as the metadata's
+// token_endpoint_auth_methods_supported lists (Basic when both or neither
+// are listed). [PrivateKey] signs a fresh one-minute assertion with a new
+// jti for every request, with go-jose: aud is the issuer and typ is
+// client-authentication+jwt (RFC 7523bis) unless [AudienceTokenEndpoint]
+// asks for the older form. [AssertionFile] sends an assertion read from a
+// file at every request.
+//
+// # Environment
+//
+//	SVC_OAUTHCLIENT_ISSUER                 issuer (discovery)
+//	SVC_OAUTHCLIENT_TOKEN_ENDPOINT         token endpoint (no discovery)
+//	SVC_OAUTHCLIENT_CLIENT_ID              client ID
+//	SVC_OAUTHCLIENT_CLIENT_SECRET          client secret
+//	SVC_OAUTHCLIENT_CLIENT_SECRET_FILE     file holding the secret, read at every fetch
+//	SVC_OAUTHCLIENT_ASSERTION_FILE         file holding a client assertion, read at every fetch
+//	SVC_OAUTHCLIENT_TIMEOUT                per request, default 10s
+//	SVC_OAUTHCLIENT_REFRESH_BEFORE         default 1m, capped at half the lifetime
+//	SVC_OAUTHCLIENT_RETRY_INTERVAL         default 10s
+//	SVC_CLIENTCREDENTIALS_<NAME>_AUDIENCE  per pattern; also _RESOURCE and _SCOPES
+//	SVC_TOKENEXCHANGE_<NAME>_AUDIENCE      per exchange pattern; also _RESOURCE and _SCOPES
+//
+// Durations take Go syntax (30s) or seconds (30). Lists (audiences,
+// resources, scopes) are separated by commas or spaces. <NAME> is the
+// pattern name upper-cased with other characters than letters and digits
+// replaced by '_' ([EnvName]). Code options override the environment;
+// [WithoutEnv] ignores it.
+//
+// # Telemetry
+//
+// Per fetch, never per request, through the global OpenTelemetry API: the
+// counter svc.oauthclient.fetches and the histogram
+// svc.oauthclient.fetch.duration (seconds), with svc.oauthclient.pattern,
+// svc.oauthclient.grant (client_credentials, token_exchange,
+// on_behalf_of), svc.oauthclient.trigger (first, expired, refresh,
+// dropped), svc.outcome (success, failure) and error.type on failure; and
+// the span svc.oauthclient.fetch linked to the request that started it.
+// No attribute carries a token, secret, subject or server text. With
+// [Logger], each failed fetch is logged once at warning level.
+// [RedactForm], [RedactBody] and [RedactHeader] hide client_secret,
+// client_assertion, assertion, subject_token and other credentials from
+// whatever a service logs itself.
+package oauthclient

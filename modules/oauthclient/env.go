@@ -1,0 +1,113 @@
+package oauthclient
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+
+	"github.com/svckit/svc/secret"
+)
+
+// clientEnvPrefix is the prefix of the client's environment variables.
+const clientEnvPrefix = "SVC_OAUTHCLIENT_"
+
+// clientEnv lists the client's environment variables.
+type clientEnv struct {
+	Issuer           string        `env:"ISSUER"`
+	TokenEndpoint    string        `env:"TOKEN_ENDPOINT"`
+	ClientID         string        `env:"CLIENT_ID"`
+	ClientSecret     secret.String `env:"CLIENT_SECRET"`
+	ClientSecretFile string        `env:"CLIENT_SECRET_FILE"`
+	AssertionFile    string        `env:"ASSERTION_FILE"`
+	Timeout          time.Duration `env:"TIMEOUT"`
+	RefreshBefore    time.Duration `env:"REFRESH_BEFORE"`
+	RetryInterval    time.Duration `env:"RETRY_INTERVAL"`
+}
+
+// envFieldNames maps clientEnv fields to their variables, so a parse error
+// names the variable to fix rather than a Go field.
+var envFieldNames = map[string]string{
+	"Timeout":       clientEnvPrefix + "TIMEOUT",
+	"RefreshBefore": clientEnvPrefix + "REFRESH_BEFORE",
+	"RetryInterval": clientEnvPrefix + "RETRY_INTERVAL",
+}
+
+// errBadDuration never repeats the value: the same parser serves every
+// duration variable and none is secret, but one message fits all.
+var errBadDuration = errors.New("want a Go duration such as 30s or 2m, or a number of seconds")
+
+// parseDuration accepts a Go duration ("30s") or a number of seconds ("30",
+// "0.5"), the form the spec's other settings use.
+func parseDuration(v string) (any, error) {
+	v = strings.TrimSpace(v)
+	if d, err := time.ParseDuration(v); err == nil {
+		return d, nil
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || math.IsNaN(f) || math.Abs(f) > float64(math.MaxInt64)/float64(time.Second) {
+		return nil, errBadDuration
+	}
+	return time.Duration(f * float64(time.Second)), nil
+}
+
+func envOptions(prefix string) env.Options {
+	return env.Options{
+		Prefix:  prefix,
+		FuncMap: map[reflect.Type]env.ParserFunc{reflect.TypeFor[time.Duration](): parseDuration},
+	}
+}
+
+// loadClientEnv reads SVC_OAUTHCLIENT_* into cfg.
+func loadClientEnv(cfg *clientConfig) error {
+	var e clientEnv
+	if err := env.ParseWithOptions(&e, envOptions(clientEnvPrefix)); err != nil {
+		return envError(err, envFieldNames)
+	}
+	if e.ClientSecret.IsSet() && e.ClientSecretFile != "" {
+		return &ConfigError{
+			Setting: clientEnvPrefix + "CLIENT_SECRET",
+			Problem: "set either it or " + clientEnvPrefix + "CLIENT_SECRET_FILE, not both",
+		}
+	}
+	cfg.issuer = e.Issuer
+	cfg.tokenEndpoint = e.TokenEndpoint
+	cfg.clientID = e.ClientID
+	cfg.clientSecret = e.ClientSecret
+	cfg.clientSecretFile = e.ClientSecretFile
+	cfg.assertionFile = e.AssertionFile
+	cfg.timeout = e.Timeout
+	cfg.refreshBefore = e.RefreshBefore
+	cfg.retryInterval = e.RetryInterval
+	return nil
+}
+
+// envError turns a caarlos0/env error into a ConfigError naming the
+// variable. Only duration fields can fail to parse, and their parser never
+// repeats the value.
+func envError(err error, names map[string]string) error {
+	var agg env.AggregateError
+	if errors.As(err, &agg) {
+		for _, e := range agg.Errors {
+			var pe env.ParseError
+			if errors.As(e, &pe) {
+				name := names[pe.Name]
+				if name == "" {
+					name = pe.Name
+				}
+				return &ConfigError{Setting: name, Problem: pe.Err.Error()}
+			}
+		}
+	}
+	return &ConfigError{Setting: "environment", Problem: "could not be read"}
+}
+
+// splitList splits an environment list on commas and white space, the
+// separators people use for scopes and audiences.
+func splitList(v string) []string {
+	return strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' || r == '\t' || r == '\n' })
+}

@@ -1,0 +1,167 @@
+package oauthclient
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// Sentinel errors. Callers compare with errors.Is.
+var (
+	// ErrClosed is returned once the client is closed: a fetch in flight
+	// when Close ran ends with it, and so does every later call.
+	ErrClosed = errors.New("oauthclient: the client is closed")
+
+	// ErrCallerTokenRequired is returned by Token, and by requests sent
+	// through Transport or Client, on a token-exchange pattern: an exchange
+	// needs the caller's token, passed to TokenFor or TransportFor.
+	ErrCallerTokenRequired = errors.New("oauthclient: a token-exchange pattern needs the caller's token: use TokenFor or TransportFor")
+
+	// ErrNotExchange is returned by TokenFor, and by requests sent through
+	// TransportFor, on a client-credentials pattern, which acts as the
+	// service itself and takes no caller token.
+	ErrNotExchange = errors.New("oauthclient: TokenFor and TransportFor need a token-exchange pattern; a client-credentials pattern uses Token, Transport or Client")
+
+	// ErrEmptyCallerToken is returned when the caller token given to
+	// TokenFor or TransportFor is empty.
+	ErrEmptyCallerToken = errors.New("oauthclient: the caller token is empty")
+)
+
+// ConfigError reports a missing or invalid setting. New, the pattern
+// constructors and Open return it; Setting names what to fix (an option or
+// an environment variable).
+type ConfigError struct {
+	Setting string
+	Problem string
+}
+
+func (e *ConfigError) Error() string {
+	return "oauthclient: " + e.Setting + ": " + e.Problem
+}
+
+// DiscoveryError reports that the authorization server's metadata could not
+// be used. Open returns it for answers that will not improve by waiting (no
+// metadata document, a document for another issuer, no token endpoint); a
+// server that is down or answers 5xx does not fail Open, the fetch retries
+// discovery later and fails with an [UnavailableError] meanwhile.
+type DiscoveryError struct {
+	Issuer string
+	Reason string
+}
+
+func (e *DiscoveryError) Error() string {
+	return "oauthclient: discovery for issuer " + e.Issuer + " (SVC_OAUTHCLIENT_ISSUER): " + e.Reason
+}
+
+// Reasons an [UnavailableError] carries. They are also the values of the
+// error.type attribute on fetch metrics and spans.
+const (
+	ReasonTimeout     = "timeout"          // no answer within the timeout; not retried
+	ReasonConnection  = "connection"       // the connection failed or was lost before any answer, twice
+	ReasonServerError = "server_error"     // 5xx, 408, 429 without Retry-After, or an unexpected status
+	ReasonRetryAfter  = "retry_after"      // 429 or 503 with Retry-After
+	ReasonBadResponse = "invalid_response" // a 2xx answer that holds no usable token
+)
+
+// UnavailableError reports that the token server could not give a token for
+// a reason that concerns the whole client: it is down, too slow, failing or
+// asking callers to back off. The failure is remembered for the whole
+// client until Until: every fetch before then returns this error without
+// contacting the server (a cached token is still served meanwhile).
+type UnavailableError struct {
+	Reason     string        // one of the Reason constants
+	Status     int           // HTTP status, 0 when no answer arrived
+	RetryAfter time.Duration // the server's Retry-After, capped at one hour
+	Until      time.Time     // no new fetch before this time
+	Err        error         // the transport cause (never the server's body)
+}
+
+func (e *UnavailableError) Error() string {
+	msg := "oauthclient: token endpoint unavailable (" + e.Reason
+	if e.Status != 0 {
+		msg += ", status " + strconv.Itoa(e.Status)
+	}
+	msg += ")"
+	if e.RetryAfter > 0 {
+		msg += ", Retry-After " + e.RetryAfter.String()
+	}
+	if !e.Until.IsZero() {
+		msg += "; no new fetch before " + e.Until.UTC().Format(time.RFC3339)
+	}
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+func (e *UnavailableError) Unwrap() error { return e.Err }
+
+// ClientRejectedError reports that the authorization server refused the
+// client itself: invalid_client (wrong client ID or credentials; remembered
+// for the whole client) or unauthorized_client (the client may not use this
+// grant; remembered for that grant only). Both stay remembered until Until.
+type ClientRejectedError struct {
+	Code   string // "invalid_client" or "unauthorized_client"
+	Grant  string // the grant_type that was refused
+	Status int
+	Hint   string // what to check, naming the setting
+	Until  time.Time
+}
+
+func (e *ClientRejectedError) Error() string {
+	msg := fmt.Sprintf("oauthclient: the authorization server rejected the client (%s, status %d, grant %s)", e.Code, e.Status, e.Grant)
+	if e.Hint != "" {
+		msg += ": " + e.Hint
+	}
+	return msg
+}
+
+// TokenRefusedError reports that the authorization server refused to issue
+// one pattern's token (a 4xx other than 408 and 429, with or without an
+// error code, that is not about the client itself): an unknown audience, a
+// scope the client may not have, a caller token the server would not
+// exchange. It is remembered for that token only until Until.
+type TokenRefusedError struct {
+	Pattern string
+	Grant   string
+	Status  int
+	Code    string // the OAuth error code when the server sent a well-formed one
+	Until   time.Time
+}
+
+func (e *TokenRefusedError) Error() string {
+	msg := fmt.Sprintf("oauthclient: the authorization server refused the token for %q (status %d", e.Pattern, e.Status)
+	if e.Code != "" {
+		msg += ", " + e.Code
+	}
+	return msg + "): check the pattern's audience, resource and scopes"
+}
+
+// errorType names an error for the error.type attribute of metrics, spans
+// and logs. It never includes text from the server.
+func errorType(err error) string {
+	var ue *UnavailableError
+	var cr *ClientRejectedError
+	var tr *TokenRefusedError
+	var ce *ConfigError
+	var de *DiscoveryError
+	switch {
+	case errors.As(err, &ue):
+		return ue.Reason
+	case errors.As(err, &cr):
+		return cr.Code
+	case errors.As(err, &tr):
+		if tr.Code != "" {
+			return tr.Code
+		}
+		return "refused"
+	case errors.As(err, &ce):
+		return "config"
+	case errors.As(err, &de):
+		return "discovery"
+	case errors.Is(err, ErrClosed):
+		return "closed"
+	}
+	return "other"
+}

@@ -1,0 +1,230 @@
+package oauthclient
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+)
+
+// Grant types.
+const (
+	grantClientCredentials = "client_credentials"
+	grantTokenExchange     = "urn:ietf:params:oauth:grant-type:token-exchange"
+	grantJWTBearer         = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+)
+
+// maxRetryAfter caps how long a server's Retry-After is honoured.
+const maxRetryAfter = time.Hour
+
+// minRetryAfter keeps "Retry-After: 0" from turning into a fetch loop.
+const minRetryAfter = time.Second
+
+// tokenRequest is one token to fetch.
+type tokenRequest struct {
+	pattern        string
+	grant          string     // the grant_type form value
+	kind           string     // short grant name for telemetry
+	form           url.Values // the pattern's fields; client authentication is added per attempt
+	trigger        string     // why the fetch runs, for telemetry
+	capExpiry      time.Time  // the caller token's exp for exchanges; zero for none
+	noRefreshAhead bool
+	link           trace.SpanContext // the request that started the fetch
+}
+
+// fetch asks the token endpoint for one token. It runs on a goroutine the
+// client owns; ctx is cancelled only by Close. Failures are remembered as
+// the spec's state table says; a failure of this one token (TokenRefusedError)
+// is returned for the caller's slot to remember.
+func (c *Client) fetch(ctx context.Context, rq *tokenRequest) (*token, error) {
+	if err := c.memory.check(rq.grant, c.clock.Now()); err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	ctx, span := c.startSpan(ctx, rq)
+	tok, status, err := c.fetchTokens(ctx, span, rq)
+	c.endFetch(ctx, span, rq, start, status, err)
+	return tok, err
+}
+
+func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequest) (*token, int, error) {
+	meta, err := c.metadata(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	for attempt := 0; ; attempt++ {
+		status, header, body, err := c.post(ctx, meta, rq)
+		if err == nil {
+			tok, err := c.answer(rq, status, header, body)
+			return tok, status, err
+		}
+		var ue *UnavailableError
+		if attempt == 0 && errors.As(err, &ue) && ue.Reason == ReasonConnection {
+			// Lost before any answer: once more at once, with a fresh
+			// assertion since the first may have reached the server.
+			span.AddEvent("svc.oauthclient.retry")
+			continue
+		}
+		if errors.As(err, &ue) {
+			c.rememberUnavailable(ue)
+		}
+		return nil, 0, err
+	}
+}
+
+// post sends one token request and reads the answer.
+func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (int, http.Header, []byte, error) {
+	form := make(url.Values, len(rq.form)+4)
+	for k, v := range rq.form {
+		form[k] = v
+	}
+	form.Set("grant_type", rq.grant)
+	header := make(http.Header, 3)
+	if err := c.auth.authenticate(c, meta, header, form); err != nil {
+		return 0, nil, nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.tokenEndpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return 0, nil, nil, &ConfigError{Setting: clientEnvPrefix + "TOKEN_ENDPOINT", Problem: "does not form a request"}
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return 0, nil, nil, c.transportError(ctx, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument+1))
+	if err != nil {
+		// The server answered, then the body broke: a server failure,
+		// not a lost connection, so it is not retried.
+		if c.ctx.Err() != nil {
+			return 0, nil, nil, ErrClosed
+		}
+		return 0, nil, nil, &UnavailableError{Reason: ReasonServerError, Status: resp.StatusCode, Err: errors.New("the answer broke off")}
+	}
+	if len(body) > maxDocument {
+		body = nil
+	}
+	return resp.StatusCode, resp.Header, body, nil
+}
+
+// transportError classifies a request that got no answer. Its cause is the
+// inner network error, never the *url.Error around it, whose message
+// repeats the URL.
+func (c *Client) transportError(ctx context.Context, err error) error {
+	if c.ctx.Err() != nil {
+		return ErrClosed
+	}
+	var ne net.Error
+	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()) {
+		return &UnavailableError{Reason: ReasonTimeout, Err: context.DeadlineExceeded}
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	return &UnavailableError{Reason: ReasonConnection, Err: err}
+}
+
+func (c *Client) rememberUnavailable(ue *UnavailableError) {
+	now := c.clock.Now()
+	ue.Until = now.Add(c.retryInterval)
+	if ue.RetryAfter > 0 {
+		ue.Until = now.Add(ue.RetryAfter)
+	}
+	c.memory.rememberClient(ue, ue.Until)
+}
+
+// answer turns a token endpoint answer into a token or a remembered error.
+func (c *Client) answer(rq *tokenRequest, status int, header http.Header, body []byte) (*token, error) {
+	now := c.clock.Now()
+	if status >= 200 && status < 300 {
+		tok, err := c.newToken(body, now, rq)
+		if err != nil {
+			ue := &UnavailableError{Reason: ReasonBadResponse, Status: status, Err: err}
+			c.rememberUnavailable(ue)
+			return nil, ue
+		}
+		return tok, nil
+	}
+	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
+		if d, ok := c.retryAfter(header.Get("Retry-After"), now); ok {
+			ue := &UnavailableError{Reason: ReasonRetryAfter, Status: status, RetryAfter: d}
+			c.rememberUnavailable(ue)
+			return nil, ue
+		}
+	}
+	if status < 400 || status >= 500 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests {
+		ue := &UnavailableError{Reason: ReasonServerError, Status: status}
+		c.rememberUnavailable(ue)
+		return nil, ue
+	}
+	code := errorCode(body)
+	until := now.Add(c.retryInterval)
+	switch code {
+	case "invalid_client":
+		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Hint: c.auth.rejectHint(), Until: until}
+		c.memory.rememberClient(err, until)
+		return nil, err
+	case "unauthorized_client":
+		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Until: until,
+			Hint: "the client may not use this grant: allow " + rq.grant + " for " + strconv.Quote(c.clientID) + " at the authorization server"}
+		c.memory.rememberGrant(rq.grant, err, until)
+		return nil, err
+	}
+	return nil, &TokenRefusedError{Pattern: rq.pattern, Grant: rq.grant, Status: status, Code: code, Until: until}
+}
+
+// retryAfter reads Retry-After (seconds or an HTTP date), capped at one
+// hour and floored at one second.
+func (c *Client) retryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	var d time.Duration
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0, false
+		}
+		d = time.Duration(min(n, int64(maxRetryAfter/time.Second))) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	} else {
+		return 0, false
+	}
+	return min(max(d, minRetryAfter), maxRetryAfter), true
+}
+
+// errorCode reads the OAuth error code of a refusal. A code outside the
+// RFC 6749 character set or over 64 characters is dropped, and
+// error_description is never read: server text never reaches an error.
+func errorCode(body []byte) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if json.Unmarshal(body, &e) != nil || e.Error == "" || len(e.Error) > 64 {
+		return ""
+	}
+	for i := 0; i < len(e.Error); i++ {
+		ch := e.Error[i]
+		if ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\\' {
+			return ""
+		}
+	}
+	return e.Error
+}

@@ -1,0 +1,106 @@
+package oauthclient
+
+import (
+	"context"
+	"net/url"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+	"go.uber.org/zap"
+)
+
+// Telemetry names. Everything is recorded once per token fetch, never per
+// request, through the global OpenTelemetry API: with no provider
+// installed it costs nothing.
+const (
+	// InstrumentationScope names the meter and tracer.
+	InstrumentationScope = "github.com/svckit/svc/modules/oauthclient"
+	// MetricFetches counts token fetches; attributes: svc.oauthclient.pattern,
+	// svc.oauthclient.grant, svc.oauthclient.trigger, svc.outcome
+	// (success|failure) and, on failure, error.type.
+	MetricFetches = "svc.oauthclient.fetches"
+	// MetricFetchDuration is the duration of a fetch in seconds, retries
+	// included; same attributes.
+	MetricFetchDuration = "svc.oauthclient.fetch.duration"
+	// SpanFetch is the span of a fetch. It links to the span of the request
+	// that started it, and carries the event svc.oauthclient.retry when a
+	// lost connection was retried.
+	SpanFetch = "svc.oauthclient.fetch"
+
+	attrPattern = "svc.oauthclient.pattern"
+	attrGrant   = "svc.oauthclient.grant"
+	attrTrigger = "svc.oauthclient.trigger"
+	attrOutcome = "svc.outcome"
+	attrError   = "error.type"
+)
+
+// Fetch triggers, the values of svc.oauthclient.trigger.
+const (
+	triggerFirst   = "first"   // no token cached yet
+	triggerExpired = "expired" // the cached token expired
+	triggerRefresh = "refresh" // inside the refresh window, ahead of expiry
+	triggerDropped = "dropped" // an API refused the token with invalid_token
+)
+
+func (c *Client) startSpan(ctx context.Context, rq *tokenRequest) (context.Context, trace.Span) {
+	opts := []trace.SpanStartOption{
+		trace.WithSpanKind(trace.SpanKindClient),
+		trace.WithAttributes(
+			attribute.String(attrPattern, rq.pattern),
+			attribute.String(attrGrant, rq.kind),
+			attribute.String(attrTrigger, rq.trigger),
+		),
+	}
+	if rq.link.IsValid() {
+		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: rq.link}))
+	}
+	if m := c.meta.Load(); m != nil {
+		if u, err := url.Parse(m.tokenEndpoint); err == nil {
+			opts = append(opts, trace.WithAttributes(attribute.String("server.address", u.Hostname())))
+		}
+	}
+	return otel.Tracer(InstrumentationScope).Start(ctx, SpanFetch, opts...)
+}
+
+// endFetch records the fetch. Instruments are looked up from the global
+// provider at each fetch (fetches are rare) so that a provider installed
+// after the client was built is used, whatever the global delegate did.
+func (c *Client) endFetch(ctx context.Context, span trace.Span, rq *tokenRequest, start time.Time, status int, err error) {
+	attrs := []attribute.KeyValue{
+		attribute.String(attrPattern, rq.pattern),
+		attribute.String(attrGrant, rq.kind),
+		attribute.String(attrTrigger, rq.trigger),
+	}
+	if err == nil {
+		attrs = append(attrs, attribute.String(attrOutcome, "success"))
+	} else {
+		attrs = append(attrs, attribute.String(attrOutcome, "failure"), attribute.String(attrError, errorType(err)))
+	}
+	if status != 0 {
+		span.SetAttributes(attribute.Int("http.response.status_code", status))
+	}
+	if err != nil {
+		span.SetAttributes(attribute.String(attrError, errorType(err)))
+		span.SetStatus(codes.Error, errorType(err))
+		c.logger.Warn("svc.oauthclient token fetch failed",
+			zap.String(attrPattern, rq.pattern),
+			zap.String(attrGrant, rq.kind),
+			zap.String(attrError, errorType(err)),
+			zap.Int("http.response.status_code", status),
+		)
+	}
+	span.End()
+
+	meter := otel.GetMeterProvider().Meter(InstrumentationScope)
+	set := metric.WithAttributes(attrs...)
+	if n, e := meter.Int64Counter(MetricFetches, metric.WithDescription("Token fetches by outcome"), metric.WithUnit("{fetch}")); e == nil {
+		n.Add(ctx, 1, set)
+	}
+	if h, e := meter.Float64Histogram(MetricFetchDuration, metric.WithDescription("Duration of token fetches"), metric.WithUnit("s")); e == nil {
+		h.Record(ctx, time.Since(start).Seconds(), set)
+	}
+}

@@ -1,0 +1,209 @@
+package oauthclient
+
+import (
+	"io"
+	"net/http"
+	"strings"
+)
+
+// Transport returns a RoundTripper that sends every request through base
+// (http.DefaultTransport when nil) with the pattern's token in an
+// Authorization header, replacing any the request had.
+//
+// When the API answers 401 with WWW-Authenticate: Bearer
+// error="invalid_token", the cached token is dropped (at most once per
+// retry interval; refusals arriving together share one fetch) and the
+// request is sent once more with a fresh token — only for GET, HEAD,
+// OPTIONS, PUT and DELETE, and only when the body can be sent twice (no
+// body, or Request.GetBody set, as http.NewRequest does for in-memory
+// bodies). Otherwise the 401 is returned to the caller.
+//
+// A request whose token cannot be had fails with the error of
+// [Pattern.Token]; on a token-exchange pattern, with
+// [ErrCallerTokenRequired].
+func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
+	return &transport{p: p, base: base}
+}
+
+// TransportFor is [Pattern.Transport] for a token-exchange pattern: every
+// request carries a token exchanged for callerToken (the caller's verified
+// token, authn.TokenFrom(ctx) inbound; never read from the request's
+// context). Build one per inbound request. On a client-credentials pattern
+// requests fail with [ErrNotExchange].
+func (p *Pattern) TransportFor(callerToken string, base http.RoundTripper) http.RoundTripper {
+	return &transport{p: p, base: base, caller: callerToken, exchange: true}
+}
+
+// Client returns an http.Client whose requests carry the pattern's token
+// (Transport over http.DefaultTransport). The same client is returned on
+// every call.
+func (p *Pattern) Client() *http.Client {
+	p.hcOnce.Do(func() { p.hc = &http.Client{Transport: p.Transport(nil)} })
+	return p.hc
+}
+
+// ClientFor returns an http.Client whose requests carry a token exchanged
+// for callerToken (TransportFor over http.DefaultTransport).
+func (p *Pattern) ClientFor(callerToken string) *http.Client {
+	return &http.Client{Transport: p.TransportFor(callerToken, nil)}
+}
+
+type transport struct {
+	p        *Pattern
+	base     http.RoundTripper
+	caller   string
+	exchange bool
+}
+
+func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	tok, s, err := t.p.token(req.Context(), t.caller, t.exchange)
+	if err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	resp, err := base.RoundTrip(authorized(req, tok))
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || s == nil || !invalidTokenChallenge(resp.Header) {
+		return resp, err
+	}
+	c := t.p.client
+	if !s.invalidate(tok, c.clock.Now(), c.retryInterval) || !repeatable(req.Method) {
+		return resp, nil
+	}
+	body, ok := replayBody(req)
+	if !ok {
+		return resp, nil
+	}
+	fresh, _, err := t.p.token(req.Context(), t.caller, t.exchange)
+	if err != nil || fresh.gen == tok.gen {
+		if body != nil {
+			body.Close()
+		}
+		return resp, nil
+	}
+	drain(resp)
+	again := authorized(req, fresh)
+	again.Body = body
+	return base.RoundTrip(again)
+}
+
+// authorized is a shallow copy of req with the token's Authorization
+// header. The header map is copied (a RoundTripper must not modify its
+// request); its value slices are shared, as no transport writes them.
+func authorized(req *http.Request, tok *token) *http.Request {
+	r := new(http.Request)
+	*r = *req
+	h := make(http.Header, len(req.Header)+1)
+	for k, v := range req.Header {
+		h[k] = v
+	}
+	h["Authorization"] = tok.header
+	r.Header = h
+	return r
+}
+
+// repeatable lists the methods a refused request may be repeated for.
+func repeatable(method string) bool {
+	switch method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
+		return true
+	}
+	return false
+}
+
+// replayBody returns a fresh copy of req's body, or reports false when the
+// body cannot be sent twice.
+func replayBody(req *http.Request) (io.ReadCloser, bool) {
+	if req.Body == nil || req.Body == http.NoBody {
+		return req.Body, true
+	}
+	if req.GetBody == nil {
+		return nil, false
+	}
+	b, err := req.GetBody()
+	if err != nil {
+		return nil, false
+	}
+	return b, true
+}
+
+// drain reads a little of a response being thrown away so its connection
+// can be reused, then closes it.
+func drain(resp *http.Response) {
+	io.CopyN(io.Discard, resp.Body, 4<<10)
+	resp.Body.Close()
+}
+
+// invalidTokenChallenge reports whether a WWW-Authenticate header holds a
+// Bearer challenge with error="invalid_token" (RFC 6750 §3). The parser is
+// lenient: it never fails, it only looks for that one parameter.
+func invalidTokenChallenge(h http.Header) bool {
+	for _, v := range h.Values("Www-Authenticate") {
+		scheme := ""
+		for rest := v; rest != ""; {
+			rest = strings.TrimLeft(rest, " \t,")
+			name, after := cutToken(rest)
+			if name == "" {
+				// Not a token: skip one byte and read on.
+				if rest != "" {
+					rest = rest[1:]
+				}
+				continue
+			}
+			after = strings.TrimLeft(after, " \t")
+			if !strings.HasPrefix(after, "=") {
+				scheme, rest = name, after
+				continue
+			}
+			value, more := cutValue(strings.TrimLeft(after[1:], " \t"))
+			rest = more
+			if strings.EqualFold(scheme, "bearer") && strings.EqualFold(name, "error") && value == "invalid_token" {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// cutToken splits an RFC 9110 token off the front of s.
+func cutToken(s string) (string, string) {
+	i := 0
+	for i < len(s) && isTokenChar(s[i]) {
+		i++
+	}
+	return s[:i], s[i:]
+}
+
+// cutValue splits a token or a quoted string off the front of s.
+func cutValue(s string) (string, string) {
+	if !strings.HasPrefix(s, `"`) {
+		return cutToken(s)
+	}
+	var b strings.Builder
+	for i := 1; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i])
+			}
+		case '"':
+			return b.String(), s[i+1:]
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+	return b.String(), ""
+}
+
+func isTokenChar(c byte) bool {
+	if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0
+}
