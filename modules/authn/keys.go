@@ -54,6 +54,9 @@ type keyManager struct {
 	refreshEvery time.Duration
 	timeout      time.Duration
 	log          *zap.Logger
+	// now paces fetches; the real clock except in tests, which step it to
+	// open or close the retry window without sleeping.
+	now func() time.Time
 
 	set atomic.Pointer[keySet]
 
@@ -76,6 +79,7 @@ func newKeyManager(fetch fetchFunc, cfg *verifierConfig) *keyManager {
 		refreshEvery: cfg.refreshInterval,
 		timeout:      cfg.fetchTimeout,
 		log:          cfg.logger,
+		now:          time.Now,
 		attemptDone:  make(chan struct{}),
 		wake:         make(chan struct{}, 1),
 	}
@@ -132,7 +136,7 @@ func (m *keyManager) refresh(ctx context.Context, seen *keySet) *keySet {
 		m.mu.Unlock()
 		return cur
 	}
-	if !m.running || (!m.inFlight && time.Since(m.lastAttempt) < m.retry) {
+	if !m.running || (!m.inFlight && m.now().Sub(m.lastAttempt) < m.retry) {
 		m.mu.Unlock()
 		return seen
 	}
@@ -163,7 +167,7 @@ func (m *keyManager) loop(ctx context.Context, exited chan struct{}) {
 		case <-timer.C:
 		case <-m.wake:
 			m.mu.Lock()
-			early := time.Since(m.lastAttempt) < m.retry
+			early := m.now().Sub(m.lastAttempt) < m.retry
 			m.mu.Unlock()
 			if early {
 				// The timer's fetch already ran within the interval; the
@@ -188,7 +192,7 @@ func (m *keyManager) loop(ctx context.Context, exited chan struct{}) {
 // one.
 func (m *keyManager) attempt(ctx context.Context) time.Duration {
 	m.mu.Lock()
-	m.inFlight, m.lastAttempt = true, time.Now()
+	m.inFlight, m.lastAttempt = true, m.now()
 	m.mu.Unlock()
 
 	fctx, cancel := context.WithTimeout(ctx, m.timeout)
@@ -198,8 +202,12 @@ func (m *keyManager) attempt(ctx context.Context) time.Duration {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.inFlight = false
-	close(m.attemptDone)
-	m.attemptDone = make(chan struct{})
+	// Waiters are released only once the outcome is in place (deferred
+	// calls run in reverse: this before the unlock).
+	defer func() {
+		close(m.attemptDone)
+		m.attemptDone = make(chan struct{})
+	}()
 	if err != nil {
 		if ctx.Err() != nil {
 			return 0
