@@ -24,7 +24,7 @@ type Principal struct {
 	// Scopes are the permissions the token grants, read from `scope` (a
 	// space-separated string) and `scp` (an array of strings or a
 	// space-separated string).
-	Scopes Scopes
+	Scopes ScopeSet
 	// Claims are the typed JWT claims the verifier read; nil for a custom
 	// principal built without them.
 	Claims *Claims
@@ -35,13 +35,13 @@ type Principal struct {
 	Extra any
 }
 
-// Scopes is a set of scope names.
-type Scopes map[string]struct{}
+// ScopeSet is a set of scope names.
+type ScopeSet map[string]struct{}
 
 // NewScopes returns the set holding s. Empty strings are dropped, because an
 // empty scope name grants nothing.
-func NewScopes(s ...string) Scopes {
-	out := make(Scopes, len(s))
+func NewScopes(s ...string) ScopeSet {
+	out := make(ScopeSet, len(s))
 	for _, v := range s {
 		if v != "" {
 			out[v] = struct{}{}
@@ -51,14 +51,14 @@ func NewScopes(s ...string) Scopes {
 }
 
 // Has reports whether the set holds scope.
-func (s Scopes) Has(scope string) bool {
+func (s ScopeSet) Has(scope string) bool {
 	_, ok := s[scope]
 	return ok
 }
 
 // HasAll reports whether the set holds every scope named; true when none is
 // named.
-func (s Scopes) HasAll(scopes ...string) bool {
+func (s ScopeSet) HasAll(scopes ...string) bool {
 	for _, v := range scopes {
 		if _, ok := s[v]; !ok {
 			return false
@@ -69,7 +69,7 @@ func (s Scopes) HasAll(scopes ...string) bool {
 
 // List returns the scopes in sorted order, so that output built from it is
 // stable.
-func (s Scopes) List() []string {
+func (s ScopeSet) List() []string {
 	out := make([]string, 0, len(s))
 	for v := range s {
 		out = append(out, v)

@@ -33,7 +33,7 @@ var (
 // readClaims types the registered claims of a payload whose signature
 // verified. A claim of the wrong type is an error (ReasonInvalidClaims);
 // absent optional claims stay zero.
-func readClaims(raw map[string]json.RawMessage) (*Claims, Scopes, error) {
+func readClaims(raw map[string]json.RawMessage) (*Claims, ScopeSet, error) {
 	c := &Claims{Raw: raw}
 	var ok bool
 	if v, present := raw["iss"]; present {
@@ -113,12 +113,12 @@ func stringOrList(v json.RawMessage) ([]string, bool) {
 // readScopes reads `scope` (RFC 8693/9068: one space-separated string) and
 // `scp` (an array of strings, or a space-separated string, as some
 // providers send); both add to the set.
-func readScopes(raw map[string]json.RawMessage) (Scopes, error) {
-	var scopes Scopes
+func readScopes(raw map[string]json.RawMessage) (ScopeSet, error) {
+	var scopes ScopeSet
 	add := func(s string) {
 		for f := range strings.FieldsSeq(s) {
 			if scopes == nil {
-				scopes = make(Scopes, 4)
+				scopes = make(ScopeSet, 4)
 			}
 			scopes[f] = struct{}{}
 		}
@@ -140,7 +140,7 @@ func readScopes(raw map[string]json.RawMessage) (Scopes, error) {
 		}
 	}
 	if scopes == nil {
-		scopes = Scopes{}
+		scopes = ScopeSet{}
 	}
 	return scopes, nil
 }
