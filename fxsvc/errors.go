@@ -1,6 +1,8 @@
 package fxsvc
 
 import (
+	"net/http"
+
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
@@ -47,7 +49,9 @@ func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Response
 		fx.Provide(onlyOneErrorFormatPerApp),
 		fx.Provide(fx.Annotate(
 			func(res *svcerrors.Responses) Wrapper {
-				return Wrapper{Name: "errors", Order: 0, Wrap: res.Middleware}
+				return Wrapper{Name: "errors", Order: 0, Wrap: func(h http.Handler) (http.Handler, error) {
+					return res.Middleware(h), nil
+				}}
 			},
 			fx.ResultTags(`group:"`+wrapperGroup+`"`),
 		)),

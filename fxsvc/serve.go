@@ -95,9 +95,13 @@ func Serve(opts ...ServeOption) fx.Option {
 			if err != nil {
 				return nil, err
 			}
+			handler, err := applyWrappers(router, in.Wrappers)
+			if err != nil {
+				return nil, err
+			}
 			s := &Server{srv: &http.Server{
 				Addr:              cfg.Addr,
-				Handler:           applyWrappers(router, in.Wrappers),
+				Handler:           handler,
 				ReadHeaderTimeout: cfg.readHeader,
 			}}
 			log := in.Logger

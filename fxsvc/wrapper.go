@@ -16,7 +16,9 @@ const wrapperGroup = "svc.http.wrappers"
 type Wrapper struct {
 	Name  string
 	Order int
-	Wrap  func(http.Handler) http.Handler
+	// Wrap puts the part around h. An error refuses the set-up: the app
+	// fails to build, with the error naming what to fix.
+	Wrap func(h http.Handler) (http.Handler, error)
 }
 
 // Wrap adds w to the wrappers [Serve] applies.
@@ -24,11 +26,14 @@ func Wrap(w Wrapper) fx.Option {
 	return fx.Supply(fx.Annotated{Group: wrapperGroup, Target: w})
 }
 
-func applyWrappers(h http.Handler, ws []Wrapper) http.Handler {
+func applyWrappers(h http.Handler, ws []Wrapper) (http.Handler, error) {
 	sorted := append([]Wrapper(nil), ws...)
 	sort.SliceStable(sorted, func(i, j int) bool { return sorted[i].Order > sorted[j].Order })
 	for _, w := range sorted {
-		h = w.Wrap(h)
+		var err error
+		if h, err = w.Wrap(h); err != nil {
+			return nil, err
+		}
 	}
-	return h
+	return h, nil
 }

@@ -1,0 +1,59 @@
+package fxsvc
+
+import (
+	"context"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/modules/metrics"
+)
+
+// Metrics adds the metrics component to the app: built by metrics.New from
+// opts over the environment (SVC_METRICS_*, the OTEL_* fallbacks), opened
+// when the app starts (its provider becomes the process-global meter
+// provider) and closed when it stops (flush bounded by shutdown_timeout,
+// the previous global provider restored). It provides *metrics.Metrics to
+// the graph and uses the graph's *zap.Logger when there is one.
+//
+// It refuses: a second Metrics in one app (fx.New fails with a
+// *lifecycle.SingletonError), and an invalid setting (fx.New fails with a
+// *metrics.ConfigError naming the variable or option). An auto-disabled
+// component (exporter auto with no endpoint) is registered and inactive,
+// so Metrics() may be added unconditionally.
+func Metrics(opts ...metrics.Option) fx.Option {
+	return fx.Options(
+		lifecycle.Singleton(metrics.Kind, "fxsvc.Metrics"),
+		fx.Provide(func(p metricsParams) (*metrics.Metrics, error) {
+			all := opts
+			if p.Logger != nil {
+				// First, so a metrics.WithLogger in opts still wins.
+				all = append([]metrics.Option{metrics.WithLogger(p.Logger)}, opts...)
+			}
+			m, err := metrics.New(all...)
+			if err != nil {
+				return nil, err
+			}
+			lifecycle.Register(p.Lifecycle, namedMetrics{m})
+			return m, nil
+		}),
+		// Build it even when nothing asks for it: the global provider is
+		// its point.
+		fx.Invoke(func(*metrics.Metrics) {}),
+	)
+}
+
+type metricsParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Logger    *zap.Logger `optional:"true"`
+}
+
+// namedMetrics gives the component its lifecycle name, "metrics/<name>",
+// so open and close errors say which part failed.
+type namedMetrics struct{ m *metrics.Metrics }
+
+func (n namedMetrics) Name() string                    { return metrics.Kind + "/" + n.m.Name() }
+func (n namedMetrics) Open(ctx context.Context) error  { return n.m.Open(ctx) }
+func (n namedMetrics) Close(ctx context.Context) error { return n.m.Close(ctx) }

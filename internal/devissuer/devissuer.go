@@ -1,0 +1,244 @@
+// Package devissuer is a DEVELOPMENT-ONLY OpenID Connect issuer on
+// loopback. It exists so that `make run` and fast tests have tokens to
+// verify without an external server. It signs with a key made at start,
+// trusts any client that knows the one configured secret, and keeps
+// nothing: never use it where an issuer is configured, and never expose it.
+package devissuer
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// Issuer is a running development issuer.
+type Issuer struct {
+	// URL is the issuer identifier, http://127.0.0.1:PORT.
+	URL string
+	// Audience is the `aud` of the tokens it mints by default.
+	Audience string
+	// ClientID and ClientSecret are the one client its token endpoint knows.
+	ClientID, ClientSecret string
+
+	srv *http.Server
+	ln  net.Listener
+
+	mu     sync.RWMutex
+	key    *ecdsa.PrivateKey
+	kid    string
+	public []jose.JSONWebKey
+
+	tokenRequests int
+}
+
+// Options configure an Issuer; zero values take the defaults.
+type Options struct {
+	Addr         string // default 127.0.0.1:0
+	Audience     string // default "svc-example"
+	ClientID     string // default "example-client"
+	ClientSecret string // default "example-secret"
+}
+
+// Start listens on loopback and serves discovery, the JWKS and a token
+// endpoint (client_credentials, form-encoded, client_secret_basic or
+// client_secret_post). Close stops it.
+func Start(opts Options) (*Issuer, error) {
+	if opts.Addr == "" {
+		opts.Addr = "127.0.0.1:0"
+	}
+	host, _, err := net.SplitHostPort(opts.Addr)
+	if err != nil || (host != "127.0.0.1" && host != "localhost" && host != "::1") {
+		return nil, fmt.Errorf("devissuer: Addr %q must be a loopback address: this issuer is for development only", opts.Addr)
+	}
+	ln, err := net.Listen("tcp", opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("devissuer: listen: %w", err)
+	}
+	iss := &Issuer{
+		URL:          "http://" + ln.Addr().String(),
+		Audience:     withDefault(opts.Audience, "svc-example"),
+		ClientID:     withDefault(opts.ClientID, "example-client"),
+		ClientSecret: withDefault(opts.ClientSecret, "example-secret"),
+		ln:           ln,
+	}
+	if err := iss.Rotate(false); err != nil {
+		ln.Close()
+		return nil, err
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /.well-known/openid-configuration", iss.discovery)
+	mux.HandleFunc("GET /.well-known/oauth-authorization-server", iss.discovery)
+	mux.HandleFunc("GET /jwks", iss.jwks)
+	mux.HandleFunc("POST /token", iss.token)
+	iss.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
+	go func() { _ = iss.srv.Serve(ln) }()
+	return iss, nil
+}
+
+func withDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
+}
+
+// Close stops the issuer.
+func (i *Issuer) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return i.srv.Shutdown(ctx)
+}
+
+// Rotate signs with a new key from now on, keeping the old public key in
+// the JWKS when keepOld is true.
+func (i *Issuer) Rotate(keepOld bool) error {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return fmt.Errorf("devissuer: key: %w", err)
+	}
+	var id [8]byte
+	_, _ = rand.Read(id[:])
+	kid := "dev-" + hex.EncodeToString(id[:])
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	pub := jose.JSONWebKey{Key: &key.PublicKey, KeyID: kid, Algorithm: "ES256", Use: "sig"}
+	if keepOld {
+		i.public = append([]jose.JSONWebKey{pub}, i.public...)
+	} else {
+		i.public = []jose.JSONWebKey{pub}
+	}
+	i.key, i.kid = key, kid
+	return nil
+}
+
+// Token is what Mint puts in a token beyond the defaults.
+type Token struct {
+	Subject  string
+	Audience string        // default the issuer's Audience
+	Scopes   []string      // the `scope` claim, space-separated
+	TTL      time.Duration // default 1h
+	Extra    map[string]any
+}
+
+// Mint signs an ES256 JWT access token.
+func (i *Issuer) Mint(t Token) (string, error) {
+	i.mu.RLock()
+	key, kid := i.key, i.kid
+	i.mu.RUnlock()
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key},
+		(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", kid))
+	if err != nil {
+		return "", fmt.Errorf("devissuer: signer: %w", err)
+	}
+	if t.TTL <= 0 {
+		t.TTL = time.Hour
+	}
+	now := time.Now()
+	var jti [12]byte
+	_, _ = rand.Read(jti[:])
+	claims := map[string]any{
+		"iss": i.URL,
+		"sub": t.Subject,
+		"aud": withDefault(t.Audience, i.Audience),
+		"iat": now.Unix(),
+		"exp": now.Add(t.TTL).Unix(),
+		"jti": hex.EncodeToString(jti[:]),
+	}
+	if len(t.Scopes) > 0 {
+		claims["scope"] = strings.Join(t.Scopes, " ")
+	}
+	for k, v := range t.Extra {
+		claims[k] = v
+	}
+	return jwt.Signed(signer).Claims(claims).Serialize()
+}
+
+// TokenRequests counts the token endpoint's requests.
+func (i *Issuer) TokenRequests() int {
+	i.mu.RLock()
+	defer i.mu.RUnlock()
+	return i.tokenRequests
+}
+
+func (i *Issuer) discovery(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{
+		"issuer":                                i.URL,
+		"jwks_uri":                              i.URL + "/jwks",
+		"token_endpoint":                        i.URL + "/token",
+		"grant_types_supported":                 []string{"client_credentials"},
+		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
+		"id_token_signing_alg_values_supported": []string{"ES256"},
+		"response_types_supported":              []string{"token"},
+		"subject_types_supported":               []string{"public"},
+	})
+}
+
+func (i *Issuer) jwks(w http.ResponseWriter, _ *http.Request) {
+	i.mu.RLock()
+	set := jose.JSONWebKeySet{Keys: append([]jose.JSONWebKey(nil), i.public...)}
+	i.mu.RUnlock()
+	writeJSON(w, http.StatusOK, set)
+}
+
+func (i *Issuer) token(w http.ResponseWriter, r *http.Request) {
+	i.mu.Lock()
+	i.tokenRequests++
+	i.mu.Unlock()
+	if err := r.ParseForm(); err != nil {
+		oauthError(w, http.StatusBadRequest, "invalid_request")
+		return
+	}
+	id, secret, basic := r.BasicAuth()
+	if !basic {
+		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
+	}
+	if id != i.ClientID || secret != i.ClientSecret {
+		oauthError(w, http.StatusUnauthorized, "invalid_client")
+		return
+	}
+	if r.PostForm.Get("grant_type") != "client_credentials" {
+		oauthError(w, http.StatusBadRequest, "unsupported_grant_type")
+		return
+	}
+	aud := r.PostForm.Get("audience")
+	if aud == "" {
+		aud = r.PostForm.Get("resource")
+	}
+	scopes := strings.Fields(r.PostForm.Get("scope"))
+	tok, err := i.Mint(Token{Subject: id, Audience: aud, Scopes: scopes, TTL: time.Hour})
+	if err != nil {
+		oauthError(w, http.StatusInternalServerError, "server_error")
+		return
+	}
+	resp := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600}
+	if len(scopes) > 0 {
+		resp["scope"] = strings.Join(scopes, " ")
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+func oauthError(w http.ResponseWriter, status int, code string) {
+	writeJSON(w, status, map[string]string{"error": code})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	if err := json.NewEncoder(w).Encode(v); err != nil && !errors.Is(err, http.ErrHandlerTimeout) {
+		return
+	}
+}

@@ -1,0 +1,38 @@
+package authn
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// runCheck applies the check hook; ok is false when it answered r itself.
+func (g *Gate) runCheck(w http.ResponseWriter, r *http.Request, p Principal) (Principal, bool) {
+	got, err := g.cfg.check(r.Context(), p, r)
+	if err != nil {
+		// A framework HTTP error from the hook is a 500 like any other
+		// unknown error: the hook refuses by returning a zero Principal.
+		var httpErr *svcerrors.HTTPError
+		if _, known := svcerrors.Describe(err); known && !errors.As(err, &httpErr) {
+			responsesFor(r).ServeError(w, r, err)
+		} else {
+			g.internalError(w, r, fmt.Errorf("authn: check hook: %w", err))
+		}
+		return Principal{}, false
+	}
+	if isZeroPrincipal(got) {
+		g.refuse(w, r, &Refusal{Kind: KindTokenRejected, Reason: ReasonRevoked})
+		return Principal{}, false
+	}
+	if !got.Authenticated {
+		g.internalError(w, r, errors.New("authn: check hook returned a principal that is not Authenticated; return the zero Principal to refuse"))
+		return Principal{}, false
+	}
+	return got, true
+}
+
+func isZeroPrincipal(p Principal) bool {
+	return p.Subject == "" && p.Issuer == "" && p.Scopes == nil && p.Claims == nil && !p.Authenticated && p.Extra == nil
+}

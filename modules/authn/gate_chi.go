@@ -1,0 +1,125 @@
+package authn
+
+import (
+	"fmt"
+	"net/http"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
+	"go.uber.org/zap"
+)
+
+// InstallError is a route set-up the gate refuses. It names the route.
+type InstallError struct {
+	Method  string
+	Pattern string
+	Problem string
+}
+
+func (e *InstallError) Error() string {
+	return fmt.Sprintf("authn: route %s %s %s", e.Method, e.Pattern, e.Problem)
+}
+
+// Handler puts the gate in front of router. For a chi router it reads every
+// route, following mounts, and refuses (with an *InstallError naming the
+// route) a route that is both Anonymous and Require'd, an excluded route
+// that requires scopes, and a route at the protected-resource metadata
+// path. It then finds each request's route before dispatch, so a request
+// without a token reaches only anonymous routes, and an unknown URL, a
+// method no route serves and a redirect all get the same 401. Routes added
+// later are read before the next request that reaches them.
+//
+// Any other handler is gated like [Middleware]: public paths through
+// Exclude alone.
+func (g *Gate) Handler(router http.Handler) (http.Handler, error) {
+	if mux, ok := router.(chi.Routes); ok {
+		routes := &chiRoutes{gate: g, mux: mux}
+		if err := routes.load(); err != nil {
+			return nil, err
+		}
+		return g.wrap(router, routes), nil
+	}
+	return g.wrap(router, nil), nil
+}
+
+// chiRoutes is the gate's view of a chi router's routes.
+type chiRoutes struct {
+	gate *Gate
+	mux  chi.Routes
+
+	mu    sync.RWMutex
+	table map[string]guard // "METHOD pattern"
+}
+
+var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
+
+func (c *chiRoutes) find(r *http.Request) (string, guard, bool) {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	rctx := routeContexts.Get().(*chi.Context)
+	rctx.Reset()
+	pattern := c.mux.Find(rctx, r.Method, path)
+	routeContexts.Put(rctx)
+	if pattern == "" {
+		return "", guard{}, false
+	}
+	key := r.Method + " " + pattern
+	c.mu.RLock()
+	gd, ok := c.table[key]
+	c.mu.RUnlock()
+	if !ok {
+		// A route added after install: read the routes again. A route that
+		// still cannot be read is treated as protected.
+		if err := c.load(); err != nil {
+			c.gate.log.Error("authn: a route added after install is refused; it stays protected", zap.Error(err))
+		}
+		c.mu.RLock()
+		gd = c.table[key]
+		c.mu.RUnlock()
+	}
+	return pattern, gd, true
+}
+
+func (c *chiRoutes) load() error {
+	table := map[string]guard{}
+	err := chi.Walk(c.mux, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
+		gd := guardOf(h, mws)
+		if err := c.gate.validateRoute(method, pattern, gd); err != nil {
+			return err
+		}
+		table[method+" "+pattern] = gd
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	c.mu.Lock()
+	c.table = table
+	c.mu.Unlock()
+	return nil
+}
+
+// validateRoute refuses the route set-ups the spec refuses at install.
+func (g *Gate) validateRoute(method, pattern string, gd guard) error {
+	switch {
+	case gd.anonymous && gd.requires:
+		return &InstallError{method, pattern, "is Anonymous and also requires a caller (authn.Require): make it one or the other"}
+	case len(gd.scopes) > 0 && g.exclude.matchPattern(pattern):
+		return &InstallError{method, pattern, "is excluded from authentication but requires scopes: remove it from authn.Exclude or drop the scopes"}
+	case g.meta != nil && pattern == g.meta.path:
+		return &InstallError{method, pattern, "is at the protected-resource metadata path, which the gate answers itself: move the route"}
+	}
+	return nil
+}
+
+// Guard tells how a route is guarded, for the `check` command: excluded,
+// anonymous or authenticated, and its scopes.
+func (g *Gate) Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (string, []string) {
+	gd := guardOf(h, mws)
+	if g.exclude.matchPattern(pattern) {
+		return "excluded", gd.scopes
+	}
+	return gd.mode(), gd.scopes
+}

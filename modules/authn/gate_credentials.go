@@ -1,0 +1,104 @@
+package authn
+
+import (
+	"bytes"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// formPeekLimit bounds how much of a form body the gate reads, before
+// authentication, to find a second credential in it.
+const formPeekLimit = 64 << 10
+
+// readCredential returns the bearer token of r, "" when r carries none (no
+// Authorization header, or another scheme such as Basic), or a refusal:
+// ambiguous-credentials for more than one credential, token-rejected
+// (malformed) for a Bearer header whose token is not RFC 6750 b64token.
+func readCredential(r *http.Request) (string, *Refusal) {
+	values := r.Header["Authorization"]
+	if len(values) > 1 {
+		return "", &Refusal{Kind: KindAmbiguousCredentials}
+	}
+	if len(values) == 0 {
+		return "", nil
+	}
+	token, isBearer := bearerToken(values[0])
+	if !isBearer {
+		return "", nil
+	}
+	// RFC 6750 §2: a client must not use more than one method. A token in
+	// the query or the form beside the header is refused, not ignored, so
+	// that a proxy and the app cannot disagree on which one was meant.
+	if r.URL.Query().Has("access_token") || formHasAccessToken(r) {
+		return "", &Refusal{Kind: KindAmbiguousCredentials}
+	}
+	if !isB64Token(token) {
+		return "", &Refusal{Kind: KindTokenRejected, Reason: ReasonMalformed}
+	}
+	return token, nil
+}
+
+// bearerToken splits an Authorization value into its Bearer token. The
+// scheme is case-insensitive (RFC 9110 §11.1); isBearer is false for any
+// other scheme.
+func bearerToken(value string) (token string, isBearer bool) {
+	value = strings.TrimLeft(value, " \t")
+	scheme, rest, _ := strings.Cut(value, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.Trim(rest, " \t"), true
+}
+
+// isB64Token reports whether s is an RFC 6750 b64token:
+// 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
+func isB64Token(s string) bool {
+	if s == "" {
+		return false
+	}
+	i := 0
+	for ; i < len(s); i++ {
+		c := s[i]
+		if ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') ||
+			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' {
+			continue
+		}
+		break
+	}
+	if i == 0 {
+		return false
+	}
+	for ; i < len(s); i++ {
+		if s[i] != '=' {
+			return false
+		}
+	}
+	return true
+}
+
+// formHasAccessToken peeks at a form-encoded body for an access_token
+// parameter and puts back what it read, so the handler sees the whole body.
+func formHasAccessToken(r *http.Request) bool {
+	if r.Body == nil || r.Body == http.NoBody {
+		return false
+	}
+	switch r.Method {
+	case http.MethodPost, http.MethodPut, http.MethodPatch:
+	default:
+		return false
+	}
+	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if err != nil || mt != "application/x-www-form-urlencoded" {
+		return false
+	}
+	peeked, _ := io.ReadAll(io.LimitReader(r.Body, formPeekLimit))
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{io.MultiReader(bytes.NewReader(peeked), r.Body), r.Body}
+	form, _ := url.ParseQuery(string(peeked))
+	return form.Has("access_token")
+}

@@ -1,0 +1,81 @@
+package authn
+
+import (
+	"fmt"
+	"strings"
+)
+
+// excludeSet matches request paths against the Exclude patterns.
+type excludeSet struct {
+	exact    map[string]struct{}
+	prefixes []string // each ends in "/"
+}
+
+// ExcludeError is an Exclude pattern the gate refuses.
+type ExcludeError struct {
+	Pattern string
+	Problem string
+}
+
+func (e *ExcludeError) Error() string {
+	return fmt.Sprintf("authn: Exclude(%q) %s", e.Pattern, e.Problem)
+}
+
+func newExcludeSet(patterns []string) (excludeSet, error) {
+	s := excludeSet{exact: map[string]struct{}{}}
+	for _, p := range patterns {
+		switch {
+		case p == "" || p[0] != '/':
+			if p == "*" {
+				return s, &ExcludeError{p, "matches every path; exclude only the paths that must stay public"}
+			}
+			return s, &ExcludeError{p, "must start with /"}
+		case p == "/*":
+			return s, &ExcludeError{p, "matches every path; exclude only the paths that must stay public"}
+		case strings.HasSuffix(p, "/*"):
+			prefix := strings.TrimSuffix(p, "*")
+			if strings.ContainsAny(prefix, "*{}") {
+				return s, &ExcludeError{p, "may hold * only as a final /*"}
+			}
+			s.prefixes = append(s.prefixes, prefix)
+		case strings.Contains(p, "*"):
+			return s, &ExcludeError{p, "ends inside a path segment; use an exact path or a prefix ending in /*"}
+		case strings.ContainsAny(p, "{}"):
+			return s, &ExcludeError{p, "holds a route parameter; exclude concrete paths"}
+		default:
+			s.exact[p] = struct{}{}
+		}
+	}
+	return s, nil
+}
+
+func (s excludeSet) match(path string) bool {
+	if _, ok := s.exact[path]; ok {
+		return true
+	}
+	for _, p := range s.prefixes {
+		if strings.HasPrefix(path, p) || path == p[:len(p)-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// matchPattern reports whether a route template lies under an exclusion, so
+// that install can refuse an excluded route that requires scopes.
+func (s excludeSet) matchPattern(pattern string) bool {
+	if s.match(pattern) {
+		return true
+	}
+	// A route template such as /docs/* or /docs/{file} is excluded when
+	// everything before its first parameter is.
+	if i := strings.IndexAny(pattern, "{*"); i > 0 {
+		head := pattern[:i]
+		for _, p := range s.prefixes {
+			if strings.HasPrefix(head, p) {
+				return true
+			}
+		}
+	}
+	return false
+}

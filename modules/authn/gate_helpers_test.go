@@ -1,0 +1,144 @@
+package authn_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// fakeVerifier maps tokens to callers: fast gate tests without keys. The
+// real verifiers are tested on their own and end to end.
+type fakeVerifier struct {
+	callers map[string]authn.Principal
+	errs    map[string]error
+	calls   int
+}
+
+func newFake() *fakeVerifier {
+	return &fakeVerifier{
+		callers: map[string]authn.Principal{
+			"alice-token": {Subject: "alice", Issuer: "https://idp.test", Scopes: authn.NewScopes("read"), Authenticated: true},
+			"admin-token": {Subject: "root", Issuer: "https://idp.test", Scopes: authn.NewScopes("read", "admin"), Authenticated: true},
+		},
+		errs: map[string]error{
+			"expired-token": &authn.TokenError{Reason: authn.ReasonExpired, Signed: true},
+			"forged-token":  &authn.TokenError{Reason: authn.ReasonSignature},
+			"nokeys-token":  authn.ErrKeysUnavailable,
+			"broken-token":  io.ErrUnexpectedEOF,
+		},
+	}
+}
+
+func (f *fakeVerifier) Verify(_ context.Context, token string) (authn.Principal, error) {
+	f.calls++
+	if err, ok := f.errs[token]; ok {
+		return authn.Principal{}, err
+	}
+	if p, ok := f.callers[token]; ok {
+		return p, nil
+	}
+	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+}
+
+func (f *fakeVerifier) Issuers() []string { return []string{"https://idp.test"} }
+
+func ok(w http.ResponseWriter, r *http.Request) {
+	p, authed := authn.PrincipalFrom(r.Context())
+	if authed {
+		_, _ = io.WriteString(w, "hello "+p.Subject)
+		return
+	}
+	_, _ = io.WriteString(w, "hello stranger")
+}
+
+// exampleRouter is a chi app with every kind of route the gate tells apart.
+func exampleRouter() *chi.Mux {
+	r := chi.NewRouter()
+	r.Get("/healthz", ok)
+	r.With(authn.Anonymous).Get("/hello", ok)
+	r.Post("/hello", ok) // same path, other method: authenticated
+	r.Get("/me", ok)
+	r.With(authn.Require("admin")).Get("/admin", ok)
+	r.Route("/reports", func(r chi.Router) {
+		r.Use(authn.Require("read"))
+		r.Get("/", ok)
+		r.With(authn.Require("admin")).Get("/secret", ok)
+	})
+	sub := chi.NewRouter()
+	sub.With(authn.Anonymous).Get("/open", ok)
+	sub.Get("/closed", ok)
+	r.Mount("/sub", sub)
+	r.Mount("/files", http.StripPrefix("/files", http.FileServer(http.Dir("testdata-none"))))
+	r.Get("/docs/*", ok)
+	return r
+}
+
+type served struct {
+	status int
+	header http.Header
+	body   string
+	json   map[string]any
+}
+
+func gateServer(t *testing.T, res *svcerrors.Responses, router http.Handler, v authn.Verifier, opts ...authn.Option) *httptest.Server {
+	t.Helper()
+	g, err := authn.New(v, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := g.Handler(router)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res != nil {
+		h = res.Middleware(h)
+	}
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func do(t *testing.T, srv *httptest.Server, method, path string, header http.Header, body string) served {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, srv.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, vs := range header {
+		for _, v := range vs {
+			req.Header.Add(k, v)
+		}
+	}
+	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	s := served{status: resp.StatusCode, header: resp.Header, body: string(b)}
+	_ = json.Unmarshal(b, &s.json)
+	return s
+}
+
+func bearer(tok string) http.Header { return http.Header{"Authorization": {"Bearer " + tok}} }
+
+func httptestServer(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}

@@ -1,0 +1,108 @@
+package authn
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+)
+
+// metadataPrefix is the RFC 9728 well-known path.
+const metadataPrefix = "/.well-known/oauth-protected-resource"
+
+// metadata is the RFC 9728 protected-resource metadata document. Nothing in
+// it is read from the request: resource is the URL clients call as they see
+// it, configured once.
+type metadata struct {
+	path string
+	url  string
+	body []byte
+}
+
+type metadataDoc struct {
+	Resource               string   `json:"resource"`
+	AuthorizationServers   []string `json:"authorization_servers"`
+	BearerMethodsSupported []string `json:"bearer_methods_supported"`
+	ScopesSupported        []string `json:"scopes_supported,omitempty"`
+}
+
+// ResourceError is a Resource setting the gate refuses.
+type ResourceError struct {
+	Resource string
+	Problem  string
+}
+
+func (e *ResourceError) Error() string {
+	return fmt.Sprintf("authn: Resource(%q) %s", e.Resource, e.Problem)
+}
+
+func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
+	res := cfg.resource
+	u, err := url.Parse(res)
+	switch {
+	case err != nil:
+		return nil, &ResourceError{res, "is not a URL"}
+	case u.Scheme != "https":
+		return nil, &ResourceError{res, "must be an https URL, as clients call it behind any proxy"}
+	case u.Host == "":
+		return nil, &ResourceError{res, "has no host"}
+	case u.Fragment != "" || strings.Contains(res, "#"):
+		return nil, &ResourceError{res, "must not have a fragment"}
+	case strings.ContainsAny(u.Path, "{}") || strings.ContainsAny(u.RawPath, "{}"):
+		return nil, &ResourceError{res, "must not hold a brace in its path (a route template is not a resource)"}
+	case u.User != nil:
+		return nil, &ResourceError{res, "must not carry credentials"}
+	case u.RawQuery != "":
+		return nil, &ResourceError{res, "must not have a query"}
+	}
+	servers := cfg.authorizationServers
+	if len(servers) == 0 {
+		if il, ok := v.(IssuerLister); ok {
+			servers = il.Issuers()
+		}
+	}
+	if len(servers) == 0 {
+		return nil, &ResourceError{res, "needs authn.AuthorizationServers(...): the verifier names no issuers"}
+	}
+	path := u.EscapedPath()
+	if path == "/" {
+		path = ""
+	}
+	doc := metadataDoc{
+		Resource:               res,
+		AuthorizationServers:   servers,
+		BearerMethodsSupported: []string{"header"},
+		ScopesSupported:        cfg.scopes,
+	}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		return nil, fmt.Errorf("authn: encoding protected-resource metadata: %w", err)
+	}
+	m := &metadata{path: metadataPrefix + path, body: body}
+	m.url = u.Scheme + "://" + u.Host + m.path
+	return m, nil
+}
+
+// ServeHTTP answers the metadata path for every request there: readable
+// from any origin, never authenticated.
+func (m *metadata) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Access-Control-Allow-Origin", "*")
+	switch r.Method {
+	case http.MethodGet, http.MethodHead:
+		h.Set("Content-Type", "application/json")
+		h.Set("Cache-Control", "max-age=3600")
+		w.WriteHeader(http.StatusOK)
+		if r.Method == http.MethodGet {
+			_, _ = w.Write(m.body)
+		}
+	case http.MethodOptions:
+		h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+		h.Set("Allow", "GET, HEAD, OPTIONS")
+		w.WriteHeader(http.StatusNoContent)
+	default:
+		h.Set("Allow", "GET, HEAD, OPTIONS")
+		http.Error(w, http.StatusText(http.StatusMethodNotAllowed), http.StatusMethodNotAllowed)
+	}
+}

@@ -1,0 +1,74 @@
+package authn
+
+import (
+	"context"
+	"net/http"
+)
+
+// Option configures the authentication gate ([New], [Middleware] and
+// fxsvc.Authn). Options are read once: nothing inbound changes while the
+// service runs.
+type Option func(*gateConfig)
+
+// CheckFunc is the post-verification hook. It runs after the token verified
+// and before the app sees the request, on every request that carries a
+// verified token (cache-answered ones, anonymous routes, websocket
+// handshakes), never on one without a token or on an excluded path.
+//
+// Return the principal (possibly with Extra set) to serve the request. A zero
+// Principal with a nil error refuses it: 401 token-rejected, reason revoked.
+// A non-zero principal that is not Authenticated is a programming error and
+// answers 500. An error the registered error format knows (say a
+// *svcerrors.DeadlineExceeded) is rendered; any other error answers 500.
+// Its answer is never cached.
+type CheckFunc func(ctx context.Context, p Principal, r *http.Request) (Principal, error)
+
+type gateConfig struct {
+	exclude              []string
+	check                CheckFunc
+	resource             string
+	authorizationServers []string
+	scopes               []string
+	endUser              bool
+	openAPI              bool
+}
+
+// Exclude names paths that are never authenticated: an exact path such as
+// "/healthz", or a prefix ending in "/*" such as "/docs/*" (which also
+// matches "/docs"). A token sent there is not read. Patterns matching every
+// path ("*", "/*") and prefixes ending inside a segment ("/public*") are
+// refused when the gate is built.
+func Exclude(patterns ...string) Option {
+	return func(c *gateConfig) { c.exclude = append(c.exclude, patterns...) }
+}
+
+// Check sets the post-verification hook; see [CheckFunc].
+func Check(fn CheckFunc) Option { return func(c *gateConfig) { c.check = fn } }
+
+// Resource enables RFC 9728 protected-resource metadata: the URL clients
+// call as they see it (behind any proxy). It must be https, with no
+// fragment and no brace in its path. The document is served at
+// /.well-known/oauth-protected-resource<path of the URL>, and every Bearer
+// challenge then carries resource_metadata.
+func Resource(url string) Option { return func(c *gateConfig) { c.resource = url } }
+
+// AuthorizationServers lists the issuers the metadata names. Needed with
+// Resource when the verifier names no issuers itself.
+func AuthorizationServers(issuers ...string) Option {
+	return func(c *gateConfig) { c.authorizationServers = append(c.authorizationServers, issuers...) }
+}
+
+// Scopes lists, in the metadata, the scopes a client may ask for. Omitted,
+// none are listed.
+func Scopes(scopes ...string) Option {
+	return func(c *gateConfig) { c.scopes = append(c.scopes, scopes...) }
+}
+
+// EndUser puts enduser.id (the subject) on the server span of authenticated
+// requests, and on refusals whose signature verified. Off by default: a
+// subject may be personal data.
+func EndUser(on bool) Option { return func(c *gateConfig) { c.endUser = on } }
+
+// OpenAPI(false) leaves the API schema alone (routers that publish one).
+// Default true.
+func OpenAPI(on bool) Option { return func(c *gateConfig) { c.openAPI = on } }

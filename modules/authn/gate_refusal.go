@@ -1,0 +1,127 @@
+package authn
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// RefusalKind is the `type` anchor of an authentication refusal and, except
+// for token-rejected, its error word in telemetry.
+type RefusalKind string
+
+// The refusal kinds of the spec's table.
+const (
+	KindAuthenticationRequired RefusalKind = "authentication-required" // 401, Bearer
+	KindTokenRejected          RefusalKind = "token-rejected"          // 401, error="invalid_token", with reason
+	KindAmbiguousCredentials   RefusalKind = "ambiguous-credentials"   // 400, error="invalid_request"
+	KindInsufficientScope      RefusalKind = "insufficient-scope"      // 403, error="insufficient_scope", scope=
+	KindClientBanned           RefusalKind = "client-banned"           // 429, Retry-After
+	KindKeysUnavailable        RefusalKind = "signing-keys-unavailable"
+)
+
+// Refusal is the gate's answer to a request it turns away. It is a
+// svcerrors.Rejection: the registered error format renders it, with the
+// RFC 6750 challenge in WWW-Authenticate. An app may answer it its own way
+// with svcerrors.On[*authn.Refusal].
+type Refusal struct {
+	Kind RefusalKind
+	// Reason says why a token was rejected (KindTokenRejected only).
+	Reason Reason
+	// Scopes are the scopes the route requires (KindInsufficientScope).
+	Scopes []string
+	// RetryAfter is how long a banned caller must wait (KindClientBanned).
+	RetryAfter time.Duration
+	// resourceMetadata is the metadata URL every Bearer challenge names when
+	// the gate has a Resource.
+	resourceMetadata string
+}
+
+func (r *Refusal) Error() string {
+	if r.Kind == KindTokenRejected {
+		return "authn: refused: " + string(r.Kind) + " (" + string(r.Reason) + ")"
+	}
+	return "authn: refused: " + string(r.Kind)
+}
+
+// Word is the refusal's error word: the body's reason for a rejected token,
+// else its kind. It is the error.type of security records and metrics.
+func (r *Refusal) Word() string {
+	if r.Kind == KindTokenRejected && r.Reason != "" {
+		return string(r.Reason)
+	}
+	return string(r.Kind)
+}
+
+// Admission implements svcerrors.Admission: a refusal turns a request away
+// before its handler runs.
+func (r *Refusal) Admission() {}
+
+type refusalText struct {
+	status        int
+	title, detail string
+}
+
+var refusalTexts = map[RefusalKind]refusalText{
+	KindAuthenticationRequired: {http.StatusUnauthorized, "Authentication required",
+		"This resource requires a bearer token in the Authorization header."},
+	KindTokenRejected: {http.StatusUnauthorized, "Token rejected",
+		"The bearer token did not verify; see reason. Get a new token rather than retrying this one."},
+	KindAmbiguousCredentials: {http.StatusBadRequest, "Ambiguous credentials",
+		"The request carried more than one credential. Send exactly one, in the Authorization header."},
+	KindInsufficientScope: {http.StatusForbidden, "Insufficient scope",
+		"The token does not grant a scope this resource requires; see the scope in WWW-Authenticate."},
+	KindClientBanned: {http.StatusTooManyRequests, "Client banned",
+		"This client is refused for a while. Retry after the time given."},
+	KindKeysUnavailable: {http.StatusServiceUnavailable, "Signing keys unavailable",
+		"The service cannot verify tokens yet. Retry shortly."},
+}
+
+// Status is the HTTP status of the refusal.
+func (r *Refusal) Status() int { return refusalTexts[r.Kind].status }
+
+// Describe implements svcerrors.Rejection.
+func (r *Refusal) Describe() svcerrors.Description {
+	t := refusalTexts[r.Kind]
+	d := svcerrors.Description{
+		Kind:       svcerrors.Kind{Status: t.status, Anchor: string(r.Kind), Title: t.title, Detail: t.detail},
+		RetryAfter: r.RetryAfter,
+	}
+	if r.Kind == KindTokenRejected {
+		d.Detail = "The bearer token did not verify (" + string(r.Reason) + "). Get a new token rather than retrying this one."
+		d.Extensions = []svcerrors.Member{{Name: "reason", Value: string(r.Reason)}}
+	}
+	if c := r.Challenge(); c != "" {
+		d.Header = http.Header{"Www-Authenticate": {c}}
+	}
+	return d
+}
+
+// Challenge is the WWW-Authenticate value (RFC 6750 §3): never an
+// error_description, never the token. Empty for refusals that carry none.
+func (r *Refusal) Challenge() string {
+	var params []string
+	switch r.Kind {
+	case KindAuthenticationRequired:
+	case KindTokenRejected:
+		params = append(params, `error="invalid_token"`)
+	case KindAmbiguousCredentials:
+		params = append(params, `error="invalid_request"`)
+	case KindInsufficientScope:
+		params = append(params, `error="insufficient_scope"`)
+		if len(r.Scopes) > 0 {
+			params = append(params, `scope="`+strings.Join(r.Scopes, " ")+`"`)
+		}
+	default:
+		return ""
+	}
+	if r.resourceMetadata != "" {
+		params = append(params, `resource_metadata="`+r.resourceMetadata+`"`)
+	}
+	if len(params) == 0 {
+		return "Bearer"
+	}
+	return "Bearer " + strings.Join(params, ", ")
+}

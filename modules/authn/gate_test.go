@@ -1,0 +1,280 @@
+package authn_test
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+const docs = svcerrors.DefaultDocsURL + "#"
+
+// refusalCase is one row of the spec's "Refusal responses" table.
+type refusalCase struct {
+	name      string
+	method    string
+	path      string
+	header    http.Header
+	body      string
+	status    int
+	anchor    string
+	reason    string
+	challenge string // exact WWW-Authenticate, "" for none
+}
+
+func refusalTable() []refusalCase {
+	form := http.Header{"Authorization": {"Bearer alice-token"}, "Content-Type": {"application/x-www-form-urlencoded"}}
+	return []refusalCase{
+		{"no credential", "GET", "/me", nil, "", 401, "authentication-required", "", "Bearer"},
+		{"basic scheme", "GET", "/me", http.Header{"Authorization": {"Basic YWxpY2U6c2VjcmV0"}}, "", 401, "authentication-required", "", "Bearer"},
+		{"expired token", "GET", "/me", bearer("expired-token"), "", 401, "token-rejected", "expired", `Bearer error="invalid_token"`},
+		{"forged token", "GET", "/me", bearer("forged-token"), "", 401, "token-rejected", "signature", `Bearer error="invalid_token"`},
+		{"malformed token", "GET", "/me", bearer("not a token"), "", 401, "token-rejected", "malformed", `Bearer error="invalid_token"`},
+		{"two headers", "GET", "/me", http.Header{"Authorization": {"Bearer alice-token", "Bearer admin-token"}}, "", 400, "ambiguous-credentials", "", `Bearer error="invalid_request"`},
+		{"header and query", "GET", "/me?access_token=x", bearer("alice-token"), "", 400, "ambiguous-credentials", "", `Bearer error="invalid_request"`},
+		{"header and form", "POST", "/hello", form, "a=1&access_token=x", 400, "ambiguous-credentials", "", `Bearer error="invalid_request"`},
+		{"missing scope", "GET", "/admin", bearer("alice-token"), "", 403, "insufficient-scope", "", `Bearer error="insufficient_scope", scope="admin"`},
+		{"missing scope of a router", "GET", "/reports/secret", bearer("alice-token"), "", 403, "insufficient-scope", "", `Bearer error="insufficient_scope", scope="admin"`},
+		{"keys not loaded", "GET", "/me", bearer("nokeys-token"), "", 503, "signing-keys-unavailable", "", ""},
+		{"unknown URL", "GET", "/nowhere", nil, "", 401, "authentication-required", "", "Bearer"},
+		{"method no route serves", "DELETE", "/me", nil, "", 401, "authentication-required", "", "Bearer"},
+		{"trailing-slash variant", "GET", "/me/", nil, "", 401, "authentication-required", "", "Bearer"},
+		{"mounted plain handler", "GET", "/files/x.txt", nil, "", 401, "authentication-required", "", "Bearer"},
+		{"mounted router, protected route", "GET", "/sub/closed", nil, "", 401, "authentication-required", "", "Bearer"},
+		{"anonymous on GET only", "POST", "/hello", nil, "", 401, "authentication-required", "", "Bearer"},
+		{"anonymous route, bad token", "GET", "/hello", bearer("forged-token"), "", 401, "token-rejected", "signature", `Bearer error="invalid_token"`},
+	}
+}
+
+func TestRefusalsTableBothFormats(t *testing.T) {
+	formats := map[string]*svcerrors.Responses{"rfc9457": svcerrors.New(), "tmf630": svcerrors.NewTMF("API", svcerrors.KindDocs)}
+	for fname, res := range formats {
+		srv := gateServer(t, res, exampleRouter(), newFake())
+		for _, tc := range refusalTable() {
+			t.Run(fname+"/"+tc.name, func(t *testing.T) {
+				got := do(t, srv, tc.method, tc.path, tc.header, tc.body)
+				if got.status != tc.status {
+					t.Fatalf("status %d, want %d: %s", got.status, tc.status, got.body)
+				}
+				if c := got.header.Get("WWW-Authenticate"); c != tc.challenge {
+					t.Errorf("WWW-Authenticate = %q, want %q", c, tc.challenge)
+				}
+				if got.header.Get("Cache-Control") != "no-store" || got.header.Get("X-Content-Type-Options") != "nosniff" {
+					t.Errorf("safety headers: %v", got.header)
+				}
+				for _, secret := range []string{"alice-token", "admin-token", "expired-token", "forged-token", "YWxpY2U6c2VjcmV0", "error_description"} {
+					if strings.Contains(got.body, secret) || strings.Contains(got.header.Get("WWW-Authenticate"), secret) {
+						t.Errorf("response quotes %q", secret)
+					}
+				}
+				if fname == "rfc9457" {
+					if got.json["type"] != docs+tc.anchor || got.json["status"] != float64(tc.status) {
+						t.Errorf("body %s", got.body)
+					}
+					if r, has := got.json["reason"]; (tc.reason != "") != has || (has && r != tc.reason) {
+						t.Errorf("reason = %v, want %q", r, tc.reason)
+					}
+				} else if got.json["code"] != "API-"+strings.ToUpper(tc.anchor) {
+					t.Errorf("body %s", got.body)
+				}
+			})
+		}
+	}
+}
+
+func TestWhatIsServed(t *testing.T) {
+	v := newFake()
+	srv := gateServer(t, svcerrors.New(), exampleRouter(), v, authn.Exclude("/healthz", "/docs/*"))
+	cases := []struct {
+		name, method, path string
+		header             http.Header
+		want               string
+	}{
+		{"excluded exact", "GET", "/healthz", nil, "hello stranger"},
+		{"excluded: a token there is not read", "GET", "/healthz", bearer("forged-token"), "hello stranger"},
+		{"excluded prefix", "GET", "/docs/a/b", nil, "hello stranger"},
+		{"anonymous, no token", "GET", "/hello", nil, "hello stranger"},
+		{"anonymous, valid token", "GET", "/hello", bearer("alice-token"), "hello alice"},
+		{"protected, valid token", "GET", "/me", bearer("alice-token"), "hello alice"},
+		{"scope held", "GET", "/admin", bearer("admin-token"), "hello root"},
+		{"router scope held", "GET", "/reports/", bearer("alice-token"), "hello alice"},
+		{"mounted router, anonymous route", "GET", "/sub/open", nil, "hello stranger"},
+		{"scheme is case-insensitive", "GET", "/me", http.Header{"Authorization": {"bEaReR alice-token"}}, "hello alice"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			before := v.calls
+			got := do(t, srv, tc.method, tc.path, tc.header, "")
+			if got.status != 200 || got.body != tc.want {
+				t.Fatalf("%d %q, want 200 %q", got.status, got.body, tc.want)
+			}
+			if strings.HasPrefix(tc.name, "excluded") && v.calls != before {
+				t.Fatal("the verifier ran on an excluded path")
+			}
+		})
+	}
+}
+
+func TestFormBodyIsKeptForTheHandler(t *testing.T) {
+	r := chi.NewRouter()
+	r.Post("/form", func(w http.ResponseWriter, r *http.Request) {
+		_ = r.ParseForm()
+		_, _ = w.Write([]byte(r.PostForm.Get("name")))
+	})
+	srv := gateServer(t, nil, r, newFake())
+	h := bearer("alice-token")
+	h.Set("Content-Type", "application/x-www-form-urlencoded")
+	got := do(t, srv, "POST", "/form", h, "name=ada&x="+strings.Repeat("y", 100<<10))
+	if got.status != 200 || got.body != "ada" {
+		t.Fatalf("%d %q", got.status, got.body)
+	}
+}
+
+func TestUnauthenticatedAndWrongMethodAnswerTheSame401(t *testing.T) {
+	srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake())
+	a := do(t, srv, "GET", "/me", nil, "")
+	for _, path := range []string{"/nowhere", "/me/"} {
+		b := do(t, srv, "GET", path, nil, "")
+		delete(a.json, "instance")
+		delete(b.json, "instance")
+		if b.status != a.status || b.header.Get("WWW-Authenticate") != a.header.Get("WWW-Authenticate") ||
+			b.json["type"] != a.json["type"] || b.json["detail"] != a.json["detail"] {
+			t.Fatalf("%s answers differently from a protected route: %v vs %v", path, b.json, a.json)
+		}
+	}
+}
+
+func TestRoutesAddedAfterInstallAreGated(t *testing.T) {
+	r := chi.NewRouter()
+	r.Get("/first", ok)
+	srv := gateServer(t, nil, r, newFake())
+	r.Get("/later", ok)
+	r.With(authn.Anonymous).Get("/later-open", ok)
+	if got := do(t, srv, "GET", "/later", nil, ""); got.status != 401 {
+		t.Fatalf("/later: %d", got.status)
+	}
+	if got := do(t, srv, "GET", "/later-open", nil, ""); got.status != 200 {
+		t.Fatalf("/later-open: %d", got.status)
+	}
+}
+
+func TestInstallRefusals(t *testing.T) {
+	cases := []struct {
+		name  string
+		build func(r chi.Router)
+		opts  []authn.Option
+		want  string
+	}{
+		{"anonymous and require", func(r chi.Router) { r.With(authn.Anonymous, authn.Require()).Get("/x", ok) }, nil, "GET /x is Anonymous and also requires"},
+		{"anonymous route in a scoped group", func(r chi.Router) {
+			r.Group(func(r chi.Router) { r.Use(authn.Require("a")); r.With(authn.Anonymous).Get("/y", ok) })
+		}, nil, "GET /y is Anonymous"},
+		{"excluded route with scopes", func(r chi.Router) { r.With(authn.Require("admin")).Get("/public/x", ok) },
+			[]authn.Option{authn.Exclude("/public/*")}, "GET /public/x is excluded from authentication but requires scopes"},
+		{"route at the metadata path", func(r chi.Router) { r.Get("/.well-known/oauth-protected-resource/api", ok) },
+			[]authn.Option{authn.Resource("https://svc.example.com/api")}, "is at the protected-resource metadata path"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := chi.NewRouter()
+			tc.build(r)
+			g, err := authn.New(newFake(), tc.opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = g.Handler(r)
+			var ie *authn.InstallError
+			if !errors.As(err, &ie) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want an InstallError containing %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestExcludedRouteRequiringACallerAnswers401(t *testing.T) {
+	r := chi.NewRouter()
+	r.With(authn.Require()).Get("/open/me", ok)
+	srv := gateServer(t, nil, r, newFake(), authn.Exclude("/open/*"))
+	for _, h := range []http.Header{nil, bearer("alice-token")} {
+		if got := do(t, srv, "GET", "/open/me", h, ""); got.status != 401 || got.json["type"] != docs+"authentication-required" {
+			t.Fatalf("%d %s", got.status, got.body)
+		}
+	}
+}
+
+func TestExcludePatternRefusals(t *testing.T) {
+	for _, p := range []string{"*", "/*", "/public*", "/a*/b", "relative", "", "/users/{id}", "/a/*/b/*"} {
+		if _, err := authn.New(newFake(), authn.Exclude(p)); err == nil {
+			t.Errorf("Exclude(%q) accepted", p)
+		}
+	}
+	for _, p := range []string{"/healthz", "/docs/*", "/"} {
+		if _, err := authn.New(newFake(), authn.Exclude(p)); err != nil {
+			t.Errorf("Exclude(%q): %v", p, err)
+		}
+	}
+}
+
+func TestVerifierFailureIsA500(t *testing.T) {
+	srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake())
+	got := do(t, srv, "GET", "/me", bearer("broken-token"), "")
+	if got.status != 500 || strings.Contains(got.body, "EOF") || got.header.Get("WWW-Authenticate") != "" {
+		t.Fatalf("%d %s", got.status, got.body)
+	}
+}
+
+func TestHandBuiltMiddlewareServesPublicPathsThroughExcludeAlone(t *testing.T) {
+	mw := authn.Middleware(newFake(), authn.Exclude("/healthz"))
+	r := chi.NewRouter()
+	r.Use(mw)
+	r.Get("/healthz", ok)
+	r.With(authn.Anonymous).Get("/hello", ok)
+	r.Get("/me", ok)
+	srv := httptestServer(t, r)
+	if got := do(t, srv, "GET", "/healthz", nil, ""); got.status != 200 {
+		t.Fatalf("/healthz %d", got.status)
+	}
+	if got := do(t, srv, "GET", "/hello", nil, ""); got.status != 401 {
+		t.Fatalf("/hello without token: %d, want 401 (hand-built stacks know no routes)", got.status)
+	}
+	if got := do(t, srv, "GET", "/me", bearer("alice-token"), ""); got.status != 200 || got.body != "hello alice" {
+		t.Fatalf("/me %d %s", got.status, got.body)
+	}
+	bad := authn.Middleware(newFake(), authn.Exclude("*"))(http.HandlerFunc(ok))
+	srv = httptestServer(t, bad)
+	if got := do(t, srv, "GET", "/x", bearer("alice-token"), ""); got.status != 500 {
+		t.Fatalf("invalid settings must fail closed: %d", got.status)
+	}
+}
+
+func TestCORSPreflightReachesTheAppsCORSMiddleware(t *testing.T) {
+	r := chi.NewRouter()
+	r.Use(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				w.Header().Set("Access-Control-Allow-Origin", "*")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	})
+	r.Get("/me", ok)
+	r.Options("/guarded", ok) // a protected OPTIONS route stays protected
+	srv := gateServer(t, nil, r, newFake())
+	pre := http.Header{"Origin": {"https://app.test"}, "Access-Control-Request-Method": {"GET"}}
+	if got := do(t, srv, "OPTIONS", "/me", pre, ""); got.status != 204 || got.header.Get("Access-Control-Allow-Origin") != "*" {
+		t.Fatalf("preflight: %d", got.status)
+	}
+	if got := do(t, srv, "OPTIONS", "/guarded", pre, ""); got.status != 401 {
+		t.Fatalf("protected OPTIONS route: %d", got.status)
+	}
+	if got := do(t, srv, "OPTIONS", "/me", nil, ""); got.status != 401 {
+		t.Fatalf("plain OPTIONS: %d", got.status)
+	}
+}
