@@ -1,0 +1,259 @@
+package metrics
+
+import (
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/svckit/svc/secret"
+)
+
+// Defaults of the spec's MetricsConfig table.
+const (
+	DefaultExportInterval  = 60 * time.Second
+	DefaultExportTimeout   = 30 * time.Second
+	DefaultShutdownTimeout = 5 * time.Second
+)
+
+// EnvPrefix prefixes every Config field's environment variable.
+const EnvPrefix = "SVC_METRICS_"
+
+// Config is the spec's MetricsConfig. The env tags name the variables read
+// under EnvPrefix (SVC_METRICS_SERVICE_NAME, ...). Zero fields mean "unset":
+// New fills them from the environment fallbacks and the defaults.
+//
+// Printing a Config (fmt, JSON, zap, slog) shows Endpoint with its
+// credentials masked, and Headers values and BasicAuthPassword as ***.
+type Config struct {
+	// ServiceName is the service.name resource attribute. Falls back to
+	// OTEL_SERVICE_NAME; OpenTelemetry's "unknown_service:<program>" when
+	// still empty.
+	ServiceName string `env:"SERVICE_NAME" json:"service_name,omitempty"`
+	// Exporter is where metrics go; "" means auto.
+	Exporter Exporter `env:"EXPORTER" json:"exporter,omitempty"`
+	// Endpoint is the OTLP collector address. Falls back to
+	// OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (used as given), then
+	// OTEL_EXPORTER_OTLP_ENDPOINT (a base URL: /v1/metrics is appended for
+	// otlp-http). An otlp-http endpoint without a path gets /v1/metrics.
+	// Credentials embedded in it (https://user:pass@host) are sent as Basic
+	// authorization, never in the URL.
+	Endpoint secret.URL `env:"ENDPOINT" json:"endpoint,omitempty"`
+	// Headers go on every OTLP export. Falls back to
+	// OTEL_EXPORTER_OTLP_METRICS_HEADERS, then OTEL_EXPORTER_OTLP_HEADERS,
+	// when empty.
+	Headers Headers `env:"HEADERS" json:"headers,omitempty"`
+	// BasicAuthUsername is set together with BasicAuthPassword.
+	BasicAuthUsername string `env:"BASIC_AUTH_USERNAME" json:"basic_auth_username,omitempty"`
+	// BasicAuthPassword is set together with BasicAuthUsername.
+	BasicAuthPassword secret.String `env:"BASIC_AUTH_PASSWORD" json:"basic_auth_password,omitempty"`
+	// ExportInterval is the push period of the OTLP and console exporters
+	// (prometheus is pulled and ignores it). Environment values are seconds
+	// ("60", "0.5") or Go durations ("500ms").
+	ExportInterval time.Duration `env:"EXPORT_INTERVAL" json:"export_interval,omitempty"`
+	// ExportTimeout bounds one periodic export.
+	ExportTimeout time.Duration `env:"EXPORT_TIMEOUT" json:"export_timeout,omitempty"`
+	// ResourceAttributes are extra resource attributes; from the
+	// environment as "k=v,k2=v2" with percent-encoded values.
+	ResourceAttributes map[string]string `env:"RESOURCE_ATTRIBUTES" json:"resource_attributes,omitempty"`
+	// ShutdownTimeout bounds the flush when the app stops; a flush that
+	// runs out is abandoned with a warning.
+	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" json:"shutdown_timeout,omitempty"`
+}
+
+// DefaultConfig returns a Config holding the spec's defaults: exporter
+// auto, 60 s export interval, 30 s export timeout, 5 s shutdown timeout.
+func DefaultConfig() Config {
+	return Config{
+		Exporter:        ExporterAuto,
+		ExportInterval:  DefaultExportInterval,
+		ExportTimeout:   DefaultExportTimeout,
+		ShutdownTimeout: DefaultShutdownTimeout,
+	}
+}
+
+// AuthorizationHeader returns "Basic base64(username:password)" (RFC 7617)
+// from the basic auth fields, or from credentials embedded in Endpoint when
+// those are empty; "" when no Basic credentials are configured.
+func (c Config) AuthorizationHeader() secret.String {
+	user, pass := c.BasicAuthUsername, c.BasicAuthPassword.Value()
+	if user == "" && pass == "" {
+		u, err := url.Parse(c.Endpoint.Value())
+		if err != nil || u.User == nil {
+			return ""
+		}
+		user = u.User.Username()
+		pass, _ = u.User.Password()
+	}
+	return secret.String("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
+}
+
+// field describes one Config field for error messages.
+type field struct {
+	spec   string // spec name, e.g. "export_interval"
+	goName string // Config field name
+	option string // functional option setting it
+}
+
+var fields = []field{
+	{"service_name", "ServiceName", "metrics.WithServiceName"},
+	{"exporter", "Exporter", "metrics.WithExporter"},
+	{"endpoint", "Endpoint", "metrics.WithEndpoint"},
+	{"headers", "Headers", "metrics.WithHeaders"},
+	{"basic_auth_username", "BasicAuthUsername", "metrics.WithBasicAuth"},
+	{"basic_auth_password", "BasicAuthPassword", "metrics.WithBasicAuth"},
+	{"export_interval", "ExportInterval", "metrics.WithExportInterval"},
+	{"export_timeout", "ExportTimeout", "metrics.WithExportTimeout"},
+	{"resource_attributes", "ResourceAttributes", "metrics.WithResourceAttributes"},
+	{"shutdown_timeout", "ShutdownTimeout", "metrics.WithShutdownTimeout"},
+}
+
+func fieldBySpec(spec string) field {
+	for _, f := range fields {
+		if f.spec == spec {
+			return f
+		}
+	}
+	return field{spec: spec, goName: spec, option: spec}
+}
+
+// sources maps a spec field name to the setting its value came from (an
+// environment variable or an option). A field absent here was set through
+// Config, and errors name "Config.<Field>".
+type sources map[string]string
+
+func (s sources) name(spec string) string {
+	if n, ok := s[spec]; ok {
+		return n
+	}
+	return "Config." + fieldBySpec(spec).goName
+}
+
+func (s sources) fromConfig(spec string) bool {
+	_, ok := s[spec]
+	return !ok
+}
+
+func (s sources) fail(spec, format string, args ...any) error {
+	return &ConfigError{Setting: s.name(spec), Field: spec, Reason: fmt.Sprintf(format, args...)}
+}
+
+// resolve validates c, fills defaults and resolves auto. It never reads the
+// environment: the callers merged it in before.
+func resolve(c Config, src sources) (Config, error) {
+	var err error
+	if c.ExportInterval, err = positive(c.ExportInterval, DefaultExportInterval, "export_interval", src); err != nil {
+		return c, err
+	}
+	if c.ExportTimeout, err = positive(c.ExportTimeout, DefaultExportTimeout, "export_timeout", src); err != nil {
+		return c, err
+	}
+	if c.ShutdownTimeout, err = positive(c.ShutdownTimeout, DefaultShutdownTimeout, "shutdown_timeout", src); err != nil {
+		return c, err
+	}
+	if c.Exporter == "" {
+		c.Exporter = ExporterAuto
+	}
+	if c.Exporter, err = ParseExporter(string(c.Exporter)); err != nil {
+		return c, src.fail("exporter", "%v", err)
+	}
+	var endpointUser bool
+	if c.Endpoint.IsSet() {
+		if c.Endpoint, endpointUser, err = checkEndpoint(c, src); err != nil {
+			return c, err
+		}
+	}
+	if err := checkBasicAuth(c, src, endpointUser); err != nil {
+		return c, err
+	}
+	if err := checkHeaders(c.Headers); err != nil {
+		return c, src.fail("headers", "%v", err)
+	}
+	if _, has := c.headerKey("authorization"); has && c.AuthorizationHeader().IsSet() {
+		return c, src.fail("headers", "an Authorization header and Basic credentials are both set; keep one")
+	}
+	for k := range c.ResourceAttributes {
+		if strings.TrimSpace(k) == "" {
+			return c, src.fail("resource_attributes", "an attribute has an empty key")
+		}
+	}
+	if c.Exporter == ExporterAuto {
+		c.Exporter = ExporterNone
+		if c.Endpoint.IsSet() {
+			c.Exporter = ExporterOTLPHTTP
+		}
+	}
+	if c.Exporter == ExporterOTLPHTTP && c.Endpoint.IsSet() {
+		c.Endpoint = withSignalPath(c.Endpoint, src.name("endpoint") == envOTLPEndpoint)
+	}
+	return c, nil
+}
+
+func positive(d, def time.Duration, spec string, src sources) (time.Duration, error) {
+	if d == 0 && src.fromConfig(spec) {
+		return def, nil
+	}
+	if d <= 0 {
+		return d, src.fail(spec, "must be a positive duration, got %v", d)
+	}
+	return d, nil
+}
+
+// checkEndpoint refuses an endpoint the exporters could not use. The
+// reasons never quote the URL: it may hold credentials.
+func checkEndpoint(c Config, src sources) (secret.URL, bool, error) {
+	u, err := url.Parse(c.Endpoint.Value())
+	if err != nil || u.Host == "" {
+		return c.Endpoint, false, src.fail("endpoint", "not an absolute http or https URL with a host")
+	}
+	if u.Scheme != "http" && u.Scheme != "https" {
+		return c.Endpoint, false, src.fail("endpoint", "scheme %q is not http or https", u.Scheme)
+	}
+	if u.User != nil && (c.BasicAuthUsername != "" || c.BasicAuthPassword.IsSet()) {
+		return c.Endpoint, false, src.fail("endpoint", "the URL carries credentials and Basic credentials are set too; keep one")
+	}
+	if u.User != nil && strings.Contains(u.User.Username(), ":") {
+		return c.Endpoint, false, src.fail("endpoint", "the user name in the URL holds a colon (RFC 7617)")
+	}
+	return c.Endpoint, u.User != nil, nil
+}
+
+func checkBasicAuth(c Config, src sources, fromEndpoint bool) error {
+	user, pass := c.BasicAuthUsername != "", c.BasicAuthPassword.IsSet()
+	switch {
+	case fromEndpoint:
+		return nil
+	case user && !pass:
+		return src.fail("basic_auth_password", "a Basic user name is set without a password; set both or neither")
+	case pass && !user:
+		return src.fail("basic_auth_username", "a Basic password is set without a user name; set both or neither")
+	case user && strings.Contains(c.BasicAuthUsername, ":"):
+		return src.fail("basic_auth_username", "a Basic user name must not hold a colon (RFC 7617)")
+	}
+	return nil
+}
+
+func (c Config) headerKey(name string) (string, bool) {
+	for k := range c.Headers {
+		if strings.EqualFold(k, name) {
+			return k, true
+		}
+	}
+	return "", false
+}
+
+// withSignalPath gives an otlp-http endpoint its /v1/metrics path: always
+// after a base URL from OTEL_EXPORTER_OTLP_ENDPOINT (as the OpenTelemetry
+// specification says), and when an explicit endpoint has no path.
+func withSignalPath(ep secret.URL, base bool) secret.URL {
+	u, err := url.Parse(ep.Value())
+	if err != nil {
+		return ep
+	}
+	if base || u.Path == "" || u.Path == "/" {
+		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/metrics"
+		u.RawPath = ""
+	}
+	return secret.URL(u.String())
+}

@@ -1,0 +1,56 @@
+// Package metrics is svc's metrics component: an OpenTelemetry meter
+// provider for the life of the app, instrument factories, measure wrappers
+// that time and count calls, and a Prometheus pull endpoint.
+//
+// # Configuration
+//
+// [New] reads SVC_METRICS_<FIELD> for every [Config] field through
+// caarlos0/env (unless [WithEnvLoad](false), or SVC_ENV_LOAD=false without
+// that option), then applies the options (code wins), then the OpenTelemetry
+// fallbacks for fields still empty (OTEL_SERVICE_NAME,
+// OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT,
+// OTEL_EXPORTER_OTLP_METRICS_HEADERS, OTEL_EXPORTER_OTLP_HEADERS), then the
+// defaults. [FromConfig] uses a Config as given and reads no environment.
+// An invalid value fails construction with a [*ConfigError] naming the
+// variable, option or field to fix.
+//
+// The exporter is auto (otlp-http when an endpoint is configured, else
+// none), otlp-http, otlp-grpc, prometheus, console or none, read
+// case-insensitively. With none the component is inactive: it installs
+// nothing and its meters are no-ops, so it may be registered
+// unconditionally.
+//
+// Secrets (the endpoint's embedded credentials, header values, the Basic
+// password) are held in package secret's types and print as *** through
+// fmt, JSON, slog and zap; Value reads them back.
+//
+// # Global provider
+//
+// While an active component is open the process-global meter provider
+// (otel.GetMeterProvider) forwards to its provider, and the provider found
+// before is restored on Close. The global is a forwarding bridge rather than
+// the SDK provider itself because OpenTelemetry wires its global delegate
+// only once per process: instruments made from the global before the first
+// app started would otherwise stay bound to the first app's provider
+// forever. Through the bridge every instrument, however early it was made,
+// records into whichever component is open now, and into nothing when none
+// is. Two apps started one after the other in one process (tests) each get
+// their own metrics.
+//
+// # Measure
+//
+// [Wrap], [WrapErr], [WrapCtxErr], [WrapCtxResultErr] and their siblings
+// wrap a function so each call records <name>.duration (histogram,
+// seconds), <name>.calls (counter, outcome=success|error, error.type on
+// failure) and, with [RecordInFlight], <name>.active. Instruments are
+// resolved once at wrap time; a call with no active component costs one
+// atomic load and allocates nothing. [Measurement] is the same without a
+// wrapper, for methods and hand-written hot paths.
+//
+// # Pull endpoint
+//
+// [Handler] serves the Prometheus text exposition of the component's own
+// registry; [Router] mounts it on a chi router at GET {prefix}{path}
+// (default /metrics) behind optional gating middlewares. With another
+// exporter it answers 404 with an RFC 9457 problem body.
+package metrics

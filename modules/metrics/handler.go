@@ -1,0 +1,53 @@
+package metrics
+
+import (
+	"net/http"
+
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+)
+
+// Details of the endpoint's refusals. They say what to do without naming
+// the exporter in use: the endpoint may face callers who should not learn
+// the deployment's backends.
+const (
+	detailNotServed   = "This service does not serve metrics for scraping."
+	detailNotRunning  = "Metrics collection is not running."
+	detailWrongMethod = "The metrics endpoint answers GET and HEAD only."
+)
+
+// Handler serves the Prometheus text exposition of m's own registry (the
+// format the scraper negotiates, text by default). It answers GET and HEAD.
+//
+// Refusals are RFC 9457 problem bodies (application/problem+json, type
+// about:blank, with Cache-Control: no-store and X-Content-Type-Options:
+// nosniff):
+//
+//   - 404 when m's exporter is not prometheus (OTLP, console, none, or m
+//     nil): metrics are pushed, or off, and there is nothing to scrape;
+//   - 503 before m is opened and after it is closed;
+//   - 405 with Allow: GET, HEAD for other methods.
+//
+// Gate it with your own middleware (see Router) when it must not be public.
+func Handler(m *Metrics) http.Handler {
+	var prom http.Handler
+	if m != nil && m.registry != nil {
+		prom = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			writeProblem(w, r, http.StatusMethodNotAllowed, detailWrongMethod)
+			return
+		}
+		if prom == nil {
+			writeProblem(w, r, http.StatusNotFound, detailNotServed)
+			return
+		}
+		if !m.Active() {
+			w.Header().Set("Retry-After", "1")
+			writeProblem(w, r, http.StatusServiceUnavailable, detailNotRunning)
+			return
+		}
+		prom.ServeHTTP(w, r)
+	})
+}

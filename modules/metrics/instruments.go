@@ -1,0 +1,94 @@
+package metrics
+
+import (
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
+)
+
+// Scope is the instrumentation scope of the instruments made by Counter,
+// Histogram, UpDownCounter and Gauge, and of the measure wrappers.
+const Scope = "github.com/svckit/svc/modules/metrics"
+
+// InstrumentOption sets an instrument's unit or description.
+type InstrumentOption func(*instrumentConfig)
+
+type instrumentConfig struct{ unit, description string }
+
+// WithUnit sets the UCUM unit, e.g. "s", "By", "{request}".
+func WithUnit(unit string) InstrumentOption { return func(c *instrumentConfig) { c.unit = unit } }
+
+// WithDescription sets the instrument's description (the Prometheus HELP).
+func WithDescription(d string) InstrumentOption {
+	return func(c *instrumentConfig) { c.description = d }
+}
+
+func instrumentOpts(opts []InstrumentOption) (metric.InstrumentOption, metric.InstrumentOption) {
+	var c instrumentConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	return metric.WithUnit(c.unit), metric.WithDescription(c.description)
+}
+
+// Meter returns the component's meter for scope name, the same value for
+// the same name. Before Open it returns ErrNotStarted. When the component
+// is inactive, or after Close, it returns a no-op meter and no error.
+func (m *Metrics) Meter(name string) (metric.Meter, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.state == stateNew {
+		return nil, ErrNotStarted
+	}
+	if mt, ok := m.meters[name]; ok {
+		return mt, nil
+	}
+	var mt metric.Meter = noop.NewMeterProvider().Meter(name)
+	if m.provider != nil && m.state == stateOpen {
+		mt = m.provider.Meter(name)
+	}
+	m.meters[name] = mt
+	return mt, nil
+}
+
+// Counter returns a monotonic int64 counter in the component's Scope.
+// Errors: ErrNotStarted before Open, or the SDK's for an invalid name.
+func (m *Metrics) Counter(name string, opts ...InstrumentOption) (metric.Int64Counter, error) {
+	mt, err := m.Meter(Scope)
+	if err != nil {
+		return nil, err
+	}
+	u, d := instrumentOpts(opts)
+	return mt.Int64Counter(name, u, d)
+}
+
+// Histogram returns a float64 histogram (seconds are the usual unit).
+func (m *Metrics) Histogram(name string, opts ...InstrumentOption) (metric.Float64Histogram, error) {
+	mt, err := m.Meter(Scope)
+	if err != nil {
+		return nil, err
+	}
+	u, d := instrumentOpts(opts)
+	return mt.Float64Histogram(name, u, d)
+}
+
+// UpDownCounter returns an int64 counter that may go down.
+func (m *Metrics) UpDownCounter(name string, opts ...InstrumentOption) (metric.Int64UpDownCounter, error) {
+	mt, err := m.Meter(Scope)
+	if err != nil {
+		return nil, err
+	}
+	u, d := instrumentOpts(opts)
+	return mt.Int64UpDownCounter(name, u, d)
+}
+
+// Gauge returns a synchronous float64 gauge recording last-set values.
+func (m *Metrics) Gauge(name string, opts ...InstrumentOption) (metric.Float64Gauge, error) {
+	mt, err := m.Meter(Scope)
+	if err != nil {
+		return nil, err
+	}
+	u, d := instrumentOpts(opts)
+	return mt.Float64Gauge(name, u, d)
+}

@@ -1,0 +1,228 @@
+package metrics
+
+import (
+	"context"
+)
+
+// The Wrap* functions return fn wrapped in a Measurement, so each call
+// records <name>.duration, <name>.calls and, with RecordInFlight,
+// <name>.active. The base name is Name(...) or, by default, fn's package
+// path and name, lowercased and dotted (see FuncName).
+//
+// Instruments are resolved once, at wrap time, through the global bridge:
+// wrapping before any component is open (at package init, in a
+// constructor) is fine, calls record into whichever component is active
+// when they run, and a call with none active costs one atomic load and
+// allocates nothing. A panic in fn is recorded as outcome=error,
+// error.type=panic, and keeps unwinding. Wrapping a nil fn returns nil.
+//
+// Functions without a context record with context.Background().
+
+func measurementFor(fn any, opts []MeasureOption) *Measurement {
+	var c measureConfig
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	if c.name == "" {
+		c.name = FuncName(fn)
+	}
+	m, err := newMeasurement(c)
+	if err != nil {
+		handle(err)
+	}
+	return m
+}
+
+// Wrap measures a func().
+func Wrap(fn func(), opts ...MeasureOption) func() {
+	if fn == nil {
+		return nil
+	}
+	m := measurementFor(fn, opts)
+	return func() {
+		if current.Load() == nil {
+			fn()
+			return
+		}
+		c := m.Start(context.Background())
+		done := false
+		defer func() {
+			if !done {
+				c.End(errPanicked{})
+			}
+		}()
+		fn()
+		done = true
+		c.End(nil)
+	}
+}
+
+// WrapErr measures a func() error.
+func WrapErr(fn func() error, opts ...MeasureOption) func() error {
+	if fn == nil {
+		return nil
+	}
+	m := measurementFor(fn, opts)
+	return func() error {
+		if current.Load() == nil {
+			return fn()
+		}
+		c := m.Start(context.Background())
+		done := false
+		defer func() {
+			if !done {
+				c.End(errPanicked{})
+			}
+		}()
+		err := fn()
+		done = true
+		c.End(err)
+		return err
+	}
+}
+
+// WrapResult measures a func() T.
+func WrapResult[T any](fn func() T, opts ...MeasureOption) func() T {
+	if fn == nil {
+		return nil
+	}
+	m := measurementFor(fn, opts)
+	return func() T {
+		if current.Load() == nil {
+			return fn()
+		}
+		c := m.Start(context.Background())
+		done := false
+		defer func() {
+			if !done {
+				c.End(errPanicked{})
+			}
+		}()
+		v := fn()
+		done = true
+		c.End(nil)
+		return v
+	}
+}
+
+// WrapResultErr measures a func() (T, error).
+func WrapResultErr[T any](fn func() (T, error), opts ...MeasureOption) func() (T, error) {
+	if fn == nil {
+		return nil
+	}
+	m := measurementFor(fn, opts)
+	return func() (T, error) {
+		if current.Load() == nil {
+			return fn()
+		}
+		c := m.Start(context.Background())
+		done := false
+		defer func() {
+			if !done {
+				c.End(errPanicked{})
+			}
+		}()
+		v, err := fn()
+		done = true
+		c.End(err)
+		return v, err
+	}
+}
+
+// WrapCtx measures a func(context.Context).
+func WrapCtx(fn func(context.Context), opts ...MeasureOption) func(context.Context) {
+	if fn == nil {
+		return nil
+	}
+	m := measurementFor(fn, opts)
+	return func(ctx context.Context) {
+		if current.Load() == nil {
+			fn(ctx)
+			return
+		}
+		c := m.Start(ctx)
+		done := false
+		defer func() {
+			if !done {
+				c.End(errPanicked{})
+			}
+		}()
+		fn(ctx)
+		done = true
+		c.End(nil)
+	}
+}
+
+// WrapCtxErr measures a func(context.Context) error.
+func WrapCtxErr(fn func(context.Context) error, opts ...MeasureOption) func(context.Context) error {
+	if fn == nil {
+		return nil
+	}
+	m := measurementFor(fn, opts)
+	return func(ctx context.Context) error {
+		if current.Load() == nil {
+			return fn(ctx)
+		}
+		c := m.Start(ctx)
+		done := false
+		defer func() {
+			if !done {
+				c.End(errPanicked{})
+			}
+		}()
+		err := fn(ctx)
+		done = true
+		c.End(err)
+		return err
+	}
+}
+
+// WrapCtxResult measures a func(context.Context) T.
+func WrapCtxResult[T any](fn func(context.Context) T, opts ...MeasureOption) func(context.Context) T {
+	if fn == nil {
+		return nil
+	}
+	m := measurementFor(fn, opts)
+	return func(ctx context.Context) T {
+		if current.Load() == nil {
+			return fn(ctx)
+		}
+		c := m.Start(ctx)
+		done := false
+		defer func() {
+			if !done {
+				c.End(errPanicked{})
+			}
+		}()
+		v := fn(ctx)
+		done = true
+		c.End(nil)
+		return v
+	}
+}
+
+// WrapCtxResultErr measures a func(context.Context) (T, error).
+func WrapCtxResultErr[T any](fn func(context.Context) (T, error), opts ...MeasureOption) func(context.Context) (T, error) {
+	if fn == nil {
+		return nil
+	}
+	m := measurementFor(fn, opts)
+	return func(ctx context.Context) (T, error) {
+		if current.Load() == nil {
+			return fn(ctx)
+		}
+		c := m.Start(ctx)
+		done := false
+		defer func() {
+			if !done {
+				c.End(errPanicked{})
+			}
+		}()
+		v, err := fn(ctx)
+		done = true
+		c.End(err)
+		return v, err
+	}
+}

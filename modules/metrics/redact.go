@@ -1,0 +1,43 @@
+package metrics
+
+import (
+	"net/url"
+	"strings"
+)
+
+// redactedError carries an exporter error with every secret of the config
+// replaced by ***: transport errors quote URLs and sometimes headers.
+type redactedError struct {
+	msg string
+	err error // nil when redaction changed the message: the cause would leak
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
+func redact(err error, c Config) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	var secrets []string
+	if u, perr := url.Parse(c.Endpoint.Value()); perr == nil && u.User != nil {
+		secrets = append(secrets, u.User.String(), u.User.Username())
+		if p, ok := u.User.Password(); ok {
+			secrets = append(secrets, p)
+		}
+	}
+	for _, v := range c.Headers {
+		secrets = append(secrets, v.Value())
+	}
+	secrets = append(secrets, c.BasicAuthPassword.Value(), c.AuthorizationHeader().Value())
+	for _, s := range secrets {
+		if len(s) >= 3 {
+			msg = strings.ReplaceAll(msg, s, "***")
+		}
+	}
+	if msg != err.Error() {
+		return &redactedError{msg: msg}
+	}
+	return &redactedError{msg: msg, err: err}
+}
