@@ -291,3 +291,8 @@ func reasonOf(t testing.TB, err error) Reason {
 	}
 	return te.Reason
 }
+
+// joseJWK is a go-jose JWK of key (private or public).
+func joseJWK(key any, kid string) jose.JSONWebKey {
+	return jose.JSONWebKey{Key: key, KeyID: kid, Use: "sig"}
+}

@@ -1,0 +1,140 @@
+package authn
+
+import (
+	"context"
+	"crypto"
+	"fmt"
+	"hash/maphash"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+func testHeldKey(t *testing.T) *heldKey {
+	k, err := newHeldKey(&keys(t).p256.PublicKey, "k", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+func TestCacheHitNeedsTheWholeToken(t *testing.T) {
+	c := newVerifyCache(16)
+	k := testHeldKey(t)
+	now := testNow
+	c.put("token-a", Principal{Subject: "a", Authenticated: true}, now.Add(time.Hour), k, now)
+	if p, ok := c.get("token-a", now); !ok || p.Subject != "a" {
+		t.Fatalf("hit = %v %+v", ok, p)
+	}
+	// Force a same-hash entry: a different token stored under token-a's
+	// hash must never answer for token-a.
+	h := hashOf(c, "token-a")
+	sh := &c.shards[h%cacheShards]
+	sh.m[h] = &cacheEntry{token: "token-b", principal: Principal{Subject: "b"}, until: now.Add(time.Hour).UnixNano(), key: k}
+	if p, ok := c.get("token-a", now); ok {
+		t.Fatalf("colliding entry answered: %+v", p)
+	}
+}
+
+func TestCacheEntryEndsAtExpiry(t *testing.T) {
+	c := newVerifyCache(16)
+	k := testHeldKey(t)
+	c.put("t", Principal{Subject: "a"}, testNow.Add(time.Minute), k, testNow)
+	if _, ok := c.get("t", testNow.Add(time.Minute-time.Nanosecond)); !ok {
+		t.Fatal("miss before expiry")
+	}
+	if _, ok := c.get("t", testNow.Add(time.Minute)); ok {
+		t.Fatal("hit at expiry")
+	}
+	if c.len() != 0 {
+		t.Fatal("expired entry kept")
+	}
+}
+
+func TestCacheDropsEntriesOfARetiredKey(t *testing.T) {
+	c := newVerifyCache(16)
+	k := testHeldKey(t)
+	c.put("t", Principal{Subject: "a"}, testNow.Add(time.Hour), k, testNow)
+	k.retired.Store(true)
+	if _, ok := c.get("t", testNow); ok {
+		t.Fatal("entry of a retired key answered")
+	}
+}
+
+func TestCacheIsBounded(t *testing.T) {
+	const size = 64
+	c := newVerifyCache(size)
+	k := testHeldKey(t)
+	for i := range 10 * size {
+		c.put(fmt.Sprintf("token-%d", i), Principal{}, testNow.Add(time.Hour), k, testNow)
+	}
+	if n := c.len(); n > size+cacheShards {
+		t.Fatalf("cache holds %d entries, cap %d", n, size)
+	}
+}
+
+func TestCacheEvictsStaleEntriesFirst(t *testing.T) {
+	c := newVerifyCache(cacheShards) // one entry per shard
+	k := testHeldKey(t)
+	// Fill with entries that expire, then add live ones at a later time:
+	// each insert replaces a stale entry rather than a live one.
+	for i := range 200 {
+		c.put(fmt.Sprintf("old-%d", i), Principal{}, testNow.Add(time.Second), k, testNow)
+	}
+	later := testNow.Add(time.Minute)
+	c.put("live", Principal{Subject: "live"}, later.Add(time.Hour), k, later)
+	if _, ok := c.get("live", later); !ok {
+		t.Fatal("live entry missing")
+	}
+}
+
+func TestCacheSizeZeroTurnsTheCacheOff(t *testing.T) {
+	if newVerifyCache(0) != nil {
+		t.Fatal("a cache of size 0")
+	}
+	var c *verifyCache
+	c.put("t", Principal{}, testNow.Add(time.Hour), testHeldKey(t), testNow)
+	if _, ok := c.get("t", testNow); ok {
+		t.Fatal("nil cache answered")
+	}
+}
+
+func TestVerifierCachesUntilExpiryAndAnswersFast(t *testing.T) {
+	k := keys(t)
+	now := testNow
+	clock := func() time.Time { return now }
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(clock), Leeway(0))
+	claims := validClaims()
+	claims["exp"] = testNow.Add(time.Minute).Unix()
+	tok := joseSign(t, jose.ES256, k.p256, "", claims)
+	p1, err := v.Verify(context.Background(), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p2, err := v.Verify(context.Background(), tok)
+	if err != nil || p2.Claims != p1.Claims {
+		t.Fatalf("second verification not served from the cache (%v)", err)
+	}
+	allocs := testing.AllocsPerRun(100, func() { v.Verify(context.Background(), tok) })
+	if allocs > 1 {
+		t.Errorf("cache hit allocates %.0f times", allocs)
+	}
+	now = testNow.Add(time.Minute)
+	if _, err := v.Verify(context.Background(), tok); reasonOf(t, err) != ReasonExpired {
+		t.Fatalf("after exp: %v", err)
+	}
+}
+
+func TestVerifierCacheOffVerifiesEveryTime(t *testing.T) {
+	k := keys(t)
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()), CacheSize(0))
+	tok := joseSign(t, jose.ES256, k.p256, "", validClaims())
+	p1, _ := v.Verify(context.Background(), tok)
+	p2, _ := v.Verify(context.Background(), tok)
+	if p1.Claims == p2.Claims {
+		t.Fatal("answered from a cache that is off")
+	}
+}
+
+func hashOf(c *verifyCache, token string) uint64 { return maphash.String(c.seed, token) }
