@@ -46,8 +46,8 @@ type Client struct {
 	discoMu sync.Mutex
 	memory  failureMemory
 
-	ctx    context.Context
-	cancel context.CancelFunc
+	ctx        context.Context
+	cancel     context.CancelFunc
 	mu         sync.Mutex
 	closed     bool
 	closedFlag atomic.Bool // closed, read without the lock on the cache-hit path

@@ -1,0 +1,273 @@
+package oauthclient_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svckit/svc/modules/oauthclient"
+)
+
+func TestNewRefusesBadSettings(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	os.WriteFile(empty, nil, 0o600)
+	base := []oauthclient.Option{oauthclient.WithoutEnv(), oauthclient.ClientID("id"), oauthclient.ClientSecret("sec")}
+	cases := []struct {
+		name    string
+		opts    []oauthclient.Option
+		setting string
+	}{
+		{"no issuer or endpoint", base, "SVC_OAUTHCLIENT_ISSUER"},
+		{"no client id", []oauthclient.Option{oauthclient.WithoutEnv(), oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.ClientSecret("sec")}, "SVC_OAUTHCLIENT_CLIENT_ID"},
+		{"no client auth", []oauthclient.Option{oauthclient.WithoutEnv(), oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.ClientID("id")}, "SVC_OAUTHCLIENT_CLIENT_SECRET"},
+		{"secret method without secret", []oauthclient.Option{oauthclient.WithoutEnv(), oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.ClientID("id"), oauthclient.Secret(oauthclient.Basic)}, "SVC_OAUTHCLIENT_CLIENT_SECRET"},
+		{"unknown secret method", append(base, oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.Secret(7)), "oauthclient.Secret"},
+		{"missing secret file", append(base, oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.ClientSecretFile(filepath.Join(dir, "nope"))), "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE"},
+		{"empty secret file", append(base, oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.ClientSecretFile(empty)), "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE"},
+		{"assertion file without path", append(base, oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.AssertionFile("")), "SVC_OAUTHCLIENT_ASSERTION_FILE"},
+		{"http issuer off loopback", append(base, oauthclient.Issuer("http://as.example")), "SVC_OAUTHCLIENT_ISSUER"},
+		{"ftp endpoint", append(base, oauthclient.TokenEndpoint("ftp://as.example/token")), "SVC_OAUTHCLIENT_TOKEN_ENDPOINT"},
+		{"relative endpoint", append(base, oauthclient.TokenEndpoint("/token")), "SVC_OAUTHCLIENT_TOKEN_ENDPOINT"},
+		{"negative timeout", append(base, oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.Timeout(-time.Second)), "SVC_OAUTHCLIENT_TIMEOUT"},
+		{"negative retry interval", append(base, oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.RetryInterval(-1)), "SVC_OAUTHCLIENT_RETRY_INTERVAL"},
+		{"nil http client", append(base, oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.HTTPClient(nil)), "oauthclient.HTTPClient"},
+		{"private key without issuer", append(base, oauthclient.TokenEndpoint("https://as.example/token"), oauthclient.PrivateKey(rsaKeyPEM(t))), "SVC_OAUTHCLIENT_ISSUER"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := oauthclient.New(tc.opts...)
+			var ce *oauthclient.ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want a ConfigError", err)
+			}
+			if ce.Setting != tc.setting {
+				t.Fatalf("setting = %q, want %q (%v)", ce.Setting, tc.setting, err)
+			}
+			mustNotLeak(t, err, "sec\"", "s3cret")
+		})
+	}
+}
+
+func TestHTTPAllowedOnLoopbackAndWhenAsked(t *testing.T) {
+	for _, opts := range [][]oauthclient.Option{
+		{oauthclient.TokenEndpoint("http://127.0.0.1:9/token")},
+		{oauthclient.TokenEndpoint("http://localhost:9/token")},
+		{oauthclient.TokenEndpoint("http://[::1]:9/token")},
+		{oauthclient.TokenEndpoint("http://as.internal/token"), oauthclient.AllowInsecureHTTP()},
+	} {
+		opts = append(opts, oauthclient.WithoutEnv(), oauthclient.ClientID("id"), oauthclient.ClientSecret("s"))
+		if _, err := oauthclient.New(opts...); err != nil {
+			t.Errorf("New: %v", err)
+		}
+	}
+}
+
+func TestEnvironmentIsReadAndCodeOverridesIt(t *testing.T) {
+	dir := t.TempDir()
+	secretFile := filepath.Join(dir, "secret")
+	os.WriteFile(secretFile, []byte("from-file\n"), 0o600)
+	s := newTokenServer(t)
+	t.Setenv("SVC_OAUTHCLIENT_TOKEN_ENDPOINT", s.URL+"/token")
+	t.Setenv("SVC_OAUTHCLIENT_CLIENT_ID", "env-id")
+	t.Setenv("SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", secretFile)
+	t.Setenv("SVC_OAUTHCLIENT_TIMEOUT", "2.5")
+	t.Setenv("SVC_OAUTHCLIENT_REFRESH_BEFORE", "30s")
+	t.Setenv("SVC_CLIENTCREDENTIALS_BILLING_API_SCOPES", "invoices:read, invoices:write")
+	t.Setenv("SVC_CLIENTCREDENTIALS_BILLING_API_AUDIENCE", "https://billing")
+
+	c, err := oauthclient.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if c.ClientID() != "env-id" {
+		t.Fatalf("client id %q", c.ClientID())
+	}
+	p, err := oauthclient.ClientCredentials("billing-api", oauthclient.WithClient(c), oauthclient.Audience("https://code-wins"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustToken(t, p)
+	f := s.form(0)
+	if got := f.Get("scope"); got != "invoices:read invoices:write" {
+		t.Errorf("scope = %q", got)
+	}
+	if got := f["audience"]; len(got) != 1 || got[0] != "https://code-wins" {
+		t.Errorf("audience = %q, want the code option over the environment", got)
+	}
+	if u, p, ok := basicCreds(t, s.header(0)); !ok || u != "env-id" || p != "from-file" {
+		t.Errorf("basic creds = %q %q %v", u, p, ok)
+	}
+
+	// Code overrides the client's environment too.
+	c2, err := oauthclient.New(oauthclient.ClientID("code-id"), oauthclient.ClientSecret("code-secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close(context.Background())
+	if c2.ClientID() != "code-id" {
+		t.Fatalf("client id %q", c2.ClientID())
+	}
+}
+
+func TestEnvironmentErrorsNameTheVariable(t *testing.T) {
+	cases := map[string]string{
+		"SVC_OAUTHCLIENT_TIMEOUT":        "soon",
+		"SVC_OAUTHCLIENT_RETRY_INTERVAL": "NaN",
+		"SVC_OAUTHCLIENT_REFRESH_BEFORE": "1e300",
+	}
+	for name, value := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Setenv("SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "https://as.example/token")
+			t.Setenv("SVC_OAUTHCLIENT_CLIENT_ID", "id")
+			t.Setenv("SVC_OAUTHCLIENT_CLIENT_SECRET", "sec")
+			t.Setenv(name, value)
+			_, err := oauthclient.New()
+			var ce *oauthclient.ConfigError
+			if !errors.As(err, &ce) || ce.Setting != name {
+				t.Fatalf("err = %v, want a ConfigError naming %s", err, name)
+			}
+		})
+	}
+	t.Run("secret and secret file", func(t *testing.T) {
+		t.Setenv("SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "https://as.example/token")
+		t.Setenv("SVC_OAUTHCLIENT_CLIENT_ID", "id")
+		t.Setenv("SVC_OAUTHCLIENT_CLIENT_SECRET", "topsecret-env")
+		t.Setenv("SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", "/x")
+		_, err := oauthclient.New()
+		var ce *oauthclient.ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(err.Error(), "not both") {
+			t.Fatalf("err = %v", err)
+		}
+		mustNotLeak(t, err, "topsecret-env")
+	})
+}
+
+func TestWithoutEnvIgnoresEnvironment(t *testing.T) {
+	t.Setenv("SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "https://as.example/token")
+	t.Setenv("SVC_OAUTHCLIENT_CLIENT_ID", "id")
+	t.Setenv("SVC_OAUTHCLIENT_CLIENT_SECRET", "sec")
+	if _, err := oauthclient.New(oauthclient.WithoutEnv()); err == nil {
+		t.Fatal("New read the environment despite WithoutEnv")
+	}
+}
+
+func TestPatternRefusals(t *testing.T) {
+	s := newTokenServer(t)
+	c := newClient(t, s, newClock())
+	for _, name := range []string{"", "bad name", `quo"te`, strings.Repeat("a", 65), "tab\t"} {
+		if _, err := oauthclient.ClientCredentials(name, oauthclient.WithClient(c)); err == nil {
+			t.Errorf("name %q accepted", name)
+		}
+	}
+	if _, err := oauthclient.ClientCredentials("billing", oauthclient.WithoutEnv()); err == nil || !strings.Contains(err.Error(), "WithClient") {
+		t.Errorf("pattern without client: %v", err)
+	}
+	if _, err := oauthclient.TokenExchange("x", oauthclient.WithClient(c), oauthclient.Resource("not a url")); err == nil {
+		t.Error("relative resource accepted")
+	}
+	t.Setenv("SVC_TOKENEXCHANGE_X_RESOURCE", "relative/path")
+	_, err := oauthclient.TokenExchange("x", oauthclient.WithClient(c))
+	var ce *oauthclient.ConfigError
+	if !errors.As(err, &ce) || ce.Setting != "SVC_TOKENEXCHANGE_X_RESOURCE" {
+		t.Errorf("bad env resource: %v", err)
+	}
+	if _, err := oauthclient.TokenExchange("x", oauthclient.WithClient(c), oauthclient.ExchangeCacheSize(0)); err == nil {
+		t.Error("cache size 0 accepted")
+	}
+}
+
+func TestEnvName(t *testing.T) {
+	for in, want := range map[string]string{"billing": "BILLING", "billing-api.v2": "BILLING_API_V2", "a_b": "A_B"} {
+		if got := oauthclient.EnvName(in); got != want {
+			t.Errorf("EnvName(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestDiscovery(t *testing.T) {
+	t.Run("reads the token endpoint", func(t *testing.T) {
+		s := newTokenServer(t)
+		c := newClient(t, s, newClock())
+		mustToken(t, newCC(t, c, "api"))
+		if s.disco.Load() != 1 {
+			t.Fatalf("discovery requests = %d", s.disco.Load())
+		}
+	})
+	t.Run("a token endpoint skips discovery", func(t *testing.T) {
+		s := newTokenServer(t)
+		c := newClient(t, s, newClock(), oauthclient.TokenEndpoint(s.URL+"/token"))
+		mustToken(t, newCC(t, c, "api"))
+		if s.disco.Load() != 0 {
+			t.Fatalf("discovery requests = %d", s.disco.Load())
+		}
+	})
+	t.Run("another issuer fails open", func(t *testing.T) {
+		s := newTokenServer(t)
+		s.issuerName = "https://evil.example"
+		c, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.Issuer(s.URL), oauthclient.ClientID("id"), oauthclient.ClientSecret("x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = c.Open(context.Background())
+		var de *oauthclient.DiscoveryError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "another issuer") {
+			t.Fatalf("Open: %v", err)
+		}
+	})
+	t.Run("no metadata fails open", func(t *testing.T) {
+		s := newTokenServer(t)
+		s.noMetadata = true
+		c, _ := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.Issuer(s.URL+"/tenant"), oauthclient.ClientID("id"), oauthclient.ClientSecret("x"))
+		err := c.Open(context.Background())
+		var de *oauthclient.DiscoveryError
+		if !errors.As(err, &de) || !strings.Contains(err.Error(), "404, 404") {
+			t.Fatalf("Open: %v", err)
+		}
+		if s.disco.Load() != 2 {
+			t.Fatalf("want both well-known paths tried, got %d requests", s.disco.Load())
+		}
+	})
+	t.Run("a server that is down does not fail open, and is asked again later", func(t *testing.T) {
+		s := newTokenServer(t)
+		url := s.URL
+		s.Close()
+		clk := newClock()
+		c, _ := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.Issuer(url), oauthclient.ClientID("id"),
+			oauthclient.ClientSecret("x"), oauthclient.WithClock(clk), oauthclient.RetryInterval(time.Minute))
+		defer c.Close(context.Background())
+		if err := c.Open(context.Background()); err != nil {
+			t.Fatalf("Open: %v", err)
+		}
+		p := newCC(t, c, "api")
+		_, err := p.Token(context.Background())
+		var ue *oauthclient.UnavailableError
+		if !errors.As(err, &ue) || ue.Reason != oauthclient.ReasonConnection {
+			t.Fatalf("Token: %v", err)
+		}
+	})
+}
+
+func TestOpenAndCloseAreALifecycleComponent(t *testing.T) {
+	s := newTokenServer(t)
+	c := newClient(t, s, newClock())
+	if c.Name() != "oauthclient" {
+		t.Fatal(c.Name())
+	}
+	p := newCC(t, c, "api")
+	mustToken(t, p)
+	if err := c.Close(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(context.Background()); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := p.Token(context.Background()); !errors.Is(err, oauthclient.ErrClosed) {
+		t.Fatalf("Token after Close: %v", err)
+	}
+}

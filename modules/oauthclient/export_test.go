@@ -1,0 +1,29 @@
+package oauthclient
+
+import "time"
+
+// WithJitter replaces the random refresh jitter, so tests can pin it.
+func WithJitter(f func(max time.Duration) time.Duration) Option {
+	return clientOption(func(c *clientConfig) error { c.jitter = f; return nil })
+}
+
+// InFlight reports whether a fetch for the client-credentials token, or
+// for the exchange of caller, is running.
+func InFlight(p *Pattern, caller string) bool {
+	s := &p.slot
+	if caller != "" {
+		s = p.exchange.slot(p.exchangeKey(caller))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fl != nil
+}
+
+// ExchangeCacheLen is the number of entries in an exchange cache.
+func ExchangeCacheLen(p *Pattern) int { return p.exchange.len() }
+
+var (
+	InvalidTokenChallenge = invalidTokenChallenge
+	JWTExpiry             = jwtExpiry
+	ErrorType             = errorType
+)
