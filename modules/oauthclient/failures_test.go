@@ -240,14 +240,14 @@ func TestCachedTokenIsServedWhileFailureIsRemembered(t *testing.T) {
 
 func TestErrorTypes(t *testing.T) {
 	for err, want := range map[error]string{
-		&oauthclient.UnavailableError{Reason: oauthclient.ReasonTimeout}:  "timeout",
-		&oauthclient.ClientRejectedError{Code: "invalid_client"}:          "invalid_client",
-		&oauthclient.TokenRefusedError{}:                                  "refused",
-		&oauthclient.TokenRefusedError{Code: "invalid_scope"}:             "invalid_scope",
-		&oauthclient.ConfigError{}:                                        "config",
-		&oauthclient.DiscoveryError{}:                                     "discovery",
-		oauthclient.ErrClosed:                                             "closed",
-		errors.New("x"):                                                   "other",
+		&oauthclient.UnavailableError{Reason: oauthclient.ReasonTimeout}: "timeout",
+		&oauthclient.ClientRejectedError{Code: "invalid_client"}:         "invalid_client",
+		&oauthclient.TokenRefusedError{}:                                 "refused",
+		&oauthclient.TokenRefusedError{Code: "invalid_scope"}:            "invalid_scope",
+		&oauthclient.ConfigError{}:                                       "config",
+		&oauthclient.DiscoveryError{}:                                    "discovery",
+		oauthclient.ErrClosed:                                            "closed",
+		errors.New("x"):                                                  "other",
 	} {
 		if got := oauthclient.ErrorType(err); got != want {
 			t.Errorf("ErrorType(%T) = %q, want %q", err, got, want)
