@@ -195,7 +195,7 @@ func pemOf(t *testing.T, pub any) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "PUBLIC KEY", Bytes: der})
 }
 
-func payloadOf(t *testing.T, edit func(map[string]any)) string {
+func payloadOf(t testing.TB, edit func(map[string]any)) string {
 	c := validClaims()
 	if edit != nil {
 		edit(c)
@@ -224,7 +224,9 @@ func hostileTokens() []hostile {
 			return enc.EncodeToString([]byte(header)) + "." + enc.EncodeToString([]byte(payloadOf(t, nil))) + "."
 		}
 	}
-	valid := func(t *testing.T, f *fixture) string { return rawSign(t, "ES256", f.k.p256, `{"alg":"ES256","kid":"p256"}`, payloadOf(t, nil)) }
+	valid := func(t *testing.T, f *fixture) string {
+		return rawSign(t, "ES256", f.k.p256, `{"alg":"ES256","kid":"p256"}`, payloadOf(t, nil))
+	}
 	const h = `{"alg":"ES256","kid":"p256"}`
 	return []hostile{
 		{"empty token", func(*testing.T, *fixture) string { return "" }, ReasonMalformed},

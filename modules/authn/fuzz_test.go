@@ -1,0 +1,86 @@
+package authn
+
+import (
+	"context"
+	"crypto"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+func fuzzSeeds(f *testing.F) {
+	k := keys(f)
+	seeds := []string{
+		"", ".", "..", "....", "a.b.c", "e30.e30.", "e30.e30.e30",
+		"eyJhbGciOiJub25lIn0.e30.",
+		rawSign(f, "ES256", k.p256, `{"alg":"ES256"}`, payloadOf(f, nil)),
+		rawSign(f, "ES256", k.p256, `{"alg":"ES256","kid":"x","crit":["b64"],"b64":false}`, `{"exp":1}`),
+		rawSign(f, "RS256", k.rsa, `{"alg":"RS256"}`, `{"a":{"b":[1,2,{"c":"\u0000"}]}}`),
+		rawSign(f, "EdDSA", k.ed, `{"alg":"EdDSA","alg":"none"}`, `{}`),
+		"eyJhbGciOiJSU0EtT0FFUCIsImVuYyI6IkEyNTZHQ00ifQ.a2V5.aXY.Y2lwaGVy.dGFn",
+		strings.Repeat("A", 100) + "." + strings.Repeat("B", 100) + "." + strings.Repeat("C", 100),
+	}
+	for _, s := range seeds {
+		f.Add(s)
+	}
+}
+
+// FuzzPreparse: the pre-parser never panics, and whatever it accepts is a
+// three-segment token whose signing input is a prefix of it.
+func FuzzPreparse(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, token string) {
+		pt, terr := preparse(token, DefaultMaxTokenSize, allAlgs())
+		if (pt == nil) == (terr == nil) {
+			t.Fatalf("preparse returned %v and %v", pt, terr)
+		}
+		if terr != nil {
+			if terr.Reason == "" || strings.Contains(terr.Error(), token) && len(token) > 16 {
+				t.Fatalf("bad refusal %v", terr)
+			}
+			return
+		}
+		if strings.Count(token, ".") != 2 || !strings.HasPrefix(token, pt.signingInput+".") {
+			t.Fatalf("accepted %q", token)
+		}
+		if pt.payload == nil || len(pt.sig) == 0 {
+			t.Fatalf("accepted %q without payload or signature", token)
+		}
+	})
+}
+
+// FuzzVerify: Verify never panics on any input, and a token it accepts is
+// also accepted by go-jose with the same key (a differential check: our
+// own signature path must never be more permissive than the library).
+func FuzzVerify(f *testing.F) {
+	fuzzSeeds(f)
+	k := keys(f)
+	valid := rawSign(f, "ES256", k.p256, `{"alg":"ES256"}`, payloadOf(f, nil))
+	f.Add(valid)
+	f.Add(valid[:len(valid)-1] + "B")
+	now := testNow
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey, &k.rsa.PublicKey, k.ed.Public()},
+		Clock(func() time.Time { return now }), CacheSize(0))
+	f.Fuzz(func(t *testing.T, token string) {
+		p, err := v.Verify(context.Background(), token)
+		if err != nil {
+			if p.Authenticated {
+				t.Fatal("refused but authenticated")
+			}
+			return
+		}
+		jws, perr := jose.ParseSigned(token, []jose.SignatureAlgorithm{jose.ES256, jose.RS256, jose.PS256, jose.EdDSA,
+			jose.RS384, jose.RS512, jose.PS384, jose.PS512, jose.ES384, jose.ES512})
+		if perr != nil {
+			t.Fatalf("accepted a token go-jose cannot parse: %v", perr)
+		}
+		for _, key := range []any{&k.p256.PublicKey, &k.rsa.PublicKey, k.ed.Public()} {
+			if _, verr := jws.Verify(key); verr == nil {
+				return
+			}
+		}
+		t.Fatal("accepted a token go-jose does not verify")
+	})
+}
