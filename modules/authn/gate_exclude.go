@@ -30,6 +30,8 @@ func newExcludeSet(patterns []string) (excludeSet, error) {
 				return s, &ExcludeError{p, "matches every path; exclude only the paths that must stay public"}
 			}
 			return s, &ExcludeError{p, "must start with /"}
+		case strings.Contains(p, "//") || strings.Contains(p+"/", "/./") || strings.Contains(p+"/", "/../"):
+			return s, &ExcludeError{p, "holds an empty, . or .. segment; write the path as clients send it"}
 		case p == "/*":
 			return s, &ExcludeError{p, "matches every path; exclude only the paths that must stay public"}
 		case strings.HasSuffix(p, "/*"):

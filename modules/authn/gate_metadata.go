@@ -38,8 +38,12 @@ func (e *ResourceError) Error() string {
 }
 
 func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
+	u, err := url.Parse(cfg.resource)
+	// Errors name the resource without any credentials it carries.
 	res := cfg.resource
-	u, err := url.Parse(res)
+	if err == nil {
+		res = u.Redacted()
+	}
 	switch {
 	case err != nil:
 		return nil, &ResourceError{res, "is not a URL"}
@@ -70,7 +74,7 @@ func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
 		path = ""
 	}
 	doc := metadataDoc{
-		Resource:               res,
+		Resource:               cfg.resource,
 		AuthorizationServers:   servers,
 		BearerMethodsSupported: []string{"header"},
 		ScopesSupported:        cfg.scopes,
