@@ -2,13 +2,13 @@ package authn_test
 
 import (
 	"context"
-	"io"
-	"net"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/base64"
+	"io"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
