@@ -27,6 +27,7 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
 		fx.Provide(onlyOneAuthnGatePerApp),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteGuard { return g })),
+		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
 		fx.Provide(fx.Annotate(
 			func(g *authn.Gate) Wrapper {
 				return Wrapper{Name: "authn", Order: 100, Wrap: g.Handler}
@@ -94,3 +95,14 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 
 var _ RouteGuard = (*authn.Gate)(nil)
 var _ func(http.Handler) (http.Handler, error) = (*authn.Gate)(nil).Handler
+
+// gateRoutes lists what the gate answers itself: the metadata document,
+// never authenticated.
+type gateRoutes struct{ g *authn.Gate }
+
+func (r gateRoutes) Routes() []Route {
+	if p := r.g.MetadataPath(); p != "" {
+		return []Route{{Method: http.MethodGet, Pattern: p, Mode: "excluded"}}
+	}
+	return nil
+}

@@ -28,18 +28,24 @@ type RouteGuard interface {
 	Guard(method, pattern string, h http.Handler, middlewares []func(http.Handler) http.Handler) (mode string, scopes []string)
 }
 
-// RouteLister lists routes of a router that chi.Walk cannot reach (a
-// ServeMux records its patterns through one).
+// RouteLister lists routes chi.Walk cannot reach: the metadata document the
+// authentication gate answers itself, a ServeMux's patterns. Provide one to
+// the value group "svc.routes" (see [ListRoutes]).
 type RouteLister interface {
 	Routes() []Route
 }
 
+// ListRoutes adds a RouteLister to what `check` prints.
+func ListRoutes[T RouteLister]() fx.Option {
+	return fx.Provide(fx.Annotate(func(l T) RouteLister { return l }, fx.ResultTags(`group:"svc.routes"`)))
+}
+
 type checkIn struct {
 	fx.In
-	Router    *chi.Mux    `optional:"true"`
-	ChiRouter chi.Router  `optional:"true"`
-	Lister    RouteLister `optional:"true"`
-	Guard     RouteGuard  `optional:"true"`
+	Router    *chi.Mux      `optional:"true"`
+	ChiRouter chi.Router    `optional:"true"`
+	Listers   []RouteLister `group:"svc.routes"`
+	Guard     RouteGuard    `optional:"true"`
 }
 
 // Check builds the app's graph without starting it and writes one line per
@@ -82,8 +88,8 @@ func collectRoutes(in checkIn) ([]Route, error) {
 			return nil, fmt.Errorf("check: walking the chi router: %w", err)
 		}
 	}
-	if in.Lister != nil {
-		for _, r := range in.Lister.Routes() {
+	for _, l := range in.Listers {
+		for _, r := range l.Routes() {
 			if r.Mode == "" {
 				r = guarded(in.Guard, r.Method, r.Pattern, nil, nil)
 			}

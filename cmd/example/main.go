@@ -3,16 +3,18 @@
 //	make run                       # serve on 127.0.0.1:8080
 //	go run ./cmd/example check     # list the routes and how they are guarded
 //
+// It trusts SVC_AUTHN_ISSUER / SVC_AUTHN_AUDIENCE when set. When they are
+// unset it starts an embedded DEVELOPMENT issuer on loopback and prints
+// ready-to-paste curl commands with tokens from it.
+//
 // Set SVC_EXAMPLE_ERRORS=tmf to answer errors in TM Forum TMF630 instead of
 // RFC 9457 problem details.
 package main
 
 import (
-	"net/http"
 	"os"
 	"strings"
 
-	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
@@ -29,8 +31,10 @@ func options() []fx.Option {
 	return []fx.Option{
 		fx.Provide(newLogger),
 		errorFormat(),
+		trust(),
 		fx.Provide(newRouter),
 		fxsvc.Serve(),
+		fx.Invoke(printTour),
 	}
 }
 
@@ -42,12 +46,7 @@ func errorFormat() fx.Option {
 }
 
 func newLogger() (*zap.Logger, error) {
-	return zap.NewDevelopment()
-}
-
-func newRouter() *chi.Mux {
-	r := chi.NewRouter()
-	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
-	mountErrorDemo(r)
-	return r
+	cfg := zap.NewDevelopmentConfig()
+	cfg.DisableStacktrace = true
+	return cfg.Build()
 }

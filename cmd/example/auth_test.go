@@ -1,0 +1,117 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"go.uber.org/fx"
+
+	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/internal/devissuer"
+)
+
+func call(t *testing.T, method, url, token string) (*http.Response, string) {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, string(b)
+}
+
+// waitForKeys polls until the gate has loaded the issuer's keys: they load
+// in the background when the app opens.
+func waitForKeys(t *testing.T, url, token string) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if resp, _ := call(t, "GET", url, token); resp.StatusCode != http.StatusServiceUnavailable {
+			return
+		}
+	}
+	t.Fatal("keys never loaded")
+}
+
+func TestTheTourOfTheREADME(t *testing.T) {
+	var iss *devissuer.Issuer
+	base := startExample(t, fx.Populate(&iss))
+	reader, _ := iss.Mint(devissuer.Token{Subject: "alice", Scopes: []string{"read"}})
+	admin, _ := iss.Mint(devissuer.Token{Subject: "root", Scopes: []string{"read", "admin"}})
+	waitForKeys(t, base+"/me", reader)
+
+	resp, _ := call(t, "GET", base+"/me", "")
+	if resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Bearer resource_metadata=") {
+		t.Fatalf("/me without a token: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	if _, body := call(t, "GET", base+"/hello", ""); body != "hello, stranger\n" {
+		t.Fatalf("/hello: %q", body)
+	}
+	if _, body := call(t, "GET", base+"/hello", reader); body != "hello, alice\n" {
+		t.Fatalf("/hello with a token: %q", body)
+	}
+	resp, body := call(t, "GET", base+"/me", reader)
+	var me map[string]any
+	_ = json.Unmarshal([]byte(body), &me)
+	if resp.StatusCode != 200 || me["subject"] != "alice" || me["authenticated"] != true {
+		t.Fatalf("/me: %d %s", resp.StatusCode, body)
+	}
+	resp, _ = call(t, "GET", base+"/admin", reader)
+	if resp.StatusCode != 403 || !strings.Contains(resp.Header.Get("WWW-Authenticate"), `scope="admin"`) {
+		t.Fatalf("/admin without the scope: %d", resp.StatusCode)
+	}
+	if resp, _ := call(t, "GET", base+"/admin", admin); resp.StatusCode != 200 {
+		t.Fatalf("/admin with the scope: %d", resp.StatusCode)
+	}
+	if resp, _ := call(t, "GET", base+"/healthz", "garbage"); resp.StatusCode != 200 {
+		t.Fatalf("/healthz: %d", resp.StatusCode)
+	}
+	resp, body = call(t, "GET", base+"/.well-known/oauth-protected-resource", "")
+	if resp.StatusCode != 200 || !strings.Contains(body, `"resource":"https://api.svc.example"`) || !strings.Contains(body, iss.URL) {
+		t.Fatalf("metadata: %d %s", resp.StatusCode, body)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ws := "ws" + strings.TrimPrefix(base, "http") + "/ws"
+	if _, resp, err := websocket.Dial(ctx, ws, nil); err == nil || resp.StatusCode != 401 {
+		t.Fatalf("websocket without a token: %v", err)
+	}
+	c, _, err := websocket.Dial(ctx, ws, &websocket.DialOptions{HTTPHeader: http.Header{"Authorization": {"Bearer " + reader}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.CloseNow()
+	_ = c.Write(ctx, websocket.MessageText, []byte("hi"))
+	if _, msg, err := c.Read(ctx); err != nil || string(msg) != "alice: hi" {
+		t.Fatalf("echo %q %v", msg, err)
+	}
+}
+
+func TestCheckCommand(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, options()...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	for _, line := range []string{
+		"GET  /admin                                 authenticated  admin",
+		"GET  /hello                                 anonymous",
+		"GET  /healthz                               excluded",
+		"GET  /.well-known/oauth-protected-resource  excluded",
+	} {
+		if !strings.Contains(out.String(), line) {
+			t.Errorf("check output lacks %q:\n%s", line, out.String())
+		}
+	}
+}

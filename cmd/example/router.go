@@ -1,0 +1,22 @@
+package main
+
+import (
+	"net/http"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/svckit/svc/modules/authn"
+)
+
+// newRouter is the app's own chi router. Every route is authenticated
+// unless excluded (see gateOptions) or marked anonymous.
+func newRouter() *chi.Mux {
+	r := chi.NewRouter()
+	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
+	r.With(authn.Anonymous).Get("/hello", hello)
+	r.Get("/me", me)
+	r.With(authn.Require("admin")).Get("/admin", admin)
+	r.Get("/ws", echo)
+	mountErrorDemo(r)
+	return r
+}
