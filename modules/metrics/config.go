@@ -139,6 +139,20 @@ func (s sources) fail(spec, format string, args ...any) error {
 	return &ConfigError{Setting: s.name(spec), Field: spec, Reason: fmt.Sprintf(format, args...)}
 }
 
+// failMissing names the unset partner of a set field the way the set one
+// was given: SVC_METRICS_BASIC_AUTH_PASSWORD beside
+// SVC_METRICS_BASIC_AUTH_USERNAME, Config.X beside Config.Y.
+func (s sources) failMissing(present, missing, reason string) error {
+	setting := "Config." + fieldBySpec(missing).goName
+	switch n := s.name(present); {
+	case strings.HasPrefix(n, EnvPrefix):
+		setting = EnvPrefix + strings.ToUpper(missing)
+	case strings.HasPrefix(n, "metrics."):
+		setting = fieldBySpec(missing).option
+	}
+	return &ConfigError{Setting: setting, Field: missing, Reason: reason}
+}
+
 // resolve validates c, fills defaults and resolves auto. It never reads the
 // environment: the callers merged it in before.
 func resolve(c Config, src sources) (Config, error) {
@@ -225,9 +239,9 @@ func checkBasicAuth(c Config, src sources, fromEndpoint bool) error {
 	case fromEndpoint:
 		return nil
 	case user && !pass:
-		return src.fail("basic_auth_password", "a Basic user name is set without a password; set both or neither")
+		return src.failMissing("basic_auth_username", "basic_auth_password", "a Basic user name is set without a password; set both or neither")
 	case pass && !user:
-		return src.fail("basic_auth_username", "a Basic password is set without a user name; set both or neither")
+		return src.failMissing("basic_auth_password", "basic_auth_username", "a Basic password is set without a user name; set both or neither")
 	case user && strings.Contains(c.BasicAuthUsername, ":"):
 		return src.fail("basic_auth_username", "a Basic user name must not hold a colon (RFC 7617)")
 	}

@@ -52,10 +52,12 @@ func dotted(raw string) string {
 		lastDot = false
 	}
 	out := strings.Trim(b.String(), ".")
-	for len(out) > maxBaseName {
+	// Room for the "fn." a name starting with a non-letter gets below.
+	const limit = maxBaseName - len("fn.")
+	for len(out) > limit {
 		i := strings.IndexByte(out, '.')
 		if i < 0 {
-			out = out[len(out)-maxBaseName:]
+			out = out[len(out)-limit:]
 			break
 		}
 		out = out[i+1:]

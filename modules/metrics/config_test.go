@@ -1,0 +1,323 @@
+package metrics_test
+
+import (
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/secret"
+)
+
+func newResolved(t *testing.T, opts ...metrics.Option) metrics.Config {
+	t.Helper()
+	m, err := metrics.New(opts...)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	return metrics.ResolvedConfig(m)
+}
+
+// Spec table "Metrics component configuration": every default.
+func TestDefaults(t *testing.T) {
+	cleanEnv(t)
+	c := newResolved(t)
+	want := metrics.Config{
+		Exporter:        metrics.ExporterNone, // auto with no endpoint
+		ExportInterval:  60 * time.Second,
+		ExportTimeout:   30 * time.Second,
+		ShutdownTimeout: 5 * time.Second,
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("defaults:\n got %#v\nwant %#v", c, want)
+	}
+	if c.AuthorizationHeader().IsSet() {
+		t.Fatal("authorization_header must be null without Basic credentials")
+	}
+	d := metrics.DefaultConfig()
+	if d.Exporter != metrics.ExporterAuto || d.ExportInterval != 60*time.Second || d.ExportTimeout != 30*time.Second || d.ShutdownTimeout != 5*time.Second {
+		t.Fatalf("DefaultConfig = %#v", d)
+	}
+	// FromConfig with a zero Config takes the same defaults.
+	m, err := metrics.FromConfig(metrics.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := metrics.ResolvedConfig(m); !reflect.DeepEqual(got, want) {
+		t.Fatalf("FromConfig defaults: %#v", got)
+	}
+	if m.Name() != "default" {
+		t.Fatalf("name = %q", m.Name())
+	}
+}
+
+// Every SVC_METRICS_* variable sets its field.
+func TestEnvEveryField(t *testing.T) {
+	setEnv(t, map[string]string{
+		"SVC_METRICS_SERVICE_NAME":        "billing",
+		"SVC_METRICS_EXPORTER":            "otlp-grpc",
+		"SVC_METRICS_ENDPOINT":            "https://collector.example:4317",
+		"SVC_METRICS_HEADERS":             "x-api-key=k3y,x-tenant=acme%20corp",
+		"SVC_METRICS_BASIC_AUTH_USERNAME": "Aladdin",
+		"SVC_METRICS_BASIC_AUTH_PASSWORD": "open sesame",
+		"SVC_METRICS_EXPORT_INTERVAL":     "15",
+		"SVC_METRICS_EXPORT_TIMEOUT":      "2.5",
+		"SVC_METRICS_RESOURCE_ATTRIBUTES": "deployment.environment=prod,team=a%2Cb",
+		"SVC_METRICS_SHUTDOWN_TIMEOUT":    "750ms",
+	})
+	c := newResolved(t)
+	want := metrics.Config{
+		ServiceName:        "billing",
+		Exporter:           metrics.ExporterOTLPGRPC,
+		Endpoint:           "https://collector.example:4317",
+		Headers:            metrics.Headers{"x-api-key": "k3y", "x-tenant": "acme corp"},
+		BasicAuthUsername:  "Aladdin",
+		BasicAuthPassword:  "open sesame",
+		ExportInterval:     15 * time.Second,
+		ExportTimeout:      2500 * time.Millisecond,
+		ResourceAttributes: map[string]string{"deployment.environment": "prod", "team": "a,b"},
+		ShutdownTimeout:    750 * time.Millisecond,
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Fatalf("from env:\n got %#v\nwant %#v", c, want)
+	}
+	// RFC 7617's own example.
+	if got := c.AuthorizationHeader().Value(); got != "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==" {
+		t.Fatalf("authorization_header = %q", got)
+	}
+}
+
+// The OTEL_* fallbacks, their precedence, and the endpoint path rules.
+func TestEnvFallbacks(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		opts []metrics.Option
+		want func(c metrics.Config) string // "" when fine
+	}{
+		{"OTEL_SERVICE_NAME", map[string]string{"OTEL_SERVICE_NAME": "svc-a"}, nil,
+			func(c metrics.Config) string { return eq(c.ServiceName, "svc-a") }},
+		{"SVC wins over OTEL_SERVICE_NAME", map[string]string{"OTEL_SERVICE_NAME": "svc-a", "SVC_METRICS_SERVICE_NAME": "svc-b"}, nil,
+			func(c metrics.Config) string { return eq(c.ServiceName, "svc-b") }},
+		{"option wins over env", map[string]string{"SVC_METRICS_SERVICE_NAME": "svc-b"}, []metrics.Option{metrics.WithServiceName("svc-c")},
+			func(c metrics.Config) string { return eq(c.ServiceName, "svc-c") }},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT is a base URL", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c.example:4318"}, nil,
+			func(c metrics.Config) string {
+				return eq(c.Endpoint.Value(), "http://c.example:4318/v1/metrics") + eq(string(c.Exporter), "otlp-http")
+			}},
+		{"OTEL_EXPORTER_OTLP_ENDPOINT base with a path", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c.example:4318/otlp/"}, nil,
+			func(c metrics.Config) string { return eq(c.Endpoint.Value(), "http://c.example:4318/otlp/v1/metrics") }},
+		{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT used as given and wins", map[string]string{
+			"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a.example:4318", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://b.example:9/custom"}, nil,
+			func(c metrics.Config) string {
+				return eq(c.Endpoint.Value(), "http://b.example:9/custom") + eq(string(c.Exporter), "otlp-http")
+			}},
+		{"SVC_METRICS_ENDPOINT wins over OTEL", map[string]string{
+			"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://b.example:9/custom", "SVC_METRICS_ENDPOINT": "http://s.example:4318/x"}, nil,
+			func(c metrics.Config) string { return eq(c.Endpoint.Value(), "http://s.example:4318/x") }},
+		{"explicit endpoint without path gets /v1/metrics", nil, []metrics.Option{metrics.WithEndpoint("http://e.example:4318")},
+			func(c metrics.Config) string { return eq(c.Endpoint.Value(), "http://e.example:4318/v1/metrics") }},
+		{"grpc keeps the endpoint as given", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://g.example:4317", "SVC_METRICS_EXPORTER": "otlp-grpc"}, nil,
+			func(c metrics.Config) string { return eq(c.Endpoint.Value(), "http://g.example:4317") }},
+		{"OTEL_EXPORTER_OTLP_HEADERS", map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=1, b = two%20words"}, nil,
+			func(c metrics.Config) string { return eq(hdr(c.Headers), "a=1;b=two words") }},
+		{"OTEL_EXPORTER_OTLP_METRICS_HEADERS wins", map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=1", "OTEL_EXPORTER_OTLP_METRICS_HEADERS": "m=2"}, nil,
+			func(c metrics.Config) string { return eq(hdr(c.Headers), "m=2") }},
+		{"SVC_METRICS_HEADERS wins over OTEL", map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=1", "SVC_METRICS_HEADERS": "s=3"}, nil,
+			func(c metrics.Config) string { return eq(hdr(c.Headers), "s=3") }},
+		{"endpoint credentials become Basic", nil, []metrics.Option{metrics.WithEndpoint("https://Aladdin:open%20sesame@c.example/v1/metrics")},
+			func(c metrics.Config) string {
+				return eq(c.AuthorizationHeader().Value(), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+			}},
+		{"SVC_ENV_LOAD=false skips SVC_METRICS_* but not OTEL_*", map[string]string{
+			"SVC_ENV_LOAD": "false", "SVC_METRICS_SERVICE_NAME": "ignored", "OTEL_SERVICE_NAME": "kept"}, nil,
+			func(c metrics.Config) string { return eq(c.ServiceName, "kept") }},
+		{"SVC_ENV_LOAD=0 skips SVC_METRICS_*", map[string]string{"SVC_ENV_LOAD": "0", "SVC_METRICS_EXPORTER": "prometheus"}, nil,
+			func(c metrics.Config) string { return eq(string(c.Exporter), "none") }},
+		{"SVC_ENV_LOAD=TRUE reads them", map[string]string{"SVC_ENV_LOAD": "TRUE", "SVC_METRICS_EXPORTER": "prometheus"}, nil,
+			func(c metrics.Config) string { return eq(string(c.Exporter), "prometheus") }},
+		{"WithEnvLoad(false) wins over SVC_ENV_LOAD", map[string]string{"SVC_ENV_LOAD": "true", "SVC_METRICS_EXPORTER": "prometheus"},
+			[]metrics.Option{metrics.WithEnvLoad(false)},
+			func(c metrics.Config) string { return eq(string(c.Exporter), "none") }},
+		{"WithEnvLoad(true) wins over SVC_ENV_LOAD", map[string]string{"SVC_ENV_LOAD": "off", "SVC_METRICS_EXPORTER": "prometheus"},
+			[]metrics.Option{metrics.WithEnvLoad(true)},
+			func(c metrics.Config) string { return eq(string(c.Exporter), "prometheus") }},
+		{"auto with endpoint is otlp-http", map[string]string{"SVC_METRICS_EXPORTER": "auto", "SVC_METRICS_ENDPOINT": "http://x.example:4318"}, nil,
+			func(c metrics.Config) string { return eq(string(c.Exporter), "otlp-http") }},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			setEnv(t, tc.env)
+			if msg := tc.want(newResolved(t, tc.opts...)); msg != "" {
+				t.Fatal(msg)
+			}
+		})
+	}
+}
+
+func eq(got, want string) string {
+	if got != want {
+		return "got " + got + ", want " + want + "; "
+	}
+	return ""
+}
+
+func hdr(h metrics.Headers) string {
+	var parts []string
+	for _, k := range []string{"a", "b", "m", "s"} {
+		if v, ok := h[k]; ok {
+			parts = append(parts, k+"="+v.Value())
+		}
+	}
+	if len(parts) != len(h) {
+		return "unexpected keys"
+	}
+	return strings.Join(parts, ";")
+}
+
+// FromConfig reads no environment at all.
+func TestFromConfigBypassesEnv(t *testing.T) {
+	setEnv(t, map[string]string{
+		"SVC_METRICS_EXPORTER": "prometheus", "OTEL_SERVICE_NAME": "env", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://env.example:4318",
+		"OTEL_EXPORTER_OTLP_HEADERS": "a=b",
+	})
+	m, err := metrics.FromConfig(metrics.Config{ExportInterval: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := metrics.ResolvedConfig(m)
+	if c.Exporter != metrics.ExporterNone || c.ServiceName != "" || c.Endpoint.IsSet() || len(c.Headers) != 0 || c.ExportInterval != time.Second {
+		t.Fatalf("FromConfig read the environment: %#v", c)
+	}
+	m, err = metrics.FromConfig(metrics.Config{Exporter: "prometheus"}, metrics.WithName("admin"), metrics.WithServiceName("code"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := metrics.ResolvedConfig(m); c.Exporter != metrics.ExporterPrometheus || c.ServiceName != "code" || m.Name() != "admin" {
+		t.Fatalf("FromConfig options: %#v name %q", c, m.Name())
+	}
+}
+
+// Exporter values are case-insensitive on every path.
+func TestExporterCaseInsensitive(t *testing.T) {
+	cases := map[string]metrics.Exporter{
+		"AUTO": metrics.ExporterNone, "Otlp-Http": metrics.ExporterOTLPHTTP, "OTLP-GRPC": metrics.ExporterOTLPGRPC,
+		"Prometheus": metrics.ExporterPrometheus, " console ": metrics.ExporterConsole, "NONE": metrics.ExporterNone,
+	}
+	for in, want := range cases {
+		t.Run(in, func(t *testing.T) {
+			setEnv(t, map[string]string{"SVC_METRICS_EXPORTER": in})
+			if got := newResolved(t).Exporter; got != want {
+				t.Errorf("env: %q → %q, want %q", in, got, want)
+			}
+			cleanEnv(t)
+			if got := newResolved(t, metrics.WithExporter(metrics.Exporter(in))).Exporter; got != want {
+				t.Errorf("option: %q → %q, want %q", in, got, want)
+			}
+			m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.Exporter(in)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := metrics.ResolvedConfig(m).Exporter; got != want {
+				t.Errorf("Config: %q → %q, want %q", in, got, want)
+			}
+		})
+	}
+}
+
+// Invalid values fail at construction with an error naming the variable,
+// option or field, and never quoting a secret.
+func TestInvalidValuesNameTheSetting(t *testing.T) {
+	const s3 = "s3cr3tvalue"
+	cases := []struct {
+		name    string
+		env     map[string]string
+		opts    []metrics.Option
+		cfg     *metrics.Config
+		setting string
+	}{
+		{"exporter", map[string]string{"SVC_METRICS_EXPORTER": "kafka"}, nil, nil, "SVC_METRICS_EXPORTER"},
+		{"interval word", map[string]string{"SVC_METRICS_EXPORT_INTERVAL": "soon"}, nil, nil, "SVC_METRICS_EXPORT_INTERVAL"},
+		{"interval zero", map[string]string{"SVC_METRICS_EXPORT_INTERVAL": "0"}, nil, nil, "SVC_METRICS_EXPORT_INTERVAL"},
+		{"interval negative", map[string]string{"SVC_METRICS_EXPORT_INTERVAL": "-1"}, nil, nil, "SVC_METRICS_EXPORT_INTERVAL"},
+		{"timeout NaN", map[string]string{"SVC_METRICS_EXPORT_TIMEOUT": "NaN"}, nil, nil, "SVC_METRICS_EXPORT_TIMEOUT"},
+		{"timeout Inf", map[string]string{"SVC_METRICS_EXPORT_TIMEOUT": "+Inf"}, nil, nil, "SVC_METRICS_EXPORT_TIMEOUT"},
+		{"shutdown zero duration", map[string]string{"SVC_METRICS_SHUTDOWN_TIMEOUT": "0s"}, nil, nil, "SVC_METRICS_SHUTDOWN_TIMEOUT"},
+		{"endpoint scheme", map[string]string{"SVC_METRICS_ENDPOINT": "ftp://u:" + s3 + "@h.example/"}, nil, nil, "SVC_METRICS_ENDPOINT"},
+		{"endpoint relative", map[string]string{"SVC_METRICS_ENDPOINT": "collector:" + s3}, nil, nil, "SVC_METRICS_ENDPOINT"},
+		{"endpoint from OTEL", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://u:" + s3 + "@bad host/"}, nil, nil, "OTEL_EXPORTER_OTLP_ENDPOINT"},
+		{"headers not k=v", map[string]string{"SVC_METRICS_HEADERS": s3}, nil, nil, "SVC_METRICS_HEADERS"},
+		{"headers bad escape", map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "k=" + s3 + "%zz"}, nil, nil, "OTEL_EXPORTER_OTLP_HEADERS"},
+		{"headers bad name", map[string]string{"SVC_METRICS_HEADERS": "bad name=" + s3}, nil, nil, "SVC_METRICS_HEADERS"},
+		{"headers control char", map[string]string{"SVC_METRICS_HEADERS": "k=" + s3 + "%0A"}, nil, nil, "SVC_METRICS_HEADERS"},
+		{"user without password", map[string]string{"SVC_METRICS_BASIC_AUTH_USERNAME": "u"}, nil, nil, "SVC_METRICS_BASIC_AUTH_PASSWORD"},
+		{"password without user", map[string]string{"SVC_METRICS_BASIC_AUTH_PASSWORD": s3}, nil, nil, "SVC_METRICS_BASIC_AUTH_USERNAME"},
+		{"user with colon", map[string]string{"SVC_METRICS_BASIC_AUTH_USERNAME": "a:b", "SVC_METRICS_BASIC_AUTH_PASSWORD": s3}, nil, nil, "SVC_METRICS_BASIC_AUTH_USERNAME"},
+		{"Authorization header and Basic", map[string]string{"SVC_METRICS_HEADERS": "Authorization=Bearer%20" + s3,
+			"SVC_METRICS_BASIC_AUTH_USERNAME": "u", "SVC_METRICS_BASIC_AUTH_PASSWORD": s3}, nil, nil, "SVC_METRICS_HEADERS"},
+		{"endpoint credentials and Basic", map[string]string{"SVC_METRICS_ENDPOINT": "http://u:" + s3 + "@h.example",
+			"SVC_METRICS_BASIC_AUTH_USERNAME": "u", "SVC_METRICS_BASIC_AUTH_PASSWORD": s3}, nil, nil, "SVC_METRICS_ENDPOINT"},
+		{"resource attributes", map[string]string{"SVC_METRICS_RESOURCE_ATTRIBUTES": "novalue"}, nil, nil, "SVC_METRICS_RESOURCE_ATTRIBUTES"},
+		{"SVC_ENV_LOAD", map[string]string{"SVC_ENV_LOAD": "maybe"}, nil, nil, "SVC_ENV_LOAD"},
+		{"option exporter", nil, []metrics.Option{metrics.WithExporter("kafka")}, nil, "metrics.WithExporter"},
+		{"option interval zero", nil, []metrics.Option{metrics.WithExportInterval(0)}, nil, "metrics.WithExportInterval"},
+		{"option shutdown negative", nil, []metrics.Option{metrics.WithShutdownTimeout(-time.Second)}, nil, "metrics.WithShutdownTimeout"},
+		{"option endpoint", nil, []metrics.Option{metrics.WithEndpoint("mailto:" + s3 + "@x")}, nil, "metrics.WithEndpoint"},
+		{"option basic auth", nil, []metrics.Option{metrics.WithBasicAuth("", s3)}, nil, "metrics.WithBasicAuth"},
+		{"option headers", nil, []metrics.Option{metrics.WithHeaders(map[string]string{"x": s3 + "\r\n"})}, nil, "metrics.WithHeaders"},
+		{"option name", nil, []metrics.Option{metrics.WithName("")}, nil, "metrics.WithName"},
+		{"Config interval", nil, nil, &metrics.Config{ExportTimeout: -time.Second}, "Config.ExportTimeout"},
+		{"Config exporter", nil, nil, &metrics.Config{Exporter: "statsd"}, "Config.Exporter"},
+		{"Config endpoint", nil, nil, &metrics.Config{Endpoint: secret.URL("//" + s3)}, "Config.Endpoint"},
+		{"Config password", nil, nil, &metrics.Config{BasicAuthPassword: s3}, "Config.BasicAuthUsername"},
+		{"Config attribute key", nil, nil, &metrics.Config{ResourceAttributes: map[string]string{" ": "x"}}, "Config.ResourceAttributes"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			setEnv(t, tc.env)
+			var err error
+			if tc.cfg != nil {
+				_, err = metrics.FromConfig(*tc.cfg)
+			} else {
+				_, err = metrics.New(tc.opts...)
+			}
+			var ce *metrics.ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want *ConfigError", err)
+			}
+			if ce.Setting != tc.setting || !strings.Contains(err.Error(), tc.setting) {
+				t.Fatalf("error names %q (%v), want %q", ce.Setting, err, tc.setting)
+			}
+			if strings.Contains(err.Error(), s3) {
+				t.Fatalf("error repeats a secret: %v", err)
+			}
+			if !errors.Is(err, metrics.ErrConfig) {
+				t.Fatal("a ConfigError must wrap ErrConfig")
+			}
+			var base *metrics.Error
+			if !errors.As(err, &base) {
+				t.Fatal("a ConfigError must be a *metrics.Error underneath")
+			}
+		})
+	}
+}
+
+// LoadConfig reads the environment without defaults, for FromConfig.
+func TestLoadConfig(t *testing.T) {
+	setEnv(t, map[string]string{"SVC_METRICS_EXPORTER": "Prometheus", "OTEL_SERVICE_NAME": "svc-x", "SVC_ENV_LOAD": "false"})
+	c, err := metrics.LoadConfig()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Exporter != metrics.ExporterPrometheus || c.ServiceName != "svc-x" || c.ExportInterval != 0 {
+		t.Fatalf("LoadConfig = %#v", c)
+	}
+	setEnv(t, map[string]string{"SVC_METRICS_EXPORT_INTERVAL": "x"})
+	_, err = metrics.LoadConfig()
+	var ce *metrics.ConfigError
+	if !errors.As(err, &ce) || ce.Setting != "SVC_METRICS_EXPORT_INTERVAL" {
+		t.Fatalf("LoadConfig error = %v", err)
+	}
+}
