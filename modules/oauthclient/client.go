@@ -214,8 +214,12 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// Kind is the component kind of a Client: one per app (fxsvc.OAuthClient
+// registers it as a singleton).
+const Kind = "oauthclient"
+
 // Name identifies the client in lifecycle errors.
-func (c *Client) Name() string { return "oauthclient" }
+func (c *Client) Name() string { return Kind }
 
 // ClientID returns the configured client ID.
 func (c *Client) ClientID() string { return c.clientID }

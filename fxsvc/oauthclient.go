@@ -1,0 +1,113 @@
+package fxsvc
+
+import (
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/modules/oauthclient"
+)
+
+// OAuthClient adds the outbound token client to the app: built by
+// oauthclient.New from opts over the environment (SVC_OAUTHCLIENT_*),
+// opened when the app starts (discovery, when an issuer is set) and closed
+// when it stops (fetches in flight are cancelled). It provides
+// *oauthclient.Client to the graph, and uses the graph's *zap.Logger for
+// failed fetches when there is one (an oauthclient.Logger in opts wins).
+//
+// It refuses: a second OAuthClient in one app (fx.New fails with a
+// *lifecycle.SingletonError), and a missing or invalid setting (the app
+// fails with an *oauthclient.ConfigError naming the variable or option).
+// Discovery that finds no usable metadata fails start with an
+// *oauthclient.DiscoveryError; an authorization server that is merely down
+// does not.
+func OAuthClient(opts ...oauthclient.Option) fx.Option {
+	return fx.Options(
+		lifecycle.Singleton(oauthclient.Kind, "fxsvc.OAuthClient"),
+		fx.Provide(func(p oauthClientParams) (*oauthclient.Client, error) {
+			all := opts
+			if p.Logger != nil {
+				all = append([]oauthclient.Option{oauthclient.Logger(p.Logger.Named("svc.oauthclient"))}, opts...)
+			}
+			c, err := oauthclient.New(all...)
+			if err != nil {
+				return nil, err
+			}
+			lifecycle.Register(p.Lifecycle, c)
+			return c, nil
+		}),
+		// Build it even when no pattern asks for it yet, so discovery runs
+		// and a bad setting fails start, not the first request.
+		fx.Invoke(func(*oauthclient.Client) {}),
+	)
+}
+
+type oauthClientParams struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Logger    *zap.Logger `optional:"true"`
+}
+
+// ClientCredentials provides a *oauthclient.Pattern named name (fx tag
+// `name:"<name>"`) that fetches tokens as the service itself, through the
+// app's *oauthclient.Client (add OAuthClient) unless opts hold
+// oauthclient.WithClient. Settings come from
+// SVC_CLIENTCREDENTIALS_<NAME>_AUDIENCE, _RESOURCE, _SCOPES and opts.
+//
+// It refuses what oauthclient.ClientCredentials refuses (the app fails
+// with an *oauthclient.ConfigError), including a pattern with no client:
+// neither OAuthClient in the app nor oauthclient.WithClient in opts. A
+// second pattern of the same name fails fx.New.
+func ClientCredentials(name string, opts ...oauthclient.PatternOption) fx.Option {
+	return providePattern(name, oauthclient.ClientCredentials, opts)
+}
+
+// TokenExchange provides a *oauthclient.Pattern named name that exchanges
+// the caller's token (RFC 8693) through the app's client; see
+// ClientCredentials. Settings come from SVC_TOKENEXCHANGE_<NAME>_* and
+// opts. Use it with p.TokenFor(ctx, authn.TokenFrom(ctx)) or
+// p.TransportFor(token, base).
+func TokenExchange(name string, opts ...oauthclient.PatternOption) fx.Option {
+	return providePattern(name, oauthclient.TokenExchange, opts)
+}
+
+// TokenExchangeOnBehalfOf is TokenExchange with the on-behalf-of grant.
+func TokenExchangeOnBehalfOf(name string, opts ...oauthclient.PatternOption) fx.Option {
+	return providePattern(name, oauthclient.TokenExchangeOnBehalfOf, opts)
+}
+
+type patternFunc func(string, ...oauthclient.PatternOption) (*oauthclient.Pattern, error)
+
+func providePattern(name string, build patternFunc, opts []oauthclient.PatternOption) fx.Option {
+	if !validPatternName(name) {
+		// Checked here, before the name enters a struct tag.
+		_, err := build(name)
+		return fx.Error(err)
+	}
+	return fx.Provide(fx.Annotate(
+		func(c *oauthclient.Client) (*oauthclient.Pattern, error) {
+			all := opts
+			if c != nil {
+				// The app's client first, so an explicit WithClient wins.
+				all = append([]oauthclient.PatternOption{oauthclient.WithClient(c)}, opts...)
+			}
+			return build(name, all...)
+		},
+		fx.ParamTags(`optional:"true"`),
+		fx.ResultTags(`name:"`+name+`"`),
+	))
+}
+
+// validPatternName mirrors the oauthclient rule: nothing that could break
+// out of the fx tag.
+func validPatternName(name string) bool {
+	if name == "" || len(name) > 64 {
+		return false
+	}
+	for _, ch := range name {
+		if !(ch >= 'a' && ch <= 'z' || ch >= 'A' && ch <= 'Z' || ch >= '0' && ch <= '9' || ch == '.' || ch == '-' || ch == '_') {
+			return false
+		}
+	}
+	return true
+}

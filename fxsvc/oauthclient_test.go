@@ -1,0 +1,178 @@
+package fxsvc_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"go.uber.org/fx"
+	"go.uber.org/fx/fxtest"
+
+	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/modules/oauthclient"
+)
+
+// tokenEndpoint is a minimal authorization server on 127.0.0.1 that
+// counts token requests and answers tok-N.
+func oauthTokenEndpoint(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/.well-known/oauth-authorization-server" {
+			fmt.Fprintf(w, `{"issuer":%q,"token_endpoint":%q}`, "http://"+r.Host, "http://"+r.Host+"/token")
+			return
+		}
+		r.ParseForm()
+		if r.PostForm.Get("grant_type") == "" {
+			w.WriteHeader(400)
+			return
+		}
+		fmt.Fprintf(w, `{"access_token":"tok-%d-%s","token_type":"Bearer","expires_in":3600}`, n.Add(1), r.PostForm.Get("scope"))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func oauthClientEnv(t *testing.T, issuer string) {
+	t.Setenv("SVC_OAUTHCLIENT_ISSUER", issuer)
+	t.Setenv("SVC_OAUTHCLIENT_CLIENT_ID", "svc")
+	t.Setenv("SVC_OAUTHCLIENT_CLIENT_SECRET", "s3cret")
+}
+
+// oauthBillingHandler is what a service writes: a handler that gets the
+// "billing" pattern injected by name.
+type oauthBillingHandler struct{ billing *oauthclient.Pattern }
+
+func newOAuthBillingHandler(p *oauthclient.Pattern) *oauthBillingHandler { return &oauthBillingHandler{billing: p} }
+
+func TestOAuthClientAndNamedPatternsInjectIntoAHandler(t *testing.T) {
+	as, count := oauthTokenEndpoint(t)
+	oauthClientEnv(t, as.URL)
+	t.Setenv("SVC_CLIENTCREDENTIALS_BILLING_SCOPES", "invoices:read")
+	downstream := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, r.Header.Get("Authorization"))
+	}))
+	defer downstream.Close()
+
+	var h *oauthBillingHandler
+	var client *oauthclient.Client
+	var orders *oauthclient.Pattern
+	app := fxtest.New(t,
+		fxsvc.OAuthClient(),
+		fxsvc.ClientCredentials("billing"),
+		fxsvc.TokenExchange("orders", oauthclient.Audience("orders-api")),
+		fx.Provide(fx.Annotate(newOAuthBillingHandler, fx.ParamTags(`name:"billing"`))),
+		fx.Populate(&h, &client),
+		fx.Invoke(fx.Annotate(func(p *oauthclient.Pattern) { orders = p }, fx.ParamTags(`name:"orders"`))),
+	)
+	app.RequireStart()
+
+	resp, err := h.billing.Client().Get(downstream.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if string(body) != "Bearer tok-1-invoices:read" {
+		t.Fatalf("downstream saw %q", body)
+	}
+	if h.billing.Name() != "billing" || orders.Name() != "orders" {
+		t.Fatal("patterns under the wrong names")
+	}
+	if _, err := orders.TokenFor(context.Background(), "caller"); err != nil {
+		t.Fatalf("exchange through the app's client: %v", err)
+	}
+	if count.Load() != 2 {
+		t.Fatalf("token requests %d", count.Load())
+	}
+
+	app.RequireStop()
+	if _, err := h.billing.Token(context.Background()); !errors.Is(err, oauthclient.ErrClosed) {
+		t.Fatalf("after stop: %v, want ErrClosed (the app closed the client)", err)
+	}
+}
+
+// A second OAuthClient fails fx.New. fx rejects the second provider of
+// *oauthclient.Client before the singleton check runs, so the error is
+// fx's; the singleton claim still stops any other oauthclient component.
+func TestOAuthClientIsASingleton(t *testing.T) {
+	as, _ := oauthTokenEndpoint(t)
+	oauthClientEnv(t, as.URL)
+	app := fx.New(fx.NopLogger, fxsvc.OAuthClient(), fxsvc.OAuthClient())
+	if err := app.Err(); err == nil || !strings.Contains(err.Error(), "*oauthclient.Client") {
+		t.Fatalf("err = %v", err)
+	}
+	app = fx.New(fx.NopLogger, fxsvc.OAuthClient(), lifecycle.Singleton(oauthclient.Kind, "another"))
+	var se *lifecycle.SingletonError
+	if !errors.As(app.Err(), &se) || se.Kind != "oauthclient" {
+		t.Fatalf("err = %v", app.Err())
+	}
+}
+
+func TestOAuthClientRefusesMissingSettings(t *testing.T) {
+	t.Setenv("SVC_OAUTHCLIENT_ISSUER", "")
+	app := fx.New(fx.NopLogger, fxsvc.OAuthClient())
+	var ce *oauthclient.ConfigError
+	if !errors.As(app.Err(), &ce) || ce.Setting != "SVC_OAUTHCLIENT_ISSUER" {
+		t.Fatalf("err = %v", app.Err())
+	}
+}
+
+func TestOAuthClientDiscoveryFailureFailsStart(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	oauthClientEnv(t, srv.URL)
+	app := fx.New(fx.NopLogger, fxsvc.OAuthClient())
+	err := app.Start(context.Background())
+	var de *oauthclient.DiscoveryError
+	var oe *lifecycle.OpenError
+	if !errors.As(err, &de) || !errors.As(err, &oe) || oe.Component != "oauthclient" {
+		t.Fatalf("start: %v", err)
+	}
+}
+
+func TestOAuthPatternWithItsOwnClientNeedsNoAppClient(t *testing.T) {
+	as, _ := oauthTokenEndpoint(t)
+	c, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.TokenEndpoint(as.URL+"/token"),
+		oauthclient.ClientID("other"), oauthclient.ClientSecret("x"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	var p *oauthclient.Pattern
+	app := fxtest.New(t,
+		fxsvc.ClientCredentials("partner", oauthclient.WithClient(c)),
+		fx.Invoke(fx.Annotate(func(x *oauthclient.Pattern) { p = x }, fx.ParamTags(`name:"partner"`))),
+	)
+	app.RequireStart()
+	defer app.RequireStop()
+	if _, err := p.Token(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestOAuthPatternRefusals(t *testing.T) {
+	for name, opt := range map[string]fx.Option{
+		"no client":  fxsvc.ClientCredentials("billing"),
+		"bad name":   fxsvc.ClientCredentials(`bill"ing`),
+		"empty name": fxsvc.TokenExchange(""),
+	} {
+		t.Run(name, func(t *testing.T) {
+			app := fx.New(fx.NopLogger, opt,
+				fx.Invoke(fx.Annotate(func(*oauthclient.Pattern) {}, fx.ParamTags(`name:"billing"`))))
+			var ce *oauthclient.ConfigError
+			if !errors.As(app.Err(), &ce) && !strings.Contains(fmt.Sprint(app.Err()), "missing") {
+				t.Fatalf("err = %v", app.Err())
+			}
+			if app.Err() == nil {
+				t.Fatal("fx.New accepted it")
+			}
+		})
+	}
+}
