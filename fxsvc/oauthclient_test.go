@@ -49,7 +49,9 @@ func oauthClientEnv(t *testing.T, issuer string) {
 // "billing" pattern injected by name.
 type oauthBillingHandler struct{ billing *oauthclient.Pattern }
 
-func newOAuthBillingHandler(p *oauthclient.Pattern) *oauthBillingHandler { return &oauthBillingHandler{billing: p} }
+func newOAuthBillingHandler(p *oauthclient.Pattern) *oauthBillingHandler {
+	return &oauthBillingHandler{billing: p}
+}
 
 func TestOAuthClientAndNamedPatternsInjectIntoAHandler(t *testing.T) {
 	as, count := oauthTokenEndpoint(t)
