@@ -1,11 +1,14 @@
 package authn
 
 import (
+	"bytes"
 	"context"
 	"crypto"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/go-jose/go-jose/v4"
 )
@@ -82,5 +85,43 @@ func FuzzVerify(f *testing.F) {
 			}
 		}
 		t.Fatal("accepted a token go-jose does not verify")
+	})
+}
+
+// FuzzSplitObject: on any valid UTF-8 JSON text, splitObject agrees with
+// encoding/json: same members and values for an object with unique names,
+// errDuplicate exactly when names repeat, and a refusal for anything but
+// an object.
+func FuzzSplitObject(f *testing.F) {
+	for _, s := range []string{`{}`, `{"a":1}`, `{"a":{"b":[1,"}"]},"c":"\""}`, `{"a":1,"a":2}`, `{"a":1,"\u0061":2}`, `[]`, `"s"`, ` {"x" : [ ] } `} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if !json.Valid(data) || !utf8.Valid(data) {
+			return
+		}
+		got, err := splitObject(data)
+		var want map[string]json.RawMessage
+		if json.Unmarshal(data, &want) != nil || want == nil {
+			if err == nil {
+				t.Fatalf("split a non-object %q", data)
+			}
+			return
+		}
+		dup := countMembers(data) != len(want)
+		if dup != (err == errDuplicate) {
+			t.Fatalf("duplicates %v but err %v on %q", dup, err, data)
+		}
+		if err != nil {
+			return
+		}
+		if len(got) != len(want) {
+			t.Fatalf("%d members, want %d", len(got), len(want))
+		}
+		for k, v := range want {
+			if !bytes.Equal(got[k], v) {
+				t.Fatalf("member %q = %q, want %q", k, got[k], v)
+			}
+		}
 	})
 }

@@ -9,6 +9,38 @@ import (
 	"github.com/go-jose/go-jose/v4"
 )
 
+// countMembers is a test oracle for splitObject: it counts the top-level members of a JSON object that
+// encoding/json already accepted, by counting the name separators (':')
+// at depth one outside strings.
+func countMembers(raw []byte) int {
+	n, depth, inString := 0, 0, false
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if inString {
+			switch c {
+			case '\\':
+				i++
+			case '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+		case ':':
+			if depth == 1 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 func TestCountMembers(t *testing.T) {
 	cases := map[string]int{
 		`{}`:                          0,
@@ -94,5 +126,38 @@ func TestPitfallNonCanonicalSignatureEncoding(t *testing.T) {
 	}
 	if _, err := v.Verify(context.Background(), twin); reasonOf(t, err) != ReasonMalformed {
 		t.Fatalf("non-canonical twin: %v", err)
+	}
+}
+
+func TestSplitObject(t *testing.T) {
+	cases := []struct {
+		in   string
+		want map[string]string
+		err  error
+	}{
+		{`{}`, map[string]string{}, nil},
+		{` { "a" : 1 , "b":"x,}" ,"c":{"d":[1,{"e":"]"}]},"f":true,"g":null,"h":-1.5e3 } `,
+			map[string]string{"a": "1", "b": `"x,}"`, "c": `{"d":[1,{"e":"]"}]}`, "f": "true", "g": "null", "h": "-1.5e3"}, nil},
+		{`{"a\"b":"\\","c":[]}`, map[string]string{`a"b`: `"\\"`, "c": "[]"}, nil},
+		{`{"alg":1,"alg":2}`, nil, errDuplicate},
+		{`{"alg":1,"\u0061lg":2}`, nil, errDuplicate},
+		{`[1]`, nil, errNotObject},
+		{`"x"`, nil, errNotObject},
+		{`1`, nil, errNotObject},
+	}
+	for _, c := range cases {
+		got, err := splitObject([]byte(c.in))
+		if err != c.err {
+			t.Errorf("%s: err %v, want %v", c.in, err, c.err)
+			continue
+		}
+		if len(got) != len(c.want) {
+			t.Errorf("%s: %d members, want %d", c.in, len(got), len(c.want))
+		}
+		for k, v := range c.want {
+			if string(got[k]) != v {
+				t.Errorf("%s: %q = %q, want %q", c.in, k, got[k], v)
+			}
+		}
 	}
 }

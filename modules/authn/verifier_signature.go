@@ -6,11 +6,9 @@ import (
 	"crypto/ed25519"
 	"crypto/elliptic"
 	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/sha512"
 	"math/big"
-
-	// Registers the hash functions the RS, PS and ES algorithms name.
-	_ "crypto/sha256"
-	_ "crypto/sha512"
 )
 
 // The signature is checked with the standard library's primitives over the
@@ -123,10 +121,7 @@ func verifySignature(a alg, k *heldKey, signingInput string, sig []byte) bool {
 	if info.family == familyEd25519 {
 		return len(sig) == ed25519.SignatureSize && ed25519.Verify(k.ed, []byte(signingInput), sig)
 	}
-	h := info.hash.New()
-	h.Write([]byte(signingInput))
-	var buf [64]byte
-	digest := h.Sum(buf[:0])
+	digest := hashInput(info.hash, signingInput)
 	switch info.family {
 	case familyRSA:
 		if info.pss {
@@ -146,4 +141,20 @@ func verifySignature(a alg, k *heldKey, signingInput string, sig []byte) bool {
 		return ecdsa.Verify(k.ec, digest, r, s)
 	}
 	return false
+}
+
+// hashInput digests the signing input with the algorithm's hash, without
+// the allocation of a hash.Hash.
+func hashInput(h crypto.Hash, input string) []byte {
+	switch h {
+	case crypto.SHA256:
+		sum := sha256.Sum256([]byte(input))
+		return sum[:]
+	case crypto.SHA384:
+		sum := sha512.Sum384([]byte(input))
+		return sum[:]
+	default:
+		sum := sha512.Sum512([]byte(input))
+		return sum[:]
+	}
 }

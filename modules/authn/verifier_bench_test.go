@@ -1,0 +1,41 @@
+package authn
+
+import (
+	"context"
+	"crypto"
+	"testing"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// The parts of a fresh verification around the signature, to keep the
+// overhead over the raw signature check visible (bench/authn has the
+// comparison itself).
+func BenchmarkVerifyOverhead(b *testing.B) {
+	k := keys(b)
+	claims := validClaims()
+	claims["client_id"] = "web-app"
+	tok := joseSign(b, jose.ES256, k.p256, "k1", claims)
+	b.Run("preparse", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			preparse(tok, DefaultMaxTokenSize, allAlgs())
+		}
+	})
+	pt, _ := preparse(tok, DefaultMaxTokenSize, allAlgs())
+	b.Run("claims", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			c, _, _ := readClaims(pt.payload)
+			checkClaims(c, testIssuer, testAudience, testNow, DefaultLeeway)
+		}
+	})
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()))
+	b.Run("cache-hit", func(b *testing.B) {
+		v.Verify(context.Background(), tok)
+		b.ReportAllocs()
+		for b.Loop() {
+			v.Verify(context.Background(), tok)
+		}
+	})
+}
