@@ -1,0 +1,208 @@
+package metrics_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/svckit/svc/modules/metrics"
+)
+
+type problemBody struct {
+	Type     string `json:"type"`
+	Title    string `json:"title"`
+	Status   int    `json:"status"`
+	Detail   string `json:"detail"`
+	Instance string `json:"instance"`
+}
+
+// checkProblem asserts an RFC 9457 refusal: status, media type, safety
+// headers and body members.
+func checkProblem(t *testing.T, rec *httptest.ResponseRecorder, status int, path string) problemBody {
+	t.Helper()
+	if rec.Code != status {
+		t.Fatalf("status = %d, want %d (%s)", rec.Code, status, rec.Body)
+	}
+	h := rec.Header()
+	if h.Get("Content-Type") != "application/problem+json" || h.Get("Cache-Control") != "no-store" || h.Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("headers = %v", h)
+	}
+	var p problemBody
+	if err := json.Unmarshal(rec.Body.Bytes(), &p); err != nil {
+		t.Fatalf("body %q: %v", rec.Body, err)
+	}
+	if p.Type != "about:blank" || p.Status != status || p.Title != http.StatusText(status) || p.Instance != path || p.Detail == "" {
+		t.Fatalf("problem = %+v", p)
+	}
+	return p
+}
+
+func serve(h http.Handler, method, path string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(method, path, nil))
+	return rec
+}
+
+func TestHandlerServesExposition(t *testing.T) {
+	cleanEnv(t)
+	m := openProm(t, metrics.WithServiceName("shop"))
+	c, _ := m.Counter("svc.scraped")
+	c.Add(ctx, 1)
+	rec := serve(metrics.Handler(m), http.MethodGet, "/metrics")
+	if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), "text/plain") {
+		t.Fatalf("scrape: %d %v", rec.Code, rec.Header())
+	}
+	fams := scrape(t, m)
+	if v, ok := sample(fams, "svc_scraped_total", nil); !ok || v != 1 {
+		t.Fatalf("svc_scraped_total = %v (%v)", v, ok)
+	}
+	if _, ok := sample(fams, "target_info", map[string]string{"service_name": "shop"}); !ok {
+		t.Fatal("target_info must carry service.name")
+	}
+	if head := serve(metrics.Handler(m), http.MethodHead, "/metrics"); head.Code != 200 {
+		t.Fatalf("HEAD: %d", head.Code)
+	}
+}
+
+// With another exporter the endpoint answers a clear 404 problem that does
+// not name the backend.
+func TestHandlerNotPrometheus(t *testing.T) {
+	cleanEnv(t)
+	otlp, err := metrics.FromConfig(metrics.Config{Exporter: "otlp-http", Endpoint: "https://u:p@collector.example"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	none, _ := metrics.FromConfig(metrics.Config{})
+	console, _ := metrics.FromConfig(metrics.Config{Exporter: "console"})
+	for name, m := range map[string]*metrics.Metrics{"otlp": otlp, "none": none, "console": console, "nil": nil} {
+		t.Run(name, func(t *testing.T) {
+			p := checkProblem(t, serve(metrics.Handler(m), http.MethodGet, "/metrics"), 404, "/metrics")
+			if strings.Contains(strings.ToLower(p.Detail), "otlp") || strings.Contains(p.Detail, "collector") {
+				t.Fatalf("detail names the backend: %q", p.Detail)
+			}
+		})
+	}
+}
+
+func TestHandlerNotRunning(t *testing.T) {
+	cleanEnv(t)
+	m, _ := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus})
+	rec := serve(metrics.Handler(m), http.MethodGet, "/metrics")
+	checkProblem(t, rec, 503, "/metrics")
+	if rec.Header().Get("Retry-After") == "" {
+		t.Fatal("503 carries Retry-After")
+	}
+	_ = m.Open(ctx)
+	if rec := serve(metrics.Handler(m), http.MethodGet, "/metrics"); rec.Code != 200 {
+		t.Fatalf("open: %d", rec.Code)
+	}
+	_ = m.Close(ctx)
+	checkProblem(t, serve(metrics.Handler(m), http.MethodGet, "/metrics"), 503, "/metrics")
+}
+
+func TestHandlerMethod(t *testing.T) {
+	cleanEnv(t)
+	m := openProm(t)
+	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete} {
+		rec := serve(metrics.Handler(m), method, "/metrics")
+		checkProblem(t, rec, 405, "/metrics")
+		if rec.Header().Get("Allow") != "GET, HEAD" {
+			t.Fatalf("Allow = %q", rec.Header().Get("Allow"))
+		}
+	}
+}
+
+// Each component has its own registry: two prometheus components in one
+// process do not see each other's instruments, and a scrape never fails on
+// a duplicate collector.
+func TestOwnRegistryPerComponent(t *testing.T) {
+	cleanEnv(t)
+	a := openProm(t)
+	ca, _ := a.Counter("svc.only.a")
+	b := openProm(t)
+	cb, _ := b.Counter("svc.only.b")
+	ca.Add(ctx, 1)
+	cb.Add(ctx, 1)
+	fa, fb := scrape(t, a), scrape(t, b)
+	if _, ok := fa["svc_only_b_total"]; ok {
+		t.Error("a sees b's instrument")
+	}
+	if _, ok := fb["svc_only_a_total"]; ok {
+		t.Error("b sees a's instrument")
+	}
+	if a.PrometheusRegistry() == b.PrometheusRegistry() {
+		t.Error("registries must differ")
+	}
+}
+
+func TestRouter(t *testing.T) {
+	cleanEnv(t)
+	m := openProm(t)
+	c, _ := m.Counter("svc.routed")
+	c.Add(ctx, 1)
+
+	if rec := serve(metrics.Router(m), http.MethodGet, "/metrics"); rec.Code != 200 || !strings.Contains(rec.Body.String(), "svc_routed_total") {
+		t.Fatalf("default route: %d", rec.Code)
+	}
+	r := metrics.Router(m, metrics.WithPrefix("ops/"), metrics.WithPath("prom"))
+	if rec := serve(r, http.MethodGet, "/ops/prom"); rec.Code != 200 {
+		t.Fatalf("prefix+path: %d", rec.Code)
+	}
+	checkProblem(t, serve(r, http.MethodGet, "/metrics"), 404, "/metrics")
+	rec := serve(r, http.MethodPost, "/ops/prom")
+	checkProblem(t, rec, 405, "/ops/prom")
+	if rec.Header().Get("Allow") != "GET, HEAD" {
+		t.Fatalf("Allow = %q", rec.Header().Get("Allow"))
+	}
+
+	// A middleware may gate it.
+	gate := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Header.Get("Authorization") != "Bearer ops" {
+				w.Header().Set("WWW-Authenticate", "Bearer")
+				w.WriteHeader(http.StatusUnauthorized)
+				return
+			}
+			next.ServeHTTP(w, r)
+		})
+	}
+	gated := metrics.Router(m, metrics.WithMiddlewares(gate))
+	if rec := serve(gated, http.MethodGet, "/metrics"); rec.Code != 401 || rec.Header().Get("WWW-Authenticate") != "Bearer" {
+		t.Fatalf("gated without credential: %d", rec.Code)
+	}
+	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+	req.Header.Set("Authorization", "Bearer ops")
+	rec = httptest.NewRecorder()
+	gated.ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("gated with credential: %d", rec.Code)
+	}
+
+	// Mounted into an app's own router under a prefix.
+	app := chi.NewRouter()
+	app.Get("/", func(w http.ResponseWriter, r *http.Request) {})
+	app.Mount("/internal", metrics.Router(m))
+	if rec := serve(app, http.MethodGet, "/internal/metrics"); rec.Code != 200 {
+		t.Fatalf("mounted: %d", rec.Code)
+	}
+}
+
+// Against a real listener, as a scraper sees it.
+func TestScrapeOverHTTP(t *testing.T) {
+	cleanEnv(t)
+	m := openProm(t)
+	srv := httptest.NewServer(metrics.Router(m))
+	t.Cleanup(srv.Close)
+	resp, err := http.Get(srv.URL + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+}
