@@ -47,8 +47,15 @@ type chiRoutes struct {
 	gate *Gate
 	mux  chi.Routes
 
-	mu    sync.RWMutex
-	table map[string]guard // "METHOD pattern"
+	mu        sync.RWMutex
+	table     map[string]guard // "METHOD pattern"
+	anonymous bool             // some route is anonymous
+}
+
+func (c *chiRoutes) hasAnonymous() bool {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.anonymous
 }
 
 var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
@@ -84,19 +91,21 @@ func (c *chiRoutes) find(r *http.Request) (string, guard, bool) {
 
 func (c *chiRoutes) load() error {
 	table := map[string]guard{}
+	anonymous := false
 	err := chi.Walk(c.mux, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
 		gd := guardOf(h, mws)
 		if err := c.gate.validateRoute(method, pattern, gd); err != nil {
 			return err
 		}
 		table[method+" "+pattern] = gd
+		anonymous = anonymous || gd.anonymous
 		return nil
 	})
 	if err != nil {
 		return err
 	}
 	c.mu.Lock()
-	c.table = table
+	c.table, c.anonymous = table, anonymous
 	c.mu.Unlock()
 	return nil
 }
