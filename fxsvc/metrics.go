@@ -17,37 +17,47 @@ import (
 // the previous global provider restored). It provides *metrics.Metrics to
 // the graph and uses the graph's *zap.Logger when there is one.
 //
-// It refuses: a second Metrics in one app (fx.New fails with a
-// *lifecycle.SingletonError), and an invalid setting (fx.New fails with a
+// It refuses: a second Metrics in one app (fx.New fails: fx refuses the
+// second provider of *metrics.Metrics, named onlyOneMetricsPerApp, before
+// the singleton check; any other component claiming the metrics kind gets
+// a *lifecycle.SingletonError), and an invalid setting (fx.New fails with a
 // *metrics.ConfigError naming the variable or option). An auto-disabled
 // component (exporter auto with no endpoint) is registered and inactive,
 // so Metrics() may be added unconditionally.
 func Metrics(opts ...metrics.Option) fx.Option {
-	return fx.Options(
+	return fx.Module("svc.metrics",
 		lifecycle.Singleton(metrics.Kind, "fxsvc.Metrics"),
-		fx.Provide(func(p metricsParams) (*metrics.Metrics, error) {
-			all := opts
-			if p.Logger != nil {
-				// First, so a metrics.WithLogger in opts still wins.
-				all = append([]metrics.Option{metrics.WithLogger(p.Logger)}, opts...)
-			}
-			m, err := metrics.New(all...)
-			if err != nil {
-				return nil, err
-			}
-			lifecycle.Register(p.Lifecycle, namedMetrics{m})
-			return m, nil
-		}),
+		fx.Supply(fx.Private, metricsOptions(opts)),
+		fx.Provide(onlyOneMetricsPerApp),
 		// Build it even when nothing asks for it: the global provider is
 		// its point.
 		fx.Invoke(func(*metrics.Metrics) {}),
 	)
 }
 
+type metricsOptions []metrics.Option
+
 type metricsParams struct {
 	fx.In
 	Lifecycle fx.Lifecycle
+	Options   metricsOptions
 	Logger    *zap.Logger `optional:"true"`
+}
+
+// onlyOneMetricsPerApp builds and registers the component. Its name is
+// what fx reports when an app adds Metrics twice.
+func onlyOneMetricsPerApp(p metricsParams) (*metrics.Metrics, error) {
+	all := []metrics.Option(p.Options)
+	if p.Logger != nil {
+		// First, so a metrics.WithLogger in opts still wins.
+		all = append([]metrics.Option{metrics.WithLogger(p.Logger)}, all...)
+	}
+	m, err := metrics.New(all...)
+	if err != nil {
+		return nil, err
+	}
+	lifecycle.Register(p.Lifecycle, namedMetrics{m})
+	return m, nil
 }
 
 // namedMetrics gives the component its lifecycle name, "metrics/<name>",
