@@ -5,9 +5,16 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -26,19 +33,29 @@ type Gate struct {
 	cfg      gateConfig
 	exclude  excludeSet
 	meta     *metadata
+	trusted  trustedProxies
+	bans     *bans.Bans
+	flood    *flood.Limit
 	log      *zap.Logger
+	events   *zap.Logger
+	records  *recordLimiter
+
+	meters   atomic.Pointer[gateMetrics]
+	metersMu sync.Mutex
 }
 
 type gateKey struct{}
 
 // New builds a gate around a verifier. It refuses a nil verifier, Exclude
-// patterns that match everything or end inside a segment, and a Resource
-// that is not an https URL (or that has no authorization servers to name).
+// patterns that match everything or end inside a segment, a Resource that
+// is not an https URL (or that has no authorization servers to name),
+// Trusted networks that are not CIDRs or trust everyone, and Bans without
+// Trusted.
 func New(v Verifier, opts ...Option) (*Gate, error) {
 	if v == nil {
 		return nil, errors.New("authn: no verifier: pass authn.Discover(issuer, audience) or another authn.Verifier")
 	}
-	g := &Gate{verifier: v, cfg: gateConfig{openAPI: true}, log: zap.L()}
+	g := &Gate{verifier: v, cfg: gateConfig{openAPI: true}}
 	for _, o := range opts {
 		if o != nil {
 			o(&g.cfg)
@@ -53,14 +70,27 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 			return nil, err
 		}
 	}
+	if g.trusted, err = parseTrusted(g.cfg.trusted); err != nil {
+		return nil, err
+	}
+	if g.cfg.bans != nil && !g.cfg.trustedSet {
+		return nil, errors.New("authn: Bans needs Trusted(...): list your proxies' networks (or call Trusted() with none when callers connect directly), so that the address banned is the caller's")
+	}
+	g.bans, g.flood = g.cfg.bans, g.cfg.flood
+	g.records = newRecordLimiter(time.Now)
+	g.SetLogger(zap.L())
 	return g, nil
 }
 
 // SetLogger sets where the gate logs failures of its own (a verifier or
 // check hook error that answers 500). Default zap.L().
+//
+// Security records go to the logger named svc.security.events on the same
+// core.
 func (g *Gate) SetLogger(l *zap.Logger) {
 	if l != nil {
 		g.log = l
+		g.events = zap.New(l.Core()).Named(EventsLogger)
 	}
 }
 
@@ -84,6 +114,9 @@ func (g *Gate) Excluded(path string) bool { return g.exclude.match(path) }
 // answers the method and path.
 type routeFinder interface {
 	find(r *http.Request) (pattern string, gd guard, found bool)
+	// hasAnonymous reports whether any route is anonymous: only then must a
+	// request without a token be routed (and spend the flood limit).
+	hasAnonymous() bool
 }
 
 // Middleware returns the gate as a plain middleware for hand-built stacks.
@@ -115,26 +148,40 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		return
 	}
 	if g.exclude.match(r.URL.Path) {
-		next.ServeHTTP(w, r)
+		// Not authenticated and not recorded; a route there that requires a
+		// caller still refuses in the gate's name (its challenge).
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, excluded: true})))
 		return
+	}
+	q := gateRequest{g: g, r: r, routes: routes, addr: g.trusted.clientAddress(r)}
+	if g.bans != nil {
+		if wait, banned := g.bans.Banned(q.addr); banned {
+			// Counted, not written: a banned forger must not fill the log.
+			g.countRefused(r.Context(), string(KindClientBanned), q.route())
+			g.refuse(w, r, &Refusal{Kind: KindClientBanned, RetryAfter: wait})
+			return
+		}
 	}
 	token, refusal := readCredential(r)
 	if refusal != nil {
-		g.refuse(w, r, refusal)
+		q.refuse(w, refusal, false)
 		return
 	}
-	ctx := context.WithValue(r.Context(), gateKey{}, g)
+	ctx := context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, routes: routes})
 	if token == "" {
-		if routes != nil && g.routedWithoutToken(r, routes) {
+		if routes != nil && g.routedWithoutToken(&q) {
 			next.ServeHTTP(w, r.WithContext(ctx))
 			return
 		}
-		g.refuse(w, r, &Refusal{Kind: KindAuthenticationRequired})
+		if routes != nil && g.flood != nil && routes.hasAnonymous() && !q.floodAllows(w) {
+			return
+		}
+		q.refuse(w, &Refusal{Kind: KindAuthenticationRequired}, len(r.Header["Authorization"]) == 0)
 		return
 	}
 	p, err := g.verifier.Verify(r.Context(), token)
 	if err != nil {
-		g.verifyFailed(w, r, err)
+		g.verifyFailed(w, &q, err)
 		return
 	}
 	if !p.Authenticated {
@@ -143,19 +190,81 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	}
 	if g.cfg.check != nil {
 		var ok bool
-		if p, ok = g.runCheck(w, r, p); !ok {
+		if p, ok = g.runCheck(w, &q, p); !ok {
+			return
+		}
+	}
+	g.countSuccess(r.Context())
+	if g.cfg.endUser {
+		setEndUser(r.Context(), p.Subject)
+	}
+	if g.flood != nil && routes != nil {
+		if _, _, found := routes.find(r); !found && !q.floodAllows(w) {
 			return
 		}
 	}
 	next.ServeHTTP(w, r.WithContext(WithPrincipal(ctx, p, token)))
 }
 
+// gateRequest is one request on its way through the gate.
+type gateRequest struct {
+	g       *Gate
+	r       *http.Request
+	routes  routeFinder
+	addr    string
+	pattern string
+	found   bool
+	looked  bool
+}
+
+// route is the template of the route the request is dispatched to, found
+// before routing so that a refusal names it; "" when no route answers.
+func (q *gateRequest) route() string {
+	if !q.looked && q.routes != nil {
+		q.pattern, _, q.found = q.routes.find(q.r)
+		q.looked = true
+	}
+	return q.pattern
+}
+
+// refuse writes, counts and answers a refusal of the gate itself.
+func (q *gateRequest) refuse(w http.ResponseWriter, ref *Refusal, noCreds bool) {
+	q.g.observeRefusal(q.r, refusalRecord{ref: ref, route: q.route(), addr: q.addr, noCreds: noCreds})
+	q.g.refuse(w, q.r, ref)
+}
+
+func (q *gateRequest) floodAllows(w http.ResponseWriter) bool {
+	wait, ok := q.g.flood.Allow(q.addr)
+	if !ok {
+		responsesFor(q.r).ServeError(w, q.r, &svcerrors.RateLimitExceeded{RetryAfter: wait})
+	}
+	return ok
+}
+
+// observeRefusal records a refusal: the attempts metric (or, for a missing
+// scope, the authorization metric) always; a security record once per kind
+// per address per minute; the span annotation.
+func (g *Gate) observeRefusal(r *http.Request, rec refusalRecord) {
+	if rec.authz {
+		g.countAuthz(r.Context(), rec.ref.Word(), rec.route)
+	} else {
+		g.countRefused(r.Context(), rec.ref.Word(), rec.route)
+	}
+	if write, suppressed := g.records.allow(rec.ref.Word(), rec.addr); write {
+		g.writeRecord(r, rec, suppressed)
+	} else if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
+		span.SetAttributes(attribute.String("svc.authentication.refusal", rec.ref.Word()))
+	}
+}
+
 // routedWithoutToken reports whether a request without a token may be
 // routed: its route is anonymous, or it is a CORS preflight that no
 // protected OPTIONS route would serve (so that the app's own CORS middleware
 // can answer it).
-func (g *Gate) routedWithoutToken(r *http.Request, routes routeFinder) bool {
-	_, gd, found := routes.find(r)
+func (g *Gate) routedWithoutToken(q *gateRequest) bool {
+	r := q.r
+	pattern, gd, found := q.routes.find(r)
+	q.pattern, q.found, q.looked = pattern, found, true
 	if found {
 		return gd.anonymous
 	}
@@ -163,15 +272,24 @@ func (g *Gate) routedWithoutToken(r *http.Request, routes routeFinder) bool {
 		r.Header.Get("Access-Control-Request-Method") != ""
 }
 
-func (g *Gate) verifyFailed(w http.ResponseWriter, r *http.Request, err error) {
+func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 	var te *TokenError
 	switch {
 	case errors.As(err, &te):
-		g.refuse(w, r, &Refusal{Kind: KindTokenRejected, Reason: te.Reason})
+		if g.cfg.endUser && te.Signed {
+			setEndUser(q.r.Context(), te.Principal.Subject)
+		}
+		if g.bans != nil && te.Reason.Forged() {
+			if s, started := g.bans.Fail(q.addr); started {
+				g.writeBanStarted(g.bans, s)
+				g.countBanStarted(q.r.Context())
+			}
+		}
+		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: te.Reason}, false)
 	case errors.Is(err, ErrKeysUnavailable):
-		g.refuse(w, r, &Refusal{Kind: KindKeysUnavailable})
+		q.refuse(w, &Refusal{Kind: KindKeysUnavailable}, false)
 	default:
-		g.internalError(w, r, err)
+		g.internalError(w, q.r, err)
 	}
 }
 
@@ -200,7 +318,15 @@ func responsesFor(r *http.Request) *svcerrors.Responses {
 	return svcerrors.Default()
 }
 
-func gateFrom(ctx context.Context) *Gate {
-	g, _ := ctx.Value(gateKey{}).(*Gate)
-	return g
+// gateCtx is what the gate leaves in the request context for the route
+// markers: themselves part of the gate, they refuse in its name.
+type gateCtx struct {
+	g        *Gate
+	routes   routeFinder
+	excluded bool
+}
+
+func gateFrom(ctx context.Context) *gateCtx {
+	c, _ := ctx.Value(gateKey{}).(*gateCtx)
+	return c
 }

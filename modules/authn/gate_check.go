@@ -9,7 +9,8 @@ import (
 )
 
 // runCheck applies the check hook; ok is false when it answered r itself.
-func (g *Gate) runCheck(w http.ResponseWriter, r *http.Request, p Principal) (Principal, bool) {
+func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Principal, bool) {
+	r := q.r
 	got, err := g.cfg.check(r.Context(), p, r)
 	if err != nil {
 		// A framework HTTP error from the hook is a 500 like any other
@@ -23,7 +24,10 @@ func (g *Gate) runCheck(w http.ResponseWriter, r *http.Request, p Principal) (Pr
 		return Principal{}, false
 	}
 	if isZeroPrincipal(got) {
-		g.refuse(w, r, &Refusal{Kind: KindTokenRejected, Reason: ReasonRevoked})
+		if g.cfg.endUser {
+			setEndUser(r.Context(), p.Subject)
+		}
+		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: ReasonRevoked}, false)
 		return Principal{}, false
 	}
 	if !got.Authenticated {

@@ -30,7 +30,7 @@ func newFake() *fakeVerifier {
 			"admin-token": {Subject: "root", Issuer: "https://idp.test", Scopes: authn.NewScopes("read", "admin"), Authenticated: true},
 		},
 		errs: map[string]error{
-			"expired-token": &authn.TokenError{Reason: authn.ReasonExpired, Signed: true},
+			"expired-token": &authn.TokenError{Reason: authn.ReasonExpired, Signed: true, Principal: authn.Principal{Subject: "alice"}},
 			"forged-token":  &authn.TokenError{Reason: authn.ReasonSignature},
 			"nokeys-token":  authn.ErrKeysUnavailable,
 			"broken-token":  io.ErrUnexpectedEOF,
@@ -141,4 +141,11 @@ func httptestServer(t *testing.T, h http.Handler) *httptest.Server {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// newPlainChi is an app with no anonymous route.
+func newPlainChi() *chi.Mux {
+	r := chi.NewRouter()
+	r.Get("/me", ok)
+	return r
 }

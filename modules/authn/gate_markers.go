@@ -43,27 +43,37 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
-	g := gateFrom(r.Context())
+	gc := gateFrom(r.Context())
 	p, ok := PrincipalFrom(r.Context())
 	if !ok {
 		// Reached without a verified caller: an excluded path, or a stack
 		// without the gate. A route that requires a caller refuses.
-		refuseWith(g, w, r, &Refusal{Kind: KindAuthenticationRequired})
+		refuseAtRoute(gc, w, r, &Refusal{Kind: KindAuthenticationRequired}, false)
 		return
 	}
 	if !p.Scopes.HasAll(m.scopes...) {
-		refuseWith(g, w, r, &Refusal{Kind: KindInsufficientScope, Scopes: m.scopes})
+		refuseAtRoute(gc, w, r, &Refusal{Kind: KindInsufficientScope, Scopes: m.scopes}, true)
 		return
 	}
 	m.next.ServeHTTP(w, r)
 }
 
-func refuseWith(g *Gate, w http.ResponseWriter, r *http.Request, ref *Refusal) {
-	if g != nil {
-		g.refuse(w, r, ref)
+// refuseAtRoute refuses from a route's marker: recorded like the gate's own
+// refusals (a missing scope as an authorization refusal) when the gate is
+// in front, rendered in the registered format either way.
+func refuseAtRoute(gc *gateCtx, w http.ResponseWriter, r *http.Request, ref *Refusal, authz bool) {
+	if gc == nil {
+		responsesFor(r).ServeError(w, r, ref)
 		return
 	}
-	responsesFor(r).ServeError(w, r, ref)
+	if gc.excluded {
+		gc.g.refuse(w, r, ref)
+		return
+	}
+	q := gateRequest{g: gc.g, r: r, routes: gc.routes, addr: gc.g.trusted.clientAddress(r)}
+	gc.g.observeRefusal(r, refusalRecord{ref: ref, route: q.route(), addr: q.addr,
+		noCreds: len(r.Header["Authorization"]) == 0, authz: authz})
+	gc.g.refuse(w, r, ref)
 }
 
 // guard is how a route is protected, read from its markers.

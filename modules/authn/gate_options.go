@@ -3,6 +3,9 @@ package authn
 import (
 	"context"
 	"net/http"
+
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
 )
 
 // Option configures the authentication gate ([New], [Middleware] and
@@ -31,6 +34,10 @@ type gateConfig struct {
 	scopes               []string
 	endUser              bool
 	openAPI              bool
+	bans                 *bans.Bans
+	trusted              []string
+	trustedSet           bool
+	flood                *flood.Limit
 }
 
 // Exclude names paths that are never authenticated: an exact path such as
@@ -72,3 +79,24 @@ func EndUser(on bool) Option { return func(c *gateConfig) { c.endUser = on } }
 // OpenAPI(false) leaves the API schema alone (routers that publish one).
 // Default true.
 func OpenAPI(on bool) Option { return func(c *gateConfig) { c.openAPI = on } }
+
+// Bans bans callers that present forged tokens (a signature or algorithm
+// that does not verify): a banned caller is answered 429 client-banned
+// with Retry-After before its token is verified, counted and not logged.
+// Off unless given. It requires [Trusted], so that the address banned is
+// the caller's and not a proxy's.
+func Bans(b *bans.Bans) Option { return func(c *gateConfig) { c.bans = b } }
+
+// Trusted lists the proxies (CIDRs such as "10.0.0.0/8", or single
+// addresses) whose X-Forwarded-For and Forwarded headers name the caller.
+// Headers from any other peer are ignored. Trusted() with no networks says
+// callers connect directly. Required with [Bans].
+func Trusted(cidrs ...string) Option {
+	return func(c *gateConfig) { c.trusted, c.trustedSet = append(c.trusted, cidrs...), true }
+}
+
+// Flood limits, per caller address, requests with a valid token to URLs no
+// route answers and, on an app with an anonymous route, requests without a
+// token (which must be routed to find out). Over the limit they are
+// answered 429 rate-limit-exceeded. Off unless given.
+func Flood(l *flood.Limit) Option { return func(c *gateConfig) { c.flood = l } }

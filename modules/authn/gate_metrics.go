@@ -1,0 +1,98 @@
+package authn
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// meterScope is the instrumentation scope of the gate's metrics.
+const meterScope = "github.com/svckit/svc/modules/authn"
+
+// gateMetrics are the gate's instruments on one meter provider. They come
+// from the global provider, and are rebuilt when it changes: instruments
+// made before a provider is installed, or kept across a restore, would
+// stay bound to the old one (otel-go#4291). No subject and no address is
+// ever an attribute.
+type gateMetrics struct {
+	provider    metric.MeterProvider
+	attempts    metric.Int64Counter
+	authz       metric.Int64Counter
+	bansStarted metric.Int64Counter
+	active      metric.Registration
+}
+
+var successAttrs = metric.WithAttributeSet(attribute.NewSet(attribute.String("svc.outcome", "success")))
+
+func (g *Gate) metrics() *gateMetrics {
+	p := otel.GetMeterProvider()
+	if m := g.meters.Load(); m != nil && m.provider == p {
+		return m
+	}
+	g.metersMu.Lock()
+	defer g.metersMu.Unlock()
+	if m := g.meters.Load(); m != nil && m.provider == p {
+		return m
+	}
+	if old := g.meters.Load(); old != nil && old.active != nil {
+		_ = old.active.Unregister()
+	}
+	meter := p.Meter(meterScope)
+	m := &gateMetrics{provider: p}
+	m.attempts, _ = meter.Int64Counter("svc.authentication.attempts",
+		metric.WithDescription("Requests that met the authentication gate, by outcome."), metric.WithUnit("{request}"))
+	m.authz, _ = meter.Int64Counter("svc.authorization.refusals",
+		metric.WithDescription("Authenticated requests refused for a missing scope."), metric.WithUnit("{request}"))
+	if b := g.bans; b != nil {
+		name := metric.WithAttributeSet(attribute.NewSet(attribute.String("svc.client_bans.name", b.Name())))
+		m.bansStarted, _ = meter.Int64Counter("svc.client_bans.started",
+			metric.WithDescription("Bans started for forged tokens."), metric.WithUnit("{ban}"))
+		active, _ := meter.Int64ObservableGauge("svc.client_bans.active",
+			metric.WithDescription("Bans in force, read at collection time."), metric.WithUnit("{ban}"))
+		m.active, _ = meter.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+			o.ObserveInt64(active, int64(b.Active()), name)
+			return nil
+		}, active)
+	}
+	g.meters.Store(m)
+	return m
+}
+
+func (g *Gate) countSuccess(ctx context.Context) {
+	g.metrics().attempts.Add(ctx, 1, successAttrs)
+}
+
+func (g *Gate) countRefused(ctx context.Context, word, route string) {
+	attrs := []attribute.KeyValue{attribute.String("svc.outcome", "refused"), attribute.String("error.type", word)}
+	if route != "" {
+		attrs = append(attrs, attribute.String("http.route", route))
+	}
+	g.metrics().attempts.Add(ctx, 1, metric.WithAttributes(attrs...))
+}
+
+func (g *Gate) countAuthz(ctx context.Context, word, route string) {
+	attrs := []attribute.KeyValue{attribute.String("error.type", word)}
+	if route != "" {
+		attrs = append(attrs, attribute.String("http.route", route))
+	}
+	g.metrics().authz.Add(ctx, 1, metric.WithAttributes(attrs...))
+}
+
+func (g *Gate) countBanStarted(ctx context.Context) {
+	if m := g.metrics(); m.bansStarted != nil {
+		m.bansStarted.Add(ctx, 1, metric.WithAttributes(attribute.String("svc.client_bans.name", g.bans.Name())))
+	}
+}
+
+// setEndUser names the caller on the server span (EndUser(true) only).
+func setEndUser(ctx context.Context, subject string) {
+	if subject == "" {
+		return
+	}
+	if span := trace.SpanFromContext(ctx); span.IsRecording() {
+		span.SetAttributes(attribute.String("enduser.id", subject))
+	}
+}
