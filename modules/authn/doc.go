@@ -26,7 +26,8 @@
 // member names. `crit` and `b64` are refused (no extension is understood);
 // `jku`, `x5u`, `jwk` and `x5c` are ignored, never followed: keys come only
 // from the configured set, by `kid`. A JWE (five segments) is refused
-// before any parsing.
+// before any parsing. TokenTypes("at+jwt") additionally requires RFC 9068
+// access-token typing.
 //
 // Claims: `iss` must equal the issuer exactly (a trailing slash is a
 // difference), `aud` (a string or an array) must contain the audience,
@@ -59,7 +60,8 @@
 //
 // A refused token is a *TokenError whose Reason is one of the stable words
 // malformed, algorithm, signature, unknown-key, expired, not-yet-valid,
-// issuer, audience, invalid-claims, revoked, encrypted, too-large. Only
+// issuer, audience, invalid-claims, token-type, revoked, encrypted,
+// too-large. Only
 // signature and algorithm count as forged (Reason.Forged) for bans.
 // Errors never quote the token.
 package authn

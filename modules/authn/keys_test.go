@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 )
 
 // stepClock is a clock tests move by hand.
@@ -439,5 +441,32 @@ func TestKeysCloseStopsTheLoaderAndReleasesWaiters(t *testing.T) {
 	}
 	if err := v.Close(ctx); err != nil {
 		t.Fatalf("second Close: %v", err)
+	}
+}
+
+func TestKeysLogLoadsAndFailuresWithoutSecrets(t *testing.T) {
+	k := keys(t)
+	core, logs := observer.New(zap.DebugLevel)
+	clock := newStepClock()
+	srv := newJWKSServer(t, jwksJSON(t, jwkJSON(t, &k.p256.PublicKey, "p256", "")))
+	v := remoteVerifier(t, srv.URL, clock, RetryInterval(time.Minute), Logger(zap.New(core)))
+	waitKeys(t, v)
+	srv.status.Store(http.StatusBadGateway)
+	clock.Advance(time.Minute)
+	tok := joseSign(t, jose.ES256, k.p256, "rotated", validClaims())
+	v.Verify(context.Background(), tok)
+
+	loaded := logs.FilterMessage("signing keys loaded").All()
+	if len(loaded) != 1 || loaded[0].ContextMap()["added_kids"] == nil {
+		t.Fatalf("load records: %v", loaded)
+	}
+	failed := logs.FilterMessage("signing keys not loaded; retrying").All()
+	if len(failed) != 1 || failed[0].Level != zap.WarnLevel || !strings.Contains(fmt.Sprint(failed[0].ContextMap()["error"]), "status 502") {
+		t.Fatalf("failure records: %v", failed)
+	}
+	for _, e := range logs.All() {
+		if strings.Contains(fmt.Sprint(e.ContextMap()), strings.Split(tok, ".")[2]) {
+			t.Fatal("a token reached the log")
+		}
 	}
 }

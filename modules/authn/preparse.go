@@ -44,6 +44,7 @@ var (
 	errAlgNone      = errors.New("alg none")
 	errAlgRefused   = errors.New("alg not accepted")
 	errTooLarge     = errors.New("token longer than the size limit")
+	errTokenType    = errors.New("typ is not one the verifier requires")
 	errEncrypted    = errors.New("token is a JWE (five segments)")
 )
 
@@ -53,7 +54,7 @@ func refuse(r Reason, err error) *TokenError { return &TokenError{Reason: r, Err
 // proportion to the token only after the size check, and returns a
 // *TokenError with ReasonTooLarge, ReasonEncrypted, ReasonMalformed or
 // ReasonAlgorithm.
-func preparse(token string, maxSize int, accepted algSet) (*parsedToken, *TokenError) {
+func preparse(token string, maxSize int, accepted algSet, types ...string) (*parsedToken, *TokenError) {
 	// The size cap comes before anything that splits or scans the token
 	// (CVE-2025-27144, CVE-2025-30204).
 	if len(token) > maxSize {
@@ -86,6 +87,9 @@ func preparse(token string, maxSize int, accepted algSet) (*parsedToken, *TokenE
 	}
 	if terr := pt.readHeader(header, accepted); terr != nil {
 		return nil, terr
+	}
+	if len(types) > 0 && !typeAllowed(header["typ"], types) {
+		return nil, refuse(ReasonTokenType, errTokenType)
 	}
 	if sigSeg == "" {
 		// Checked after alg, so an unsigned `alg: none` token is refused
@@ -134,6 +138,21 @@ func (pt *parsedToken) readHeader(h map[string]json.RawMessage, accepted algSet)
 		}
 	}
 	return nil
+}
+
+// typeAllowed reports whether the typ header is one of types (normalized).
+func typeAllowed(raw json.RawMessage, types []string) bool {
+	typ, ok := jsonString(raw)
+	if !ok {
+		return false
+	}
+	typ = normalizeType(typ)
+	for _, t := range types {
+		if t == typ {
+			return true
+		}
+	}
+	return false
 }
 
 // alphabet marks the bytes a compact JWS may hold.

@@ -89,7 +89,7 @@ func TestPitfallPSSSaltLengthIsPinned(t *testing.T) {
 	input := enc.EncodeToString([]byte(`{"alg":"PS256","kid":"rsa"}`)) + "." + enc.EncodeToString([]byte(payloadOf(t, nil)))
 	tok := input + "." + enc.EncodeToString(rawSignature(t, "PS256", k.rsa, input, pssSaltAuto))
 
-	jws, err := jose.ParseSigned(tok, []jose.SignatureAlgorithm{jose.PS256})
+	jws, err := jose.ParseSignedCompact(tok, []jose.SignatureAlgorithm{jose.PS256})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,6 +45,10 @@ const (
 	// numbers or are out of range, `iss`/`sub`/`jti` that are not strings,
 	// `aud`/`scope`/`scp` of the wrong shape.
 	ReasonInvalidClaims Reason = "invalid-claims"
+	// ReasonTokenType: the verifier requires a JWS `typ` (TokenTypes, e.g.
+	// "at+jwt") and the token carries another or none. Found before the
+	// signature is checked.
+	ReasonTokenType Reason = "token-type"
 	// ReasonRevoked: the gate's check hook refused the caller. Bans never
 	// count it.
 	ReasonRevoked Reason = "revoked"

@@ -19,6 +19,7 @@ func TestReasonWordsAreStable(t *testing.T) {
 		ReasonIssuer:        "issuer",
 		ReasonAudience:      "audience",
 		ReasonInvalidClaims: "invalid-claims",
+		ReasonTokenType:     "token-type",
 		ReasonRevoked:       "revoked",
 		ReasonEncrypted:     "encrypted",
 		ReasonTooLarge:      "too-large",
@@ -33,7 +34,7 @@ func TestReasonWordsAreStable(t *testing.T) {
 func TestOnlySignatureAndAlgorithmAreForged(t *testing.T) {
 	forged := map[Reason]bool{ReasonSignature: true, ReasonAlgorithm: true}
 	for _, r := range []Reason{ReasonMalformed, ReasonAlgorithm, ReasonSignature, ReasonUnknownKey, ReasonExpired,
-		ReasonNotYetValid, ReasonIssuer, ReasonAudience, ReasonInvalidClaims, ReasonRevoked, ReasonEncrypted, ReasonTooLarge} {
+		ReasonNotYetValid, ReasonIssuer, ReasonAudience, ReasonInvalidClaims, ReasonTokenType, ReasonRevoked, ReasonEncrypted, ReasonTooLarge} {
 		if r.Forged() != forged[r] {
 			t.Errorf("%s.Forged() = %v", r, r.Forged())
 		}

@@ -162,7 +162,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, erro
 	if p, ok := v.cache.get(token, now); ok {
 		return p, nil
 	}
-	pt, terr := preparse(token, v.cfg.maxTokenSize, v.algs)
+	pt, terr := preparse(token, v.cfg.maxTokenSize, v.algs, v.cfg.tokenTypes...)
 	if terr != nil {
 		return Principal{}, terr
 	}

@@ -2,6 +2,7 @@ package authn
 
 import (
 	"net/http"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -42,6 +43,7 @@ type verifierConfig struct {
 	fetchTimeout     time.Duration
 	leeway           time.Duration
 	algorithms       []string
+	tokenTypes       []string
 	httpClient       *http.Client
 	clock            func() time.Time
 	cacheSize        int
@@ -204,4 +206,32 @@ func Logger(l *zap.Logger) VerifierOption {
 		}
 		c.logger = l
 	}
+}
+
+// TokenTypes requires the JWS `typ` header to be one of types, compared
+// case-insensitively with an optional "application/" prefix (RFC 7515
+// §4.1.9). TokenTypes("at+jwt") enforces RFC 9068 access tokens, so an ID
+// token or another JWT of the same issuer cannot stand in for one. Off by
+// default, because many providers still send "JWT" or no typ at all. A
+// mismatch is refused with ReasonTokenType before the signature is checked.
+func TokenTypes(types ...string) VerifierOption {
+	return func(c *verifierConfig) {
+		if len(types) == 0 {
+			c.refuse("TokenTypes", "names no type")
+			return
+		}
+		for _, t := range types {
+			if t == "" || strings.TrimSpace(t) != t {
+				c.refuse("TokenTypes", "holds an empty type or one with spaces")
+				return
+			}
+			c.tokenTypes = append(c.tokenTypes, normalizeType(t))
+		}
+	}
+}
+
+// normalizeType lower-cases a media type and drops "application/", as
+// RFC 7515 §4.1.9 lets a typ omit it.
+func normalizeType(t string) string {
+	return strings.TrimPrefix(strings.ToLower(t), "application/")
 }

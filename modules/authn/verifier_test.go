@@ -558,6 +558,10 @@ func TestVerifierRefusesBadConfigurationWithoutPanicking(t *testing.T) {
 		{"HTTPClient nil", Discover(testIssuer, testAudience, HTTPClient(nil)), "HTTPClient"},
 		{"Clock nil", Discover(testIssuer, testAudience, Clock(nil)), "Clock"},
 		{"Logger nil", Discover(testIssuer, testAudience, Logger(nil)), "Logger"},
+		{"TokenTypes none", Discover(testIssuer, testAudience, TokenTypes()), "TokenTypes"},
+		{"TokenTypes empty", Discover(testIssuer, testAudience, TokenTypes(" ")), "TokenTypes"},
+		{"RefreshInterval 0", Discover(testIssuer, testAudience, RefreshInterval(0)), "RefreshInterval"},
+		{"FetchTimeout -1", Discover(testIssuer, testAudience, FetchTimeout(-1)), "FetchTimeout"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -592,5 +596,36 @@ func TestVerifierDescribesItself(t *testing.T) {
 	}
 	if got := d.Name(); got != "authn/verifier" {
 		t.Errorf("Name = %q", got)
+	}
+}
+
+func TestVerifierTokenTypes(t *testing.T) {
+	f := newFixture(t, TokenTypes("at+jwt"))
+	if _, err := f.v.Verify(context.Background(), joseSign(t, jose.ES256, f.k.p256, "p256", validClaims())); err != nil {
+		t.Fatalf("typ at+jwt: %v", err)
+	}
+	cases := map[string]Reason{
+		`{"alg":"ES256","kid":"p256","typ":"application/AT+JWT"}`: "",
+		`{"alg":"ES256","kid":"p256","typ":"JWT"}`:                ReasonTokenType,
+		`{"alg":"ES256","kid":"p256"}`:                            ReasonTokenType,
+		`{"alg":"ES256","kid":"p256","typ":1}`:                    ReasonTokenType,
+		`{"alg":"ES256","kid":"p256","typ":"at+jwt "}`:            ReasonTokenType,
+	}
+	for hdr, want := range cases {
+		_, err := f.v.Verify(context.Background(), rawSign(t, "ES256", f.k.p256, hdr, payloadOf(t, nil)))
+		if want == "" {
+			if err != nil {
+				t.Errorf("%s: %v", hdr, err)
+			}
+			continue
+		}
+		if got := reasonOf(t, err); got != want {
+			t.Errorf("%s: reason %s, want %s", hdr, got, want)
+		}
+	}
+	// Without the option, typ is not read.
+	g := newFixture(t)
+	if _, err := g.v.Verify(context.Background(), rawSign(t, "ES256", g.k.p256, `{"alg":"ES256","kid":"p256","typ":"JWT"}`, payloadOf(t, nil))); err != nil {
+		t.Fatalf("typ JWT without TokenTypes: %v", err)
 	}
 }
