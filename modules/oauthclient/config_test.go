@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/oauthclient"
 )
 
@@ -199,6 +200,15 @@ func TestDiscovery(t *testing.T) {
 			t.Fatalf("discovery requests = %d", s.disco.Load())
 		}
 	})
+	t.Run("falls back to OpenID Connect discovery", func(t *testing.T) {
+		s := newTokenServer(t)
+		s.oidcOnly = true
+		c := newClient(t, s, newClock())
+		mustToken(t, newCC(t, c, "api"))
+		if s.disco.Load() != 2 {
+			t.Fatalf("discovery requests = %d, want RFC 8414 then OIDC", s.disco.Load())
+		}
+	})
 	t.Run("a token endpoint skips discovery", func(t *testing.T) {
 		s := newTokenServer(t)
 		c := newClient(t, s, newClock(), oauthclient.TokenEndpoint(s.URL+"/token"))
@@ -251,6 +261,28 @@ func TestDiscovery(t *testing.T) {
 			t.Fatalf("Token: %v", err)
 		}
 	})
+}
+
+var _ lifecycle.Component = (*oauthclient.Client)(nil)
+
+func TestUnreadableSecretFileIsRememberedNotReread(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "secret")
+	os.WriteFile(path, []byte("x"), 0o600)
+	s := newTokenServer(t)
+	clk := newClock()
+	p := newCC(t, newClient(t, s, clk, oauthclient.ClientSecretFile(path)), "api")
+	os.Remove(path)
+	_, err := p.Token(context.Background())
+	var ce *oauthclient.ConfigError
+	if !errors.As(err, &ce) || ce.Setting != "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE" {
+		t.Fatalf("err = %v", err)
+	}
+	os.WriteFile(path, []byte("back"), 0o600)
+	if _, err := p.Token(context.Background()); !errors.As(err, &ce) {
+		t.Fatalf("re-read within retry_interval: %v", err)
+	}
+	clk.Advance(10 * time.Second)
+	mustToken(t, p)
 }
 
 func TestOpenAndCloseAreALifecycleComponent(t *testing.T) {

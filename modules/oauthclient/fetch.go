@@ -89,6 +89,9 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (in
 	form.Set("grant_type", rq.grant)
 	header := make(http.Header, 3)
 	if err := c.auth.authenticate(c, meta, header, form); err != nil {
+		// An unreadable secret or assertion file: remembered like a server
+		// failure, so requests do not reread it in a loop.
+		c.memory.rememberClient(err, c.clock.Now().Add(c.retryInterval))
 		return 0, nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)

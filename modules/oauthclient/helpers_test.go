@@ -54,6 +54,7 @@ type tokenServer struct {
 	t           testing.TB
 	authMethods []string
 	noMetadata  bool // 404 on both well-known paths
+	oidcOnly    bool // 404 on the RFC 8414 path
 	issuerName  string
 
 	mu      sync.Mutex
@@ -80,7 +81,7 @@ func (s *tokenServer) serve(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case strings.Contains(r.URL.Path, "/.well-known/"):
 		s.disco.Add(1)
-		if s.noMetadata {
+		if s.noMetadata || s.oidcOnly && strings.Contains(r.URL.Path, "oauth-authorization-server") {
 			http.NotFound(w, r)
 			return
 		}

@@ -41,11 +41,10 @@ type fetchSpec struct {
 // token at once; with no usable token it waits for the fetch, or for ctx.
 // Cancelling ctx stops the wait, never the fetch.
 func (p *Pattern) get(ctx context.Context, s *slot, spec fetchSpec) (*token, error) {
-	now := p.client.clock.Now()
-	if t := s.cur.Load(); t != nil && now.Before(t.refreshAt) {
+	if t := s.cur.Load(); t != nil && p.client.elapsed() < t.refreshMark {
 		return t, nil
 	}
-	return p.slow(ctx, s, now, spec)
+	return p.slow(ctx, s, p.client.clock.Now(), spec)
 }
 
 func (p *Pattern) slow(ctx context.Context, s *slot, now time.Time, spec fetchSpec) (*token, error) {

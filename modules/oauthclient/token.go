@@ -66,7 +66,10 @@ type token struct {
 	header    []string // {"Bearer <value>"}, shared by every request; never modified
 	refreshAt time.Time
 	expiresAt time.Time
-	gen       uint64
+	// refreshMark is refreshAt as time since the client's epoch, which the
+	// cache-hit path compares without reading the wall clock.
+	refreshMark time.Duration
+	gen         uint64
 }
 
 // tokenResponse is the successful token answer (RFC 6749 §5.1, RFC 8693
@@ -144,6 +147,7 @@ func (c *Client) newToken(body []byte, now time.Time, rq *tokenRequest) (*token,
 	if t.expiresAt != farFuture {
 		t.ExpiresAt = t.expiresAt
 	}
+	t.refreshMark = t.refreshAt.Sub(c.epoch)
 	return t, nil
 }
 

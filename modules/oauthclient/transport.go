@@ -29,7 +29,8 @@ func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
 // request carries a token exchanged for callerToken (the caller's verified
 // token, authn.TokenFrom(ctx) inbound; never read from the request's
 // context). Build one per inbound request. On a client-credentials pattern
-// requests fail with [ErrNotExchange].
+// requests fail with [ErrNotExchange]. A token exchanged for a caller token
+// without exp is not cached, so a 401 for it is returned as it is.
 func (p *Pattern) TransportFor(callerToken string, base http.RoundTripper) http.RoundTripper {
 	return &transport{p: p, base: base, caller: callerToken, exchange: true}
 }
