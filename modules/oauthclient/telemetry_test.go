@@ -60,7 +60,7 @@ func fetchPoints(t *testing.T, reader *sdkmetric.ManualReader) (fetches []point,
 					for _, dp := range d.DataPoints {
 						attrs := map[string]string{}
 						for _, kv := range dp.Attributes.ToSlice() {
-							attrs[string(kv.Key)] = kv.Value.Emit()
+							attrs[string(kv.Key)] = kv.Value.String()
 						}
 						fetches = append(fetches, point{attrs, dp.Value})
 					}

@@ -88,7 +88,7 @@ func TestTransportAttachesTheTokenWithoutTouchingTheRequest(t *testing.T) {
 	if req.Header.Get("Authorization") != "Basic old" {
 		t.Fatal("the caller's request was modified")
 	}
-	if p.Client() != p.Client() {
+	if first, second := p.Client(), p.Client(); first != second {
 		t.Fatal("Client returns a new client each time")
 	}
 }
