@@ -58,6 +58,3 @@ func (e Exporter) String() string {
 	}
 	return string(e)
 }
-
-// otlp reports whether e pushes OTLP.
-func (e Exporter) otlp() bool { return e == ExporterOTLPHTTP || e == ExporterOTLPGRPC }

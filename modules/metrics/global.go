@@ -27,7 +27,8 @@ import (
 // Its identity is the binding generation: instruments bound to an older
 // target rebind on next use.
 type target struct {
-	mp metric.MeterProvider
+	mp    metric.MeterProvider
+	owner *Metrics
 }
 
 var (
@@ -81,6 +82,16 @@ func uninstall(t *target) {
 }
 
 func globalIsOurs() bool { return otel.GetMeterProvider() == metric.MeterProvider(theBridge) }
+
+// Current returns the active component installed last and still open, or
+// nil. Handler(nil) serves it, the Go form of the spec's "with no
+// component, the default Metrics of the running app".
+func Current() *Metrics {
+	if t := current.Load(); t != nil {
+		return t.owner
+	}
+	return nil
+}
 
 // GlobalProvider returns the provider the bridge forwards to: the meter
 // provider of the component installed last and still open, or nil. The

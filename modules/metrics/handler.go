@@ -27,11 +27,15 @@ const (
 //   - 503 before m is opened and after it is closed;
 //   - 405 with Allow: GET, HEAD for other methods.
 //
+// With m nil it serves, at each request, the component Current returns:
+// the active one of the running app (404 when there is none, or when it is
+// not prometheus).
+//
 // Gate it with your own middleware (see Router) when it must not be public.
 func Handler(m *Metrics) http.Handler {
-	var prom http.Handler
-	if m != nil && m.registry != nil {
-		prom = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{})
+	var fixed http.Handler
+	if m != nil {
+		fixed = m.promHandler()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -39,15 +43,31 @@ func Handler(m *Metrics) http.Handler {
 			writeProblem(w, r, http.StatusMethodNotAllowed, detailWrongMethod)
 			return
 		}
+		c, prom := m, fixed
+		if c == nil {
+			if c = Current(); c != nil {
+				prom = c.promHandler()
+			}
+		}
 		if prom == nil {
 			writeProblem(w, r, http.StatusNotFound, detailNotServed)
 			return
 		}
-		if !m.Active() {
+		if !c.Active() {
 			w.Header().Set("Retry-After", "1")
 			writeProblem(w, r, http.StatusServiceUnavailable, detailNotRunning)
 			return
 		}
 		prom.ServeHTTP(w, r)
 	})
+}
+
+// promHandler is built once per component: promhttp handlers hold
+// in-flight and error counters of their own.
+func (m *Metrics) promHandler() http.Handler {
+	if m.registry == nil {
+		return nil
+	}
+	m.promOnce.Do(func() { m.prom = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}) })
+	return m.prom
 }

@@ -206,3 +206,24 @@ func TestScrapeOverHTTP(t *testing.T) {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
 }
+
+// Handler(nil) serves the running app's active component.
+func TestHandlerNilServesCurrent(t *testing.T) {
+	cleanEnv(t)
+	checkProblem(t, serve(metrics.Handler(nil), http.MethodGet, "/metrics"), 404, "/metrics")
+	m := openProm(t)
+	if metrics.Current() != m {
+		t.Fatal("Current must be the open component")
+	}
+	c, _ := m.Counter("svc.current.hits")
+	c.Add(ctx, 1)
+	rec := serve(metrics.Handler(nil), http.MethodGet, "/metrics")
+	if rec.Code != 200 || !strings.Contains(rec.Body.String(), "svc_current_hits_total") {
+		t.Fatalf("Handler(nil): %d", rec.Code)
+	}
+	_ = m.Close(ctx)
+	if metrics.Current() != nil {
+		t.Fatal("no current component after close")
+	}
+	checkProblem(t, serve(metrics.Handler(nil), http.MethodGet, "/metrics"), 404, "/metrics")
+}

@@ -29,7 +29,7 @@ func (m *Metrics) Open(ctx context.Context) error {
 		return err
 	}
 	m.provider = p
-	m.slot = &target{mp: p}
+	m.slot = &target{mp: p, owner: m}
 	m.previous = install(m.slot)
 	m.state = stateOpen
 	return nil

@@ -84,8 +84,7 @@ func TestMeasureInFlight(t *testing.T) {
 	cleanEnv(t)
 	m := openProm(t)
 	var inside float64
-	var op func(context.Context) error
-	op = metrics.WrapCtxErr(func(ctx context.Context) error {
+	op := metrics.WrapCtxErr(func(ctx context.Context) error {
 		inside, _ = sample(scrape(t, m), "svc_inflight_op_active", nil)
 		return nil
 	}, metrics.Name("svc.inflight.op"), metrics.RecordInFlight())

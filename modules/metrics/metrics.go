@@ -2,6 +2,7 @@ package metrics
 
 import (
 	"io"
+	"net/http"
 	"os"
 	"sync"
 
@@ -40,6 +41,8 @@ type Metrics struct {
 	log      *zap.Logger
 	console  io.Writer
 	registry *prometheus.Registry
+	promOnce sync.Once
+	prom     http.Handler
 
 	mu       sync.Mutex
 	state    state
