@@ -222,7 +222,7 @@ func hostileTokens() []hostile {
 				return strings.Join(parts, ".")
 			}
 		}, ReasonMalformed},
-		{"oversized token (8 KiB + 1)", func(t *testing.T, f *fixture) string {
+		{"oversized token (over 8 KiB)", func(t *testing.T, f *fixture) string {
 			return rawSign(t, "ES256", f.k.p256, h, payloadOf(t, func(c map[string]any) { c["pad"] = strings.Repeat("a", 7000) }))
 		}, ReasonTooLarge},
 		{"oversized run of dots (CVE-2025-27144)", func(*testing.T, *fixture) string { return strings.Repeat(".", 1<<20) }, ReasonTooLarge},
