@@ -135,6 +135,9 @@ func overlay(cfg *Config, from Config, set, src sources) {
 }
 
 func build(b *builder, cfg Config, src sources) (*Metrics, error) {
+	if cfg.Exporter == "" && b.defExp != "" {
+		cfg.Exporter, src["exporter"] = b.defExp, "metrics.WithDefaultExporter"
+	}
 	if b.name == "" {
 		return nil, &ConfigError{Setting: "metrics.WithName", Field: "name", Reason: "the component name is empty"}
 	}

@@ -22,6 +22,7 @@ type builder struct {
 	envLoad *bool
 	log     *zap.Logger
 	console io.Writer
+	defExp  Exporter
 }
 
 func (b *builder) set(spec string) { b.src[spec] = fieldBySpec(spec).option }
@@ -39,6 +40,12 @@ func WithServiceName(name string) Option {
 func WithExporter(e Exporter) Option {
 	return func(b *builder) { b.cfg.Exporter = e; b.set("exporter") }
 }
+
+// WithDefaultExporter replaces auto as the default: it applies only when
+// neither SVC_METRICS_EXPORTER, WithExporter nor Config.Exporter chose an
+// exporter. An example or dev build can default to prometheus while a
+// deployment still picks otlp-http through the environment.
+func WithDefaultExporter(e Exporter) Option { return func(b *builder) { b.defExp = e } }
 
 // WithEndpoint sets the OTLP endpoint URL; it is held as a secret.URL.
 func WithEndpoint(url string) Option {
