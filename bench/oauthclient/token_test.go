@@ -13,12 +13,15 @@ package oauthclient_test
 
 import (
 	"context"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"golang.org/x/oauth2"
 	"golang.org/x/oauth2/clientcredentials"
@@ -160,4 +163,34 @@ func BenchmarkTransportRoundTrip(b *testing.B) {
 	b.Run("loopback/x-oauth2", func(b *testing.B) {
 		benchRoundTrip(b, &oauth2.Transport{Source: xSource(b, srv), Base: http.DefaultTransport}, api.URL)
 	})
+}
+
+// BenchmarkExchangeCacheHit has no x/oauth2 counterpart (it has no token
+// exchange): a cached RFC 8693 token for one caller, looked up by the
+// SHA-256 of an 800-byte caller token.
+func BenchmarkExchangeCacheHit(b *testing.B) {
+	srv := tokenServer(b)
+	c, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.TokenEndpoint(srv.URL+"/token"),
+		oauthclient.ClientID("bench"), oauthclient.ClientSecret("bench-secret"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { c.Close(context.Background()) })
+	p, err := oauthclient.TokenExchange("orders", oauthclient.WithoutEnv(), oauthclient.WithClient(c))
+	if err != nil {
+		b.Fatal(err)
+	}
+	payload := base64.RawURLEncoding.EncodeToString([]byte(fmt.Sprintf(`{"sub":"alice","exp":%d,"pad":%q}`,
+		time.Now().Add(time.Hour).Unix(), strings.Repeat("x", 500))))
+	caller := "eyJhbGciOiJFUzI1NiJ9." + payload + ".c2lnbmF0dXJl"
+	ctx := context.Background()
+	if _, err := p.TokenFor(ctx, caller); err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := p.TokenFor(ctx, caller); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

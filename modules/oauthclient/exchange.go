@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
-	"hash"
 	"sync"
 )
 
@@ -46,6 +45,17 @@ func (x *exchangeCache) slot(key [sha256.Size]byte) *slot {
 	return s
 }
 
+// lookup returns the slot for key, or nil.
+func (x *exchangeCache) lookup(key [sha256.Size]byte) *slot {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if e, ok := x.entries[key]; ok {
+		x.lru.MoveToFront(e)
+		return e.Value.(*exchangeEntry).slot
+	}
+	return nil
+}
+
 func (x *exchangeCache) len() int {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -54,36 +64,46 @@ func (x *exchangeCache) len() int {
 
 // exchangeKey is the SHA-256 digest of the caller token, client ID, grant
 // and target, each length-prefixed so that no two tuples share a digest.
-// The caller token itself is never kept as a key.
+// The caller token itself is never kept as a key. The input is assembled
+// in a pooled buffer, so a cache hit allocates nothing for it.
 func (p *Pattern) exchangeKey(caller string) [sha256.Size]byte {
-	h := sha256.New()
+	bp := keyBuffers.Get().(*[]byte)
+	buf := (*bp)[:0]
 	for _, part := range [...]string{caller, p.client.clientID, p.grant, p.target} {
-		writePart(h, part)
+		buf = binary.BigEndian.AppendUint64(buf, uint64(len(part)))
+		buf = append(buf, part...)
 	}
-	var key [sha256.Size]byte
-	h.Sum(key[:0])
+	key := sha256.Sum256(buf)
+	clear(buf) // the buffer held a caller token
+	if cap(buf) <= 64<<10 {
+		*bp = buf
+		keyBuffers.Put(bp)
+	}
 	return key
 }
 
-func writePart(h hash.Hash, s string) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(s)))
-	h.Write(n[:])
-	h.Write([]byte(s))
-}
+var keyBuffers = sync.Pool{New: func() any { b := make([]byte, 0, 2048); return &b }}
 
 // exchangeToken returns the exchanged token for caller. A caller token
 // with an exp in the future is cached until the earlier of the issued
 // token's expiry and that exp, and never refreshed ahead; any other caller
 // token is exchanged on every call and not cached.
 func (p *Pattern) exchangeToken(ctx context.Context, caller string) (*token, *slot, error) {
+	key := p.exchangeKey(caller)
+	if s := p.exchange.lookup(key); s != nil {
+		// Only caller tokens with an exp get a slot, and the slot's token
+		// already ends by that exp: no need to read the caller token again.
+		if t := s.cur.Load(); t != nil && p.client.elapsed() < t.refreshMark {
+			return t, s, nil
+		}
+	}
 	now := p.client.clock.Now()
 	exp, ok := jwtExpiry(caller)
 	if !ok || !exp.After(now) {
 		t, err := p.slow(ctx, &slot{}, now, fetchSpec{caller: caller})
 		return t, nil, err
 	}
-	s := p.exchange.slot(p.exchangeKey(caller))
+	s := p.exchange.slot(key)
 	t, err := p.get(ctx, s, fetchSpec{caller: caller, capExpiry: exp})
 	return t, s, err
 }
