@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"slices"
+
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
 )
@@ -12,7 +14,24 @@ const Scope = "github.com/svckit/svc/modules/metrics"
 // InstrumentOption sets an instrument's unit or description.
 type InstrumentOption func(*instrumentConfig)
 
-type instrumentConfig struct{ unit, description string }
+type instrumentConfig struct {
+	unit, description string
+	buckets           []float64
+}
+
+// SecondsBuckets are the histogram bucket boundaries for durations in
+// seconds, those OpenTelemetry's semantic conventions give for request
+// durations. The SDK's own default (0, 5, 10, 25, ... 10000) suits
+// milliseconds: a duration in seconds would land in one bucket. It is a
+// copy for reading: changing it changes nothing.
+var SecondsBuckets = slices.Clone(secondsBuckets)
+
+var secondsBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
+
+// WithBuckets sets a histogram's bucket boundaries (ascending).
+func WithBuckets(bounds ...float64) InstrumentOption {
+	return func(c *instrumentConfig) { c.buckets = bounds }
+}
 
 // WithUnit sets the UCUM unit, e.g. "s", "By", "{request}".
 func WithUnit(unit string) InstrumentOption { return func(c *instrumentConfig) { c.unit = unit } }
@@ -22,13 +41,18 @@ func WithDescription(d string) InstrumentOption {
 	return func(c *instrumentConfig) { c.description = d }
 }
 
-func instrumentOpts(opts []InstrumentOption) (metric.InstrumentOption, metric.InstrumentOption) {
+func applyInstrumentOpts(opts []InstrumentOption) instrumentConfig {
 	var c instrumentConfig
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
 		}
 	}
+	return c
+}
+
+func instrumentOpts(opts []InstrumentOption) (metric.InstrumentOption, metric.InstrumentOption) {
+	c := applyInstrumentOpts(opts)
 	return metric.WithUnit(c.unit), metric.WithDescription(c.description)
 }
 
@@ -63,14 +87,22 @@ func (m *Metrics) Counter(name string, opts ...InstrumentOption) (metric.Int64Co
 	return mt.Int64Counter(name, u, d)
 }
 
-// Histogram returns a float64 histogram (seconds are the usual unit).
+// Histogram returns a float64 histogram. With WithUnit("s") and no
+// WithBuckets it uses SecondsBuckets; otherwise the SDK's defaults.
 func (m *Metrics) Histogram(name string, opts ...InstrumentOption) (metric.Float64Histogram, error) {
 	mt, err := m.Meter(Scope)
 	if err != nil {
 		return nil, err
 	}
-	u, d := instrumentOpts(opts)
-	return mt.Float64Histogram(name, u, d)
+	c := applyInstrumentOpts(opts)
+	hopts := []metric.Float64HistogramOption{metric.WithUnit(c.unit), metric.WithDescription(c.description)}
+	switch {
+	case c.buckets != nil:
+		hopts = append(hopts, metric.WithExplicitBucketBoundaries(c.buckets...))
+	case c.unit == "s":
+		hopts = append(hopts, metric.WithExplicitBucketBoundaries(secondsBuckets...))
+	}
+	return mt.Float64Histogram(name, hopts...)
 }
 
 // UpDownCounter returns an int64 counter that may go down.

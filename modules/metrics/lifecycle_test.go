@@ -201,6 +201,14 @@ func TestInstrumentFactories(t *testing.T) {
 			t.Errorf("%s = %v (%v), want %v; families: %v", ck.name, v, ok, ck.want, keys(fams))
 		}
 	}
+	if b := fams["svc_latency_seconds"].GetMetric()[0].GetHistogram().GetBucket(); len(b) != len(metrics.SecondsBuckets)+1 || b[0].GetUpperBound() != 0.005 {
+		t.Errorf("a histogram in seconds gets SecondsBuckets, got %v", b)
+	}
+	h2, _ := m.Histogram("svc.sizes", metrics.WithUnit("By"), metrics.WithBuckets(10, 100))
+	h2.Record(ctx, 50)
+	if b := scrape(t, m)["svc_sizes_bytes"].GetMetric()[0].GetHistogram().GetBucket(); len(b) != 3 || b[1].GetUpperBound() != 100 {
+		t.Errorf("WithBuckets: %v", b)
+	}
 	if got := fams["svc_jobs_total"].GetHelp(); got != "Jobs done." {
 		t.Errorf("description = %q", got)
 	}

@@ -76,7 +76,8 @@ func newMeasurement(c measureConfig) (*Measurement, error) {
 	var errs []error
 	var err error
 	m.duration, err = mt.Float64Histogram(c.name+".duration", metric.WithUnit("s"),
-		metric.WithDescription("Wall-clock duration of "+c.name+" calls."))
+		metric.WithDescription("Wall-clock duration of "+c.name+" calls."),
+		metric.WithExplicitBucketBoundaries(secondsBuckets...))
 	errs = append(errs, err)
 	m.calls, err = mt.Int64Counter(c.name+".calls", metric.WithUnit("{call}"),
 		metric.WithDescription("Calls of "+c.name+" by outcome."))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"strings"
 	"testing"
 
@@ -45,6 +46,14 @@ func TestMeasureMetrics(t *testing.T) {
 	}
 	if fams["svc_billing_charge_duration_seconds"].GetType().String() != "HISTOGRAM" {
 		t.Error("duration must be a histogram")
+	}
+	// Buckets fit seconds, not the SDK's millisecond-shaped default.
+	var bounds []float64
+	for _, b := range fams["svc_billing_charge_duration_seconds"].GetMetric()[0].GetHistogram().GetBucket() {
+		bounds = append(bounds, b.GetUpperBound())
+	}
+	if fmt.Sprint(bounds) != fmt.Sprint(append(metrics.SecondsBuckets, math.Inf(1))) {
+		t.Errorf("duration buckets = %v, want %v", bounds, metrics.SecondsBuckets)
 	}
 	if v, ok := sample(fams, "svc_billing_charge_calls_total", map[string]string{"outcome": "success"}); !ok || v != 3 {
 		t.Errorf("success calls = %v (%v)", v, ok)
