@@ -29,12 +29,29 @@ func (e *InstallError) Error() string {
 // method no route serves and a redirect all get the same 401. Routes added
 // later are read before the next request that reaches them.
 //
+// For a net/http ServeMux (Go 1.22+ patterns) it asks the mux, before
+// dispatch, which handler and pattern a request goes to, and reads the
+// markers wrapping that handler: Anonymous on one method keeps the others
+// authenticated, the mux's own 404 and 405 get the same 401, a mounted
+// sub-handler is one route, and a handler registered later is gated as it
+// lands. An [*authn.ServeMux] remembers its patterns, so the gate refuses
+// the same set-ups as on chi when installed; a plain *http.ServeMux cannot
+// list them, so a route the gate would refuse is logged and served as
+// protected when a request reaches it.
+//
 // Any other handler is gated like [Middleware]: public paths through
 // Exclude alone.
 func (g *Gate) Handler(router http.Handler) (http.Handler, error) {
-	if mux, ok := router.(chi.Routes); ok {
+	switch mux := router.(type) {
+	case chi.Routes:
 		routes := &chiRoutes{gate: g, mux: mux}
 		if err := routes.load(); err != nil {
+			return nil, err
+		}
+		return g.wrap(router, routes), nil
+	case handlerFinder:
+		routes, err := newServeMuxRoutes(g, mux)
+		if err != nil {
 			return nil, err
 		}
 		return g.wrap(router, routes), nil

@@ -1,0 +1,190 @@
+package authn
+
+import (
+	"errors"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"go.uber.org/zap"
+)
+
+// ServeMux is an *http.ServeMux that remembers the patterns registered on
+// it, which the standard one cannot list. The gate checks them when it is
+// installed ([Gate.Handler] refuses the same set-ups as on chi) and the
+// `check` command prints them (fxsvc.ServeMux). Use it as you would an
+// *http.ServeMux; a plain *http.ServeMux is gated too, but its routes can
+// only be checked as requests reach them.
+type ServeMux struct {
+	*http.ServeMux
+
+	mu     sync.Mutex
+	routes []MuxRoute
+	added  func(MuxRoute) // set by the gate: checks routes registered after install
+}
+
+// MuxRoute is one pattern registered on a [ServeMux].
+type MuxRoute struct {
+	// Pattern is the pattern as registered, such as "GET /users/{id}".
+	Pattern string
+	// Method is the pattern's method, "" when it serves every method.
+	Method string
+	// Path is the pattern's path part, without host and method.
+	Path    string
+	Handler http.Handler
+}
+
+// NewServeMux returns an empty [ServeMux].
+func NewServeMux() *ServeMux { return &ServeMux{ServeMux: http.NewServeMux()} }
+
+// Handle registers h for pattern, as http.ServeMux.Handle does (and panics
+// where it does: an invalid or conflicting pattern), and remembers it.
+func (m *ServeMux) Handle(pattern string, h http.Handler) {
+	m.ServeMux.Handle(pattern, h)
+	method, _, path := splitMuxPattern(pattern)
+	rt := MuxRoute{Pattern: pattern, Method: method, Path: path, Handler: h}
+	m.mu.Lock()
+	m.routes = append(m.routes, rt)
+	added := m.added
+	m.mu.Unlock()
+	if added != nil {
+		added(rt)
+	}
+}
+
+// HandleFunc registers fn for pattern; see [ServeMux.Handle].
+func (m *ServeMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *http.Request)) {
+	if fn == nil {
+		m.ServeMux.HandleFunc(pattern, nil) // the standard mux's own refusal
+		return
+	}
+	m.Handle(pattern, http.HandlerFunc(fn))
+}
+
+// Routes returns the patterns registered so far, in registration order.
+func (m *ServeMux) Routes() []MuxRoute {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]MuxRoute(nil), m.routes...)
+}
+
+// splitMuxPattern splits "[METHOD ][HOST]/[PATH]" into its parts.
+func splitMuxPattern(pattern string) (method, host, path string) {
+	rest := strings.TrimLeft(pattern, " \t")
+	if i := strings.IndexAny(rest, " \t"); i >= 0 {
+		method, rest = rest[:i], strings.TrimLeft(rest[i:], " \t")
+	}
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return method, rest[:i], rest[i:]
+	}
+	return method, rest, ""
+}
+
+// muxTemplate is a ServeMux path written the way the exclusion checks read
+// route templates: a subtree ("/files/") as "/files/*", an exact-match
+// marker "{$}" dropped.
+func muxTemplate(path string) string {
+	path = strings.TrimSuffix(path, "{$}")
+	if strings.HasSuffix(path, "/") && path != "/" {
+		return path + "*"
+	}
+	return path
+}
+
+// handlerFinder is what the gate needs of a ServeMux: the handler and
+// pattern a request will be dispatched to, without dispatching it.
+type handlerFinder interface {
+	Handler(r *http.Request) (h http.Handler, pattern string)
+}
+
+// serveMuxRoutes is the gate's view of a ServeMux's routes (Go 1.22+
+// patterns). The mux is asked on every request, so a handler registered
+// after install is gated as it lands: its markers wrap it.
+type serveMuxRoutes struct {
+	gate *Gate
+	mux  handlerFinder
+
+	anonymous atomic.Bool
+	refused   sync.Map // pattern → struct{}: a set-up the gate refuses, logged once
+}
+
+func newServeMuxRoutes(g *Gate, mux handlerFinder) (*serveMuxRoutes, error) {
+	s := &serveMuxRoutes{gate: g, mux: mux}
+	rec, ok := mux.(*ServeMux)
+	if !ok {
+		return s, nil
+	}
+	rec.mu.Lock()
+	defer rec.mu.Unlock()
+	for _, rt := range rec.routes {
+		if err := s.check(rt.Pattern, rt.Handler); err != nil {
+			return nil, err
+		}
+	}
+	rec.added = s.added
+	return s, nil
+}
+
+// check refuses what the gate refuses on chi, naming the pattern as
+// registered, and notes an anonymous route.
+func (s *serveMuxRoutes) check(pattern string, h http.Handler) error {
+	method, host, path := splitMuxPattern(pattern)
+	gd := guardOf(h, nil)
+	if err := s.gate.validateRoute(muxMethod(method), muxTemplate(path), gd); err != nil {
+		var ie *InstallError
+		if errors.As(err, &ie) {
+			return &InstallError{Method: ie.Method, Pattern: host + path, Problem: ie.Problem}
+		}
+		return err
+	}
+	if gd.anonymous {
+		s.anonymous.Store(true)
+	}
+	return nil
+}
+
+// added checks a route registered after install. The registration cannot
+// be refused any more: a route the gate would have refused is logged and,
+// when a request reaches it, served as protected.
+func (s *serveMuxRoutes) added(rt MuxRoute) {
+	if err := s.check(rt.Pattern, rt.Handler); err != nil {
+		s.refuse(rt.Pattern, err)
+	}
+}
+
+func muxMethod(m string) string {
+	if m == "" {
+		return "*"
+	}
+	return m
+}
+
+func (s *serveMuxRoutes) refuse(pattern string, err error) {
+	if _, seen := s.refused.LoadOrStore(pattern, struct{}{}); !seen {
+		s.gate.log.Error("authn: a route added after install is refused; it stays protected", zap.Error(err))
+	}
+}
+
+func (s *serveMuxRoutes) hasAnonymous() bool { return s.anonymous.Load() }
+
+func (s *serveMuxRoutes) find(r *http.Request) (string, guard, bool) {
+	h, pattern := s.mux.Handler(r)
+	if pattern == "" {
+		// The mux's own 404 or 405 handler: no route answers.
+		return "", guard{}, false
+	}
+	_, _, path := splitMuxPattern(pattern)
+	gd := guardOf(h, nil)
+	if gd.anonymous || len(gd.scopes) > 0 {
+		// A plain *http.ServeMux could not be checked at install.
+		if _, refused := s.refused.Load(pattern); refused {
+			return path, guard{}, true
+		}
+		if err := s.check(pattern, h); err != nil {
+			s.refuse(pattern, err)
+			return path, guard{}, true
+		}
+	}
+	return path, gd, true
+}
