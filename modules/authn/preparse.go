@@ -54,73 +54,94 @@ func refuse(r Reason, err error) *TokenError { return &TokenError{Reason: r, Err
 // proportion to the token only after the size check, and returns a
 // *TokenError with ReasonTooLarge, ReasonEncrypted, ReasonMalformed or
 // ReasonAlgorithm.
-func preparse(token string, maxSize int, accepted algSet, types ...string) (*parsedToken, *TokenError) {
+func preparse(token string, maxSize int, accepted algSet, types ...string) (parsedToken, *TokenError) {
 	// The size cap comes before anything that splits or scans the token
 	// (CVE-2025-27144, CVE-2025-30204).
 	if len(token) > maxSize {
-		return nil, refuse(ReasonTooLarge, errTooLarge)
+		return parsedToken{}, refuse(ReasonTooLarge, errTooLarge)
 	}
 	if token == "" {
-		return nil, refuse(ReasonMalformed, errEmpty)
+		return parsedToken{}, refuse(ReasonMalformed, errEmpty)
 	}
 	switch strings.Count(token, ".") {
 	case 2:
 	case 4:
-		return nil, refuse(ReasonEncrypted, errEncrypted)
+		return parsedToken{}, refuse(ReasonEncrypted, errEncrypted)
 	default:
-		return nil, refuse(ReasonMalformed, errSegments)
+		return parsedToken{}, refuse(ReasonMalformed, errSegments)
 	}
 	if !checkAlphabet(token) {
-		return nil, refuse(ReasonMalformed, errAlphabet)
+		return parsedToken{}, refuse(ReasonMalformed, errAlphabet)
 	}
 	first := strings.IndexByte(token, '.')
 	last := strings.LastIndexByte(token, '.')
 	headerSeg, payloadSeg, sigSeg := token[:first], token[first+1:last], token[last+1:]
 	if headerSeg == "" || payloadSeg == "" {
-		return nil, refuse(ReasonMalformed, errEmptySegment)
+		return parsedToken{}, refuse(ReasonMalformed, errEmptySegment)
 	}
 
-	pt := &parsedToken{signingInput: token[:last]}
-	header, err := decodeObject(headerSeg)
+	// One buffer holds the three decoded segments: the payload's claim
+	// values alias it, and nothing else writes to it.
+	buf := make([]byte, b64.DecodedLen(len(headerSeg))+b64.DecodedLen(len(payloadSeg))+b64.DecodedLen(len(sigSeg)))
+	headerRaw, buf, err := decodeJSON(buf, headerSeg)
 	if err != nil {
-		return nil, refuse(ReasonMalformed, err)
+		return parsedToken{}, refuse(ReasonMalformed, err)
 	}
-	if terr := pt.readHeader(header, accepted); terr != nil {
-		return nil, terr
+	var hbuf [16]member
+	header, err := splitMembers(headerRaw, hbuf[:0])
+	if err != nil {
+		return parsedToken{}, refuse(ReasonMalformed, err)
 	}
-	if len(types) > 0 && !typeAllowed(header["typ"], types) {
-		return nil, refuse(ReasonTokenType, errTokenType)
+	if !uniqueNames(header) {
+		return parsedToken{}, refuse(ReasonMalformed, errDuplicate)
+	}
+	pt := parsedToken{signingInput: token[:last]}
+	if terr := pt.readHeader(header, accepted, types); terr != nil {
+		return parsedToken{}, terr
 	}
 	if sigSeg == "" {
 		// Checked after alg, so an unsigned `alg: none` token is refused
 		// for its algorithm (a forgery), not as merely malformed.
-		return nil, refuse(ReasonMalformed, errEmptySegment)
+		return parsedToken{}, refuse(ReasonMalformed, errEmptySegment)
 	}
-	if pt.payload, err = decodeObject(payloadSeg); err != nil {
-		return nil, refuse(ReasonMalformed, err)
+	payloadRaw, buf, err := decodeJSON(buf, payloadSeg)
+	if err != nil {
+		return parsedToken{}, refuse(ReasonMalformed, err)
 	}
-	if pt.sig, err = b64.DecodeString(sigSeg); err != nil {
-		return nil, refuse(ReasonMalformed, errBase64)
+	if pt.payload, err = splitObject(payloadRaw); err != nil {
+		return parsedToken{}, refuse(ReasonMalformed, err)
 	}
+	n, err := b64.Decode(buf, []byte(sigSeg))
+	if err != nil {
+		return parsedToken{}, refuse(ReasonMalformed, errBase64)
+	}
+	pt.sig = buf[:n:n]
 	return pt, nil
 }
 
-// readHeader reads alg and kid. Headers that point elsewhere for a key
-// (jku, x5u, jwk, x5c) are ignored: keys come only from the verifier's own
-// set, looked up by kid. Extensions are refused, since none is understood.
-func (pt *parsedToken) readHeader(h map[string]json.RawMessage, accepted algSet) *TokenError {
-	if _, ok := h["crit"]; ok {
-		return refuse(ReasonMalformed, errCrit)
+// readHeader reads alg and kid, and typ when types are required. Headers
+// that point elsewhere for a key (jku, x5u, jwk, x5c) are ignored: keys
+// come only from the verifier's own set, looked up by kid. Extensions are
+// refused, since none is understood.
+func (pt *parsedToken) readHeader(h []member, accepted algSet, types []string) *TokenError {
+	var algRaw, kidRaw, typRaw json.RawMessage
+	for _, m := range h {
+		switch m.name {
+		case "crit":
+			return refuse(ReasonMalformed, errCrit)
+		case "b64":
+			return refuse(ReasonMalformed, errB64)
+		case "enc", "zip":
+			return refuse(ReasonMalformed, errJWEHeader)
+		case "alg":
+			algRaw = m.value
+		case "kid":
+			kidRaw = m.value
+		case "typ":
+			typRaw = m.value
+		}
 	}
-	if _, ok := h["b64"]; ok {
-		return refuse(ReasonMalformed, errB64)
-	}
-	_, enc := h["enc"]
-	_, zip := h["zip"]
-	if enc || zip {
-		return refuse(ReasonMalformed, errJWEHeader)
-	}
-	name, ok := jsonString(h["alg"])
+	name, ok := jsonString(algRaw)
 	if !ok {
 		return refuse(ReasonMalformed, errNoAlg)
 	}
@@ -132,10 +153,13 @@ func (pt *parsedToken) readHeader(h map[string]json.RawMessage, accepted algSet)
 		return refuse(ReasonAlgorithm, errAlgRefused)
 	}
 	pt.alg = a
-	if raw, present := h["kid"]; present {
-		if pt.kid, ok = jsonString(raw); !ok {
+	if kidRaw != nil {
+		if pt.kid, ok = jsonString(kidRaw); !ok {
 			return refuse(ReasonMalformed, errKid)
 		}
+	}
+	if len(types) > 0 && !typeAllowed(typRaw, types) {
+		return refuse(ReasonTokenType, errTokenType)
 	}
 	return nil
 }
@@ -179,21 +203,23 @@ func checkAlphabet(s string) bool {
 	return true
 }
 
-// decodeObject decodes a base64url segment holding one JSON object with
-// unique member names.
-func decodeObject(seg string) (map[string]json.RawMessage, error) {
-	raw, err := b64.DecodeString(seg)
+// decodeJSON decodes a base64url segment into the front of buf and checks
+// that it is valid UTF-8 and valid JSON; it returns the decoded bytes and
+// the rest of buf.
+func decodeJSON(buf []byte, seg string) (raw, rest []byte, err error) {
+	n, err := b64.Decode(buf, []byte(seg))
 	if err != nil {
-		return nil, errBase64
+		return nil, nil, errBase64
 	}
+	raw, rest = buf[:n:n], buf[n:]
 	if !utf8.Valid(raw) {
-		return nil, errUTF8
+		return nil, nil, errUTF8
 	}
-	// encoding/json validates; splitObject then cuts the members out
-	// without reflection or copies (the values alias raw, which nothing
-	// else holds), several times faster than json.Unmarshal into a map.
+	// encoding/json validates; splitMembers then cuts the members out
+	// without reflection or copies, several times faster than
+	// json.Unmarshal into a map.
 	if !json.Valid(raw) {
-		return nil, errNotObject
+		return nil, nil, errNotObject
 	}
-	return splitObject(raw)
+	return raw, rest, nil
 }

@@ -69,6 +69,7 @@ type JWTVerifier struct {
 	keys      keySource
 	cache     *verifyCache
 	discovery *discovery // set by Discover
+	audList   []string   // []string{audience}, shared by the claims that carry just it
 }
 
 var (
@@ -105,6 +106,7 @@ func (v *JWTVerifier) finish() {
 		v.client = defaultHTTPClient()
 	}
 	v.cache = newVerifyCache(v.cfg.cacheSize)
+	v.audList = []string{v.cfg.audience}
 	v.err = errors.Join(v.cfg.problems...)
 }
 
@@ -194,7 +196,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, erro
 		return Principal{}, refuse(ReasonSignature, errSignature)
 	}
 
-	claims, scopes, err := readClaims(pt.payload)
+	claims, scopes, err := readClaims(pt.payload, v.cfg.issuer, v.audList)
 	// A refused token's principal names the caller (for telemetry) but is
 	// never authenticated, so it cannot be mistaken for an admitted one.
 	p := Principal{Subject: claims.Subject, Issuer: claims.Issuer, Scopes: scopes, Claims: claims}

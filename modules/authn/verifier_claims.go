@@ -33,11 +33,15 @@ var (
 // readClaims types the registered claims of a payload whose signature
 // verified. A claim of the wrong type is an error (ReasonInvalidClaims);
 // absent optional claims stay zero.
-func readClaims(raw map[string]json.RawMessage) (*Claims, ScopeSet, error) {
+//
+// issuer and audience are the trusted values: a claim equal to them reuses
+// them rather than allocating a copy (audList is []string{audience}, shared
+// read-only by every principal).
+func readClaims(raw map[string]json.RawMessage, issuer string, audList []string) (*Claims, ScopeSet, error) {
 	c := &Claims{Raw: raw}
 	var ok bool
 	if v, present := raw["iss"]; present {
-		if c.Issuer, ok = jsonString(v); !ok {
+		if c.Issuer, ok = internString(v, issuer); !ok {
 			return c, nil, errStringClaim
 		}
 	}
@@ -52,7 +56,9 @@ func readClaims(raw map[string]json.RawMessage) (*Claims, ScopeSet, error) {
 		}
 	}
 	if v, present := raw["aud"]; present {
-		if c.Audience, ok = stringOrList(v); !ok {
+		if len(audList) == 1 && isJSONString(v, audList[0]) {
+			c.Audience = audList
+		} else if c.Audience, ok = stringOrList(v); !ok {
 			return c, nil, errAudShape
 		}
 	}

@@ -121,7 +121,8 @@ func verifySignature(a alg, k *heldKey, signingInput string, sig []byte) bool {
 	if info.family == familyEd25519 {
 		return len(sig) == ed25519.SignatureSize && ed25519.Verify(k.ed, []byte(signingInput), sig)
 	}
-	digest := hashInput(info.hash, signingInput)
+	var buf [64]byte
+	digest := hashInput(&buf, info.hash, signingInput)
 	switch info.family {
 	case familyRSA:
 		if info.pss {
@@ -145,16 +146,16 @@ func verifySignature(a alg, k *heldKey, signingInput string, sig []byte) bool {
 
 // hashInput digests the signing input with the algorithm's hash, without
 // the allocation of a hash.Hash.
-func hashInput(h crypto.Hash, input string) []byte {
+func hashInput(buf *[64]byte, h crypto.Hash, input string) []byte {
 	switch h {
 	case crypto.SHA256:
 		sum := sha256.Sum256([]byte(input))
-		return sum[:]
+		return append(buf[:0], sum[:]...)
 	case crypto.SHA384:
 		sum := sha512.Sum384([]byte(input))
-		return sum[:]
+		return append(buf[:0], sum[:]...)
 	default:
 		sum := sha512.Sum512([]byte(input))
-		return sum[:]
+		return append(buf[:0], sum[:]...)
 	}
 }
