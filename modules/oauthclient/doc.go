@@ -54,6 +54,8 @@
 //	unauthorized_client                                        that grant, retry interval     *ClientRejectedError
 //	any other 4xx, with or without error code                  that token, retry interval     *TokenRefusedError
 //	a 2xx without a usable Bearer token                        whole client, retry interval   *UnavailableError (ReasonBadResponse)
+//	an unreadable secret or assertion file                     whole client, retry interval   *ConfigError
+//	metadata unusable (another issuer, no token_endpoint)      whole client, retry interval   *DiscoveryError
 //
 // While a failure is remembered a still-valid cached token keeps being
 // served. A connection lost before any answer is retried once at once (with
