@@ -2,6 +2,7 @@ package metrics_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"go.opentelemetry.io/otel"
@@ -13,7 +14,11 @@ import (
 func TestBridgeEveryInstrumentKind(t *testing.T) {
 	cleanEnv(t)
 	m := openProm(t)
-	mt := otel.Meter("bridge.kinds")
+	// The bridge outlives tests: a scope of its own per run keeps -count=N
+	// runs from observing the previous runs' callbacks.
+	kindsRun++
+	scope := fmt.Sprintf("bridge.kinds.%d", kindsRun)
+	mt := otel.Meter(scope)
 	i64c, _ := mt.Int64Counter("k.i64c")
 	f64c, _ := mt.Float64Counter("k.f64c")
 	i64u, _ := mt.Int64UpDownCounter("k.i64u")
@@ -59,14 +64,14 @@ func TestBridgeEveryInstrumentKind(t *testing.T) {
 		"k_oi64c_total": 11, "k_oi64u": 12, "k_oi64g": 13, "k_of64c_total": 14, "k_of64u": 15, "k_of64g": 16, "k_reg": 17,
 	}
 	for name, w := range want {
-		if v, ok := sample(fams, name, nil); !ok || v != w {
+		if v, ok := sample(fams, name, map[string]string{"otel_scope_name": scope}); !ok || v != w {
 			t.Errorf("%s = %v (%v), want %v", name, v, ok, w)
 		}
 	}
 	if err := reg.Unregister(); err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := sample(scrape(t, m), "k_reg", nil); ok {
+	if _, ok := sample(scrape(t, m), "k_reg", map[string]string{"otel_scope_name": scope}); ok {
 		t.Error("an unregistered callback must stop observing")
 	}
 	// A foreign instrument is refused.
@@ -74,5 +79,7 @@ func TestBridgeEveryInstrumentKind(t *testing.T) {
 		t.Error("RegisterCallback with a foreign instrument must fail")
 	}
 }
+
+var kindsRun int
 
 type foreign struct{ metric.Int64ObservableGauge }
