@@ -3,6 +3,7 @@ package metrics
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"net/url"
 	"strings"
 	"time"
@@ -87,6 +88,12 @@ func (c Config) AuthorizationHeader() secret.String {
 		pass, _ = u.User.Password()
 	}
 	return secret.String("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
+}
+
+func (c Config) clone() Config {
+	c.Headers = maps.Clone(c.Headers)
+	c.ResourceAttributes = maps.Clone(c.ResourceAttributes)
+	return c
 }
 
 // field describes one Config field for error messages.

@@ -297,3 +297,22 @@ func TestForeignGlobalKeptOnClose(t *testing.T) {
 		t.Fatal("close must not clobber a provider someone else installed")
 	}
 }
+
+// Config hands out copies: a caller changing the maps changes nothing.
+func TestConfigIsACopy(t *testing.T) {
+	cleanEnv(t)
+	in := metrics.Config{Exporter: metrics.ExporterPrometheus, ResourceAttributes: map[string]string{"a": "1"}}
+	m, err := metrics.FromConfig(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in.ResourceAttributes["a"] = "changed"
+	_ = m.Open(ctx)
+	defer m.Close(ctx)
+	c, _ := m.Config()
+	c.ResourceAttributes["a"] = "again"
+	c2, _ := m.Config()
+	if c2.ResourceAttributes["a"] != "1" {
+		t.Fatalf("config shares maps with callers: %v", c2.ResourceAttributes)
+	}
+}

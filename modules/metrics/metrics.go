@@ -145,6 +145,7 @@ func build(b *builder, cfg Config, src sources) (*Metrics, error) {
 	if err != nil {
 		return nil, err
 	}
+	cfg = cfg.clone() // the caller's maps stay the caller's
 	m := &Metrics{name: b.name, cfg: cfg, log: b.log, console: b.console, meters: map[string]metric.Meter{}}
 	if m.log == nil {
 		m.log = defaultLogger()
@@ -184,7 +185,7 @@ func (m *Metrics) Config() (Config, error) {
 	if m.state == stateNew {
 		return Config{}, ErrNotStarted
 	}
-	return m.cfg, nil
+	return m.cfg.clone(), nil
 }
 
 // Provider returns the SDK meter provider. It returns ErrNotStarted before
