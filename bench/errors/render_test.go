@@ -195,38 +195,18 @@ func BenchmarkRenderWrite(b *testing.B) {
 	}
 }
 
-// pairBlock is how many iterations of one side run between two clock
-// reads, so the clock's own cost stays out of the ratio.
-const pairBlock = 64
-
-// BenchmarkRenderWritePaired alternates blocks of svc and floor writes in
-// one loop, so both see the same machine load on a busy 2-core box, and
-// reports svc/floor (the goal: within 1.5).
+// BenchmarkRenderWritePaired alternates blocks of 128 svc and 128 floor
+// writes in one loop, so both see the same load on a busy 2-core box, and
+// reports svc/floor on wall and on thread CPU time (the goal: within 1.5).
 func BenchmarkRenderWritePaired(b *testing.B) {
 	for _, c := range cases(b) {
 		c.check(b)
 		b.Run(c.name, func(b *testing.B) {
 			w := newDiscardWriter()
-			var svcTime, floorTime time.Duration
-			for b.Loop() {
-				t0 := time.Now()
-				for range pairBlock {
-					w.reset()
-					c.svc(w)
-				}
-				t1 := time.Now()
-				for range pairBlock {
-					w.reset()
-					c.floor(w)
-				}
-				t2 := time.Now()
-				svcTime += t1.Sub(t0)
-				floorTime += t2.Sub(t1)
-			}
-			n := float64(b.N * pairBlock)
-			b.ReportMetric(float64(svcTime.Nanoseconds())/n, "svc-ns/op")
-			b.ReportMetric(float64(floorTime.Nanoseconds())/n, "floor-ns/op")
-			b.ReportMetric(float64(svcTime)/float64(floorTime), "svc/floor")
+			svc, floor := paired(b, 128,
+				func() { w.reset(); c.svc(w) },
+				func() { w.reset(); c.floor(w) })
+			report(b, "svc", "floor", svc, floor)
 		})
 	}
 }
