@@ -22,30 +22,38 @@ import (
 // *oauthclient.DiscoveryError; an authorization server that is merely down
 // does not.
 func OAuthClient(opts ...oauthclient.Option) fx.Option {
-	return fx.Options(
+	return fx.Module("svc.oauthclient",
 		lifecycle.Singleton(oauthclient.Kind, "fxsvc.OAuthClient"),
-		fx.Provide(func(p oauthClientParams) (*oauthclient.Client, error) {
-			all := opts
-			if p.Logger != nil {
-				all = append([]oauthclient.Option{oauthclient.Logger(p.Logger.Named("svc.oauthclient"))}, opts...)
-			}
-			c, err := oauthclient.New(all...)
-			if err != nil {
-				return nil, err
-			}
-			lifecycle.Register(p.Lifecycle, c)
-			return c, nil
-		}),
+		fx.Supply(fx.Private, oauthClientOptions(opts)),
+		fx.Provide(onlyOneOauthClientPerApp),
 		// Build it even when no pattern asks for it yet, so discovery runs
 		// and a bad setting fails start, not the first request.
 		fx.Invoke(func(*oauthclient.Client) {}),
 	)
 }
 
+type oauthClientOptions []oauthclient.Option
+
 type oauthClientParams struct {
 	fx.In
 	Lifecycle fx.Lifecycle
+	Options   oauthClientOptions
 	Logger    *zap.Logger `optional:"true"`
+}
+
+// onlyOneOauthClientPerApp builds and registers the client. Its name is
+// what fx reports when an app adds OAuthClient twice.
+func onlyOneOauthClientPerApp(p oauthClientParams) (*oauthclient.Client, error) {
+	all := []oauthclient.Option(p.Options)
+	if p.Logger != nil {
+		all = append([]oauthclient.Option{oauthclient.Logger(p.Logger.Named("svc.oauthclient"))}, all...)
+	}
+	c, err := oauthclient.New(all...)
+	if err != nil {
+		return nil, err
+	}
+	lifecycle.Register(p.Lifecycle, c)
+	return c, nil
 }
 
 // ClientCredentials provides a *oauthclient.Pattern named name (fx tag

@@ -109,8 +109,13 @@ func TestOAuthClientIsASingleton(t *testing.T) {
 	as, _ := oauthTokenEndpoint(t)
 	oauthClientEnv(t, as.URL)
 	app := fx.New(fx.NopLogger, fxsvc.OAuthClient(), fxsvc.OAuthClient())
-	if err := app.Err(); err == nil || !strings.Contains(err.Error(), "*oauthclient.Client") {
+	if err := app.Err(); err == nil || !strings.Contains(err.Error(), "onlyOneOauthClientPerApp") {
 		t.Fatalf("err = %v", err)
+	}
+	var out, errOut strings.Builder
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, fxsvc.OAuthClient(), fxsvc.OAuthClient()); code != 1 ||
+		!strings.Contains(errOut.String(), "only one oauth client may be registered per app") {
+		t.Fatalf("check: %d %q", code, errOut.String())
 	}
 	app = fx.New(fx.NopLogger, fxsvc.OAuthClient(), lifecycle.Singleton(oauthclient.Kind, "another"))
 	var se *lifecycle.SingletonError
