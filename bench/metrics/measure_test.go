@@ -61,7 +61,9 @@ func newHandWritten(b *testing.B, m *svcmetrics.Metrics, name string) *handWritt
 		failure: []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(
 			attribute.String("outcome", "error"), attribute.String("error.type", "errors.errorString")))},
 	}
-	h.duration, _ = mt.Float64Histogram(name+".duration", metric.WithUnit("s"))
+	// The same buckets the wrappers use, so both sides aggregate alike.
+	h.duration, _ = mt.Float64Histogram(name+".duration", metric.WithUnit("s"),
+		metric.WithExplicitBucketBoundaries(svcmetrics.SecondsBuckets...))
 	h.calls, _ = mt.Int64Counter(name + ".calls")
 	h.active, _ = mt.Int64UpDownCounter(name + ".active")
 	return h
