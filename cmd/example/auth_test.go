@@ -82,6 +82,21 @@ func TestTheTourOfTheREADME(t *testing.T) {
 		t.Fatalf("metadata: %d %s", resp.StatusCode, body)
 	}
 
+	// The outbound call: the service's own client-credentials token reaches
+	// the downstream route, which the caller's token alone may not.
+	if resp, _ := call(t, "GET", base+"/invoices", reader); resp.StatusCode != 403 {
+		t.Fatalf("/invoices with the reader's token: %d", resp.StatusCode)
+	}
+	resp, body = call(t, "GET", base+"/billing", reader)
+	if resp.StatusCode != 200 || !strings.Contains(body, `"caller":"example-client"`) {
+		t.Fatalf("/billing: %d %s", resp.StatusCode, body)
+	}
+	before := iss.TokenRequests()
+	call(t, "GET", base+"/billing", reader)
+	if iss.TokenRequests() != before {
+		t.Fatal("the second outbound call fetched a new token; it should be cached")
+	}
+
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	ws := "ws" + strings.TrimPrefix(base, "http") + "/ws"

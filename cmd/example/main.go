@@ -32,8 +32,9 @@ func options() []fx.Option {
 		fx.Provide(newLogger),
 		errorFormat(),
 		trust(),
-		fx.Provide(newRouter),
+		fx.Provide(newBilling, newRouter),
 		fxsvc.Serve(),
+		fx.Invoke(func(b *billing, s *fxsvc.Server) { b.server = s }),
 		fx.Invoke(printTour),
 	}
 }

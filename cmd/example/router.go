@@ -10,13 +10,15 @@ import (
 
 // newRouter is the app's own chi router. Every route is authenticated
 // unless excluded (see gateOptions) or marked anonymous.
-func newRouter() *chi.Mux {
+func newRouter(b *billing) *chi.Mux {
 	r := chi.NewRouter()
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	r.With(authn.Anonymous).Get("/hello", hello)
 	r.Get("/me", me)
 	r.With(authn.Require("admin")).Get("/admin", admin)
 	r.Get("/ws", echo)
+	r.Method(http.MethodGet, "/billing", b)
+	r.With(authn.Require("invoices:read")).Get("/invoices", invoices)
 	mountErrorDemo(r)
 	return r
 }
