@@ -1,0 +1,72 @@
+package authnhuma
+
+import (
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/svckit/svc/modules/authn"
+)
+
+// Caller is the verified caller, as a typed input field of an operation:
+//
+//	type MeInput struct {
+//		Caller authnhuma.Caller
+//	}
+//	func me(ctx context.Context, in *MeInput) (*MeOutput, error) {
+//		sub := in.Caller.Subject // in.Caller.Claims, in.Caller.Scopes…
+//	}
+//
+// It requires one: on an operation reached without a verified caller (an
+// Anonymous operation sent no token, an excluded path) the request is
+// refused with 401 authentication-required before the handler runs. Use
+// [OptionalCaller] on Anonymous operations. authn.PrincipalFrom(ctx) reads
+// the same caller from the handler's context.
+type Caller struct{ authn.Principal }
+
+// Resolve implements huma.Resolver.
+func (c *Caller) Resolve(ctx huma.Context) []error {
+	p, ok := authn.PrincipalFrom(ctx.Context())
+	if !ok {
+		return []error{refusalError{authn.NewRefusal(ctx.Context(), authn.KindAuthenticationRequired)}}
+	}
+	c.Principal = p
+	return nil
+}
+
+// OptionalCaller is the caller if any, as a typed input field: on an
+// Anonymous operation sent no token its Authenticated is false and the
+// rest is zero.
+type OptionalCaller struct{ authn.Principal }
+
+// Resolve implements huma.Resolver.
+func (c *OptionalCaller) Resolve(ctx huma.Context) []error {
+	c.Principal, _ = authn.PrincipalFrom(ctx.Context())
+	return nil
+}
+
+// Token is the bearer token the caller sent, once it verified (for example
+// to exchange it for a downstream token), as a typed input field. Like
+// [Caller] it requires a verified caller. It prints as *** so that logging
+// an input never writes the token.
+type Token struct{ Value string }
+
+// Resolve implements huma.Resolver.
+func (t *Token) Resolve(ctx huma.Context) []error {
+	v, ok := authn.TokenFrom(ctx.Context())
+	if !ok {
+		return []error{refusalError{authn.NewRefusal(ctx.Context(), authn.KindAuthenticationRequired)}}
+	}
+	t.Value = v
+	return nil
+}
+
+// String hides the token.
+func (t Token) String() string { return "***" }
+
+// GoString hides the token from %#v.
+func (t Token) GoString() string { return "authnhuma.Token{***}" }
+
+// refusalError is a refusal Huma reads the status of.
+type refusalError struct{ *authn.Refusal }
+
+func (e refusalError) GetStatus() int { return e.Status() }
+func (e refusalError) Unwrap() error  { return e.Refusal }

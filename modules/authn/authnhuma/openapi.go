@@ -1,0 +1,311 @@
+package authnhuma
+
+import (
+	"encoding/json"
+	"net/http"
+	"path"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// The names of the security scheme in components.securitySchemes.
+const (
+	// SchemeBearer is the HTTP bearer scheme published for a verifier that
+	// was not built by discovery.
+	SchemeBearer = "bearerAuth"
+	// SchemeOpenIDConnect is the scheme published for an authn.Discover
+	// verifier, pointing at its discovery document.
+	SchemeOpenIDConnect = "openIdConnect"
+)
+
+// documenter keeps the API document in line with the gate and the error
+// format as operations are added (huma.OpenAPI.OnAddOperation).
+type documenter struct {
+	s      *settings
+	oapi   *huma.OpenAPI
+	scheme string // "" when the document names none
+	model  string // the $ref of the error model
+
+	mu         sync.Mutex
+	candidates map[string]bool // Huma's error model schemas we republished away
+	kept       map[string]bool // candidates something the app declared refers to
+	scanned    map[string]bool // component schemas already searched for them
+}
+
+// document sets up the security scheme and the error model, and hooks the
+// per-operation rules.
+func (s *settings) document(oapi *huma.OpenAPI) {
+	if oapi.Components == nil {
+		oapi.Components = &huma.Components{}
+	}
+	d := &documenter{s: s, oapi: oapi, candidates: map[string]bool{}, kept: map[string]bool{}, scanned: map[string]bool{}}
+	d.model = d.errorModel()
+	if g := s.gate; g != nil && g.OpenAPIEnabled() {
+		d.scheme = SchemeBearer
+		scheme := &huma.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+			Description: "A bearer access token (RFC 6750) in the Authorization header."}
+		if dd, ok := g.Verifier().(authn.DiscoveryDescriber); ok && dd.DiscoveryURL() != "" {
+			d.scheme = SchemeOpenIDConnect
+			scheme = &huma.SecurityScheme{Type: "openIdConnect", OpenIDConnectURL: dd.DiscoveryURL(),
+				Description: "A bearer access token (RFC 6750) from this OpenID Connect provider, in the Authorization header."}
+		}
+		if oapi.Components.SecuritySchemes == nil {
+			oapi.Components.SecuritySchemes = map[string]*huma.SecurityScheme{}
+		}
+		oapi.Components.SecuritySchemes[d.scheme] = scheme
+	}
+	oapi.OnAddOperation = append(oapi.OnAddOperation, d.onAdd)
+}
+
+// format is the format the document describes: the one passed with
+// [Errors], else the RFC 9457 default (how the gate renders its refusals
+// when no format is registered).
+func (s *settings) format() *svcerrors.Responses {
+	if s.res != nil {
+		return s.res
+	}
+	return svcerrors.Default()
+}
+
+// errorModel registers ProblemDetail or TMFError and returns its $ref.
+func (d *documenter) errorModel() string {
+	reg := d.oapi.Components.Schemas
+	if reg == nil {
+		return ""
+	}
+	t := reflect.TypeFor[svcerrors.ProblemDetail]()
+	if d.s.format().Format() == svcerrors.FormatTMF {
+		t = reflect.TypeFor[svcerrors.TMFError]()
+	}
+	ref := reg.Schema(t, true, "").Ref
+	if s := reg.SchemaFromRef(ref); s != nil && t == reflect.TypeFor[svcerrors.ProblemDetail]() {
+		// Extension members (retry_after, reason, …) sit at the top level.
+		s.AdditionalProperties = true
+	}
+	return ref
+}
+
+func (d *documenter) onAdd(_ *huma.OpenAPI, op *huma.Operation) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.model == "" {
+		return
+	}
+	d.republish(op)
+	d.secure(op)
+	d.declareRejections(op)
+	d.dropOrphans(op)
+}
+
+func (d *documenter) errorResponse(description string, header string) *huma.Response {
+	resp := &huma.Response{
+		Description: description,
+		Content:     map[string]*huma.MediaType{d.s.format().MediaType(): {Schema: &huma.Schema{Ref: d.model}}},
+	}
+	switch header {
+	case "WWW-Authenticate":
+		resp.Headers = map[string]*huma.Param{header: {Description: "The RFC 6750 Bearer challenge.", Schema: &huma.Schema{Type: huma.TypeString}}}
+	case "Retry-After":
+		resp.Headers = map[string]*huma.Param{header: {Description: "Seconds to wait before retrying.", Schema: &huma.Schema{Type: huma.TypeInteger}}}
+	}
+	return resp
+}
+
+// republish gives Huma's own error responses (those of op.Errors and the
+// "default" one it adds) the registered media type and model, when a
+// format was named with [Errors]. Responses the app declared itself are
+// left alone.
+func (d *documenter) republish(op *huma.Operation) {
+	if d.s.res == nil {
+		return
+	}
+	humaModel := reflect.TypeFor[huma.ErrorModel]()
+	if t := reflect.TypeOf(huma.NewError(0, "")); t == nil || deref(t) != humaModel {
+		// The app replaced huma.NewError: its error model is its own.
+		return
+	}
+	reg := d.oapi.Components.Schemas
+	for code, resp := range op.Responses {
+		status, _ := strconv.Atoi(code)
+		if code != "default" && !slices.Contains(op.Errors, status) {
+			continue
+		}
+		if resp == nil || len(resp.Content) != 1 {
+			continue
+		}
+		for _, mt := range resp.Content {
+			if mt == nil || mt.Schema == nil || mt.Schema.Ref == "" {
+				continue
+			}
+			if t := reg.TypeFromRef(mt.Schema.Ref); t == nil || deref(t) != humaModel {
+				continue
+			}
+			d.candidates[path.Base(mt.Schema.Ref)] = true
+			header := ""
+			if status == http.StatusUnauthorized || status == http.StatusForbidden {
+				header = "WWW-Authenticate"
+			}
+			op.Responses[code] = d.errorResponse(resp.Description, header)
+		}
+	}
+}
+
+// secure writes the gate's rules on an operation it covers: the scheme
+// with the operation's scopes (optional, beside an empty alternative, on an
+// Anonymous one), and the 401, 403 and 429 it can answer. An excluded path
+// names no scheme.
+func (d *documenter) secure(op *huma.Operation) {
+	g := d.s.gate
+	if d.scheme == "" || g == nil || g.Excluded(d.s.prefix+op.Path) {
+		return
+	}
+	gd := guardOf(op)
+	scopes := slices.Clone(gd.scopes)
+	if scopes == nil {
+		scopes = []string{}
+	}
+	if gd.anonymous && !gd.requires {
+		op.Security = []map[string][]string{{d.scheme: {}}, {}}
+	} else {
+		op.Security = []map[string][]string{{d.scheme: scopes}}
+	}
+	if op.Responses == nil {
+		op.Responses = map[string]*huma.Response{}
+	}
+	add := func(code, description, header string) {
+		if _, declared := op.Responses[code]; !declared {
+			op.Responses[code] = d.errorResponse(description, header)
+		}
+	}
+	add("401", "Authentication required, or the bearer token did not verify (see WWW-Authenticate).", "WWW-Authenticate")
+	if len(gd.scopes) > 0 {
+		add("403", "The token does not grant a scope this operation requires: "+strings.Join(gd.scopes, " ")+".", "WWW-Authenticate")
+	}
+	if g.BansEnabled() {
+		add("429", "The client is banned for a while; retry after Retry-After.", "Retry-After")
+	}
+}
+
+// declareRejections lists the rejections an operation returns ([Rejects]).
+func (d *documenter) declareRejections(op *huma.Operation) {
+	gd := guardOf(op)
+	if len(gd.rejects) == 0 {
+		return
+	}
+	if op.Responses == nil {
+		op.Responses = map[string]*huma.Response{}
+	}
+	ours := map[string]bool{}
+	for _, rej := range gd.rejects {
+		desc := rej.Describe()
+		code := strconv.Itoa(desc.Status)
+		resp, declared := op.Responses[code]
+		switch {
+		case !declared:
+			header := ""
+			if desc.Status == http.StatusTooManyRequests || desc.Status == http.StatusServiceUnavailable || desc.Status == http.StatusConflict {
+				header = "Retry-After"
+			}
+			op.Responses[code] = d.errorResponse(desc.Title+".", header)
+			ours[code] = true
+		case ours[code] && !strings.Contains(resp.Description, desc.Title):
+			resp.Description = strings.TrimSuffix(resp.Description, ".") + ", or " + desc.Title + "."
+		}
+	}
+}
+
+// dropOrphans removes Huma's error model (and the schemas only it refers
+// to) from the components once nothing refers to it. Huma registers it
+// again with every operation, so the check runs on each; it reads only
+// what is new: the operation and the schemas added since the last one.
+func (d *documenter) dropOrphans(op *huma.Operation) {
+	if len(d.candidates) == 0 {
+		return
+	}
+	all := d.oapi.Components.Schemas.Map()
+	// The candidates' own references (ErrorModel → ErrorDetail) are
+	// candidates too.
+	for changed := true; changed; {
+		changed = false
+		for name := range d.candidates {
+			for _, ref := range refsIn(marshal(all[name])) {
+				if n := path.Base(ref); !d.candidates[n] {
+					d.candidates[n] = true
+					changed = true
+				}
+			}
+		}
+	}
+	d.keepReferenced(marshal(op))
+	for name, s := range all {
+		if d.candidates[name] || d.scanned[name] {
+			continue
+		}
+		d.scanned[name] = true
+		d.keepReferenced(marshal(s))
+	}
+	for name := range d.candidates {
+		if d.kept[name] {
+			// What a kept schema refers to stays too.
+			for _, ref := range refsIn(marshal(all[name])) {
+				d.kept[path.Base(ref)] = true
+			}
+		}
+	}
+	for name := range d.candidates {
+		if !d.kept[name] {
+			delete(all, name)
+		}
+	}
+}
+
+func (d *documenter) keepReferenced(b []byte) {
+	for _, ref := range refsIn(b) {
+		if n := path.Base(ref); d.candidates[n] {
+			d.kept[n] = true
+		}
+	}
+}
+
+func marshal(v any) []byte {
+	if v == nil || (reflect.ValueOf(v).Kind() == reflect.Pointer && reflect.ValueOf(v).IsNil()) {
+		return nil
+	}
+	b, _ := json.Marshal(v)
+	return b
+}
+
+// refsIn returns the values of the "$ref" members in a JSON document.
+func refsIn(b []byte) []string {
+	const key = `"$ref":"`
+	var out []string
+	s := string(b)
+	for {
+		i := strings.Index(s, key)
+		if i < 0 {
+			return out
+		}
+		s = s[i+len(key):]
+		j := strings.IndexByte(s, '"')
+		if j < 0 {
+			return out
+		}
+		out = append(out, s[:j])
+		s = s[j:]
+	}
+}
+
+func deref(t reflect.Type) reflect.Type {
+	for t != nil && t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	return t
+}

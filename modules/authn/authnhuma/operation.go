@@ -1,0 +1,151 @@
+package authnhuma
+
+import (
+	"net/http"
+	"slices"
+
+	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// metaKey holds an operation's guard in huma.Operation.Metadata.
+const metaKey = "svc.authn"
+
+// enforcedKey marks an operation whose Huma middleware checks its guard.
+const enforcedKey = "svc.authn.enforced"
+
+// opGuard is how an operation is protected. It is replaced, never changed
+// in place: Huma groups copy an operation's Metadata map, and the copies
+// must not share a guard that a later modifier changes.
+type opGuard struct {
+	anonymous bool
+	requires  bool
+	scopes    []string
+	rejects   []svcerrors.Rejection
+}
+
+func guardOf(op *huma.Operation) opGuard {
+	if op == nil {
+		return opGuard{}
+	}
+	gd, _ := op.Metadata[metaKey].(opGuard)
+	return gd
+}
+
+func update(op *huma.Operation, change func(gd *opGuard), enforce bool) {
+	gd := guardOf(op)
+	gd.scopes = slices.Clone(gd.scopes)
+	gd.rejects = slices.Clone(gd.rejects)
+	change(&gd)
+	if op.Metadata == nil {
+		op.Metadata = map[string]any{}
+	}
+	op.Metadata[metaKey] = gd
+	if enforce && op.Metadata[enforcedKey] != true {
+		op.Metadata[enforcedKey] = true
+		op.Middlewares = append(op.Middlewares, enforceGuard)
+	}
+}
+
+// Anonymous makes the credential optional on an operation:
+//
+//	huma.Get(api, "/hello", hello, authnhuma.Anonymous)
+//
+// A request without a token is served as a caller that is not
+// authenticated (read it with [OptionalCaller]); a token that is sent is
+// still verified, and a bad one gets 401. It applies to that operation
+// alone, per method. On a group (grp.UseSimpleModifier(authnhuma.Anonymous))
+// it makes the operations registered through that group public, under that
+// group alone. An operation that is both Anonymous and [Require]d is
+// refused when the gate is installed.
+func Anonymous(op *huma.Operation) {
+	update(op, func(gd *opGuard) { gd.anonymous = true }, true)
+}
+
+// Require makes an operation need an authenticated caller holding every
+// named scope; a caller lacking one gets 403 insufficient-scope, never 401.
+//
+//	huma.Delete(api, "/items/{id}", del, authnhuma.Require("items:write"))
+//
+// On a group (grp.UseSimpleModifier(authnhuma.Require("admin"))) it applies
+// to every operation registered through the group; a group's scopes and
+// its operation's own are all required. The check runs before Huma reads
+// the request body.
+func Require(scopes ...string) func(*huma.Operation) {
+	scopes = slices.Clone(scopes)
+	return func(op *huma.Operation) {
+		update(op, func(gd *opGuard) {
+			gd.requires = true
+			for _, s := range scopes {
+				if s != "" && !slices.Contains(gd.scopes, s) {
+					gd.scopes = append(gd.scopes, s)
+				}
+			}
+			// A group's modifiers run after the operation's own options:
+			// sorted, the challenge does not depend on that order.
+			slices.Sort(gd.scopes)
+		}, true)
+	}
+}
+
+// Rejects declares, in the API document, the rejections an operation's
+// handler returns (for example a *svcerrors.RateLimitExceeded from its own
+// rate limit): each is listed under its status with the registered error
+// model, unless the operation declares that status itself.
+func Rejects(rejections ...svcerrors.Rejection) func(*huma.Operation) {
+	rejections = slices.Clone(rejections)
+	return func(op *huma.Operation) {
+		update(op, func(gd *opGuard) {
+			for _, r := range rejections {
+				if r != nil {
+					gd.rejects = append(gd.rejects, r)
+				}
+			}
+		}, false)
+	}
+}
+
+// markers are the authn route markers an operation's handler is wrapped
+// in, so that the gate reads the operation's guard before routing (and
+// `check` lists it) like any chi or ServeMux route.
+func markers(op *huma.Operation) []func(http.Handler) http.Handler {
+	gd := guardOf(op)
+	var mws []func(http.Handler) http.Handler
+	if gd.anonymous {
+		mws = append(mws, authn.Anonymous)
+	}
+	if gd.requires {
+		mws = append(mws, authn.Require(gd.scopes...))
+	}
+	return mws
+}
+
+// enforceGuard checks an operation's guard inside Huma, before the body is
+// read. Behind this package's adapters the route markers have already
+// checked it; on an API built on a bare adapter it is what keeps Require
+// from being documentation only.
+func enforceGuard(ctx huma.Context, next func(huma.Context)) {
+	gd := guardOf(ctx.Operation())
+	if !gd.requires {
+		next(ctx)
+		return
+	}
+	p, ok := authn.PrincipalFrom(ctx.Context())
+	switch {
+	case !ok:
+		refuse(ctx, &authn.Refusal{Kind: authn.KindAuthenticationRequired})
+	case !p.Scopes.HasAll(gd.scopes...):
+		refuse(ctx, &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: gd.scopes})
+	default:
+		next(ctx)
+	}
+}
+
+// refuse answers a refusal the way a route marker does (recorded, with the
+// gate's challenge), through the adapter's own request and writer.
+func refuse(ctx huma.Context, ref *authn.Refusal) {
+	r, w := unwrap(ctx)
+	authn.RefuseRoute(w, r, ref)
+}
