@@ -1,7 +1,7 @@
 // Package metrics benchmarks svc's measure wrappers against the same
 // OpenTelemetry instrument calls written by hand, in one run:
 //
-//	cd bench && go test -run '^$' -bench . -benchmem ./metrics
+//	cd bench && go test -run '^$' -bench . -benchmem -count 5 ./metrics
 //
 // Goals (issue 7): with no component active a wrapped call costs under
 // 20 ns and allocates nothing; with one active it stays within 1.2x of the
@@ -135,4 +135,41 @@ func BenchmarkMeasure(b *testing.B) {
 			}
 		})
 	}
+}
+
+// BenchmarkMeasurePaired times svc's wrapper and the hand-written calls
+// alternately in blocks, so both see the same load on a busy box; it
+// reports both sides and the ratio svc/hand on wall and thread CPU time.
+func BenchmarkMeasurePaired(b *testing.B) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name     string
+		fn       func(context.Context) error
+		inFlight bool
+	}{
+		{"success", empty, false},
+		{"error", failing, false},
+		{"success-inflight", empty, true},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			m := open(b)
+			h := newHandWritten(b, m, "bench.pair.hand."+tc.name)
+			opts := []svcmetrics.MeasureOption{svcmetrics.Name("bench.pair.svc." + tc.name)}
+			if tc.inFlight {
+				opts = append(opts, svcmetrics.RecordInFlight())
+			}
+			op := svcmetrics.WrapCtxErr(tc.fn, opts...)
+			b.ReportAllocs()
+			cs, ch := paired(b, 64,
+				func() { _ = op(ctx) },
+				func() { _ = h.call(ctx, tc.fn, tc.inFlight) })
+			report(b, "svc", "hand", cs, ch)
+		})
+	}
+	b.Run("inactive", func(b *testing.B) {
+		op := svcmetrics.WrapCtxErr(empty, svcmetrics.Name("bench.pair.inactive"))
+		b.ReportAllocs()
+		cs, cb := paired(b, 1024, func() { _ = op(ctx) }, func() { _ = empty(ctx) })
+		report(b, "svc", "bare", cs, cb)
+	})
 }

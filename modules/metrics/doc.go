@@ -42,9 +42,10 @@
 // [Wrap], [WrapErr], [WrapCtxErr], [WrapCtxResultErr] and their siblings
 // wrap a function so each call records <name>.duration (histogram,
 // seconds), <name>.calls (counter, outcome=success|error, error.type on
-// failure) and, with [RecordInFlight], <name>.active. Instruments are
-// resolved once at wrap time; a call with no active component costs one
-// atomic load and allocates nothing. [Measurement] is the same without a
+// failure) and, with [RecordInFlight], <name>.active. Names are fixed at
+// wrap time and instruments resolved once per component, so wrapping at
+// package init is fine; a call with no active component costs one atomic
+// load and allocates nothing. [Measurement] is the same without a
 // wrapper, for methods and hand-written hot paths.
 //
 // # Pull endpoint

@@ -3,13 +3,16 @@ package metrics
 import (
 	"context"
 	"errors"
+	"maps"
 	"reflect"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 )
 
 // MeasureOption configures a Measurement or a Wrap* wrapper.
@@ -30,29 +33,39 @@ func RecordInFlight() MeasureOption { return func(c *measureConfig) { c.inFlight
 
 // Measurement times and counts calls under one base name:
 //
-//	<name>.duration  histogram, seconds (unit "s")
+//	<name>.duration  histogram, seconds (unit "s", SecondsBuckets)
 //	<name>.calls     counter, outcome=success|error, error.type on failure
 //	<name>.active    up/down counter, only with RecordInFlight
 //
-// It records through the process-global bridge into the metrics component
-// that is open and active at the time of the call; with none it records
-// nothing and costs one atomic load. Build it once (at init or wrap time),
-// use it from any goroutine.
+// It records into the metrics component that is open and active at the
+// time of the call (the one the global bridge forwards to); with none it
+// records nothing and costs one atomic load. Build it once (at init or wrap
+// time), use it from any goroutine.
 type Measurement struct {
 	name     string
 	inFlight bool
+	success  []metric.AddOption
 
+	// bound holds the instruments of the target last used: resolved once
+	// per component, then each call checks one pointer. Recording through
+	// the bridge's instruments instead would re-check per instrument.
+	bound atomic.Pointer[measureBinding]
+
+	errMu   sync.Mutex
+	errOpts atomic.Pointer[map[reflect.Type][]metric.AddOption] // copy on write
+}
+
+type measureBinding struct {
+	t        *target
 	duration metric.Float64Histogram
 	calls    metric.Int64Counter
 	active   metric.Int64UpDownCounter
-
-	success []metric.AddOption
-	byType  sync.Map // reflect.Type → []metric.AddOption
 }
 
 // NewMeasurement builds a Measurement. Name(...) is required here. Errors
-// are the OpenTelemetry SDK's for a name it refuses (when a component is
-// active at the time; otherwise reported through otel.Handle on first use).
+// are the OpenTelemetry SDK's for a name it refuses, when a component is
+// active at the time; otherwise they are reported through otel.Handle when
+// a component first records.
 func NewMeasurement(opts ...MeasureOption) (*Measurement, error) {
 	var c measureConfig
 	for _, o := range opts {
@@ -67,27 +80,57 @@ func NewMeasurement(opts ...MeasureOption) (*Measurement, error) {
 }
 
 func newMeasurement(c measureConfig) (*Measurement, error) {
-	mt := theBridge.Meter(Scope)
 	m := &Measurement{
 		name:     c.name,
 		inFlight: c.inFlight,
 		success:  []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("outcome", "success")))},
 	}
-	var errs []error
-	var err error
-	m.duration, err = mt.Float64Histogram(c.name+".duration", metric.WithUnit("s"),
-		metric.WithDescription("Wall-clock duration of "+c.name+" calls."),
-		metric.WithExplicitBucketBoundaries(secondsBuckets...))
-	errs = append(errs, err)
-	m.calls, err = mt.Int64Counter(c.name+".calls", metric.WithUnit("{call}"),
-		metric.WithDescription("Calls of "+c.name+" by outcome."))
-	errs = append(errs, err)
-	if c.inFlight {
-		m.active, err = mt.Int64UpDownCounter(c.name+".active", metric.WithUnit("{call}"),
-			metric.WithDescription("Calls of "+c.name+" in flight."))
-		errs = append(errs, err)
+	if t := current.Load(); t != nil {
+		_, err := m.bind(t)
+		return m, err
 	}
-	return m, errors.Join(errs...)
+	return m, nil
+}
+
+// binding returns the instruments on t, resolving them on first use.
+func (m *Measurement) binding(t *target) *measureBinding {
+	if b := m.bound.Load(); b != nil && b.t == t {
+		return b
+	}
+	b, err := m.bind(t)
+	if err != nil {
+		handle(err)
+	}
+	return b
+}
+
+func (m *Measurement) bind(t *target) (*measureBinding, error) {
+	mt := t.mp.Meter(Scope)
+	b := &measureBinding{t: t}
+	var errs [3]error
+	b.duration, errs[0] = mt.Float64Histogram(m.name+".duration", metric.WithUnit("s"),
+		metric.WithDescription("Wall-clock duration of "+m.name+" calls."),
+		metric.WithExplicitBucketBoundaries(secondsBuckets...))
+	b.calls, errs[1] = mt.Int64Counter(m.name+".calls", metric.WithUnit("{call}"),
+		metric.WithDescription("Calls of "+m.name+" by outcome."))
+	if m.inFlight {
+		b.active, errs[2] = mt.Int64UpDownCounter(m.name+".active", metric.WithUnit("{call}"),
+			metric.WithDescription("Calls of "+m.name+" in flight."))
+	}
+	// The SDK returns usable instruments beside most errors; fill any gap
+	// with no-ops so recording never dereferences nil.
+	var nop noop.Meter
+	if b.duration == nil {
+		b.duration, _ = nop.Float64Histogram("")
+	}
+	if b.calls == nil {
+		b.calls, _ = nop.Int64Counter("")
+	}
+	if m.inFlight && b.active == nil {
+		b.active, _ = nop.Int64UpDownCounter("")
+	}
+	m.bound.Store(b)
+	return b, errors.Join(errs[:]...)
 }
 
 // BaseName returns the base metric name.
@@ -96,6 +139,7 @@ func (m *Measurement) BaseName() string { return m.name }
 // Call is one timed call, returned by Start and finished by End. It is a
 // value: starting and ending a call allocates nothing.
 type Call struct {
+	b     *measureBinding
 	m     *Measurement
 	ctx   context.Context
 	start time.Time
@@ -104,44 +148,64 @@ type Call struct {
 // Start begins a call. With no active component it returns a Call whose
 // End does nothing.
 func (m *Measurement) Start(ctx context.Context) Call {
-	if current.Load() == nil {
+	t := current.Load()
+	if t == nil {
 		return Call{}
 	}
+	return m.startOn(ctx, t)
+}
+
+func (m *Measurement) startOn(ctx context.Context, t *target) Call {
+	b := m.binding(t)
 	if m.inFlight {
-		m.active.Add(ctx, 1)
+		b.active.Add(ctx, 1)
 	}
-	return Call{m: m, ctx: ctx, start: time.Now()}
+	return Call{b: b, m: m, ctx: ctx, start: time.Now()}
 }
 
 // End records the call: its duration, and a call with outcome success (err
-// nil) or error with error.type set to err's type name.
+// nil) or error with error.type set to err's type name. It records into the
+// component Start saw, even if another became current meanwhile, so the
+// in-flight count of each component balances.
 func (c Call) End(err error) {
-	m := c.m
-	if m == nil {
+	b := c.b
+	if b == nil {
 		return
 	}
-	m.duration.Record(c.ctx, time.Since(c.start).Seconds())
+	b.duration.Record(c.ctx, time.Since(c.start).Seconds())
 	if err == nil {
-		m.calls.Add(c.ctx, 1, m.success...)
+		b.calls.Add(c.ctx, 1, c.m.success...)
 	} else {
-		m.calls.Add(c.ctx, 1, m.errorOpts(err)...)
+		b.calls.Add(c.ctx, 1, c.m.errorOpts(err)...)
 	}
-	if m.inFlight {
-		m.active.Add(c.ctx, -1)
+	if c.m.inFlight {
+		b.active.Add(c.ctx, -1)
 	}
 }
 
 func (m *Measurement) errorOpts(err error) []metric.AddOption {
 	t := reflect.TypeOf(err)
-	if v, ok := m.byType.Load(t); ok {
-		return v.([]metric.AddOption)
+	if mp := m.errOpts.Load(); mp != nil {
+		if o, ok := (*mp)[t]; ok {
+			return o
+		}
 	}
-	opts := []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(
+	m.errMu.Lock()
+	defer m.errMu.Unlock()
+	next := map[reflect.Type][]metric.AddOption{}
+	if mp := m.errOpts.Load(); mp != nil {
+		if o, ok := (*mp)[t]; ok {
+			return o
+		}
+		maps.Copy(next, *mp)
+	}
+	o := []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(
 		attribute.String("outcome", "error"),
 		attribute.String("error.type", ErrorType(err)),
 	))}
-	m.byType.Store(t, opts)
-	return opts
+	next[t] = o
+	m.errOpts.Store(&next)
+	return o
 }
 
 // errPanicked stands for a panic passing through a wrapped function.

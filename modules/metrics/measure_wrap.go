@@ -9,11 +9,11 @@ import (
 // <name>.active. The base name is Name(...) or, by default, fn's package
 // path and name, lowercased and dotted (see FuncName).
 //
-// Instruments are resolved once, at wrap time, through the global bridge:
-// wrapping before any component is open (at package init, in a
-// constructor) is fine, calls record into whichever component is active
-// when they run, and a call with none active costs one atomic load and
-// allocates nothing. A panic in fn is recorded as outcome=error,
+// The name and attributes are fixed at wrap time and the instruments are
+// resolved once per component, on the first call after it opens: wrapping
+// before any component is open (at package init, in a constructor) is
+// fine, calls record into whichever component is active when they run, and
+// a call with none active costs one atomic load and allocates nothing. A panic in fn is recorded as outcome=error,
 // error.type=panic, and keeps unwinding. Wrapping a nil fn returns nil.
 //
 // Functions without a context record with context.Background().
@@ -42,11 +42,12 @@ func Wrap(fn func(), opts ...MeasureOption) func() {
 	}
 	m := measurementFor(fn, opts)
 	return func() {
-		if current.Load() == nil {
+		t := current.Load()
+		if t == nil {
 			fn()
 			return
 		}
-		c := m.Start(context.Background())
+		c := m.startOn(context.Background(), t)
 		done := false
 		defer func() {
 			if !done {
@@ -66,10 +67,11 @@ func WrapErr(fn func() error, opts ...MeasureOption) func() error {
 	}
 	m := measurementFor(fn, opts)
 	return func() error {
-		if current.Load() == nil {
+		t := current.Load()
+		if t == nil {
 			return fn()
 		}
-		c := m.Start(context.Background())
+		c := m.startOn(context.Background(), t)
 		done := false
 		defer func() {
 			if !done {
@@ -90,10 +92,11 @@ func WrapResult[T any](fn func() T, opts ...MeasureOption) func() T {
 	}
 	m := measurementFor(fn, opts)
 	return func() T {
-		if current.Load() == nil {
+		t := current.Load()
+		if t == nil {
 			return fn()
 		}
-		c := m.Start(context.Background())
+		c := m.startOn(context.Background(), t)
 		done := false
 		defer func() {
 			if !done {
@@ -114,10 +117,11 @@ func WrapResultErr[T any](fn func() (T, error), opts ...MeasureOption) func() (T
 	}
 	m := measurementFor(fn, opts)
 	return func() (T, error) {
-		if current.Load() == nil {
+		t := current.Load()
+		if t == nil {
 			return fn()
 		}
-		c := m.Start(context.Background())
+		c := m.startOn(context.Background(), t)
 		done := false
 		defer func() {
 			if !done {
@@ -138,11 +142,12 @@ func WrapCtx(fn func(context.Context), opts ...MeasureOption) func(context.Conte
 	}
 	m := measurementFor(fn, opts)
 	return func(ctx context.Context) {
-		if current.Load() == nil {
+		t := current.Load()
+		if t == nil {
 			fn(ctx)
 			return
 		}
-		c := m.Start(ctx)
+		c := m.startOn(ctx, t)
 		done := false
 		defer func() {
 			if !done {
@@ -162,10 +167,11 @@ func WrapCtxErr(fn func(context.Context) error, opts ...MeasureOption) func(cont
 	}
 	m := measurementFor(fn, opts)
 	return func(ctx context.Context) error {
-		if current.Load() == nil {
+		t := current.Load()
+		if t == nil {
 			return fn(ctx)
 		}
-		c := m.Start(ctx)
+		c := m.startOn(ctx, t)
 		done := false
 		defer func() {
 			if !done {
@@ -186,10 +192,11 @@ func WrapCtxResult[T any](fn func(context.Context) T, opts ...MeasureOption) fun
 	}
 	m := measurementFor(fn, opts)
 	return func(ctx context.Context) T {
-		if current.Load() == nil {
+		t := current.Load()
+		if t == nil {
 			return fn(ctx)
 		}
-		c := m.Start(ctx)
+		c := m.startOn(ctx, t)
 		done := false
 		defer func() {
 			if !done {
@@ -210,10 +217,11 @@ func WrapCtxResultErr[T any](fn func(context.Context) (T, error), opts ...Measur
 	}
 	m := measurementFor(fn, opts)
 	return func(ctx context.Context) (T, error) {
-		if current.Load() == nil {
+		t := current.Load()
+		if t == nil {
 			return fn(ctx)
 		}
-		c := m.Start(ctx)
+		c := m.startOn(ctx, t)
 		done := false
 		defer func() {
 			if !done {

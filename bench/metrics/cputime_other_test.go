@@ -1,0 +1,9 @@
+//go:build !linux
+
+package metrics
+
+import "time"
+
+// threadCPU is not measured off Linux: the paired benchmarks then report
+// wall time only.
+func threadCPU() time.Duration { return 0 }
