@@ -280,3 +280,10 @@ func each(t *testing.T, o appOptions, fn func(t *testing.T, a *app, fname string
 		}
 	}
 }
+
+func httptestServer(t *testing.T, h http.Handler) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv
+}

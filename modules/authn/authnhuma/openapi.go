@@ -35,7 +35,8 @@ type documenter struct {
 	model  string // the $ref of the error model
 
 	mu         sync.Mutex
-	candidates map[string]bool // Huma's error model schemas we republished away
+	ours       map[*huma.Response]bool // responses this package wrote
+	candidates map[string]bool         // Huma's error model schemas we republished away
 	kept       map[string]bool // candidates something the app declared refers to
 	scanned    map[string]bool // component schemas already searched for them
 }
@@ -46,7 +47,7 @@ func (s *settings) document(oapi *huma.OpenAPI) {
 	if oapi.Components == nil {
 		oapi.Components = &huma.Components{}
 	}
-	d := &documenter{s: s, oapi: oapi, candidates: map[string]bool{}, kept: map[string]bool{}, scanned: map[string]bool{}}
+	d := &documenter{s: s, oapi: oapi, ours: map[*huma.Response]bool{}, candidates: map[string]bool{}, kept: map[string]bool{}, scanned: map[string]bool{}}
 	d.model = d.errorModel()
 	if g := s.gate; g != nil && g.OpenAPIEnabled() {
 		d.scheme = SchemeBearer
@@ -110,6 +111,7 @@ func (d *documenter) errorResponse(description string, header string) *huma.Resp
 		Description: description,
 		Content:     map[string]*huma.MediaType{d.s.format().MediaType(): {Schema: &huma.Schema{Ref: d.model}}},
 	}
+	d.ours[resp] = true
 	switch header {
 	case "WWW-Authenticate":
 		resp.Headers = map[string]*huma.Param{header: {Description: "The RFC 6750 Bearer challenge.", Schema: &huma.Schema{Type: huma.TypeString}}}
@@ -203,7 +205,6 @@ func (d *documenter) declareRejections(op *huma.Operation) {
 	if op.Responses == nil {
 		op.Responses = map[string]*huma.Response{}
 	}
-	ours := map[string]bool{}
 	for _, rej := range gd.rejects {
 		desc := rej.Describe()
 		code := strconv.Itoa(desc.Status)
@@ -215,8 +216,7 @@ func (d *documenter) declareRejections(op *huma.Operation) {
 				header = "Retry-After"
 			}
 			op.Responses[code] = d.errorResponse(desc.Title+".", header)
-			ours[code] = true
-		case ours[code] && !strings.Contains(resp.Description, desc.Title):
+		case d.ours[resp] && !strings.Contains(resp.Description, desc.Title):
 			resp.Description = strings.TrimSuffix(resp.Description, ".") + ", or " + desc.Title + "."
 		}
 	}
