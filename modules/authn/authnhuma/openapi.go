@@ -37,8 +37,8 @@ type documenter struct {
 	mu         sync.Mutex
 	ours       map[*huma.Response]bool // responses this package wrote
 	candidates map[string]bool         // Huma's error model schemas we republished away
-	kept       map[string]bool // candidates something the app declared refers to
-	scanned    map[string]bool // component schemas already searched for them
+	kept       map[string]bool         // candidates something the app declared refers to
+	scanned    map[string]bool         // component schemas already searched for them
 }
 
 // document sets up the security scheme and the error model, and hooks the
