@@ -30,6 +30,8 @@ type MuxRoute struct {
 	Pattern string
 	// Method is the pattern's method, "" when it serves every method.
 	Method string
+	// Host is the pattern's host part, "" for every host.
+	Host string
 	// Path is the pattern's path part, without host and method.
 	Path    string
 	Handler http.Handler
@@ -42,8 +44,8 @@ func NewServeMux() *ServeMux { return &ServeMux{ServeMux: http.NewServeMux()} }
 // where it does: an invalid or conflicting pattern), and remembers it.
 func (m *ServeMux) Handle(pattern string, h http.Handler) {
 	m.ServeMux.Handle(pattern, h)
-	method, _, path := splitMuxPattern(pattern)
-	rt := MuxRoute{Pattern: pattern, Method: method, Path: path, Handler: h}
+	method, host, path := splitMuxPattern(pattern)
+	rt := MuxRoute{Pattern: pattern, Method: method, Host: host, Path: path, Handler: h}
 	m.mu.Lock()
 	m.routes = append(m.routes, rt)
 	added := m.added
