@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel"
 	colmetricspb "go.opentelemetry.io/proto/otlp/collector/metrics/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	metricspb "go.opentelemetry.io/proto/otlp/metrics/v1"
@@ -339,5 +340,54 @@ func TestShutdownErrorCarriesNoSecret(t *testing.T) {
 		if strings.Contains(err.Error(), s) {
 			t.Fatalf("error leaks %q: %v", s, err)
 		}
+	}
+}
+
+type handlerFunc func(error)
+
+func (f handlerFunc) Handle(err error) { f(err) }
+
+// Periodic export errors go to otel's global error handler: they carry no
+// secret either.
+func TestPeriodicExportErrorCarriesNoSecret(t *testing.T) {
+	cleanEnv(t)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "denied for "+r.Header.Get("Authorization")+" "+r.Header.Get("X-Api-Key"), http.StatusBadRequest)
+	}))
+	t.Cleanup(srv.Close)
+	got := make(chan error, 16)
+	otel.SetErrorHandler(handlerFunc(func(err error) {
+		select {
+		case got <- err:
+		default:
+		}
+	}))
+	// otel wires its global handler once; later tests need none of its output.
+	t.Cleanup(func() { otel.SetErrorHandler(handlerFunc(func(error) {})) })
+	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithEndpoint(srv.URL),
+		metrics.WithBasicAuth("svc", "pa55word"), metrics.WithHeaders(map[string]string{"x-api-key": "k3ysecret"}),
+		metrics.WithExportInterval(10*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, _ := m.Counter("svc.refused.periodic")
+	c.Add(ctx, 1)
+	var handled error
+	select {
+	case handled = <-got:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no periodic export error reached the handler")
+	}
+	_ = m.Close(ctx)
+	for _, s := range []string{"k3ysecret", base64.StdEncoding.EncodeToString([]byte("svc:pa55word"))} {
+		if strings.Contains(handled.Error(), s) {
+			t.Fatalf("handled error leaks %q: %v", s, handled)
+		}
+	}
+	if !strings.Contains(handled.Error(), "***") {
+		t.Fatalf("expected the echoed secrets masked: %v", handled)
 	}
 }

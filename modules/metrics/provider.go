@@ -57,7 +57,7 @@ func (m *Metrics) resource() *resource.Resource {
 
 func (m *Metrics) newReader(ctx context.Context) (sdkmetric.Reader, error) {
 	periodic := func(e sdkmetric.Exporter) sdkmetric.Reader {
-		return sdkmetric.NewPeriodicReader(e,
+		return sdkmetric.NewPeriodicReader(redactingExporter{Exporter: e, cfg: m.cfg},
 			sdkmetric.WithInterval(m.cfg.ExportInterval),
 			sdkmetric.WithTimeout(m.cfg.ExportTimeout))
 	}

@@ -1,9 +1,33 @@
 package metrics
 
 import (
+	"context"
 	"net/url"
 	"strings"
+
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 )
+
+// redactingExporter hides the config's secrets in export errors. The
+// periodic reader hands those errors to otel.Handle, which logs them, and a
+// collector may echo a header or credential back in its error body.
+type redactingExporter struct {
+	sdkmetric.Exporter
+	cfg Config
+}
+
+func (e redactingExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	return redact(e.Exporter.Export(ctx, rm), e.cfg)
+}
+
+func (e redactingExporter) ForceFlush(ctx context.Context) error {
+	return redact(e.Exporter.ForceFlush(ctx), e.cfg)
+}
+
+func (e redactingExporter) Shutdown(ctx context.Context) error {
+	return redact(e.Exporter.Shutdown(ctx), e.cfg)
+}
 
 // redactedError carries an exporter error with every secret of the config
 // replaced by ***: transport errors quote URLs and sometimes headers.
