@@ -27,7 +27,10 @@
 // `jku`, `x5u`, `jwk` and `x5c` are ignored, never followed: keys come only
 // from the configured set, by `kid`. A JWE (five segments) is refused
 // before any parsing. TokenTypes("at+jwt") additionally requires RFC 9068
-// access-token typing.
+// access-token typing. A token with a kid is checked against the keys with
+// that kid only; one without is tried against at most four keys of the
+// algorithm's type. Held keys (KeySet) answer to their RFC 7638 thumbprint
+// as kid, and otherwise by type.
 //
 // Claims: `iss` must equal the issuer exactly (a trailing slash is a
 // difference), `aud` (a string or an array) must contain the audience,
@@ -61,7 +64,13 @@
 // A refused token is a *TokenError whose Reason is one of the stable words
 // malformed, algorithm, signature, unknown-key, expired, not-yet-valid,
 // issuer, audience, invalid-claims, token-type, revoked, encrypted,
-// too-large. Only
-// signature and algorithm count as forged (Reason.Forged) for bans.
-// Errors never quote the token.
+// too-large. Only signature and algorithm count as forged (Reason.Forged)
+// for bans. Errors never quote the token.
+//
+// # Configuration errors
+//
+// Constructors never panic and never fail: an invalid issuer (not https,
+// or http on a host that is not loopback, or with a query or fragment), an
+// empty audience, an unusable held key or an invalid option makes Open,
+// and every Verify, return a *ConfigError naming the setting to fix.
 package authn
