@@ -20,6 +20,7 @@ import (
 
 	"github.com/svckit/svc/fxsvc"
 	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/metrics"
 )
 
 func main() {
@@ -31,6 +32,8 @@ func options() []fx.Option {
 	return []fx.Option{
 		fx.Provide(newLogger),
 		errorFormat(),
+		// Prometheus unless SVC_METRICS_EXPORTER says otherwise.
+		fxsvc.Metrics(metrics.WithDefaultExporter(metrics.ExporterPrometheus)),
 		trust(),
 		fx.Provide(newBilling, newRouter),
 		fxsvc.Serve(),

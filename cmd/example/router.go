@@ -6,11 +6,12 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/metrics"
 )
 
 // newRouter is the app's own chi router. Every route is authenticated
 // unless excluded (see gateOptions) or marked anonymous.
-func newRouter(b *billing) *chi.Mux {
+func newRouter(b *billing, m *metrics.Metrics) *chi.Mux {
 	r := chi.NewRouter()
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	r.With(authn.Anonymous).Get("/hello", hello)
@@ -19,6 +20,7 @@ func newRouter(b *billing) *chi.Mux {
 	r.Get("/ws", echo)
 	r.Method(http.MethodGet, "/billing", b)
 	r.With(authn.Require("invoices:read")).Get("/invoices", invoices)
+	r.Method(http.MethodGet, "/metrics", metrics.Handler(m)) // excluded: scrape without a token
 	mountErrorDemo(r)
 	return r
 }
