@@ -173,6 +173,7 @@ func BenchmarkRenderWrite(b *testing.B) {
 		b.Run(c.name+"/svc", func(b *testing.B) {
 			w := newDiscardWriter()
 			b.ReportAllocs()
+			defer cpuMeter(b)()
 			for b.Loop() {
 				w.reset()
 				c.svc(w)
@@ -184,6 +185,7 @@ func BenchmarkRenderWrite(b *testing.B) {
 		b.Run(c.name+"/floor", func(b *testing.B) {
 			w := newDiscardWriter()
 			b.ReportAllocs()
+			defer cpuMeter(b)()
 			for b.Loop() {
 				w.reset()
 				c.floor(w)

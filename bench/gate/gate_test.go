@@ -19,6 +19,7 @@ import (
 func serve(b *testing.B, h http.Handler, r *http.Request, status int) {
 	w := newDiscardWriter()
 	b.ReportAllocs()
+	defer cpuMeter(b)()
 	for b.Loop() {
 		w.reset()
 		h.ServeHTTP(w, r)
@@ -34,6 +35,7 @@ func serveEach(b *testing.B, h http.Handler, r *http.Request, pool []token) {
 	w := newDiscardWriter()
 	i := 0
 	b.ReportAllocs()
+	defer cpuMeter(b)()
 	for b.Loop() {
 		r.Header["Authorization"] = pool[i].auth
 		i = (i + 1) % len(pool)
@@ -77,6 +79,7 @@ func BenchmarkGate(b *testing.B) {
 			pool := k.tokens()
 			i := 0
 			b.ReportAllocs()
+			defer cpuMeter(b)()
 			for b.Loop() {
 				if !rawVerify(&pool[i]) {
 					b.Fatal("signature")
