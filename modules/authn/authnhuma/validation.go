@@ -83,11 +83,14 @@ var messageTypes = []struct{ prefix, typ string }{
 // a parser's error ("expected string to be RFC 3986 uri: parse ...") lose
 // that error, which may quote the input.
 func describe(msg string) (string, string) {
-	if i := strings.Index(msg, ": "); i > 0 {
+	if i := strings.Index(msg, ": "); i >= 0 {
 		msg = msg[:i]
 	}
 	if len(msg) > 200 {
-		msg = msg[:200]
+		msg = strings.ToValidUTF8(msg[:200], "")
+	}
+	if msg == "" {
+		return "the value is invalid", "invalid"
 	}
 	for _, m := range messageTypes {
 		if strings.HasPrefix(msg, m.prefix) {
