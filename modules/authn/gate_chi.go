@@ -34,7 +34,7 @@ func (e *InstallError) Error() string {
 // markers wrapping that handler: Anonymous on one method keeps the others
 // authenticated, the mux's own 404 and 405 get the same 401, a mounted
 // sub-handler is one route, and a handler registered later is gated as it
-// lands. An [*authn.ServeMux] remembers its patterns, so the gate refuses
+// lands. A [ServeMux] remembers its patterns, so the gate refuses
 // the same set-ups as on chi when installed; a plain *http.ServeMux cannot
 // list them, so a route the gate would refuse is logged and served as
 // protected when a request reaches it.

@@ -45,7 +45,9 @@
 // msg, type; never the input), keeping Huma's status (422, or 400 for a body
 // that does not parse); a rejection a handler returns (a
 // *svcerrors.RateLimitExceeded, an *authn.Refusal) is rendered as such; a
-// huma.Error4xx a handler returns keeps its status with type about:blank;
+// huma.ErrorXXX a handler returns keeps its status and headers with type
+// about:blank and the service's own detail (a 400 or 422 carrying error
+// details is validation-failed);
 // any other handler error is a 500 that says nothing of it (logged by the
 // format), where Huma would put err.Error() on the wire. An app's own
 // handler registered with svcerrors.On still wins. Without a registered

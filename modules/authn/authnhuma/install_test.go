@@ -188,3 +188,29 @@ func TestBareHumaAdapterFailsClosed(t *testing.T) {
 		t.Fatalf("scope held: %d", got.status)
 	}
 }
+
+// The same operations registered through two groups are gated under each:
+// Anonymous on one group makes them public under that group alone.
+func TestGroupsRegisteringTheSameOperations(t *testing.T) {
+	hook := func(api huma.API) {
+		for _, g := range []struct {
+			prefix string
+			mod    func(*huma.Operation)
+		}{{"/open-copy", authnhuma.Anonymous}, {"/closed-copy", authnhuma.Require("read")}} {
+			grp := huma.NewGroup(api, g.prefix)
+			grp.UseSimpleModifier(g.mod)
+			huma.Get(grp, "/x", fromContext)
+		}
+	}
+	each(t, appOptions{hook: hook}, func(t *testing.T, a *app, fname string, res *svcerrors.Responses) {
+		srv := a.serve(t, res)
+		if got := do(t, srv, "GET", "/api/open-copy/x", nil, ""); got.status != 200 {
+			t.Fatalf("anonymous copy: %d", got.status)
+		}
+		got := do(t, srv, "GET", "/api/closed-copy/x", nil, "")
+		if got.status != 401 {
+			t.Fatalf("protected copy: %d", got.status)
+		}
+		checkError(t, got, fname, 401, "authentication-required")
+	})
+}
