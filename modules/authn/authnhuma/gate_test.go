@@ -174,3 +174,24 @@ func TestWithoutRegisteredFormatHumaKeepsItsErrors(t *testing.T) {
 		})
 	}
 }
+
+// An app's own answer to an error type (svcerrors.On) wins inside Huma too.
+func TestAppsOwnHandlerWins(t *testing.T) {
+	for rname, build := range routers {
+		t.Run(rname, func(t *testing.T) {
+			res := svcerrors.New()
+			svcerrors.On(res, func(w http.ResponseWriter, _ *http.Request, _ *svcerrors.RateLimitExceeded) {
+				w.Header().Set("Content-Type", "application/json")
+				w.Header().Set("X-Slow-Down", "yes")
+				w.WriteHeader(http.StatusServiceUnavailable)
+				_, _ = w.Write([]byte(`{"slow":"down"}`))
+			})
+			srv := build(t, appOptions{res: res}).serve(t, res)
+			got := do(t, srv, "GET", "/api/limited", bearer("alice-token"), "")
+			if got.status != 503 || got.json["slow"] != "down" || got.header.Get("X-Slow-Down") != "yes" ||
+				got.header.Get("Content-Type") != "application/json" {
+				t.Fatalf("%d %v %s", got.status, got.header, got.body)
+			}
+		})
+	}
+}
