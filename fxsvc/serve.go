@@ -127,7 +127,7 @@ func pickRouter(in serveIn) (http.Handler, error) {
 	}
 	switch len(found) {
 	case 0:
-		return nil, errors.New("fxsvc.Serve: the app provides no router: fx.Provide a *chi.Mux, chi.Router, *http.ServeMux or http.Handler")
+		return nil, errors.New("fxsvc.Serve: the app provides no router: fx.Provide a *chi.Mux, chi.Router, *http.ServeMux or http.Handler (an *authn.ServeMux is served with fxsvc.ServeMux())")
 	case 1:
 		return found[0], nil
 	}

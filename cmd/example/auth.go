@@ -26,7 +26,7 @@ func resource() string {
 }
 
 var gateOptions = []authn.Option{
-	authn.Exclude("/healthz", "/errors/*", "/metrics"),
+	authn.Exclude("/healthz", "/errors/*", "/metrics", "/api/openapi.json", "/api/openapi.yaml", "/api/docs"),
 	authn.Resource(resource()),
 	authn.Scopes("read", "admin"),
 }
@@ -130,6 +130,7 @@ svc example on %[1]s — paste these two lines, then try the curls:
   curl -i -H "Authorization: Bearer $ADMIN"  %[1]s/admin   # 200
   curl -s %[1]s/.well-known/oauth-protected-resource       # RFC 9728 metadata
   curl -H "Authorization: Bearer $READER" %[1]s/billing   # an outbound call with the service's own token
+  curl -H "Authorization: Bearer $READER" %[1]s/api/reports  # a Huma operation (scope read)
   curl -s %[1]s/metrics | grep ^svc_                      # svc.authentication.attempts and friends
   curl -i %[1]s/errors/rate-limit-exceeded                # every error kind under /errors/
   go run ./cmd/example check                                # every route and how it is guarded

@@ -6,12 +6,13 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/metrics"
 )
 
 // newRouter is the app's own chi router. Every route is authenticated
 // unless excluded (see gateOptions) or marked anonymous.
-func newRouter(b *billing, m *metrics.Metrics) *chi.Mux {
+func newRouter(b *billing, m *metrics.Metrics, g *authn.Gate, res *svcerrors.Responses) *chi.Mux {
 	r := chi.NewRouter()
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	r.With(authn.Anonymous).Get("/hello", hello)
@@ -22,5 +23,6 @@ func newRouter(b *billing, m *metrics.Metrics) *chi.Mux {
 	r.With(authn.Require("invoices:read")).Get("/invoices", invoices)
 	r.Method(http.MethodGet, "/metrics", metrics.Handler(m)) // excluded: scrape without a token
 	mountErrorDemo(r)
+	mountAPI(r, g, res)
 	return r
 }

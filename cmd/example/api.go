@@ -1,0 +1,58 @@
+package main
+
+import (
+	"context"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/go-chi/chi/v5"
+
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/authnhuma"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+type greeting struct {
+	Body struct {
+		Message string `json:"message" example:"hello, alice"`
+	}
+}
+
+type greetingInput struct {
+	Caller authnhuma.OptionalCaller // the caller if any: the operation is anonymous
+}
+
+type reportInput struct {
+	Caller authnhuma.Caller // the verified caller, typed
+	Year   int              `query:"year" minimum:"2000" maximum:"2100" default:"2026"`
+}
+
+type report struct {
+	Body struct {
+		Owner string `json:"owner"`
+		Year  int    `json:"year"`
+	}
+}
+
+// mountAPI mounts a Huma API under /api: GET /api/greeting is anonymous,
+// GET /api/reports needs the read scope. Its document (/api/openapi.json)
+// is public through gateOptions; it names the gate's scheme and refusals
+// in the registered error format.
+func mountAPI(r chi.Router, g *authn.Gate, res *svcerrors.Responses) {
+	r.Route("/api", func(r chi.Router) {
+		api := authnhuma.NewChi(r, huma.DefaultConfig("svc example", "1.0.0"),
+			authnhuma.Gate(g), authnhuma.Errors(res), authnhuma.Prefix("/api"))
+		huma.Get(api, "/greeting", func(_ context.Context, in *greetingInput) (*greeting, error) {
+			out := &greeting{}
+			out.Body.Message = "hello, stranger"
+			if in.Caller.Authenticated {
+				out.Body.Message = "hello, " + in.Caller.Subject
+			}
+			return out, nil
+		}, authnhuma.Anonymous)
+		huma.Get(api, "/reports", func(_ context.Context, in *reportInput) (*report, error) {
+			out := &report{}
+			out.Body.Owner, out.Body.Year = in.Caller.Subject, in.Year
+			return out, nil
+		}, authnhuma.Require("read"))
+	})
+}
