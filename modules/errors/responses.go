@@ -45,6 +45,11 @@ type Responses struct {
 	tmfReference string
 	logger       *zap.Logger
 
+	// Escaped once at construction, so rendering only copies them.
+	escDocsURL []byte   // docsURL
+	escPrefix  []byte   // "<tmfPrefix>-"; empty without a prefix
+	refParts   [][]byte // tmfReference with {errors_doc_url} filled in, split at {anchor}
+
 	mu       sync.RWMutex
 	handlers []registered
 }
@@ -78,7 +83,24 @@ func New(opts ...Option) *Responses {
 	for _, o := range opts {
 		o(r)
 	}
+	r.prepare()
 	return r
+}
+
+// prepare escapes the fixed parts of every body once.
+func (r *Responses) prepare() {
+	r.escDocsURL = appendEscaped(nil, r.docsURL)
+	r.escPrefix = nil
+	if r.tmfPrefix != "" {
+		r.escPrefix = append(appendEscaped(nil, r.tmfPrefix), '-')
+	}
+	r.refParts = nil
+	if r.tmfReference != "" {
+		ref := strings.ReplaceAll(r.tmfReference, "{errors_doc_url}", r.docsURL)
+		for _, part := range strings.Split(ref, "{anchor}") {
+			r.refParts = append(r.refParts, appendEscaped(nil, part))
+		}
+	}
 }
 
 // NewTMF returns TM Forum TMF630 responses. codePrefix starts every `code`
@@ -90,6 +112,7 @@ func NewTMF(codePrefix, referenceError string, opts ...Option) *Responses {
 	r.format = FormatTMF
 	r.tmfPrefix = strings.TrimRight(codePrefix, "-")
 	r.tmfReference = referenceError
+	r.prepare()
 	return r
 }
 
@@ -122,6 +145,11 @@ func (r *Responses) TypeURI(anchor string) string {
 // then an [Admission] (503 request-refused). ok is false for any other
 // error; those are never rendered, as they signal a bug or an outage.
 func Describe(err error) (d Description, ok bool) {
+	// The error itself is almost always the rejection: skip errors.As,
+	// whose reflection and escaping target cost more than the rendering.
+	if rej, ok := err.(Rejection); ok {
+		return rej.Describe(), true
+	}
 	var rej Rejection
 	if errors.As(err, &rej) {
 		return rej.Describe(), true
@@ -153,10 +181,19 @@ func (r *Responses) RenderDescription(d Description, instance string) Rendered {
 	if d.RetryAfter > 0 {
 		out.retryAfter = retryAfterSeconds(d.RetryAfter)
 	}
+	// Sized from the texts the body holds, so it is not regrown.
+	size := 128 + 2*(len(r.escDocsURL)+len(d.Anchor)) + len(d.Title) + len(d.detail()) + len(instance)
+	for _, fe := range d.Errors {
+		size += 40 + len(fe.Msg) + len(fe.Type)
+		for _, l := range fe.Loc {
+			size += 3 + len(l)
+		}
+	}
+	size += 64 * len(d.Extensions)
 	if r.format == FormatTMF {
-		out.Body = r.appendTMF(make([]byte, 0, 256), d)
+		out.Body = r.appendTMF(make([]byte, 0, size), d)
 	} else {
-		out.Body = r.appendProblem(make([]byte, 0, 256), d, instance)
+		out.Body = r.appendProblem(make([]byte, 0, size), d, instance)
 	}
 	return out
 }
@@ -186,11 +223,16 @@ func (r Rendered) setHeaders(h http.Header) {
 	for k, v := range r.header {
 		h[http.CanonicalHeaderKey(k)] = append([]string(nil), v...)
 	}
-	h["Content-Type"] = []string{r.mediaType}
-	h["Cache-Control"] = []string{"no-store"}
-	h["X-Content-Type-Options"] = []string{"nosniff"}
+	// One allocation for all values; each slice is capped at its own
+	// element, so an Add to one header cannot write into the next.
+	vals := make([]string, 3, 4)
+	vals[0], vals[1], vals[2] = r.mediaType, "no-store", "nosniff"
+	h["Content-Type"] = vals[0:1:1]
+	h["Cache-Control"] = vals[1:2:2]
+	h["X-Content-Type-Options"] = vals[2:3:3]
 	if r.retryAfter != "" {
-		h["Retry-After"] = []string{r.retryAfter}
+		vals = append(vals, r.retryAfter)
+		h["Retry-After"] = vals[3:4:4]
 	}
 	delete(h, "Content-Length")
 }

@@ -21,7 +21,7 @@ func (r *Responses) appendProblem(b []byte, d Description, instance string) []by
 		b = append(b, `"about:blank"`...)
 	} else {
 		b = append(b, '"')
-		b = appendEscaped(b, r.docsURL)
+		b = append(b, r.escDocsURL...)
 		b = append(b, '#')
 		b = appendEscaped(b, d.Anchor)
 		b = append(b, '"')
@@ -74,20 +74,18 @@ func reservedMember(name string) bool {
 
 func (r *Responses) appendTMF(b []byte, d Description) []byte {
 	anchor := d.Anchor
-	codeWord := strings.ToUpper(anchor)
+	b = append(b, `{"code":"`...)
+	b = append(b, r.escPrefix...)
 	if anchor == "" {
 		anchor = frameworkAnchor
-		codeWord = strings.ToUpper(strings.ReplaceAll(http.StatusText(d.Status), " ", "-"))
+		codeWord := strings.ToUpper(strings.ReplaceAll(http.StatusText(d.Status), " ", "-"))
 		if codeWord == "" {
 			codeWord = strconv.Itoa(d.Status)
 		}
+		b = appendEscaped(b, codeWord)
+	} else {
+		b = appendUpper(b, anchor)
 	}
-	b = append(b, `{"code":"`...)
-	if r.tmfPrefix != "" {
-		b = appendEscaped(b, r.tmfPrefix)
-		b = append(b, '-')
-	}
-	b = appendEscaped(b, codeWord)
 	b = append(b, `","reason":`...)
 	b = appendString(b, d.Title)
 	b = append(b, `,"message":"`...)
@@ -98,7 +96,12 @@ func (r *Responses) appendTMF(b []byte, d Description) []byte {
 		} else {
 			b = append(b, "; "...)
 		}
-		b = appendEscaped(b, strings.Join(fe.Loc, "."))
+		for j, l := range fe.Loc {
+			if j > 0 {
+				b = append(b, '.')
+			}
+			b = appendEscaped(b, l)
+		}
 		b = append(b, ": "...)
 		b = appendEscaped(b, fe.Msg)
 		b = append(b, " ("...)
@@ -106,19 +109,17 @@ func (r *Responses) appendTMF(b []byte, d Description) []byte {
 		b = append(b, ')')
 	}
 	b = append(b, '"')
-	if ref := r.referenceFor(anchor); ref != "" {
-		b = append(b, `,"referenceError":`...)
-		b = appendString(b, ref)
+	if len(r.refParts) > 0 {
+		b = append(b, `,"referenceError":"`...)
+		for i, part := range r.refParts {
+			if i > 0 {
+				b = appendEscaped(b, anchor)
+			}
+			b = append(b, part...)
+		}
+		b = append(b, '"')
 	}
 	return append(b, `,"@type":"Error"}`...)
-}
-
-func (r *Responses) referenceFor(anchor string) string {
-	if r.tmfReference == "" {
-		return ""
-	}
-	ref := strings.ReplaceAll(r.tmfReference, "{errors_doc_url}", r.docsURL)
-	return strings.ReplaceAll(ref, "{anchor}", anchor)
 }
 
 func appendFieldErrors(b []byte, errs []FieldError) []byte {
@@ -161,6 +162,34 @@ func appendString(b []byte, s string) []byte {
 
 const hexDigits = "0123456789abcdef"
 
+// appendUpper appends s upper-cased and escaped. Anchors are ASCII that
+// needs no escaping and take the loop; anything else strings.ToUpper.
+func appendUpper(b []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= utf8.RuneSelf || !jsonSafe[c] {
+			return appendEscaped(b, strings.ToUpper(s))
+		}
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		}
+		b = append(b, c)
+	}
+	return b
+}
+
+// jsonSafe marks the ASCII bytes a JSON string holds as they are
+// (encoding/json's set, which escapes <, > and & too): one load per byte
+// instead of six comparisons.
+var jsonSafe = func() (t [utf8.RuneSelf]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
+
 // appendEscaped escapes s for a JSON string the way encoding/json does:
 // quotes, backslashes, control characters, <, >, & and U+2028/U+2029, with
 // invalid UTF-8 replaced by U+FFFD.
@@ -169,7 +198,7 @@ func appendEscaped(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c >= 0x20 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&' {
+			if jsonSafe[c] {
 				i++
 				continue
 			}
