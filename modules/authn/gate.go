@@ -42,6 +42,10 @@ type Gate struct {
 
 	meters   atomic.Pointer[gateMetrics]
 	metersMu sync.Mutex
+	// outcomeOpts caches the attribute set of each (counter, word, route):
+	// building one sorts and hashes the attributes on every refusal. Words
+	// are a fixed set and routes the router's templates, so it stays small.
+	outcomeOpts sync.Map // outcomeKey -> []metric.AddOption
 }
 
 type gateKey struct{}
@@ -153,9 +157,9 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, excluded: true})))
 		return
 	}
-	q := gateRequest{g: g, r: r, routes: routes, addr: g.trusted.clientAddress(r)}
+	q := gateRequest{g: g, r: r, routes: routes}
 	if g.bans != nil {
-		if wait, banned := g.bans.Banned(q.addr); banned {
+		if wait, banned := g.bans.Banned(q.address()); banned {
 			// Counted, not written: a banned forger must not fill the log.
 			g.countRefused(r.Context(), string(KindClientBanned), q.route())
 			g.refuse(w, r, &Refusal{Kind: KindClientBanned, RetryAfter: wait})
@@ -167,10 +171,9 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		q.refuse(w, refusal, false)
 		return
 	}
-	ctx := context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, routes: routes})
 	if token == "" {
 		if routes != nil && g.routedWithoutToken(&q) {
-			next.ServeHTTP(w, r.WithContext(ctx))
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, routes: routes})))
 			return
 		}
 		if routes != nil && g.flood != nil && routes.hasAnonymous() && !q.floodAllows(w) {
@@ -203,7 +206,25 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 			return
 		}
 	}
-	next.ServeHTTP(w, r.WithContext(WithPrincipal(ctx, p, token)))
+	next.ServeHTTP(w, r.WithContext(&admittedCtx{Context: r.Context(), gc: gateCtx{g: g, routes: routes}, c: caller{principal: p, token: token}}))
+}
+
+// admittedCtx carries both the gate and the caller in one allocation: an
+// admitted request would otherwise pay two context nodes and two values.
+type admittedCtx struct {
+	context.Context
+	gc gateCtx
+	c  caller
+}
+
+func (x *admittedCtx) Value(key any) any {
+	switch key.(type) {
+	case gateKey:
+		return &x.gc
+	case callerKey:
+		return &x.c
+	}
+	return x.Context.Value(key)
 }
 
 // gateRequest is one request on its way through the gate.
@@ -212,9 +233,19 @@ type gateRequest struct {
 	r       *http.Request
 	routes  routeFinder
 	addr    string
+	hasAddr bool
 	pattern string
 	found   bool
 	looked  bool
+}
+
+// address is the caller's address, worked out on first use: an admitted
+// request without bans never needs it.
+func (q *gateRequest) address() string {
+	if !q.hasAddr {
+		q.addr, q.hasAddr = q.g.trusted.clientAddress(q.r), true
+	}
+	return q.addr
 }
 
 // route is the template of the route the request is dispatched to, found
@@ -229,12 +260,12 @@ func (q *gateRequest) route() string {
 
 // refuse writes, counts and answers a refusal of the gate itself.
 func (q *gateRequest) refuse(w http.ResponseWriter, ref *Refusal, noCreds bool) {
-	q.g.observeRefusal(q.r, refusalRecord{ref: ref, route: q.route(), addr: q.addr, noCreds: noCreds})
+	q.g.observeRefusal(q.r, refusalRecord{ref: ref, route: q.route(), addr: q.address(), noCreds: noCreds})
 	q.g.refuse(w, q.r, ref)
 }
 
 func (q *gateRequest) floodAllows(w http.ResponseWriter) bool {
-	wait, ok := q.g.flood.Allow(q.addr)
+	wait, ok := q.g.flood.Allow(q.address())
 	if !ok {
 		responsesFor(q.r).ServeError(w, q.r, &svcerrors.RateLimitExceeded{RetryAfter: wait})
 	}
@@ -280,7 +311,7 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 			setEndUser(q.r.Context(), te.Principal.Subject)
 		}
 		if g.bans != nil && te.Reason.Forged() {
-			if s, started := g.bans.Fail(q.addr); started {
+			if s, started := g.bans.Fail(q.address()); started {
 				g.writeBanStarted(g.bans, s)
 				g.countBanStarted(q.r.Context())
 			}

@@ -32,7 +32,7 @@ func readCredential(r *http.Request) (string, *Refusal) {
 	// RFC 6750 §2: a client must not use more than one method. A token in
 	// the query or the form beside the header is refused, not ignored, so
 	// that a proxy and the app cannot disagree on which one was meant.
-	if r.URL.Query().Has("access_token") || formHasAccessToken(r) {
+	if (r.URL.RawQuery != "" && r.URL.Query().Has("access_token")) || formHasAccessToken(r) {
 		return "", &Refusal{Kind: KindAmbiguousCredentials}
 	}
 	if !isB64Token(token) {
@@ -60,13 +60,8 @@ func isB64Token(s string) bool {
 		return false
 	}
 	i := 0
-	for ; i < len(s); i++ {
-		c := s[i]
-		if ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') ||
-			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/' {
-			continue
-		}
-		break
+	for i < len(s) && b64tokenChar[s[i]] {
+		i++
 	}
 	if i == 0 {
 		return false
@@ -102,3 +97,12 @@ func formHasAccessToken(r *http.Request) bool {
 	form, _ := url.ParseQuery(string(peeked))
 	return form.Has("access_token")
 }
+
+// b64tokenChar marks the bytes of RFC 6750 b64token before its "=" padding.
+var b64tokenChar = func() (t [256]bool) {
+	for c := 0; c < 256; c++ {
+		t[c] = ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') ||
+			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/'
+	}
+	return t
+}()

@@ -70,8 +70,8 @@ func refuseAtRoute(gc *gateCtx, w http.ResponseWriter, r *http.Request, ref *Ref
 		gc.g.refuse(w, r, ref)
 		return
 	}
-	q := gateRequest{g: gc.g, r: r, routes: gc.routes, addr: gc.g.trusted.clientAddress(r)}
-	gc.g.observeRefusal(r, refusalRecord{ref: ref, route: q.route(), addr: q.addr,
+	q := gateRequest{g: gc.g, r: r, routes: gc.routes}
+	gc.g.observeRefusal(r, refusalRecord{ref: ref, route: q.route(), addr: q.address(),
 		noCreds: len(r.Header["Authorization"]) == 0, authz: authz})
 	gc.g.refuse(w, r, ref)
 }

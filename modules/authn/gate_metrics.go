@@ -25,7 +25,9 @@ type gateMetrics struct {
 	active      metric.Registration
 }
 
-var successAttrs = metric.WithAttributeSet(attribute.NewSet(attribute.String("svc.outcome", "success")))
+// successOpts is built once: a variadic option passed inline allocates its
+// slice on every admitted request.
+var successOpts = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("svc.outcome", "success")))}
 
 func (g *Gate) metrics() *gateMetrics {
 	p := otel.GetMeterProvider()
@@ -62,23 +64,40 @@ func (g *Gate) metrics() *gateMetrics {
 }
 
 func (g *Gate) countSuccess(ctx context.Context) {
-	g.metrics().attempts.Add(ctx, 1, successAttrs)
+	g.metrics().attempts.Add(ctx, 1, successOpts...)
 }
 
 func (g *Gate) countRefused(ctx context.Context, word, route string) {
-	attrs := []attribute.KeyValue{attribute.String("svc.outcome", "refused"), attribute.String("error.type", word)}
-	if route != "" {
-		attrs = append(attrs, attribute.String("http.route", route))
-	}
-	g.metrics().attempts.Add(ctx, 1, metric.WithAttributes(attrs...))
+	g.metrics().attempts.Add(ctx, 1, g.outcome(false, word, route)...)
 }
 
 func (g *Gate) countAuthz(ctx context.Context, word, route string) {
-	attrs := []attribute.KeyValue{attribute.String("error.type", word)}
+	g.metrics().authz.Add(ctx, 1, g.outcome(true, word, route)...)
+}
+
+type outcomeKey struct {
+	authz       bool
+	word, route string
+}
+
+// outcome returns the attributes of a refusal (authz: of an authorization
+// refusal), built once per word and route.
+func (g *Gate) outcome(authz bool, word, route string) []metric.AddOption {
+	key := outcomeKey{authz, word, route}
+	if v, ok := g.outcomeOpts.Load(key); ok {
+		return v.([]metric.AddOption)
+	}
+	var attrs []attribute.KeyValue
+	if !authz {
+		attrs = append(attrs, attribute.String("svc.outcome", "refused"))
+	}
+	attrs = append(attrs, attribute.String("error.type", word))
 	if route != "" {
 		attrs = append(attrs, attribute.String("http.route", route))
 	}
-	g.metrics().authz.Add(ctx, 1, metric.WithAttributes(attrs...))
+	opts := []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attrs...))}
+	g.outcomeOpts.Store(key, opts)
+	return opts
 }
 
 func (g *Gate) countBanStarted(ctx context.Context) {
