@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/svckit/svc/bench/internal/pair"
 	"net/http"
 	"testing"
 	"time"
@@ -173,7 +174,7 @@ func BenchmarkRenderWrite(b *testing.B) {
 		b.Run(c.name+"/svc", func(b *testing.B) {
 			w := newDiscardWriter()
 			b.ReportAllocs()
-			defer cpuMeter(b)()
+			defer pair.CPUMeter(b)()
 			for b.Loop() {
 				w.reset()
 				c.svc(w)
@@ -185,7 +186,7 @@ func BenchmarkRenderWrite(b *testing.B) {
 		b.Run(c.name+"/floor", func(b *testing.B) {
 			w := newDiscardWriter()
 			b.ReportAllocs()
-			defer cpuMeter(b)()
+			defer pair.CPUMeter(b)()
 			for b.Loop() {
 				w.reset()
 				c.floor(w)
@@ -205,10 +206,10 @@ func BenchmarkRenderWritePaired(b *testing.B) {
 		c.check(b)
 		b.Run(c.name, func(b *testing.B) {
 			w := newDiscardWriter()
-			svc, floor := paired(b, 128,
+			svc, floor := pair.Paired(b, 128,
 				func() { w.reset(); c.svc(w) },
 				func() { w.reset(); c.floor(w) })
-			report(b, "svc", "floor", svc, floor)
+			pair.Report(b, "svc", "floor", svc, floor)
 		})
 	}
 }

@@ -9,6 +9,7 @@ package gate_test
 import (
 	"crypto/ecdsa"
 	"crypto/sha256"
+	"github.com/svckit/svc/bench/internal/pair"
 	"net/http"
 	"testing"
 )
@@ -19,7 +20,7 @@ import (
 func serve(b *testing.B, h http.Handler, r *http.Request, status int) {
 	w := newDiscardWriter()
 	b.ReportAllocs()
-	defer cpuMeter(b)()
+	defer pair.CPUMeter(b)()
 	for b.Loop() {
 		w.reset()
 		h.ServeHTTP(w, r)
@@ -35,7 +36,7 @@ func serveEach(b *testing.B, h http.Handler, r *http.Request, pool []token) {
 	w := newDiscardWriter()
 	i := 0
 	b.ReportAllocs()
-	defer cpuMeter(b)()
+	defer pair.CPUMeter(b)()
 	for b.Loop() {
 		r.Header["Authorization"] = pool[i].auth
 		i = (i + 1) % len(pool)
@@ -79,7 +80,7 @@ func BenchmarkGate(b *testing.B) {
 			pool := k.tokens()
 			i := 0
 			b.ReportAllocs()
-			defer cpuMeter(b)()
+			defer pair.CPUMeter(b)()
 			for b.Loop() {
 				if !rawVerify(&pool[i]) {
 					b.Fatal("signature")
@@ -129,11 +130,11 @@ func BenchmarkGatePaired(b *testing.B) {
 				}
 			}
 		}
-		svc, bare := paired(b, 64, run(hs, rs), run(hb, rb))
-		report(b, "svc", "bare", svc, bare)
-		b.ReportMetric(svc.wall/(1.2*bare.wall+1000), "svc/goal")
-		if svc.cpu > 0 && bare.cpu > 0 {
-			b.ReportMetric(svc.cpu/(1.2*bare.cpu+1000), "svc/goal-cpu")
+		svc, bare := pair.Paired(b, 64, run(hs, rs), run(hb, rb))
+		pair.Report(b, "svc", "bare", svc, bare)
+		b.ReportMetric(svc.Wall/(1.2*bare.Wall+1000), "svc/goal")
+		if svc.CPU > 0 && bare.CPU > 0 {
+			b.ReportMetric(svc.CPU/(1.2*bare.CPU+1000), "svc/goal-cpu")
 		}
 	})
 
@@ -158,8 +159,8 @@ func BenchmarkGatePaired(b *testing.B) {
 			}
 			j = (j + 1) % len(pool)
 		}
-		svc, rawCost := paired(b, 4, gate, raw)
-		report(b, "svc", "raw", svc, rawCost)
+		svc, rawCost := pair.Paired(b, 4, gate, raw)
+		pair.Report(b, "svc", "raw", svc, rawCost)
 	})
 }
 

@@ -11,6 +11,7 @@ package metrics
 import (
 	"context"
 	"errors"
+	"github.com/svckit/svc/bench/internal/pair"
 	"testing"
 	"time"
 
@@ -160,16 +161,16 @@ func BenchmarkMeasurePaired(b *testing.B) {
 			}
 			op := svcmetrics.WrapCtxErr(tc.fn, opts...)
 			b.ReportAllocs()
-			cs, ch := paired(b, 64,
+			cs, ch := pair.Paired(b, 64,
 				func() { _ = op(ctx) },
 				func() { _ = h.call(ctx, tc.fn, tc.inFlight) })
-			report(b, "svc", "hand", cs, ch)
+			pair.Report(b, "svc", "hand", cs, ch)
 		})
 	}
 	b.Run("inactive", func(b *testing.B) {
 		op := svcmetrics.WrapCtxErr(empty, svcmetrics.Name("bench.pair.inactive"))
 		b.ReportAllocs()
-		cs, cb := paired(b, 1024, func() { _ = op(ctx) }, func() { _ = empty(ctx) })
-		report(b, "svc", "bare", cs, cb)
+		cs, cb := pair.Paired(b, 1024, func() { _ = op(ctx) }, func() { _ = empty(ctx) })
+		pair.Report(b, "svc", "bare", cs, cb)
 	})
 }

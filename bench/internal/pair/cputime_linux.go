@@ -1,6 +1,6 @@
 //go:build linux
 
-package errors_test
+package pair
 
 import (
 	"syscall"

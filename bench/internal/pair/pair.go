@@ -1,4 +1,7 @@
-package errors_test
+// Package pair measures two sides of a comparison alternately in one loop,
+// on wall time and on the benchmark thread's CPU time, so that both sides
+// see the same load on a shared machine.
+package pair
 
 import (
 	"runtime"
@@ -6,15 +9,15 @@ import (
 	"time"
 )
 
-// cost is what one side of a paired benchmark took per iteration.
-type cost struct{ wall, cpu float64 } // ns
+// Cost is what one side of a paired benchmark took per iteration.
+type Cost struct{ Wall, CPU float64 } // ns per iteration
 
-// paired times a and z alternately, in blocks of n iterations between
+// Paired times a and z alternately, in blocks of n iterations between
 // clock reads (so the clocks' own cost stays out), for every b.Loop turn.
 // Both sides see the same machine load. It reads wall time and the
 // thread's CPU time: on a busy box the CPU time leaves out the time the
 // thread spent descheduled, which wall time cannot.
-func paired(b *testing.B, n int, a, z func()) (ca, cz cost) {
+func Paired(b *testing.B, n int, a, z func()) (ca, cz Cost) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	var aw, zw, ac, zc time.Duration
@@ -35,15 +38,15 @@ func paired(b *testing.B, n int, a, z func()) (ca, cz cost) {
 	}
 	iters := float64(b.N * n)
 	per := func(d time.Duration) float64 { return float64(d.Nanoseconds()) / iters }
-	return cost{per(aw), per(ac)}, cost{per(zw), per(zc)}
+	return Cost{per(aw), per(ac)}, Cost{per(zw), per(zc)}
 }
 
-// cpuMeter reports, beside wall time, the CPU time the benchmark's own
+// CPUMeter reports, beside wall time, the CPU time the benchmark's own
 // thread spent per iteration ("cpu-ns/op"): on a loaded box it leaves out
 // the time the thread was descheduled. Background GC work on other threads
 // is not in it, so allocation-heavy contenders look a little cheaper than
 // they are. Call it before the loop and defer its result.
-func cpuMeter(b *testing.B) func() {
+func CPUMeter(b *testing.B) func() {
 	runtime.LockOSThread()
 	c0 := threadCPU()
 	return func() {
@@ -55,15 +58,15 @@ func cpuMeter(b *testing.B) func() {
 	}
 }
 
-// report publishes both sides of a pair and their ratio, on wall and on
+// Report publishes both sides of a pair and their ratio, on wall and on
 // CPU time (the CPU metrics only where the thread clock is read).
-func report(b *testing.B, an, zn string, ca, cz cost) {
-	b.ReportMetric(ca.wall, an+"-ns/op")
-	b.ReportMetric(cz.wall, zn+"-ns/op")
-	b.ReportMetric(ca.wall/cz.wall, an+"/"+zn)
-	if ca.cpu > 0 && cz.cpu > 0 {
-		b.ReportMetric(ca.cpu, an+"-cpu-ns/op")
-		b.ReportMetric(cz.cpu, zn+"-cpu-ns/op")
-		b.ReportMetric(ca.cpu/cz.cpu, an+"/"+zn+"-cpu")
+func Report(b *testing.B, an, zn string, ca, cz Cost) {
+	b.ReportMetric(ca.Wall, an+"-ns/op")
+	b.ReportMetric(cz.Wall, zn+"-ns/op")
+	b.ReportMetric(ca.Wall/cz.Wall, an+"/"+zn)
+	if ca.CPU > 0 && cz.CPU > 0 {
+		b.ReportMetric(ca.CPU, an+"-cpu-ns/op")
+		b.ReportMetric(cz.CPU, zn+"-cpu-ns/op")
+		b.ReportMetric(ca.CPU/cz.CPU, an+"/"+zn+"-cpu")
 	}
 }

@@ -1,9 +1,0 @@
-//go:build !linux
-
-package errors_test
-
-import "time"
-
-// threadCPU is not measured off Linux: the paired benchmarks then report
-// wall time only.
-func threadCPU() time.Duration { return 0 }
