@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-chi/chi/v5"
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
-	"github.com/go-chi/chi/v5"
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn"
