@@ -93,12 +93,35 @@ func numericDate(raw map[string]json.RawMessage, name string) (time.Time, error)
 	if len(v) == 0 || !(v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
 		return time.Time{}, errDate
 	}
+	if sec, ok := wholeSeconds(v); ok {
+		return time.Unix(sec, 0).UTC(), nil
+	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil || math.IsNaN(f) || f < 0 || f > maxNumericDate {
 		return time.Time{}, errDate
 	}
 	sec, frac := math.Modf(f)
 	return time.Unix(int64(sec), int64(frac*1e9)).UTC(), nil
+}
+
+// wholeSeconds reads the common NumericDate, a whole number of seconds
+// in range, without strconv.ParseFloat: up to 12 digits (maxNumericDate
+// has 12) and nothing else, which the JSON scan has already checked is a
+// number (so no leading zero). Anything else (a fraction, an exponent, a
+// minus sign, more digits) is left to ParseFloat, whose result for these
+// is the same: such integers are exact in a float64.
+func wholeSeconds(v []byte) (int64, bool) {
+	if len(v) > 12 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range v {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, n <= maxNumericDate
 }
 
 // stringOrList reads a string or an array of strings (aud, scp).

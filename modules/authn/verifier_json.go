@@ -1,10 +1,20 @@
 package authn
 
-import "encoding/json"
+import (
+	"encoding/binary"
+	"encoding/json"
+	"math/bits"
+)
 
-// JSON reading for the pre-parser and the claims: encoding/json validates
-// (json.Valid), and the helpers below only cut an already-valid text into
-// members and read strings, without reflection and mostly without copies.
+// JSON reading for the pre-parser and the claims. One pass checks a
+// segment's grammar (exactly what encoding/json's Valid accepts) and cuts
+// its top-level members out, without reflection and mostly without copies;
+// encoding/json itself still unescapes the rare escaped string. FuzzSplitMembers
+// holds the pass to json.Valid on arbitrary input.
+
+// maxDepth is encoding/json's nesting limit: a text nested deeper is
+// invalid there, so it is here too.
+const maxDepth = 10000
 
 // member is one top-level member of a JSON object.
 type member struct {
@@ -12,10 +22,11 @@ type member struct {
 	value json.RawMessage
 }
 
-// splitObject returns the top-level members of a JSON text that json.Valid
-// accepted as a map. It refuses a text that is not an object, and
+// splitObject returns the top-level members of a JSON text that is an
+// object. It refuses a text that is not valid JSON or not an object, and
 // duplicate names (encoding/json would keep the last, so a second "alg" or
 // "exp" could hide behind the first); names are compared after unescaping.
+// raw must be valid UTF-8.
 func splitObject(raw []byte) (map[string]json.RawMessage, error) {
 	var buf [16]member
 	members, err := splitMembers(raw, buf[:0])
@@ -23,17 +34,22 @@ func splitObject(raw []byte) (map[string]json.RawMessage, error) {
 		return nil, err
 	}
 	obj := make(map[string]json.RawMessage, len(members))
-	for _, m := range members {
-		if _, dup := obj[m.name]; dup {
+	for i, m := range members {
+		obj[m.name] = m.value
+		// A name seen before replaces its value instead of adding one.
+		if len(obj) != i+1 {
 			return nil, errDuplicate
 		}
-		obj[m.name] = m.value
 	}
 	return obj, nil
 }
 
-// splitMembers appends to buf the top-level members of a JSON text that
-// json.Valid accepted, in order, duplicates included. The values alias raw.
+// splitMembers checks that raw is one JSON text (RFC 8259, as json.Valid
+// has it) holding an object, and appends its top-level members to buf, in
+// order, duplicates included; the values alias raw. raw must be valid
+// UTF-8 (json.Valid does not check it; the pre-parser does, first). Any
+// departure from the grammar is errNotObject, as is a valid text that is
+// not an object.
 func splitMembers(raw []byte, buf []member) ([]member, error) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
@@ -41,25 +57,45 @@ func splitMembers(raw []byte, buf []member) ([]member, error) {
 	}
 	members := buf
 	i = skipSpace(raw, i+1)
-	if raw[i] == '}' {
-		return members, nil
-	}
-	for {
-		end := skipString(raw, i)
-		name, ok := memberName(raw[i:end])
-		if !ok {
-			return nil, errNotObject
+	if i < len(raw) && raw[i] == '}' {
+		i++
+	} else {
+		for {
+			nameEnd, ok := scanString(raw, i)
+			if !ok {
+				return nil, errNotObject
+			}
+			quoted := raw[i:nameEnd]
+			if i, ok = scanColon(raw, nameEnd); !ok {
+				return nil, errNotObject
+			}
+			end, ok := scanValue(raw, i)
+			if !ok {
+				return nil, errNotObject
+			}
+			name, ok := memberName(quoted)
+			if !ok {
+				return nil, errNotObject
+			}
+			members = append(members, member{name: name, value: raw[i:end:end]})
+			i = skipSpace(raw, end)
+			if i >= len(raw) {
+				return nil, errNotObject
+			}
+			if raw[i] == '}' {
+				i++
+				break
+			}
+			if raw[i] != ',' {
+				return nil, errNotObject
+			}
+			i = skipSpace(raw, i+1)
 		}
-		i = skipSpace(raw, end)
-		i = skipSpace(raw, i+1) // past ':'
-		vend := skipValue(raw, i)
-		members = append(members, member{name: name, value: raw[i:vend:vend]})
-		i = skipSpace(raw, vend)
-		if raw[i] == '}' {
-			return members, nil
-		}
-		i = skipSpace(raw, i+1) // past ','
 	}
+	if skipSpace(raw, i) != len(raw) {
+		return nil, errNotObject
+	}
+	return members, nil
 }
 
 // uniqueNames reports whether no two members share a name. A JOSE header
@@ -114,52 +150,238 @@ func skipSpace(raw []byte, i int) int {
 	return i
 }
 
-// skipString returns the index just past the string starting at raw[i].
-func skipString(raw []byte, i int) int {
-	for i++; i < len(raw); i++ {
+// scanString returns the index just past the string starting at raw[i],
+// and false when there is none: a control character, an unknown escape or
+// a \u without four hex digits is not a JSON string.
+func scanString(raw []byte, i int) (int, bool) {
+	if i >= len(raw) || raw[i] != '"' {
+		return 0, false
+	}
+	for i++; ; i++ {
+		i = skipPlain(raw, i)
+		if i >= len(raw) {
+			return 0, false
+		}
 		switch raw[i] {
+		case '"':
+			return i + 1, true
 		case '\\':
 			i++
-		case '"':
-			return i + 1
+			if i >= len(raw) {
+				return 0, false
+			}
+			switch raw[i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			case 'u':
+				if i+4 >= len(raw) || !isHex(raw[i+1]) || !isHex(raw[i+2]) || !isHex(raw[i+3]) || !isHex(raw[i+4]) {
+					return 0, false
+				}
+				i += 4
+			default:
+				return 0, false
+			}
+		default: // a control character
+			return 0, false
+		}
+	}
+}
+
+// Eight bytes at a time, as one uint64: every byte 0x01, and the high bit
+// of every byte.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
+
+// skipPlain returns the index of the first byte at or after i that ends
+// plain string content: '"', '\\' or a control character (len(raw) when
+// there is none). A token's strings are mostly runs of plain ASCII, so it
+// tests eight bytes at a time with the usual word-at-a-time tests:
+// (y-ones)&^y&highs flags the zero bytes of y, and (x-0x20*ones)&^x&highs
+// the bytes of x below 0x20. Either may also flag bytes above its first
+// hit (a borrow runs upwards), never below it, so the lowest flag of the
+// three is the first byte that ends the run.
+func skipPlain(raw []byte, i int) int {
+	for ; i+8 <= len(raw); i += 8 {
+		x := binary.LittleEndian.Uint64(raw[i:])
+		quote := x ^ '"'*ones
+		backslash := x ^ '\\'*ones
+		if m := (quote-ones)&^quote&highs | (backslash-ones)&^backslash&highs | (x-0x20*ones)&^x&highs; m != 0 {
+			return i + bits.TrailingZeros64(m)/8
+		}
+	}
+	for ; i < len(raw); i++ {
+		if c := raw[i]; c == '"' || c == '\\' || c < 0x20 {
+			return i
 		}
 	}
 	return i
 }
 
-// skipValue returns the index just past the value starting at raw[i].
-func skipValue(raw []byte, i int) int {
-	switch raw[i] {
-	case '"':
-		return skipString(raw, i)
-	case '{', '[':
-		depth := 0
-		for i < len(raw) {
-			switch raw[i] {
-			case '"':
-				i = skipString(raw, i)
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return i + 1
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+// scanColon steps over the ':' after a member name, and the space around
+// it, to where the value starts.
+func scanColon(raw []byte, i int) (int, bool) {
+	i = skipSpace(raw, i)
+	if i >= len(raw) || raw[i] != ':' {
+		return 0, false
+	}
+	return skipSpace(raw, i+1), true
+}
+
+// scanValue returns the index just past the value starting at raw[i], and
+// false when no valid JSON value starts there. It walks nested objects and
+// arrays without recursion, keeping the open brackets in a stack that
+// lives on the goroutine's stack unless the value nests deeper than 64.
+func scanValue(raw []byte, i int) (int, bool) {
+	var local [64]byte
+	open := local[:0] // '{' or '[' for each container around i
+	var ok bool
+	for {
+		// i is where a value starts.
+		if i >= len(raw) {
+			return 0, false
+		}
+		switch c := raw[i]; c {
+		case '"':
+			if i, ok = scanString(raw, i); !ok {
+				return 0, false
+			}
+		case '{', '[':
+			// The member being scanned is inside the top-level object:
+			// with it, the depth may reach maxDepth and no more.
+			if len(open)+1 >= maxDepth {
+				return 0, false
+			}
+			open = append(open, c)
+			i = skipSpace(raw, i+1)
+			if i < len(raw) && raw[i] == closer(c) {
+				open = open[:len(open)-1]
+				i++
+				break
+			}
+			if c == '{' {
+				if i, ok = scanName(raw, i); !ok {
+					return 0, false
 				}
 			}
-			i++
-		}
-		return i
-	default: // number, true, false, null
-		for i < len(raw) {
-			switch raw[i] {
-			case ',', '}', ']', ' ', '\t', '\n', '\r':
-				return i
+			continue
+		case 't':
+			if i, ok = scanLiteral(raw, i, "true"); !ok {
+				return 0, false
 			}
+		case 'f':
+			if i, ok = scanLiteral(raw, i, "false"); !ok {
+				return 0, false
+			}
+		case 'n':
+			if i, ok = scanLiteral(raw, i, "null"); !ok {
+				return 0, false
+			}
+		default:
+			if i, ok = scanNumber(raw, i); !ok {
+				return 0, false
+			}
+		}
+		// A value ended at i: close the containers it ends, or step past a
+		// comma to the next element.
+		for {
+			if len(open) == 0 {
+				return i, true
+			}
+			i = skipSpace(raw, i)
+			if i >= len(raw) {
+				return 0, false
+			}
+			top := open[len(open)-1]
+			if raw[i] == closer(top) {
+				open = open[:len(open)-1]
+				i++
+				continue
+			}
+			if raw[i] != ',' {
+				return 0, false
+			}
+			i = skipSpace(raw, i+1)
+			if top == '{' {
+				if i, ok = scanName(raw, i); !ok {
+					return 0, false
+				}
+			}
+			break
+		}
+	}
+}
+
+func closer(open byte) byte {
+	if open == '{' {
+		return '}'
+	}
+	return ']'
+}
+
+// scanName steps over a member name and its colon, to where the value
+// starts.
+func scanName(raw []byte, i int) (int, bool) {
+	end, ok := scanString(raw, i)
+	if !ok {
+		return 0, false
+	}
+	return scanColon(raw, end)
+}
+
+// scanLiteral steps over true, false or null. What follows is checked by
+// the caller, so "truex" is refused there.
+func scanLiteral(raw []byte, i int, lit string) (int, bool) {
+	if len(raw)-i < len(lit) || string(raw[i:i+len(lit)]) != lit {
+		return 0, false
+	}
+	return i + len(lit), true
+}
+
+// scanNumber steps over a JSON number: an optional minus, 0 or a digit
+// string not starting with 0, an optional fraction, an optional exponent.
+func scanNumber(raw []byte, i int) (int, bool) {
+	if raw[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(raw) && raw[i] == '0':
+		i++
+	case i < len(raw) && '1' <= raw[i] && raw[i] <= '9':
+		i = skipDigits(raw, i+1)
+	default:
+		return 0, false
+	}
+	if i < len(raw) && raw[i] == '.' {
+		j := skipDigits(raw, i+1)
+		if j == i+1 {
+			return 0, false
+		}
+		i = j
+	}
+	if i < len(raw) && (raw[i] == 'e' || raw[i] == 'E') {
+		i++
+		if i < len(raw) && (raw[i] == '+' || raw[i] == '-') {
 			i++
 		}
-		return i
+		j := skipDigits(raw, i)
+		if j == i {
+			return 0, false
+		}
+		i = j
 	}
+	return i, true
+}
+
+func skipDigits(raw []byte, i int) int {
+	for i < len(raw) && '0' <= raw[i] && raw[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // memberName unquotes a member name. The common names of JWT headers and

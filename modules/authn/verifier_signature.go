@@ -8,7 +8,7 @@ import (
 	"crypto/rsa"
 	"crypto/sha256"
 	"crypto/sha512"
-	"math/big"
+	"unsafe"
 )
 
 // The signature is checked with the standard library's primitives over the
@@ -119,10 +119,15 @@ func (k *heldKey) fits(a alg) bool {
 func verifySignature(a alg, k *heldKey, signingInput string, sig []byte) bool {
 	info := &algs[a]
 	if info.family == familyEd25519 {
-		return len(sig) == ed25519.SignatureSize && ed25519.Verify(k.ed, []byte(signingInput), sig)
+		return len(sig) == ed25519.SignatureSize && ed25519.Verify(k.ed, readOnlyBytes(signingInput), sig)
 	}
-	var buf [64]byte
-	digest := hashInput(&buf, info.hash, signingInput)
+	// One scratch value for the digest and the DER signature: whatever of
+	// it escapes into crypto/ecdsa or crypto/rsa is one allocation.
+	var scratch struct {
+		digest [64]byte
+		der    [maxECDSADER]byte
+	}
+	digest := hashInput(&scratch.digest, info.hash, signingInput)
 	switch info.family {
 	case familyRSA:
 		if info.pss {
@@ -137,25 +142,86 @@ func verifySignature(a alg, k *heldKey, signingInput string, sig []byte) bool {
 		if len(sig) != 2*size {
 			return false
 		}
-		r := new(big.Int).SetBytes(sig[:size])
-		s := new(big.Int).SetBytes(sig[size:])
-		return ecdsa.Verify(k.ec, digest, r, s)
+		der, ok := appendECDSADER(scratch.der[:0], sig[:size], sig[size:])
+		return ok && ecdsa.VerifyASN1(k.ec, digest, der)
 	}
 	return false
 }
 
+// maxECDSADER is the longest DER signature appendECDSADER writes: a
+// SEQUENCE with a two-byte length around two INTEGERs of up to 66 bytes
+// (P-521) plus a sign byte each.
+const maxECDSADER = 3 + 2*(2+1+66)
+
+// appendECDSADER appends the ASN.1 DER form of the ECDSA signature (r, s),
+// given as unsigned big-endian bytes, to dst. It is the encoding
+// ecdsa.Verify makes of its big.Int arguments before it calls
+// ecdsa.VerifyASN1, written here without big.Int or a cryptobyte.Builder,
+// which cost a fresh verification ten allocations. ok is false when r or s
+// is zero (ecdsa.Verify refuses those) or longer than a P-521 scalar.
+func appendECDSADER(dst, r, s []byte) (der []byte, ok bool) {
+	r, s = trimLeadingZeros(r), trimLeadingZeros(s)
+	if len(r) == 0 || len(s) == 0 || len(r) > 66 || len(s) > 66 {
+		return nil, false
+	}
+	body := derIntLen(r) + derIntLen(s)
+	dst = append(dst, 0x30) // SEQUENCE
+	if body >= 0x80 {
+		dst = append(dst, 0x81) // long form: one length byte follows
+	}
+	dst = append(dst, byte(body))
+	return appendDERInt(appendDERInt(dst, r), s), true
+}
+
+func trimLeadingZeros(b []byte) []byte {
+	for len(b) > 0 && b[0] == 0 {
+		b = b[1:]
+	}
+	return b
+}
+
+// derIntLen is the encoded length of a positive INTEGER: tag, length, a
+// zero byte when the top bit is set (or the value would read as
+// negative), then the value.
+func derIntLen(v []byte) int {
+	if v[0]&0x80 != 0 {
+		return 3 + len(v)
+	}
+	return 2 + len(v)
+}
+
+func appendDERInt(dst, v []byte) []byte {
+	if v[0]&0x80 != 0 {
+		dst = append(dst, 0x02, byte(len(v)+1), 0)
+	} else {
+		dst = append(dst, 0x02, byte(len(v)))
+	}
+	return append(dst, v...)
+}
+
 // hashInput digests the signing input with the algorithm's hash, without
-// the allocation of a hash.Hash.
+// the allocation of a hash.Hash or of a copy of the input.
 func hashInput(buf *[64]byte, h crypto.Hash, input string) []byte {
+	in := readOnlyBytes(input)
 	switch h {
 	case crypto.SHA256:
-		sum := sha256.Sum256([]byte(input))
+		sum := sha256.Sum256(in)
 		return append(buf[:0], sum[:]...)
 	case crypto.SHA384:
-		sum := sha512.Sum384([]byte(input))
+		sum := sha512.Sum384(in)
 		return append(buf[:0], sum[:]...)
 	default:
-		sum := sha512.Sum512([]byte(input))
+		sum := sha512.Sum512(in)
 		return append(buf[:0], sum[:]...)
 	}
+}
+
+// readOnlyBytes views a string's bytes without copying them. []byte(s)
+// copies the signing input (the whole token but its signature) on every
+// fresh verification, only for a hash to read it once. The view goes only
+// to the hash functions (an io.Writer must not modify or keep what it is
+// given) and to ed25519.Verify, which reads its message; nothing writes
+// to it or keeps it, which is what unsafe.StringData requires.
+func readOnlyBytes(s string) []byte {
+	return unsafe.Slice(unsafe.StringData(s), len(s))
 }
