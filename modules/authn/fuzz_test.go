@@ -134,7 +134,7 @@ func FuzzSplitObject(f *testing.F) {
 func FuzzSplitMembers(f *testing.F) {
 	for _, s := range []string{`{}`, `{"a":1}`, ` {"a" : [1, -0.5e+3, true, null, {"b":"\u00e9\n"}]} `, `{"a":01}`, `{"a":1,}`,
 		`{"a":"\x"}`, `{"a":"` + "\x01" + `"}`, `{"a":tru}`, `{"a":1}x`, `{"a" 1}`, `{"a":[1 2]}`, `{"a":{"b"}}`, `{"a":-}`, `{"a":1.}`,
-		`{"a":1e}`, `{"a":"\u12G4"}`, `{"aaaaaaaaaaaaaaaaaaaaaa\\\"":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}`, `[]`, `"s"`, ``, `{`} {
+		`{"a":1e}`, `{"a":"\u12G4"}`, `{"iss":"i","sub":"s","aud":["a"],"exp":1,"nbf":2,"iat":3,"jti":"j","scope":"a b","scp":["c"],"x":{}}`, `{"aaaaaaaaaaaaaaaaaaaaaa\\\"":"bbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}`, `[]`, `"s"`, ``, `{`} {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -166,7 +166,27 @@ func FuzzSplitMembers(f *testing.F) {
 				t.Fatalf("splitMembers(%q): member %q = %q", data, m.name, m.value)
 			}
 		}
+		// The registered claims picked out during the split are the ones
+		// a lookup in the map finds.
+		obj, reg, err := splitPayload(data)
+		if err != nil {
+			return
+		}
+		if want := registeredIn(obj); !sameRegistered(reg, want) {
+			t.Fatalf("splitPayload(%q): registered %+v, map has %+v", data, reg, want)
+		}
 	})
+}
+
+func sameRegistered(a, b registered) bool {
+	as := []json.RawMessage{a.iss, a.sub, a.jti, a.aud, a.exp, a.nbf, a.iat, a.scope, a.scp}
+	bs := []json.RawMessage{b.iss, b.sub, b.jti, b.aud, b.exp, b.nbf, b.iat, b.scope, b.scp}
+	for i := range as {
+		if (as[i] == nil) != (bs[i] == nil) || !bytes.Equal(as[i], bs[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // skipPlainOracle is skipPlain a byte at a time.

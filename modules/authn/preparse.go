@@ -25,6 +25,7 @@ type parsedToken struct {
 	kid          string
 	signingInput string // header "." payload, as sent
 	payload      map[string]json.RawMessage
+	reg          registered // the registered claims among payload
 	sig          []byte
 }
 
@@ -109,7 +110,7 @@ func preparse(token string, maxSize int, accepted algSet, types ...string) (pars
 	if err != nil {
 		return parsedToken{}, refuse(ReasonMalformed, err)
 	}
-	if pt.payload, err = splitObject(payloadRaw); err != nil {
+	if pt.payload, pt.reg, err = splitPayload(payloadRaw); err != nil {
 		return parsedToken{}, refuse(ReasonMalformed, err)
 	}
 	n, err := b64.Decode(buf, []byte(sigSeg))

@@ -196,7 +196,7 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, erro
 		return Principal{}, refuse(ReasonSignature, errSignature)
 	}
 
-	claims, scopes, err := readClaims(pt.payload, v.cfg.issuer, v.audList)
+	claims, scopes, err := readRegistered(pt.payload, pt.reg, v.cfg.issuer, v.audList)
 	// A refused token's principal names the caller (for telemetry) but is
 	// never authenticated, so it cannot be mistaken for an admitted one.
 	p := Principal{Subject: claims.Subject, Issuer: claims.Issuer, Scopes: scopes, Claims: claims}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // maxNumericDate is 9999-12-31T23:59:59Z: a NumericDate beyond it is not a
@@ -30,6 +31,51 @@ var (
 	errKeyAlg      = errors.New("the key the kid names does not fit alg")
 )
 
+// registered holds the raw values of the registered claims the verifier
+// reads, nil when absent (a present value is never empty).
+type registered struct {
+	iss, sub, jti, aud, exp, nbf, iat, scope, scp json.RawMessage
+}
+
+// set keeps v when name is a registered claim.
+func (r *registered) set(name string, v json.RawMessage) {
+	switch name {
+	case "iss":
+		r.iss = v
+	case "sub":
+		r.sub = v
+	case "jti":
+		r.jti = v
+	case "aud":
+		r.aud = v
+	case "exp":
+		r.exp = v
+	case "nbf":
+		r.nbf = v
+	case "iat":
+		r.iat = v
+	case "scope":
+		r.scope = v
+	case "scp":
+		r.scp = v
+	}
+}
+
+// registeredIn looks the registered claims up in a claims map. A present
+// claim with a nil value stays present, as an empty (invalid) one.
+func registeredIn(raw map[string]json.RawMessage) registered {
+	var r registered
+	for _, name := range [...]string{"iss", "sub", "jti", "aud", "exp", "nbf", "iat", "scope", "scp"} {
+		if v, present := raw[name]; present {
+			if v == nil {
+				v = json.RawMessage{}
+			}
+			r.set(name, v)
+		}
+	}
+	return r
+}
+
 // readClaims types the registered claims of a payload whose signature
 // verified. A claim of the wrong type is an error (ReasonInvalidClaims);
 // absent optional claims stay zero.
@@ -38,41 +84,47 @@ var (
 // them rather than allocating a copy (audList is []string{audience}, shared
 // read-only by every principal).
 func readClaims(raw map[string]json.RawMessage, issuer string, audList []string) (*Claims, ScopeSet, error) {
+	return readRegistered(raw, registeredIn(raw), issuer, audList)
+}
+
+// readRegistered is readClaims with the registered claims already picked
+// out of raw (by splitPayload, as the payload was read).
+func readRegistered(raw map[string]json.RawMessage, r registered, issuer string, audList []string) (*Claims, ScopeSet, error) {
 	c := &Claims{Raw: raw}
 	var ok bool
-	if v, present := raw["iss"]; present {
-		if c.Issuer, ok = internString(v, issuer); !ok {
+	if r.iss != nil {
+		if c.Issuer, ok = internString(r.iss, issuer); !ok {
 			return c, nil, errStringClaim
 		}
 	}
-	if v, present := raw["sub"]; present {
-		if c.Subject, ok = jsonString(v); !ok {
+	if r.sub != nil {
+		if c.Subject, ok = jsonString(r.sub); !ok {
 			return c, nil, errStringClaim
 		}
 	}
-	if v, present := raw["jti"]; present {
-		if c.ID, ok = jsonString(v); !ok {
+	if r.jti != nil {
+		if c.ID, ok = jsonString(r.jti); !ok {
 			return c, nil, errStringClaim
 		}
 	}
-	if v, present := raw["aud"]; present {
-		if len(audList) == 1 && isJSONString(v, audList[0]) {
+	if r.aud != nil {
+		if len(audList) == 1 && isJSONString(r.aud, audList[0]) {
 			c.Audience = audList
-		} else if c.Audience, ok = stringOrList(v); !ok {
+		} else if c.Audience, ok = stringOrList(r.aud); !ok {
 			return c, nil, errAudShape
 		}
 	}
 	var err error
-	if c.IssuedAt, err = numericDate(raw, "iat"); err != nil {
+	if c.IssuedAt, err = numericDate(r.iat); err != nil {
 		return c, nil, err
 	}
-	if c.NotBefore, err = numericDate(raw, "nbf"); err != nil {
+	if c.NotBefore, err = numericDate(r.nbf); err != nil {
 		return c, nil, err
 	}
-	if c.Expiry, err = numericDate(raw, "exp"); err != nil {
+	if c.Expiry, err = numericDate(r.exp); err != nil {
 		return c, nil, err
 	}
-	scopes, err := readScopes(raw)
+	scopes, err := scopesOf(r.scope, r.scp)
 	if err != nil {
 		return c, nil, err
 	}
@@ -83,11 +135,10 @@ func readClaims(raw map[string]json.RawMessage, issuer string, audList []string)
 }
 
 // numericDate reads a NumericDate (RFC 7519 §2): a JSON number of seconds,
-// fractions allowed. A string, a negative number or one past year 9999 is
-// refused.
-func numericDate(raw map[string]json.RawMessage, name string) (time.Time, error) {
-	v, present := raw[name]
-	if !present {
+// fractions allowed; nil (absent) is the zero time. A string, a negative
+// number or one past year 9999 is refused.
+func numericDate(v json.RawMessage) (time.Time, error) {
+	if v == nil {
 		return time.Time{}, nil
 	}
 	if len(v) == 0 || !(v[0] == '-' || (v[0] >= '0' && v[0] <= '9')) {
@@ -143,35 +194,86 @@ func stringOrList(v json.RawMessage) ([]string, bool) {
 // `scp` (an array of strings, or a space-separated string, as some
 // providers send); both add to the set.
 func readScopes(raw map[string]json.RawMessage) (ScopeSet, error) {
+	r := registeredIn(raw)
+	return scopesOf(r.scope, r.scp)
+}
+
+// scopesOf is readScopes on the two claims' raw values (nil when absent).
+func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
 	var scopes ScopeSet
-	add := func(s string) {
-		for f := range strings.FieldsSeq(s) {
-			if scopes == nil {
-				scopes = make(ScopeSet, 4)
-			}
-			scopes[f] = struct{}{}
-		}
-	}
-	if v, present := raw["scope"]; present {
-		s, ok := jsonString(v)
+	if scope != nil {
+		s, ok := jsonString(scope)
 		if !ok {
 			return nil, errScopeShape
 		}
-		add(s)
+		scopes = addScopes(scopes, s)
 	}
-	if v, present := raw["scp"]; present {
-		list, ok := stringOrList(v)
+	if scp != nil {
+		list, ok := stringOrList(scp)
 		if !ok {
 			return nil, errScopeShape
 		}
 		for _, s := range list {
-			add(s)
+			scopes = addScopes(scopes, s)
 		}
 	}
 	if scopes == nil {
 		scopes = ScopeSet{}
 	}
 	return scopes, nil
+}
+
+// addScopes adds the names in s, split around runs of white space as
+// strings.Fields splits, to set, which it makes on the first name. An
+// ASCII string (the usual scope string) is split here, without the
+// iterator; anything else goes through strings.FieldsSeq, for Unicode's
+// spaces.
+func addScopes(set ScopeSet, s string) ScopeSet {
+	add := func(name string) {
+		if set == nil {
+			// One more than the spaces: the names, when single spaces
+			// separate them, so the set is made at its size.
+			set = make(ScopeSet, strings.Count(s, " ")+1)
+		}
+		set[name] = struct{}{}
+	}
+	if !isASCII(s) {
+		for f := range strings.FieldsSeq(s) {
+			add(f)
+		}
+		return set
+	}
+	for i := 0; i < len(s); {
+		for i < len(s) && isASCIISpace(s[i]) {
+			i++
+		}
+		start := i
+		for i < len(s) && !isASCIISpace(s[i]) {
+			i++
+		}
+		if i > start {
+			add(s[start:i])
+		}
+	}
+	return set
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
+// isASCIISpace is unicode.IsSpace below utf8.RuneSelf.
+func isASCIISpace(c byte) bool {
+	switch c {
+	case '\t', '\n', '\v', '\f', '\r', ' ':
+		return true
+	}
+	return false
 }
 
 // checkClaims applies the trust rules to typed claims: iss exact, aud

@@ -28,20 +28,29 @@ type member struct {
 // "exp" could hide behind the first); names are compared after unescaping.
 // raw must be valid UTF-8.
 func splitObject(raw []byte) (map[string]json.RawMessage, error) {
+	obj, _, err := splitPayload(raw)
+	return obj, err
+}
+
+// splitPayload is splitObject that also hands back the registered claims'
+// values, picked out on the way so that reading them takes no lookups.
+func splitPayload(raw []byte) (map[string]json.RawMessage, registered, error) {
 	var buf [16]member
+	var reg registered
 	members, err := splitMembers(raw, buf[:0])
 	if err != nil {
-		return nil, err
+		return nil, reg, err
 	}
 	obj := make(map[string]json.RawMessage, len(members))
 	for i, m := range members {
 		obj[m.name] = m.value
 		// A name seen before replaces its value instead of adding one.
 		if len(obj) != i+1 {
-			return nil, errDuplicate
+			return nil, registered{}, errDuplicate
 		}
+		reg.set(m.name, m.value)
 	}
-	return obj, nil
+	return obj, reg, nil
 }
 
 // splitMembers checks that raw is one JSON text (RFC 8259, as json.Valid

@@ -87,8 +87,7 @@ func TestSkipPlainFindsTheFirstStop(t *testing.T) {
 func TestNumericDateWholeSeconds(t *testing.T) {
 	for _, v := range []string{"0", "1", "1700000000", "253402300799", "253402300800", "999999999999", "1000000000000",
 		"1700000000.5", "1.7e9", "-0", "-1", "12345678901234567890"} {
-		raw := map[string]json.RawMessage{"exp": json.RawMessage(v)}
-		got, err := numericDate(raw, "exp")
+		got, err := numericDate(json.RawMessage(v))
 		var f float64
 		if jerr := json.Unmarshal([]byte(v), &f); jerr != nil {
 			t.Fatal(jerr)
@@ -102,6 +101,19 @@ func TestNumericDateWholeSeconds(t *testing.T) {
 			t.Errorf("%s: %v", v, err)
 		case got.Unix() != int64(f) || got.Location().String() != "UTC":
 			t.Errorf("%s: read %v", v, got)
+		}
+	}
+}
+
+// Scope strings split as strings.Fields splits them: around runs of any
+// white space, ASCII or not (the ASCII path is the fast one).
+func TestAddScopesSplitsLikeStringsFields(t *testing.T) {
+	for _, s := range []string{"", " ", "a", "a b", "  a\tb\n\nc\r\v\fd  ", "a  a", "openid profile orders:read orders:write",
+		"a\u00a0b", "a\u0085b", "a\u2003b c", "é è", "a\x00b", "\u3000a\u3000"} {
+		got := addScopes(nil, s)
+		want := NewScopes(strings.Fields(s)...)
+		if len(got) != len(want) || !got.HasAll(want.List()...) {
+			t.Errorf("%q: split into %v, want %v", s, got.List(), want.List())
 		}
 	}
 }
