@@ -157,8 +157,9 @@ const maxECDSADER = 3 + 2*(2+1+66)
 // given as unsigned big-endian bytes, to dst. It is the encoding
 // ecdsa.Verify makes of its big.Int arguments before it calls
 // ecdsa.VerifyASN1, written here without big.Int or a cryptobyte.Builder,
-// which cost a fresh verification ten allocations. ok is false when r or s
-// is zero (ecdsa.Verify refuses those) or longer than a P-521 scalar.
+// which cost a fresh verification about ten allocations. ok is false when
+// r or s is zero (ecdsa.Verify refuses those) or longer than a P-521
+// scalar.
 func appendECDSADER(dst, r, s []byte) (der []byte, ok bool) {
 	r, s = trimLeadingZeros(r), trimLeadingZeros(s)
 	if len(r) == 0 || len(s) == 0 || len(r) > 66 || len(s) > 66 {
