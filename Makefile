@@ -36,8 +36,10 @@ fuzz:
 $(STATICCHECK):
 	$(GO) install honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION)
 
-## lint: gofmt, go vet and staticcheck (installed by this target)
+## lint: gofmt, go mod tidy (both modules), go vet and staticcheck (installed by this target)
 lint: $(STATICCHECK)
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt: $$out"; exit 1; fi
+	@$(GO) mod tidy -diff >/dev/null || { echo "go.mod is untidy: run 'go mod tidy' and commit"; exit 1; }
+	@cd bench && $(GO) mod tidy -diff >/dev/null || { echo "bench/go.mod is untidy: run 'cd bench && go mod tidy' and commit"; exit 1; }
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
