@@ -51,6 +51,9 @@ func install(t *target) metric.MeterProvider {
 	if len(installed) == 0 && prev != metric.MeterProvider(theBridge) {
 		base = prev
 	}
+	if len(installed) == 0 {
+		installOTelLogging()
+	}
 	installed = append(installed, t)
 	theBridge.switchTo(t)
 	if prev != metric.MeterProvider(theBridge) {
@@ -75,6 +78,7 @@ func uninstall(t *target) {
 		return
 	}
 	theBridge.switchTo(nil)
+	uninstallOTelLogging()
 	if globalIsOurs() {
 		otel.SetMeterProvider(base)
 	}
