@@ -178,3 +178,38 @@ func TestShuttingDownOutsideARequestNeverCloses(t *testing.T) {
 		t.Fatalf("got %v, want nil", ch)
 	}
 }
+
+// Regression: issue 14 item 3.
+// A body trickled slower than the read timeout allows is cut off: the
+// handler reading it gets an error and answers, instead of waiting forever.
+func TestReadTimeoutCutsOffATrickledBody(t *testing.T) {
+	r := chi.NewRouter()
+	r.Post("/upload", func(w http.ResponseWriter, r *http.Request) {
+		if _, err := io.ReadAll(r.Body); err != nil {
+			http.Error(w, "body too slow", http.StatusRequestTimeout)
+			return
+		}
+		_, _ = io.WriteString(w, "read it all")
+	})
+	app, srv := startApp(t, fx.Supply(r), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0"), fxsvc.ReadTimeout(200*time.Millisecond)))
+	defer app.RequireStop()
+	conn, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// One byte of a 1 MiB body, and no more.
+	if _, err := io.WriteString(conn, "POST /upload HTTP/1.1\r\nHost: x\r\nContent-Length: 1048576\r\n\r\na"); err != nil {
+		t.Fatal(err)
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		t.Fatalf("no answer while the body trickles: %v", err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "body too slow") {
+		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+}

@@ -130,3 +130,25 @@ func TestRunAcceptsPartsWithinTheBudget(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
 }
+
+// Regression: issue 14 item 11.
+// A stop hook outliving the budget: the error names the budget's variable.
+func TestRunNamesTheBudgetWhenItRunsOut(t *testing.T) {
+	t.Setenv("SVC_SHUTDOWN_TIMEOUT", "0.3")
+	t.Setenv("SVC_HTTP_DRAIN_TIMEOUT", "0.1")
+	t.Setenv("SVC_HTTP_ADDR", "127.0.0.1:0")
+	var out, errOut bytes.Buffer
+	code := fxsvc.Run(nil, &out, &errOut, fx.Supply(chi.NewRouter()), fxsvc.Serve(),
+		fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner) {
+			lc.Append(fx.Hook{
+				OnStart: func(context.Context) error { return sd.Shutdown() },
+				OnStop: func(ctx context.Context) error {
+					<-ctx.Done() // a component that never finishes closing
+					return ctx.Err()
+				},
+			})
+		}))
+	if code != 1 || !strings.Contains(errOut.String(), "SVC_SHUTDOWN_TIMEOUT") || !strings.Contains(errOut.String(), "300ms") {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+}
