@@ -50,8 +50,9 @@ func (s *Server) DrainTimeout() time.Duration { return s.drain }
 
 // ShuttingDown returns a channel closed when the server starts draining on
 // stop. Long-lived handlers (websockets, streams) select on it to end
-// their work cleanly: [Server.Stop]'s drain waits for them, up to the drain
-// timeout, but net/http neither tells nor waits for hijacked connections.
+// their work cleanly: the drain waits for them, up to the drain timeout,
+// but net/http neither tells nor waits for hijacked connections, and the
+// requests' own contexts are not cancelled (the drain lets them finish).
 // See also the package-level [ShuttingDown], which finds it from a request.
 func (s *Server) ShuttingDown() <-chan struct{} { return s.stopping }
 
