@@ -51,9 +51,7 @@ func install(t *target) metric.MeterProvider {
 	if len(installed) == 0 && prev != metric.MeterProvider(theBridge) {
 		base = prev
 	}
-	if len(installed) == 0 {
-		installOTelLogging()
-	}
+	addOTelLogging(t.owner)
 	installed = append(installed, t)
 	theBridge.switchTo(t)
 	if prev != metric.MeterProvider(theBridge) {
@@ -78,7 +76,6 @@ func uninstall(t *target) {
 		return
 	}
 	theBridge.switchTo(nil)
-	uninstallOTelLogging()
 	if globalIsOurs() {
 		otel.SetMeterProvider(base)
 	}

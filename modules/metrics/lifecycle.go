@@ -57,7 +57,10 @@ func (m *Metrics) Close(ctx context.Context) error {
 		return nil
 	}
 	// Uninstall first, so nothing records into a provider being shut down.
+	// OpenTelemetry's errors still come here until it is: the final
+	// export's are this component's.
 	uninstall(slot)
+	defer removeOTelLogging(m)
 	sctx, cancel := context.WithTimeout(ctx, m.cfg.ShutdownTimeout)
 	defer cancel()
 	start := time.Now()

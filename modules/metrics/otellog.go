@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"log"
 	"os"
+	"slices"
+	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/stdr"
@@ -17,7 +19,8 @@ import (
 // Both write to Go's standard logger by default, outside the app's zap
 // logger and its level and format. While a component is open, both route
 // to the logger of the component the bridge forwards to, with the config's
-// secrets redacted.
+// secrets redacted: the latest component whose provider is alive (open, or
+// closing: its final export's errors are its own).
 //
 // Like the meter provider, the default error handler is wired once per
 // process (the first SetErrorHandler becomes its permanent delegate), so
@@ -29,8 +32,14 @@ type otelRouter struct{}
 
 var (
 	theRouter = &otelRouter{}
-	// prevHandler is the error handler the first install found, restored by
-	// the last uninstall; guarded by globalMu.
+	// logOwner is the component OpenTelemetry's errors go to: the last of
+	// live. Read without a lock on every error.
+	logOwner atomic.Pointer[Metrics]
+	// live lists the components whose provider is alive, in open order;
+	// guarded by globalMu.
+	live []*Metrics
+	// prevHandler is the error handler found when the first component came
+	// alive, restored when the last one is shut down; guarded by globalMu.
 	prevHandler otel.ErrorHandler
 	// loggerSet records that the logr router is installed; guarded by
 	// globalMu. otel offers no getter for its logger, so there is nothing
@@ -44,30 +53,46 @@ var (
 // redacted; with no component open, on the standard logger as
 // OpenTelemetry's default handler does.
 func (*otelRouter) Handle(err error) {
-	if t := current.Load(); t != nil {
-		t.owner.log.Error("opentelemetry error", zap.Error(redact(err, t.owner.cfg)))
+	if m := logOwner.Load(); m != nil {
+		m.log.Error("opentelemetry error", zap.Error(redact(err, m.cfg)))
 		return
 	}
 	log.Print(err)
 }
 
-// installOTelLogging routes OpenTelemetry's errors and logs to the
-// components; called with globalMu held when the first component opens.
-func installOTelLogging() {
-	if h := otel.GetErrorHandler(); h != otel.ErrorHandler(theRouter) {
-		prevHandler = h
-		otel.SetErrorHandler(theRouter)
+// addOTelLogging routes OpenTelemetry's errors and logs to m, whose
+// provider was just installed; called with globalMu held.
+func addOTelLogging(m *Metrics) {
+	if len(live) == 0 {
+		if h := otel.GetErrorHandler(); h != otel.ErrorHandler(theRouter) {
+			prevHandler = h
+			otel.SetErrorHandler(theRouter)
+		}
+		if !loggerSet {
+			otel.SetLogger(logr.New(routedSink{}))
+			loggerSet = true
+		}
 	}
-	if !loggerSet {
-		otel.SetLogger(logr.New(routedSink{}))
-		loggerSet = true
-	}
+	live = append(live, m)
+	logOwner.Store(m)
 }
 
-// uninstallOTelLogging restores the error handler found by the first
-// install, unless someone replaced the router meanwhile; called with
-// globalMu held when the last component closes.
-func uninstallOTelLogging() {
+// removeOTelLogging is called once m's provider is shut down. The latest
+// live component takes over; with none left the error handler found by the
+// first comes back, unless someone replaced the router meanwhile.
+func removeOTelLogging(m *Metrics) {
+	globalMu.Lock()
+	defer globalMu.Unlock()
+	i := slices.Index(live, m)
+	if i < 0 {
+		return
+	}
+	live = slices.Delete(live, i, i+1)
+	if n := len(live); n > 0 {
+		logOwner.Store(live[n-1])
+		return
+	}
+	logOwner.Store(nil)
 	if prevHandler != nil && otel.GetErrorHandler() == otel.ErrorHandler(theRouter) {
 		otel.SetErrorHandler(prevHandler)
 	}
@@ -87,22 +112,22 @@ func (routedSink) Init(logr.RuntimeInfo) {}
 func (routedSink) Enabled(level int) bool { return level <= 1 }
 
 func (s routedSink) Info(level int, msg string, kv ...any) {
-	t := current.Load()
-	if t == nil {
+	m := logOwner.Load()
+	if m == nil {
 		stdLogger.WithName(s.name).WithValues(s.kv...).V(level).Info(msg, kv...)
 		return
 	}
-	t.owner.log.Warn(s.message(msg), s.fields(t.owner.cfg, kv)...)
+	m.log.Warn(s.message(msg), s.fields(m.cfg, kv)...)
 }
 
 func (s routedSink) Error(err error, msg string, kv ...any) {
-	t := current.Load()
-	if t == nil {
+	m := logOwner.Load()
+	if m == nil {
 		stdLogger.WithName(s.name).WithValues(s.kv...).Error(err, msg, kv...)
 		return
 	}
-	fields := append(s.fields(t.owner.cfg, kv), zap.Error(redact(err, t.owner.cfg)))
-	t.owner.log.Error(s.message(msg), fields...)
+	fields := append(s.fields(m.cfg, kv), zap.Error(redact(err, m.cfg)))
+	m.log.Error(s.message(msg), fields...)
 }
 
 func (s routedSink) WithValues(kv ...any) logr.LogSink {

@@ -119,3 +119,45 @@ func TestOTelWarningsReachTheZapLogger(t *testing.T) {
 		t.Fatalf("the standard logger got %q", std.String())
 	}
 }
+
+// With two components open, OpenTelemetry's errors go to the one opened
+// last; when it closes, to the other; when both are closed, to the handler
+// found before.
+func TestOTelErrorsFollowTheLatestOpenComponent(t *testing.T) {
+	cleanEnv(t)
+	var before []error
+	otel.SetErrorHandler(handlerFunc(func(err error) { before = append(before, err) }))
+	t.Cleanup(func() { otel.SetErrorHandler(handlerFunc(func(error) {})) })
+	open := func(name string) (*metrics.Metrics, *observer.ObservedLogs) {
+		core, logs := observer.New(zap.DebugLevel)
+		m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithName(name),
+			metrics.WithExporter(metrics.ExporterPrometheus), metrics.WithLogger(zap.New(core)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return m, logs
+	}
+	a, aLogs := open("a")
+	b, bLogs := open("b")
+	otel.Handle(fmt.Errorf("one"))
+	if err := b.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	otel.Handle(fmt.Errorf("two"))
+	if err := a.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	otel.Handle(fmt.Errorf("three"))
+	got := func(logs *observer.ObservedLogs) (msgs []string) {
+		for _, e := range logs.FilterMessage("opentelemetry error").All() {
+			msgs = append(msgs, fmt.Sprint(e.ContextMap()["error"]))
+		}
+		return msgs
+	}
+	if fmt.Sprint(got(bLogs)) != "[one]" || fmt.Sprint(got(aLogs)) != "[two]" || fmt.Sprint(before) != "[three]" {
+		t.Fatalf("b got %v, a got %v, the handler before got %v", got(bLogs), got(aLogs), before)
+	}
+}
