@@ -71,15 +71,17 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 		fmt.Fprintf(stderr, "svc: %v\n", err)
 		return 1
 	}
+	// Listen before starting: a SIGTERM that arrives during start-up then
+	// stops the app once started, instead of killing the process mid-way.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
 	ctx, cancel := context.WithTimeout(context.Background(), app.StartTimeout())
 	defer cancel()
 	if err := app.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "svc: start: %v\n", err)
 		return 1
 	}
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(signals)
 	code := 0
 	select {
 	case <-signals:
