@@ -5,8 +5,10 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -32,8 +34,16 @@ func refusingCollector(t *testing.T) (*httptest.Server, *atomic.Int32) {
 }
 
 // stopsItself records a metric and asks the app to stop as soon as it has
-// started, as a SIGTERM would.
-func stopsItself() fx.Option {
+// started, through fx.
+func stopsItself() fx.Option { return stopsBy(func(sd fx.Shutdowner) error { return sd.Shutdown() }) }
+
+// sigterms is stopsItself by a real SIGTERM to the process: Run listens
+// for it before starting.
+func sigterms() fx.Option {
+	return stopsBy(func(fx.Shutdowner) error { return syscall.Kill(os.Getpid(), syscall.SIGTERM) })
+}
+
+func stopsBy(stop func(fx.Shutdowner) error) fx.Option {
 	return fx.Invoke(func(lc fx.Lifecycle, m *metrics.Metrics, sd fx.Shutdowner) {
 		lc.Append(fx.StartHook(func(ctx context.Context) error {
 			c, err := m.Counter("svc.test.stops")
@@ -41,22 +51,22 @@ func stopsItself() fx.Option {
 				return err
 			}
 			c.Add(ctx, 1)
-			return sd.Shutdown()
+			return stop(sd)
 		}))
 	})
 }
 
-func runStopping(t *testing.T, collector string, extra ...fx.Option) (int, string) {
+func runStopping(t *testing.T, collector string, stop fx.Option) (int, string) {
 	t.Helper()
 	t.Setenv("SVC_HTTP_ADDR", "127.0.0.1:0")
 	var out, errOut bytes.Buffer
-	opts := append([]fx.Option{
+	opts := []fx.Option{
 		fx.Supply(zap.NewNop(), chi.NewRouter()),
 		fxsvc.Metrics(metrics.WithEnvLoad(false), metrics.WithExporter(metrics.ExporterOTLPHTTP),
 			metrics.WithEndpoint(collector), metrics.WithExportInterval(time.Hour)),
 		fxsvc.Serve(),
-		stopsItself(),
-	}, extra...)
+		stop,
+	}
 	code := fxsvc.Run(nil, &out, &errOut, opts...)
 	return code, errOut.String()
 }
@@ -64,13 +74,17 @@ func runStopping(t *testing.T, collector string, extra ...fx.Option) (int, strin
 // Regression: issue 14 item 11.
 // A clean stop whose final metrics flush the collector refuses exits 0.
 func TestRunExitsZeroWhenTheFinalFlushFails(t *testing.T) {
-	collector, calls := refusingCollector(t)
-	code, stderr := runStopping(t, collector.URL)
-	if code != 0 || stderr != "" {
-		t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr)
-	}
-	if calls.Load() == 0 {
-		t.Fatal("the final flush never reached the collector")
+	for name, stop := range map[string]fx.Option{"SIGTERM": sigterms(), "fx.Shutdowner": stopsItself()} {
+		t.Run(name, func(t *testing.T) {
+			collector, calls := refusingCollector(t)
+			code, stderr := runStopping(t, collector.URL, stop)
+			if code != 0 || stderr != "" {
+				t.Fatalf("exit %d, stderr %q; want 0 and nothing", code, stderr)
+			}
+			if calls.Load() == 0 {
+				t.Fatal("the final flush never reached the collector")
+			}
+		})
 	}
 }
 
@@ -125,7 +139,7 @@ func TestRunAcceptsPartsWithinTheBudget(t *testing.T) {
 	collector, _ := refusingCollector(t)
 	t.Setenv("SVC_SHUTDOWN_TIMEOUT", "40")
 	t.Setenv("SVC_HTTP_DRAIN_TIMEOUT", "20s")
-	code, stderr := runStopping(t, collector.URL)
+	code, stderr := runStopping(t, collector.URL, stopsItself())
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
 	}
