@@ -21,6 +21,15 @@ import (
 //
 // Any configuration error fails before anything starts, with the error on
 // stderr and exit status 1.
+//
+// Stopping (on SIGINT or SIGTERM) has one budget, SVC_SHUTDOWN_TIMEOUT
+// (default 15 s, fx's stop timeout): the server drains first
+// (SVC_HTTP_DRAIN_TIMEOUT, 8 s), then the metrics flush
+// (SVC_METRICS_SHUTDOWN_TIMEOUT, 5 s), and the rest is left to the other
+// components. Parts that do not fit the budget fail start-up with a
+// *SettingError naming the variables. A clean stop exits 0 even when the
+// final metrics flush failed (that is logged as a warning); a stop that
+// fails, or runs out of budget, exits 1.
 func Main(opts ...fx.Option) {
 	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr, opts...))
 }
@@ -46,20 +55,33 @@ func Run(args []string, stdout, stderr io.Writer, opts ...fx.Option) int {
 }
 
 func runApp(stderr io.Writer, opts []fx.Option) int {
-	app := fx.New(append([]fx.Option{fx.NopLogger}, opts...)...)
+	budget, err := loadShutdownTimeout()
+	if err != nil {
+		fmt.Fprintf(stderr, "svc: %v\n", err)
+		return 1
+	}
+	var parts stopParts
+	all := append([]fx.Option{fx.NopLogger, fx.StopTimeout(budget)}, opts...)
+	app := fx.New(append(all, collectStopParts(&parts))...)
 	if err := app.Err(); err != nil {
 		fmt.Fprintf(stderr, "svc: %s\n", explain(err))
 		return 1
 	}
+	if err := parts.check(app.StopTimeout()); err != nil {
+		fmt.Fprintf(stderr, "svc: %v\n", err)
+		return 1
+	}
+	// Listen before starting: a SIGTERM that arrives during start-up then
+	// stops the app once started, instead of killing the process mid-way.
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
+	defer signal.Stop(signals)
 	ctx, cancel := context.WithTimeout(context.Background(), app.StartTimeout())
 	defer cancel()
 	if err := app.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "svc: start: %v\n", err)
 		return 1
 	}
-	signals := make(chan os.Signal, 1)
-	signal.Notify(signals, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(signals)
 	code := 0
 	select {
 	case <-signals:
@@ -69,7 +91,11 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	stopCtx, stopCancel := context.WithTimeout(context.Background(), app.StopTimeout())
 	defer stopCancel()
 	if err := app.Stop(stopCtx); err != nil {
-		fmt.Fprintf(stderr, "svc: stop: %v\n", err)
+		if stopCtx.Err() != nil {
+			fmt.Fprintf(stderr, "svc: stop: the stop budget (%s or fx.StopTimeout, %v) ran out: %v\n", shutdownTimeoutVar, app.StopTimeout(), err)
+		} else {
+			fmt.Fprintf(stderr, "svc: stop: %v\n", err)
+		}
 		if code == 0 {
 			code = 1
 		}

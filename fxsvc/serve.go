@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"sync"
 	"time"
 
-	"github.com/caarlos0/env/v11"
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
@@ -18,37 +18,18 @@ import (
 // so that a service is never exposed by accident.
 const DefaultAddr = "127.0.0.1:8080"
 
-// DefaultDrainTimeout bounds how long [Serve] waits for in-flight requests
-// on stop. It stays under fx's default 15 s stop timeout so that components
-// closed after the server still get their turn.
-const DefaultDrainTimeout = 10 * time.Second
-
 // ServeOption configures [Serve].
 type ServeOption func(*serveConfig)
 
-type serveConfig struct {
-	Addr         string `env:"SVC_HTTP_ADDR"`
-	drainTimeout time.Duration
-	readHeader   time.Duration
-}
-
-// Addr sets the listen address, overriding SVC_HTTP_ADDR.
-func Addr(addr string) ServeOption { return func(c *serveConfig) { c.Addr = addr } }
-
-// DrainTimeout bounds the wait for in-flight requests on stop; requests
-// still running then are cut off.
-func DrainTimeout(d time.Duration) ServeOption {
-	return func(c *serveConfig) {
-		if d > 0 {
-			c.drainTimeout = d
-		}
-	}
-}
-
 // Server is the running HTTP server of [Serve].
 type Server struct {
-	srv *http.Server
-	ln  net.Listener
+	srv      *http.Server
+	ln       net.Listener
+	next     http.Handler
+	running  inflight
+	stopping chan struct{} // closed when the drain starts
+	stopOnce sync.Once
+	drain    time.Duration
 }
 
 // Addr is the address the server listens on (the real port when the
@@ -61,7 +42,19 @@ func (s *Server) Addr() string {
 }
 
 // Handler is what the server serves: the app's router inside every wrapper.
-func (s *Server) Handler() http.Handler { return s.srv.Handler }
+func (s *Server) Handler() http.Handler { return s.next }
+
+// DrainTimeout is the bound on the wait for in-flight requests on stop
+// (SVC_HTTP_DRAIN_TIMEOUT or the [DrainTimeout] option).
+func (s *Server) DrainTimeout() time.Duration { return s.drain }
+
+// ShuttingDown returns a channel closed when the server starts draining on
+// stop. Long-lived handlers (websockets, streams) select on it to end
+// their work cleanly: the drain waits for them, up to the drain timeout,
+// but net/http neither tells nor waits for hijacked connections, and the
+// requests' own contexts are not cancelled (the drain lets them finish).
+// See also the package-level [ShuttingDown], which finds it from a request.
+func (s *Server) ShuttingDown() <-chan struct{} { return s.stopping }
 
 type serveIn struct {
 	fx.In
@@ -79,17 +72,27 @@ type serveIn struct {
 // The router is the one value of the graph of type *chi.Mux, chi.Router,
 // *http.ServeMux or http.Handler; an app with none, or with more than one,
 // fails to start with an error saying so. It listens on SVC_HTTP_ADDR
-// (default 127.0.0.1:8080), binds at start so that a taken port fails
-// start-up, and on stop drains in-flight requests within DrainTimeout.
+// (default 127.0.0.1:8080) and binds at start, so that a taken port fails
+// start-up.
+//
+// Every connection is bounded: SVC_HTTP_READ_HEADER_TIMEOUT,
+// SVC_HTTP_READ_TIMEOUT, SVC_HTTP_WRITE_TIMEOUT, SVC_HTTP_IDLE_TIMEOUT and
+// SVC_HTTP_MAX_HEADER_BYTES (or the options of the same names) set the
+// http.Server fields of the same names; zero is refused, as net/http reads
+// it as "no limit". A connection a handler hijacks (a websocket) may outlive
+// them: net/http clears its deadlines on Hijack, and its handler owns it.
+//
+// On stop it closes [Server.ShuttingDown] and waits, within
+// SVC_HTTP_DRAIN_TIMEOUT (default 8 s), for in-flight requests and for the
+// handlers of hijacked connections; those still running then are cut off
+// with a warning. An invalid setting fails the app's build with a
+// *SettingError naming the variable or option.
 func Serve(opts ...ServeOption) fx.Option {
 	return fx.Module("svc.http",
 		fx.Provide(func(in serveIn) (*Server, error) {
-			cfg := serveConfig{Addr: DefaultAddr, drainTimeout: DefaultDrainTimeout, readHeader: 10 * time.Second}
-			if err := env.Parse(&cfg); err != nil {
-				return nil, fmt.Errorf("fxsvc.Serve: reading SVC_HTTP_ADDR: %w", err)
-			}
-			for _, o := range opts {
-				o(&cfg)
+			cfg, err := loadServeConfig(opts)
+			if err != nil {
+				return nil, err
 			}
 			router, err := pickRouter(in)
 			if err != nil {
@@ -99,18 +102,24 @@ func Serve(opts ...ServeOption) fx.Option {
 			if err != nil {
 				return nil, err
 			}
-			s := &Server{srv: &http.Server{
+			s := &Server{next: handler, stopping: make(chan struct{}), drain: cfg.DrainTimeout}
+			s.srv = &http.Server{
 				Addr:              cfg.Addr,
-				Handler:           handler,
-				ReadHeaderTimeout: cfg.readHeader,
-			}}
+				Handler:           http.HandlerFunc(s.serveHTTP),
+				ReadHeaderTimeout: cfg.ReadHeaderTimeout,
+				ReadTimeout:       cfg.ReadTimeout,
+				WriteTimeout:      cfg.WriteTimeout,
+				IdleTimeout:       cfg.IdleTimeout,
+				MaxHeaderBytes:    cfg.MaxHeaderBytes,
+				BaseContext:       s.baseContext,
+			}
 			log := in.Logger
 			if log == nil {
 				log = zap.L()
 			}
 			in.Lifecycle.Append(fx.Hook{
 				OnStart: func(context.Context) error { return s.start(log, in.Shutdowner) },
-				OnStop:  func(ctx context.Context) error { return s.stop(ctx, cfg.drainTimeout, log) },
+				OnStop:  func(ctx context.Context) error { return s.stop(ctx, log) },
 			})
 			return s, nil
 		}),
@@ -160,17 +169,26 @@ func (s *Server) start(log *zap.Logger, sd fx.Shutdowner) error {
 	return nil
 }
 
-func (s *Server) stop(ctx context.Context, drain time.Duration, log *zap.Logger) error {
-	ctx, cancel := context.WithTimeout(ctx, drain)
+func (s *Server) stop(ctx context.Context, log *zap.Logger) error {
+	s.stopOnce.Do(func() { close(s.stopping) })
+	ctx, cancel := context.WithTimeout(ctx, s.drain)
 	defer cancel()
-	if err := s.srv.Shutdown(ctx); err != nil {
-		// Requests still running past the drain bound are cut off.
-		_ = s.srv.Close()
-		if errors.Is(err, context.DeadlineExceeded) {
-			log.Warn("svc: requests still running after the drain timeout were cut off", zap.Duration("drain_timeout", drain))
-			return nil
-		}
-		return fmt.Errorf("fxsvc.Serve: shutdown: %w", err)
+	err := s.srv.Shutdown(ctx)
+	if err == nil {
+		// Shutdown waits for neither hijacked connections nor their
+		// handlers: wait for those here, so a websocket's close frame is
+		// sent before the app's stop goes on.
+		err = s.running.wait(ctx)
 	}
-	return nil
+	if err == nil {
+		return nil
+	}
+	// Requests still running past the drain bound are cut off.
+	_ = s.srv.Close()
+	if errors.Is(err, context.DeadlineExceeded) {
+		log.Warn("svc: requests still running after the drain timeout were cut off (SVC_HTTP_DRAIN_TIMEOUT)",
+			zap.Duration("drain_timeout", s.drain), zap.Int("still_running", s.running.count()))
+		return nil
+	}
+	return fmt.Errorf("fxsvc.Serve: shutdown: %w", err)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"sync"
 
 	"github.com/coder/websocket"
 	"go.uber.org/fx"
@@ -73,15 +74,28 @@ func admin(w http.ResponseWriter, r *http.Request) {
 	fmt.Fprintf(w, "welcome to the admin area, %s\n", p.Subject)
 }
 
-// echo is an authenticated websocket: the handshake passed the gate.
+// echo is an authenticated websocket: the handshake passed the gate. When
+// the server starts draining it closes the socket with 1001 (going away),
+// so the client knows to reconnect elsewhere rather than seeing a reset.
 func echo(w http.ResponseWriter, r *http.Request) {
 	p, _ := authn.PrincipalFrom(r.Context())
 	c, err := websocket.Accept(w, r, nil)
 	if err != nil {
 		return
 	}
+	ctx, cancel := context.WithCancel(r.Context())
+	var closer sync.WaitGroup
+	// Run last: the closer goroutine is the handler's, and ends with it.
+	defer closer.Wait()
 	defer c.CloseNow()
-	ctx := r.Context()
+	defer cancel()
+	closer.Go(func() {
+		select {
+		case <-fxsvc.ShuttingDown(ctx):
+			_ = c.Close(websocket.StatusGoingAway, "server shutting down")
+		case <-ctx.Done():
+		}
+	})
 	for {
 		typ, msg, err := c.Read(ctx)
 		if err != nil {

@@ -1,17 +1,9 @@
 package authn
 
 import (
-	"bytes"
-	"io"
-	"mime"
 	"net/http"
-	"net/url"
 	"strings"
 )
-
-// formPeekLimit bounds how much of a form body the gate reads, before
-// authentication, to find a second credential in it.
-const formPeekLimit = 64 << 10
 
 // readCredential returns the bearer token of r, "" when r carries none (no
 // Authorization header, or another scheme such as Basic), or a refusal:
@@ -30,9 +22,13 @@ func readCredential(r *http.Request) (string, *Refusal) {
 		return "", nil
 	}
 	// RFC 6750 §2: a client must not use more than one method. A token in
-	// the query or the form beside the header is refused, not ignored, so
-	// that a proxy and the app cannot disagree on which one was meant.
-	if (r.URL.RawQuery != "" && r.URL.Query().Has("access_token")) || formHasAccessToken(r) {
+	// the query beside the header is refused, not ignored, so that a proxy
+	// and the app cannot disagree on which one was meant. The body is never
+	// read here: waiting for a body nobody asked for lets a client that
+	// trickles it hold the gate (issue 14 item 3). Body tokens (RFC 6750
+	// §2.2) are not accepted, so an access_token form field is just a field
+	// of the app's, never a credential.
+	if r.URL.RawQuery != "" && r.URL.Query().Has("access_token") {
 		return "", &Refusal{Kind: KindAmbiguousCredentials}
 	}
 	if !isB64Token(token) {
@@ -72,30 +68,6 @@ func isB64Token(s string) bool {
 		}
 	}
 	return true
-}
-
-// formHasAccessToken peeks at a form-encoded body for an access_token
-// parameter and puts back what it read, so the handler sees the whole body.
-func formHasAccessToken(r *http.Request) bool {
-	if r.Body == nil || r.Body == http.NoBody {
-		return false
-	}
-	switch r.Method {
-	case http.MethodPost, http.MethodPut, http.MethodPatch:
-	default:
-		return false
-	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if err != nil || mt != "application/x-www-form-urlencoded" {
-		return false
-	}
-	peeked, _ := io.ReadAll(io.LimitReader(r.Body, formPeekLimit))
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{io.MultiReader(bytes.NewReader(peeked), r.Body), r.Body}
-	form, _ := url.ParseQuery(string(peeked))
-	return form.Has("access_token")
 }
 
 // b64tokenChar marks the bytes of RFC 6750 b64token before its "=" padding.

@@ -51,6 +51,7 @@ func install(t *target) metric.MeterProvider {
 	if len(installed) == 0 && prev != metric.MeterProvider(theBridge) {
 		base = prev
 	}
+	addOTelLogging(t.owner)
 	installed = append(installed, t)
 	theBridge.switchTo(t)
 	if prev != metric.MeterProvider(theBridge) {

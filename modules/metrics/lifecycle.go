@@ -38,9 +38,11 @@ func (m *Metrics) Open(ctx context.Context) error {
 // Close uninstalls the provider, restores the global meter provider Open
 // found, and shuts the provider down, flushing pending metrics within
 // shutdown_timeout (or ctx's deadline, if sooner). A flush that runs out is
-// abandoned: a warning is logged, pending metrics may be lost, and Close
-// returns nil so the rest of the app's stop proceeds. Other shutdown errors
-// are returned. Close on a component never opened, or closed, does nothing.
+// abandoned, and one the exporter fails (a collector refusing, or
+// unreachable) is given up: either way a warning is logged (secrets
+// redacted), pending metrics may be lost, and Close returns nil, so the
+// app's stop proceeds and a clean exit stays clean. Close on a component
+// never opened, or closed, does nothing.
 func (m *Metrics) Close(ctx context.Context) error {
 	m.mu.Lock()
 	if m.state != stateOpen {
@@ -55,7 +57,10 @@ func (m *Metrics) Close(ctx context.Context) error {
 		return nil
 	}
 	// Uninstall first, so nothing records into a provider being shut down.
+	// OpenTelemetry's errors still come here until it is: the final
+	// export's are this component's.
 	uninstall(slot)
+	defer removeOTelLogging(m)
 	sctx, cancel := context.WithTimeout(ctx, m.cfg.ShutdownTimeout)
 	defer cancel()
 	start := time.Now()
@@ -70,7 +75,13 @@ func (m *Metrics) Close(ctx context.Context) error {
 			zap.Duration("waited", time.Since(start)))
 		return nil
 	}
-	return &Error{Msg: "metrics: shut down the " + string(m.cfg.Exporter) + " provider", Err: redact(err, m.cfg)}
+	// The last export failing is no reason to fail the stop: the data is
+	// lost either way, and an exit status of 1 would tell an orchestrator
+	// that the service itself misbehaved.
+	m.log.Warn("metrics flush failed; pending metrics may be dropped",
+		zap.String("exporter", string(m.cfg.Exporter)),
+		zap.Error(redact(err, m.cfg)))
+	return nil
 }
 
 // Previous returns the global meter provider Open found and Close restores

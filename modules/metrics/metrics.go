@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 	"sync"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/metric"
@@ -176,6 +177,17 @@ func (m *Metrics) Name() string { return m.name }
 // Exporter returns the resolved exporter: never auto; none when the
 // component auto-disabled. It is known from construction on.
 func (m *Metrics) Exporter() Exporter { return m.cfg.Exporter }
+
+// ShutdownTimeout returns the bound on the flush when the component closes
+// (shutdown_timeout, SVC_METRICS_SHUTDOWN_TIMEOUT), known from construction
+// on; 0 when the component auto-disabled and so flushes nothing. The stop
+// budget of fxsvc.Run is checked against it.
+func (m *Metrics) ShutdownTimeout() time.Duration {
+	if m.cfg.Exporter == ExporterNone {
+		return 0
+	}
+	return m.cfg.ShutdownTimeout
+}
 
 // Config returns the resolved configuration (defaults filled, auto
 // resolved). Before Open it returns ErrNotStarted, as the spec says.

@@ -1,0 +1,206 @@
+package fxsvc
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/caarlos0/env/v11"
+)
+
+// Defaults of the server settings of [Serve]. Each bounds what one client
+// can hold: a connection that sends nothing, a request that arrives slowly,
+// a response read slowly, a header that never ends.
+const (
+	// DefaultReadHeaderTimeout bounds the wait for a request's header once
+	// its first byte arrived (SVC_HTTP_READ_HEADER_TIMEOUT).
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultReadTimeout bounds reading a whole request, body included
+	// (SVC_HTTP_READ_TIMEOUT): a body trickled slower is cut off.
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultWriteTimeout bounds a request from the end of its header to the
+	// end of its response (SVC_HTTP_WRITE_TIMEOUT). A hijacked connection (a
+	// websocket) is not bound by it, nor by the read timeout: net/http
+	// clears both deadlines on Hijack. A handler streaming for longer
+	// extends its own with http.ResponseController.SetWriteDeadline.
+	DefaultWriteTimeout = 60 * time.Second
+	// DefaultIdleTimeout bounds how long a keep-alive connection waits for
+	// its next request (SVC_HTTP_IDLE_TIMEOUT).
+	DefaultIdleTimeout = 60 * time.Second
+	// DefaultMaxHeaderBytes bounds a request's header, request line included
+	// (SVC_HTTP_MAX_HEADER_BYTES); larger ones get 431. It fits a bearer
+	// token many times over.
+	DefaultMaxHeaderBytes = 64 << 10
+)
+
+// DefaultDrainTimeout bounds how long [Serve] waits, on stop, for in-flight
+// requests and for handlers of hijacked connections (SVC_HTTP_DRAIN_TIMEOUT).
+// With the metrics flush (5 s by default) it fits fx's default 15 s stop
+// budget with 2 s to spare for the other components' stop hooks.
+const DefaultDrainTimeout = 8 * time.Second
+
+// serveConfig is what [Serve] reads from the environment, then overrides
+// with its options.
+type serveConfig struct {
+	Addr              string        `env:"SVC_HTTP_ADDR"`
+	ReadHeaderTimeout time.Duration `env:"SVC_HTTP_READ_HEADER_TIMEOUT"`
+	ReadTimeout       time.Duration `env:"SVC_HTTP_READ_TIMEOUT"`
+	WriteTimeout      time.Duration `env:"SVC_HTTP_WRITE_TIMEOUT"`
+	IdleTimeout       time.Duration `env:"SVC_HTTP_IDLE_TIMEOUT"`
+	MaxHeaderBytes    int           `env:"SVC_HTTP_MAX_HEADER_BYTES"`
+	DrainTimeout      time.Duration `env:"SVC_HTTP_DRAIN_TIMEOUT"`
+	// optErr is the first invalid option: options cannot fail on their own.
+	optErr error
+}
+
+// SettingError is an invalid setting: an environment variable or an option
+// of fxsvc. Setting names it (SVC_HTTP_READ_TIMEOUT,
+// fxsvc.ReadTimeout, ...); Problem says what is wrong and never quotes a
+// secret.
+type SettingError struct {
+	Setting string
+	Problem string
+}
+
+func (e *SettingError) Error() string { return "fxsvc: " + e.Setting + ": " + e.Problem }
+
+func defaultServeConfig() serveConfig {
+	return serveConfig{
+		Addr:              DefaultAddr,
+		ReadHeaderTimeout: DefaultReadHeaderTimeout,
+		ReadTimeout:       DefaultReadTimeout,
+		WriteTimeout:      DefaultWriteTimeout,
+		IdleTimeout:       DefaultIdleTimeout,
+		MaxHeaderBytes:    DefaultMaxHeaderBytes,
+		DrainTimeout:      DefaultDrainTimeout,
+	}
+}
+
+// loadServeConfig reads SVC_HTTP_* over the defaults, then applies opts.
+// An invalid variable or option is a *SettingError naming it.
+func loadServeConfig(opts []ServeOption) (serveConfig, error) {
+	cfg := defaultServeConfig()
+	err := env.ParseWithOptions(&cfg, env.Options{FuncMap: map[reflect.Type]env.ParserFunc{
+		reflect.TypeFor[time.Duration](): func(v string) (any, error) { return parsePositiveDuration(v) },
+		reflect.TypeFor[int](): func(v string) (any, error) {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n <= 0 {
+				return nil, errors.New("want a positive number of bytes, such as 65536")
+			}
+			return n, nil
+		},
+	}})
+	if err != nil {
+		return cfg, envSettingError(err, reflect.TypeFor[serveConfig]())
+	}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	return cfg, cfg.optErr
+}
+
+// errBadDuration is the one message of every duration setting; it does not
+// repeat the value.
+var errBadDuration = errors.New("want a positive Go duration such as 30s or 2m, or a number of seconds")
+
+// parsePositiveDuration accepts a Go duration ("30s") or a number of
+// seconds ("30", "0.5"), as the other SVC_* duration settings do. Zero is
+// refused: net/http reads it as "no limit", which is what these settings
+// exist to prevent.
+func parsePositiveDuration(v string) (time.Duration, error) {
+	v = strings.TrimSpace(v)
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		f, ferr := strconv.ParseFloat(v, 64)
+		if ferr != nil || math.IsNaN(f) || f*float64(time.Second) >= math.MaxInt64 {
+			return 0, errBadDuration
+		}
+		d = time.Duration(f * float64(time.Second))
+	}
+	if d <= 0 {
+		return 0, errBadDuration
+	}
+	return d, nil
+}
+
+// envSettingError turns caarlos0/env's error, which names the Go field,
+// into one naming the variable to fix.
+func envSettingError(err error, t reflect.Type) error {
+	var agg env.AggregateError
+	if errors.As(err, &agg) {
+		for _, e := range agg.Errors {
+			var pe env.ParseError
+			if errors.As(e, &pe) {
+				setting := pe.Name
+				if f, ok := t.FieldByName(pe.Name); ok {
+					setting, _, _ = strings.Cut(f.Tag.Get("env"), ",")
+				}
+				return &SettingError{Setting: setting, Problem: pe.Err.Error()}
+			}
+		}
+	}
+	return fmt.Errorf("fxsvc: reading the SVC_HTTP_* variables: %w", err)
+}
+
+// positiveOption records a non-positive duration given to option name.
+func (c *serveConfig) positiveOption(name string, d time.Duration, set func()) {
+	if d <= 0 {
+		if c.optErr == nil {
+			c.optErr = &SettingError{Setting: "fxsvc." + name, Problem: fmt.Sprintf("%v is not a positive duration", d)}
+		}
+		return
+	}
+	set()
+}
+
+// Addr sets the listen address, overriding SVC_HTTP_ADDR.
+func Addr(addr string) ServeOption { return func(c *serveConfig) { c.Addr = addr } }
+
+// DrainTimeout bounds the wait on stop for in-flight requests and hijacked
+// connections' handlers, overriding SVC_HTTP_DRAIN_TIMEOUT; those still
+// running then are cut off. A non-positive d fails the app's build.
+func DrainTimeout(d time.Duration) ServeOption {
+	return func(c *serveConfig) { c.positiveOption("DrainTimeout", d, func() { c.DrainTimeout = d }) }
+}
+
+// ReadHeaderTimeout overrides SVC_HTTP_READ_HEADER_TIMEOUT (see
+// [DefaultReadHeaderTimeout]). A non-positive d fails the app's build.
+func ReadHeaderTimeout(d time.Duration) ServeOption {
+	return func(c *serveConfig) { c.positiveOption("ReadHeaderTimeout", d, func() { c.ReadHeaderTimeout = d }) }
+}
+
+// ReadTimeout overrides SVC_HTTP_READ_TIMEOUT (see [DefaultReadTimeout]).
+// A non-positive d fails the app's build.
+func ReadTimeout(d time.Duration) ServeOption {
+	return func(c *serveConfig) { c.positiveOption("ReadTimeout", d, func() { c.ReadTimeout = d }) }
+}
+
+// WriteTimeout overrides SVC_HTTP_WRITE_TIMEOUT (see [DefaultWriteTimeout]).
+// A non-positive d fails the app's build.
+func WriteTimeout(d time.Duration) ServeOption {
+	return func(c *serveConfig) { c.positiveOption("WriteTimeout", d, func() { c.WriteTimeout = d }) }
+}
+
+// IdleTimeout overrides SVC_HTTP_IDLE_TIMEOUT (see [DefaultIdleTimeout]).
+// A non-positive d fails the app's build.
+func IdleTimeout(d time.Duration) ServeOption {
+	return func(c *serveConfig) { c.positiveOption("IdleTimeout", d, func() { c.IdleTimeout = d }) }
+}
+
+// MaxHeaderBytes overrides SVC_HTTP_MAX_HEADER_BYTES (see
+// [DefaultMaxHeaderBytes]). A non-positive n fails the app's build.
+func MaxHeaderBytes(n int) ServeOption {
+	return func(c *serveConfig) {
+		if n <= 0 {
+			if c.optErr == nil {
+				c.optErr = &SettingError{Setting: "fxsvc.MaxHeaderBytes", Problem: fmt.Sprintf("%d is not a positive number of bytes", n)}
+			}
+			return
+		}
+		c.MaxHeaderBytes = n
+	}
+}

@@ -1,0 +1,75 @@
+package fxsvc
+
+import (
+	"fmt"
+	"os"
+	"time"
+
+	"go.uber.org/fx"
+
+	"github.com/svckit/svc/modules/metrics"
+)
+
+// DefaultShutdownTimeout is the whole stop budget of [Run] and [Main]
+// (SVC_SHUTDOWN_TIMEOUT): fx's own default stop timeout. It is split as
+// the server's drain (SVC_HTTP_DRAIN_TIMEOUT, 8 s), then the metrics flush
+// (SVC_METRICS_SHUTDOWN_TIMEOUT, 5 s), leaving 2 s for the other
+// components' stop hooks.
+const DefaultShutdownTimeout = 15 * time.Second
+
+// shutdownTimeoutVar names the stop budget's variable.
+const shutdownTimeoutVar = "SVC_SHUTDOWN_TIMEOUT"
+
+// loadShutdownTimeout reads SVC_SHUTDOWN_TIMEOUT: a positive Go duration or
+// number of seconds, [DefaultShutdownTimeout] when unset.
+func loadShutdownTimeout() (time.Duration, error) {
+	v, ok := os.LookupEnv(shutdownTimeoutVar)
+	if !ok || v == "" {
+		return DefaultShutdownTimeout, nil
+	}
+	d, err := parsePositiveDuration(v)
+	if err != nil {
+		return 0, &SettingError{Setting: shutdownTimeoutVar, Problem: err.Error()}
+	}
+	return d, nil
+}
+
+// stopParts are the parts of the stop budget that the graph knows: the
+// server's drain and the metrics flush, both run one after the other.
+type stopParts struct {
+	drain, flush time.Duration
+}
+
+type stopPartsIn struct {
+	fx.In
+	Server  *Server          `optional:"true"`
+	Metrics *metrics.Metrics `optional:"true"`
+}
+
+// collectStopParts is invoked last, so that asking for the server and the
+// metrics component builds nothing out of the app's own order.
+func collectStopParts(parts *stopParts) fx.Option {
+	return fx.Invoke(func(in stopPartsIn) {
+		if in.Server != nil {
+			parts.drain = in.Server.DrainTimeout()
+		}
+		if in.Metrics != nil {
+			parts.flush = in.Metrics.ShutdownTimeout()
+		}
+	})
+}
+
+// check refuses parts that cannot fit budget. They must leave room: the
+// other components' stop hooks run in the same budget, and fx's error when
+// it runs out names no hook.
+func (p stopParts) check(budget time.Duration) error {
+	if p.drain+p.flush < budget {
+		return nil
+	}
+	return &SettingError{
+		Setting: shutdownTimeoutVar,
+		Problem: fmt.Sprintf("the stop budget %v leaves no room for the server's drain (SVC_HTTP_DRAIN_TIMEOUT, %v) "+
+			"plus the metrics flush (SVC_METRICS_SHUTDOWN_TIMEOUT, %v): raise %s (or fx.StopTimeout) or lower them",
+			budget, p.drain, p.flush, shutdownTimeoutVar),
+	}
+}
