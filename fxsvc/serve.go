@@ -73,6 +73,18 @@ type serveIn struct {
 	ServeMux   *http.ServeMux `optional:"true"`
 	Handler    http.Handler   `optional:"true"`
 	Logger     *zap.Logger    `optional:"true"`
+	Overrides  []ServeOption  `group:"svc.http.options"`
+}
+
+// ServeOverride adds options that [Serve] applies after its own (and after
+// the environment): a test kit uses it to listen on a free loopback port
+// whatever the app's options say.
+func ServeOverride(opts ...ServeOption) fx.Option {
+	anns := make([]any, len(opts))
+	for i, o := range opts {
+		anns[i] = fx.Annotated{Group: "svc.http.options", Target: o}
+	}
+	return fx.Supply(anns...)
 }
 
 // Serve runs an http.Server for the app's router for the life of the app.
@@ -88,7 +100,7 @@ func Serve(opts ...ServeOption) fx.Option {
 			if err := env.Parse(&cfg); err != nil {
 				return nil, fmt.Errorf("fxsvc.Serve: reading SVC_HTTP_ADDR: %w", err)
 			}
-			for _, o := range opts {
+			for _, o := range append(append([]ServeOption(nil), opts...), in.Overrides...) {
 				o(&cfg)
 			}
 			router, err := pickRouter(in)
