@@ -66,6 +66,18 @@ type serveIn struct {
 	ServeMux   *http.ServeMux `optional:"true"`
 	Handler    http.Handler   `optional:"true"`
 	Logger     *zap.Logger    `optional:"true"`
+	Overrides  []ServeOption  `group:"svc.http.options"`
+}
+
+// ServeOverride adds options that [Serve] applies after its own (and after
+// the environment): a test kit uses it to listen on a free loopback port
+// whatever the app's options say.
+func ServeOverride(opts ...ServeOption) fx.Option {
+	anns := make([]any, len(opts))
+	for i, o := range opts {
+		anns[i] = fx.Annotated{Group: "svc.http.options", Target: o}
+	}
+	return fx.Supply(anns...)
 }
 
 // Serve runs an http.Server for the app's router for the life of the app.
@@ -90,7 +102,7 @@ type serveIn struct {
 func Serve(opts ...ServeOption) fx.Option {
 	return fx.Module("svc.http",
 		fx.Provide(func(in serveIn) (*Server, error) {
-			cfg, err := loadServeConfig(opts)
+			cfg, err := loadServeConfig(append(append([]ServeOption(nil), opts...), in.Overrides...))
 			if err != nil {
 				return nil, err
 			}

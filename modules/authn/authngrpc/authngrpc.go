@@ -1,0 +1,209 @@
+// Package authngrpc puts the authentication gate in front of a gRPC server:
+// every call's `authorization` metadata is verified by the same verifier,
+// with the same bans, flood limits, check hook, security records and
+// metrics as the HTTP routes, and refused with a gRPC status that never
+// echoes the token.
+//
+//	gs := grpc.NewServer(
+//	    grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(gate, rules...)),
+//	    grpc.StreamInterceptor(authngrpc.StreamServerInterceptor(gate, rules...)),
+//	)
+//
+// Every method is authenticated unless a rule says otherwise. The gate sees
+// each call as `POST /package.Service/Method`, so its records and metrics
+// carry the full method name as `http.route`.
+package authngrpc
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/peer"
+	"google.golang.org/grpc/status"
+
+	"github.com/svckit/svc/modules/authn"
+)
+
+// Rule guards one full method ("/package.Service/Method") or, with a name
+// ending in "/", every method of a service ("/package.Service/").
+type Rule struct {
+	method    string
+	scopes    []string
+	anonymous bool
+}
+
+// Require makes the method need a token granting every scope named.
+func Require(fullMethod string, scopes ...string) Rule {
+	return Rule{method: fullMethod, scopes: scopes}
+}
+
+// Anonymous makes the method callable without a token; a token that is
+// sent must still verify.
+func Anonymous(fullMethod string) Rule { return Rule{method: fullMethod, anonymous: true} }
+
+// UnaryServerInterceptor authenticates every unary call through g. It
+// panics on an invalid rule (a method name not starting with "/", or one
+// named twice), as a router does on a bad route.
+func UnaryServerInterceptor(g *authn.Gate, rules ...Rule) grpc.UnaryServerInterceptor {
+	gh := newGuard(g, rules)
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		admitted, err := gh.admit(ctx, info.FullMethod)
+		if err != nil {
+			return nil, err
+		}
+		return handler(admitted, req)
+	}
+}
+
+// StreamServerInterceptor authenticates every streaming call through g when
+// the stream opens; see [UnaryServerInterceptor].
+func StreamServerInterceptor(g *authn.Gate, rules ...Rule) grpc.StreamServerInterceptor {
+	gh := newGuard(g, rules)
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		admitted, err := gh.admit(ss.Context(), info.FullMethod)
+		if err != nil {
+			return err
+		}
+		return handler(srv, &admittedStream{ServerStream: ss, ctx: admitted})
+	}
+}
+
+type admittedStream struct {
+	grpc.ServerStream
+	ctx context.Context
+}
+
+func (s *admittedStream) Context() context.Context { return s.ctx }
+
+// guard runs calls through the gate installed on an authn.ServeMux whose
+// patterns are the rules: the gate's own route markers decide anonymous
+// and scoped methods, so gRPC and HTTP are judged by one piece of code.
+type guard struct{ h http.Handler }
+
+type admittedKey struct{}
+
+func newGuard(g *authn.Gate, rules []Rule) *guard {
+	mux := authn.NewServeMux()
+	pass := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		if slot, ok := r.Context().Value(admittedKey{}).(*context.Context); ok {
+			*slot = r.Context()
+		}
+	})
+	for _, rule := range rules {
+		if !strings.HasPrefix(rule.method, "/") {
+			panic("authngrpc: method " + rule.method + ` must be a full method name, "/package.Service/Method"`)
+		}
+		var h http.Handler = pass
+		switch {
+		case rule.anonymous:
+			h = authn.Anonymous(h)
+		case len(rule.scopes) > 0:
+			h = authn.Require(rule.scopes...)(h)
+		}
+		mux.Handle("POST "+rule.method, h)
+	}
+	if !hasRule(rules, "/") {
+		mux.Handle("POST /", pass)
+	}
+	h, err := g.Handler(mux)
+	if err != nil {
+		panic("authngrpc: " + err.Error())
+	}
+	return &guard{h: h}
+}
+
+func hasRule(rules []Rule, method string) bool {
+	for _, r := range rules {
+		if r.method == method {
+			return true
+		}
+	}
+	return false
+}
+
+// admit returns the context of an admitted call (carrying its principal)
+// or the gRPC status of the refusal.
+func (gh *guard) admit(ctx context.Context, fullMethod string) (context.Context, error) {
+	var admitted context.Context
+	r := (&http.Request{
+		Method:     http.MethodPost,
+		URL:        &url.URL{Path: fullMethod},
+		RequestURI: fullMethod,
+		Proto:      "HTTP/2.0", ProtoMajor: 2,
+		Header: http.Header{},
+		Host:   "grpc",
+		Body:   http.NoBody,
+	}).WithContext(context.WithValue(ctx, admittedKey{}, &admitted))
+	if md, ok := metadata.FromIncomingContext(ctx); ok {
+		for _, v := range md.Get("authorization") {
+			r.Header.Add("Authorization", v)
+		}
+		if ua := md.Get("user-agent"); len(ua) > 0 {
+			r.Header.Set("User-Agent", ua[0])
+		}
+	}
+	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
+		r.RemoteAddr = p.Addr.String()
+		if _, _, err := net.SplitHostPort(r.RemoteAddr); err != nil {
+			r.RemoteAddr = ""
+		}
+	}
+	rec := &refusal{header: http.Header{}}
+	gh.h.ServeHTTP(rec, r)
+	if admitted != nil {
+		return admitted, nil
+	}
+	return nil, rec.status()
+}
+
+// refusal is the gate's answer to a call it refused; only its status and
+// challenge are read, never the body.
+type refusal struct {
+	header http.Header
+	code   int
+}
+
+func (r *refusal) Header() http.Header         { return r.header }
+func (r *refusal) Write(b []byte) (int, error) { return len(b), nil }
+func (r *refusal) WriteHeader(code int) {
+	if r.code == 0 {
+		r.code = code
+	}
+}
+
+// status maps the gate's HTTP refusal to a gRPC status. The messages are
+// fixed: no token, claim or key detail reaches the caller.
+func (r *refusal) status() error {
+	challenge := r.header.Get("WWW-Authenticate")
+	switch r.code {
+	case http.StatusUnauthorized:
+		if strings.Contains(challenge, `error="invalid_token"`) {
+			return status.Error(codes.Unauthenticated, "the bearer token was rejected")
+		}
+		return status.Error(codes.Unauthenticated, "a bearer token is required in the authorization metadata")
+	case http.StatusForbidden:
+		if i := strings.Index(challenge, `scope="`); i >= 0 {
+			if j := strings.IndexByte(challenge[i+7:], '"'); j >= 0 {
+				return status.Error(codes.PermissionDenied, "the token lacks a required scope: "+challenge[i+7:i+7+j])
+			}
+		}
+		return status.Error(codes.PermissionDenied, "the caller may not call this method")
+	case http.StatusBadRequest:
+		return status.Error(codes.InvalidArgument, "send exactly one bearer token")
+	case http.StatusTooManyRequests:
+		msg := "too many refused calls from this address"
+		if ra := r.header.Get("Retry-After"); ra != "" {
+			msg += "; retry after " + ra + " s"
+		}
+		return status.Error(codes.ResourceExhausted, msg)
+	case http.StatusServiceUnavailable:
+		return status.Error(codes.Unavailable, "token verification is not available yet; retry later")
+	}
+	return status.Error(codes.Internal, "the call could not be authenticated")
+}

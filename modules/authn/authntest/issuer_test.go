@@ -1,0 +1,107 @@
+package authntest_test
+
+import (
+	"context"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/authntest"
+)
+
+func TestIssuerTokensVerifyForEveryAlgorithm(t *testing.T) {
+	for _, alg := range []string{"ES256", "RS256", "PS256", "EdDSA"} {
+		t.Run(alg, func(t *testing.T) {
+			iss := authntest.NewIssuer(t, authntest.Algorithm(alg))
+			v := iss.Verifier()
+			p, err := v.Verify(context.Background(), iss.Token(authntest.Subject("alice"), authntest.Scopes("read", "write")))
+			if err != nil {
+				t.Fatalf("Verify: %v", err)
+			}
+			if p.Subject != "alice" || p.Issuer != iss.URL || !p.Scopes.HasAll("read", "write") || !p.Authenticated {
+				t.Fatalf("principal = %+v", p)
+			}
+		})
+	}
+}
+
+func TestIssuerTokenOptionsReachTheVerifier(t *testing.T) {
+	iss := authntest.NewIssuer(t)
+	v := iss.Verifier()
+	cases := []struct {
+		name   string
+		opts   []authntest.TokenOption
+		reason authn.Reason // "" = accepted
+	}{
+		{"defaults", nil, ""},
+		{"expired", []authntest.TokenOption{authntest.Expires(time.Now().Add(-time.Hour))}, authn.ReasonExpired},
+		{"not yet valid", []authntest.TokenOption{authntest.NotBefore(time.Now().Add(time.Hour))}, authn.ReasonNotYetValid},
+		{"other audience", []authntest.TokenOption{authntest.Audience("https://other.example")}, authn.ReasonAudience},
+		{"no exp", []authntest.TokenOption{authntest.Claim("exp", nil)}, authn.ReasonInvalidClaims},
+		{"custom claim", []authntest.TokenOption{authntest.Claim("tenant", "acme")}, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := v.Verify(context.Background(), iss.Token(c.opts...))
+			var te *authn.TokenError
+			switch {
+			case c.reason == "" && err != nil:
+				t.Fatalf("Verify: %v", err)
+			case c.reason != "" && (!errors.As(err, &te) || te.Reason != c.reason):
+				t.Fatalf("Verify error = %v, want reason %s", err, c.reason)
+			}
+		})
+	}
+}
+
+func TestIssuerRotationIsFetchedOnce(t *testing.T) {
+	iss := authntest.NewIssuer(t)
+	v := iss.Verifier(authn.RetryInterval(time.Millisecond))
+	before := iss.KeyFetches()
+	if before < 1 {
+		t.Fatalf("KeyFetches = %d after the verifier loaded keys", before)
+	}
+	iss.Rotate(true)
+	if _, err := v.Verify(context.Background(), iss.Token()); err != nil {
+		t.Fatalf("token of the rotated key: %v", err)
+	}
+	if got := iss.KeyFetches(); got != before+1 {
+		t.Fatalf("KeyFetches = %d, want %d (one refresh for the new kid)", got, before+1)
+	}
+}
+
+func TestWithPrincipalServesHandlerTests(t *testing.T) {
+	h := func(w http.ResponseWriter, r *http.Request) {
+		p, ok := authn.PrincipalFrom(r.Context())
+		if !ok || !p.Scopes.Has("admin") {
+			w.WriteHeader(http.StatusForbidden)
+			return
+		}
+		_, _ = w.Write([]byte(p.Subject))
+	}
+	rec := httptest.NewRecorder()
+	h(rec, authntest.WithPrincipal(httptest.NewRequest("GET", "/admin", nil), authntest.Caller("root", "admin")))
+	if rec.Code != 200 || rec.Body.String() != "root" {
+		t.Fatalf("got %d %q", rec.Code, rec.Body)
+	}
+	rec = httptest.NewRecorder()
+	h(rec, httptest.NewRequest("GET", "/admin", nil))
+	if rec.Code != http.StatusForbidden {
+		t.Fatalf("without a principal: %d", rec.Code)
+	}
+}
+
+func TestReadyReportsMissingKeys(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	v := authn.Discover(srv.URL, "aud")
+	if err := v.Ready(); !errors.Is(err, authn.ErrKeysUnavailable) {
+		t.Fatalf("Ready before Open = %v, want ErrKeysUnavailable", err)
+	}
+	if err := authntest.WaitReady(v, 50*time.Millisecond); !errors.Is(err, authn.ErrKeysUnavailable) {
+		t.Fatalf("WaitReady = %v", err)
+	}
+}

@@ -1,0 +1,27 @@
+package authntest
+
+import (
+	"net/http"
+
+	"github.com/svckit/svc/modules/authn"
+)
+
+// Caller returns an authenticated principal for handler tests that need no
+// token: issuer "https://issuer.test.example", the given subject and
+// scopes.
+func Caller(subject string, scopes ...string) authn.Principal {
+	return authn.Principal{
+		Subject:       subject,
+		Issuer:        "https://issuer.test.example",
+		Scopes:        authn.NewScopes(scopes...),
+		Authenticated: true,
+	}
+}
+
+// WithPrincipal returns a copy of r whose context carries p, as the gate
+// would store it: authn.PrincipalFrom, authn.ClaimsFrom and the Huma
+// caller inputs read it. No token is attached (authn.TokenFrom reports
+// none); use authn.WithPrincipal directly to attach one.
+func WithPrincipal(r *http.Request, p authn.Principal) *http.Request {
+	return r.WithContext(authn.WithPrincipal(r.Context(), p, ""))
+}

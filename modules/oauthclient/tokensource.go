@@ -1,0 +1,51 @@
+package oauthclient
+
+import (
+	"context"
+
+	"golang.org/x/oauth2"
+)
+
+// TokenSource returns the pattern as a golang.org/x/oauth2 TokenSource, so
+// that anything written for x/oauth2 (Google API clients, gRPC's
+// credentials/oauth.TokenSource, oauth2.Transport) carries the pattern's
+// tokens with its cache, background refresh and failure memory behind them.
+//
+// ctx bounds each Token call's wait for a fetch; cancelling it ends waits,
+// never a fetch in progress (the client owns fetches). The source is safe
+// for concurrent use and already caches: do not wrap it in
+// oauth2.ReuseTokenSource, which would hold a lock across refreshes.
+// Token returns the errors of [Pattern.Token]; on a token-exchange pattern
+// use [Pattern.TokenSourceFor].
+func (p *Pattern) TokenSource(ctx context.Context) oauth2.TokenSource {
+	return patternSource{ctx: ctx, p: p}
+}
+
+// TokenSourceFor is [Pattern.TokenSource] for a token-exchange pattern,
+// on behalf of the caller whose verified token is callerToken.
+func (p *Pattern) TokenSourceFor(ctx context.Context, callerToken string) oauth2.TokenSource {
+	return patternSource{ctx: ctx, p: p, caller: callerToken, exchange: true}
+}
+
+type patternSource struct {
+	ctx      context.Context
+	p        *Pattern
+	caller   string
+	exchange bool
+}
+
+func (s patternSource) Token() (*oauth2.Token, error) {
+	var (
+		t   AccessToken
+		err error
+	)
+	if s.exchange {
+		t, err = s.p.TokenFor(s.ctx, s.caller)
+	} else {
+		t, err = s.p.Token(s.ctx)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &oauth2.Token{AccessToken: t.Value, TokenType: t.TokenType, Expiry: t.ExpiresAt}, nil
+}

@@ -1,0 +1,42 @@
+package svctest_test
+
+import (
+	"net/http"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"go.uber.org/fx"
+
+	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/svctest"
+)
+
+// The README's "Testing your service": a whole service test in under 30 lines.
+func TestReportsNeedTheReadScope(t *testing.T) {
+	iss := authntest.NewIssuer(t)
+	app := svctest.Start(t,
+		fxsvc.Errors(),
+		fxsvc.Authn(iss.Discover()),
+		fx.Provide(func() *chi.Mux {
+			r := chi.NewRouter()
+			r.With(authn.Require("read")).Get("/reports", func(w http.ResponseWriter, r *http.Request) {
+				p, _ := authn.PrincipalFrom(r.Context())
+				_, _ = w.Write([]byte("reports for " + p.Subject))
+			})
+			return r
+		}),
+		fxsvc.Serve(),
+	)
+
+	if r := app.Get(t, "/reports", iss.Token(authntest.Subject("alice"), authntest.Scopes("read"))); r.Status != 200 || r.Body != "reports for alice" {
+		t.Fatalf("reader: %d %s", r.Status, r.Body)
+	}
+	if r := app.Get(t, "/reports", iss.Token(authntest.Scopes("write"))); r.Status != 403 {
+		t.Fatalf("writer: %d %s", r.Status, r.Body)
+	}
+	if r := app.Get(t, "/reports", ""); r.Status != 401 || r.Header.Get("WWW-Authenticate") != "Bearer" {
+		t.Fatalf("no token: %d %v", r.Status, r.Header)
+	}
+}
