@@ -14,6 +14,11 @@ import (
 // 2048 bits).
 const minRSABits = 2048
 
+// maxRSABits is the largest RSA modulus accepted. Verifying grows with the
+// square of the modulus: an 8192-bit key already costs about as much as a
+// P-521 one, and no provider signs with more.
+const maxRSABits = 8192
+
 // maxKidlessTries bounds how many keys a token without a kid is tried
 // against, so a large key set cannot multiply the cost of a forged token.
 const maxKidlessTries = 4
@@ -36,21 +41,13 @@ func newHeldKey(pub crypto.PublicKey, id, declaredAlg string) (*heldKey, error) 
 	k := &heldKey{id: id}
 	switch key := pub.(type) {
 	case *rsa.PublicKey:
-		if key == nil || key.N == nil {
-			return nil, fmt.Errorf("empty RSA key")
-		}
-		if key.N.BitLen() < minRSABits {
-			return nil, fmt.Errorf("RSA key of %d bits, below %d", key.N.BitLen(), minRSABits)
+		if err := checkRSAKey(key); err != nil {
+			return nil, err
 		}
 		k.family, k.rsa = familyRSA, key
 	case *ecdsa.PublicKey:
-		if key == nil || key.Curve == nil {
-			return nil, fmt.Errorf("empty EC key")
-		}
-		switch key.Curve {
-		case elliptic.P256(), elliptic.P384(), elliptic.P521():
-		default:
-			return nil, fmt.Errorf("EC key on unsupported curve %s", key.Curve.Params().Name)
+		if err := checkECKey(key); err != nil {
+			return nil, err
 		}
 		k.family, k.ec = familyEC, key
 	case ed25519.PublicKey:
@@ -69,6 +66,51 @@ func newHeldKey(pub crypto.PublicKey, id, declaredAlg string) (*heldKey, error) 
 		k.alg = declaredAlg
 	}
 	return k, nil
+}
+
+// checkRSAKey refuses an RSA key no signature can verify under, so a
+// malformed key is a configuration problem rather than a refusal of every
+// token as a forgery: a modulus that is missing, not positive or even, of
+// fewer than 2048 or more than 8192 bits, or a public exponent that is not
+// an odd number of at least 3.
+func checkRSAKey(key *rsa.PublicKey) error {
+	switch {
+	case key == nil || key.N == nil:
+		return fmt.Errorf("empty RSA key (no modulus n)")
+	case key.N.Sign() <= 0:
+		return fmt.Errorf("RSA modulus n is not positive")
+	case key.N.Bit(0) == 0:
+		return fmt.Errorf("RSA modulus n is even")
+	case key.N.BitLen() < minRSABits:
+		return fmt.Errorf("RSA key of %d bits, below %d", key.N.BitLen(), minRSABits)
+	case key.N.BitLen() > maxRSABits:
+		return fmt.Errorf("RSA key of %d bits, above %d", key.N.BitLen(), maxRSABits)
+	case key.E < 3 || key.E%2 == 0:
+		return fmt.Errorf("RSA public exponent e=%d is not an odd number of at least 3", key.E)
+	}
+	return nil
+}
+
+// checkECKey refuses an EC key that is empty, on a curve svc does not
+// accept, or whose point is missing or not on its curve.
+func checkECKey(key *ecdsa.PublicKey) error {
+	if key == nil || key.Curve == nil {
+		return fmt.Errorf("empty EC key (no curve)")
+	}
+	switch key.Curve {
+	case elliptic.P256(), elliptic.P384(), elliptic.P521():
+	default:
+		return fmt.Errorf("EC key on unsupported curve %s", key.Curve.Params().Name)
+	}
+	if key.X == nil || key.Y == nil {
+		return fmt.Errorf("EC key without a point (x or y missing)")
+	}
+	// ECDH parses the point with crypto/ecdh, which refuses coordinates
+	// out of range and points off the curve or at infinity.
+	if _, err := key.ECDH(); err != nil {
+		return fmt.Errorf("EC point is not on curve %s", key.Curve.Params().Name)
+	}
+	return nil
 }
 
 func (k *heldKey) fitsFamily(a alg) bool {
@@ -159,9 +201,11 @@ func (s *keySet) candidates(kid string, a alg, out []*heldKey) ([]*heldKey, Reas
 }
 
 // KeySet returns a verifier that trusts the public keys given here and
-// fetches nothing ("held keys"). Each key is a *rsa.PublicKey (2048 bits or
-// more), an *ecdsa.PublicKey on P-256, P-384 or P-521, or an
-// ed25519.PublicKey, as parsed by crypto/x509 from PEM. Held keys carry no
+// fetches nothing ("held keys"). Each key is a *rsa.PublicKey (2048 to
+// 8192 bits, odd modulus, odd exponent of at least 3), an *ecdsa.PublicKey
+// whose point is on P-256, P-384 or P-521, or an ed25519.PublicKey, as
+// parsed by crypto/x509 from PEM. A key that is none of these is a
+// *ConfigError naming it (keys[i]) and what is wrong with it. Held keys carry no
 // kid: a token's kid is matched against each key's RFC 7638 SHA-256
 // thumbprint, and otherwise every key whose type fits the token's alg is
 // tried (at most four).
