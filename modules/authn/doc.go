@@ -29,8 +29,18 @@
 // before any parsing. TokenTypes("at+jwt") additionally requires RFC 9068
 // access-token typing. A token with a kid is checked against the keys with
 // that kid only; one without is tried against at most four keys of the
-// algorithm's type. Held keys (KeySet) answer to their RFC 7638 thumbprint
-// as kid, and otherwise by type.
+// algorithm's type. Either way at most one of the keys tried is expensive
+// (P-384, P-521, RSA of 3072 bits or more): the first in the set's order.
+// Held keys (KeySet) answer to their RFC 7638 thumbprint as kid, and
+// otherwise by type. A JWK is used only if its use is sig (or absent) and
+// its key_ops, if any, lists verify.
+//
+// Fresh signature checks run under a budget (MaxConcurrentVerifications,
+// default GOMAXPROCS, with 16 waiting per slot); past it Verify returns an
+// error wrapping ErrBusy (the gate answers 503 with Retry-After, and bans
+// never count it). Cached tokens skip the budget, so a flood of forged
+// tokens on expensive keys takes at most that many cores while callers
+// already verified keep flowing.
 //
 // Claims: `iss` must equal the issuer exactly (a trailing slash is a
 // difference), `aud` (a string or an array) must contain the audience,

@@ -319,6 +319,9 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: te.Reason}, false)
 	case errors.Is(err, ErrKeysUnavailable):
 		q.refuse(w, &Refusal{Kind: KindKeysUnavailable}, false)
+	case errors.Is(err, ErrBusy):
+		// Not a judgement of the token: bans never count it.
+		q.refuse(w, &Refusal{Kind: KindVerifierBusy, RetryAfter: busyRetryAfter}, false)
 	default:
 		g.internalError(w, q.r, err)
 	}

@@ -20,7 +20,15 @@ const (
 	KindInsufficientScope      RefusalKind = "insufficient-scope"      // 403, error="insufficient_scope", scope=
 	KindClientBanned           RefusalKind = "client-banned"           // 429, Retry-After
 	KindKeysUnavailable        RefusalKind = "signing-keys-unavailable"
+	// KindVerifierBusy is the verifier's budget of fresh verifications
+	// overflowing (authn.ErrBusy): 503 with Retry-After, under the error
+	// format's own anchor for a full concurrency limit.
+	KindVerifierBusy RefusalKind = svcerrors.AnchorBulkheadFull
 )
+
+// busyRetryAfter is the Retry-After of KindVerifierBusy: a verification
+// takes well under a second, so a queue full now has moved on by then.
+const busyRetryAfter = time.Second
 
 // Refusal is the gate's answer to a request it turns away. It is a
 // svcerrors.Rejection: the registered error format renders it, with the
@@ -32,7 +40,8 @@ type Refusal struct {
 	Reason Reason
 	// Scopes are the scopes the route requires (KindInsufficientScope).
 	Scopes []string
-	// RetryAfter is how long a banned caller must wait (KindClientBanned).
+	// RetryAfter is how long a banned caller must wait (KindClientBanned),
+	// or how long to wait before retrying (KindVerifierBusy).
 	RetryAfter time.Duration
 	// resourceMetadata is the metadata URL every Bearer challenge names when
 	// the gate has a Resource.
@@ -77,6 +86,8 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"This client is refused for a while. Retry after the time given."},
 	KindKeysUnavailable: {http.StatusServiceUnavailable, "Signing keys unavailable",
 		"The service cannot verify tokens yet. Retry shortly."},
+	KindVerifierBusy: {svcerrors.KindBulkheadFull.Status, svcerrors.KindBulkheadFull.Title,
+		"The service is verifying as many new tokens as it can. Retry after the time given."},
 }
 
 // Status is the HTTP status of the refusal.

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -147,10 +148,14 @@ func fetchJWKS(ctx context.Context, hc *http.Client, target string, log *zap.Log
 	return keys, maxAge(header.Get("Cache-Control")), nil
 }
 
-// parseJWKS reads the signing keys of a JWK Set. Keys that cannot be used
-// (unknown or symmetric kty, `use` other than sig, RSA under 2048 bits, an
-// unsupported curve or alg) are skipped as RFC 7517 §5 asks; a set left
-// with no usable key is an error, so the keys held before stay in use.
+// parseJWKS reads the signing keys of a JWK Set. Keys that are not for
+// verifying signatures (`use` other than sig, `key_ops` without verify,
+// RFC 7517 §4.2-4.3) are skipped quietly; keys svc cannot use (unknown or
+// symmetric kty, RSA under 2048 or over 8192 bits, an even modulus or a bad
+// exponent, an EC point missing or off its curve, an unsupported curve or
+// alg) are skipped with a warning naming the key, as RFC 7517 §5 asks. A
+// set left with no usable key is an error, so the keys held before stay in
+// use.
 func parseJWKS(body []byte, log *zap.Logger) ([]*heldKey, error) {
 	var doc struct {
 		Keys []json.RawMessage `json:"keys"`
@@ -161,8 +166,13 @@ func parseJWKS(body []byte, log *zap.Logger) ([]*heldKey, error) {
 	keys := make([]*heldKey, 0, len(doc.Keys))
 	for i, raw := range doc.Keys {
 		k, err := parseJWK(raw)
-		if err != nil {
+		var notSigning *notForVerifyingError
+		switch {
+		case errors.As(err, &notSigning):
 			log.Debug("JWK skipped", zap.Int("index", i), zap.Error(err))
+			continue
+		case err != nil:
+			log.Warn("JWK skipped: unusable key in the key set", zap.Int("index", i), zap.Error(err))
 			continue
 		}
 		keys = append(keys, k)
@@ -173,13 +183,34 @@ func parseJWKS(body []byte, log *zap.Logger) ([]*heldKey, error) {
 	return keys, nil
 }
 
+// notForVerifyingError is a JWK its publisher marked for another purpose
+// than verifying signatures: skipping it is normal, not a fault.
+type notForVerifyingError struct{ kid, why string }
+
+func (e *notForVerifyingError) Error() string {
+	return fmt.Sprintf("kid %s: not a verification key (%s)", quoteSetting(e.kid), e.why)
+}
+
 func parseJWK(raw json.RawMessage) (*heldKey, error) {
+	// go-jose neither reads key_ops nor names the key in its errors.
+	var head struct {
+		Kid    string    `json:"kid"`
+		KeyOps *[]string `json:"key_ops"`
+	}
+	if err := json.Unmarshal(raw, &head); err != nil {
+		return nil, fmt.Errorf("not a JWK with a string kid and key_ops of strings: %w", err)
+	}
 	var jwk jose.JSONWebKey
 	if err := jwk.UnmarshalJSON(raw); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("kid %s: %w", quoteSetting(head.Kid), err)
 	}
 	if jwk.Use != "" && jwk.Use != "sig" {
-		return nil, fmt.Errorf("kid %s: use %s", quoteSetting(jwk.KeyID), quoteSetting(jwk.Use))
+		return nil, &notForVerifyingError{jwk.KeyID, "use " + quoteSetting(jwk.Use)}
+	}
+	// A key whose operations leave out verify must not verify, whatever
+	// its use says (RFC 7517 §4.3).
+	if head.KeyOps != nil && !slices.Contains(*head.KeyOps, "verify") {
+		return nil, &notForVerifyingError{jwk.KeyID, "key_ops without verify"}
 	}
 	var pub crypto.PublicKey
 	switch key := jwk.Key.(type) {

@@ -14,9 +14,20 @@ import (
 // 2048 bits).
 const minRSABits = 2048
 
-// maxKidlessTries bounds how many keys a token without a kid is tried
-// against, so a large key set cannot multiply the cost of a forged token.
+// maxRSABits is the largest RSA modulus accepted. Verifying grows with the
+// square of the modulus: an 8192-bit key already costs about as much as a
+// P-521 one, and no provider signs with more.
+const maxRSABits = 8192
+
+// maxKidlessTries bounds how many keys a token is tried against, so a
+// large key set cannot multiply the cost of a forged token. At most one of
+// them may be expensive (see heldKey.expensive).
 const maxKidlessTries = 4
+
+// expensiveRSABits is the modulus from which an RSA key counts as
+// expensive: a 3072-bit verification costs about what an ES256 one does,
+// a 4096-bit one several times more.
+const expensiveRSABits = 3072
 
 // heldKey is one public signing key.
 type heldKey struct {
@@ -26,6 +37,10 @@ type heldKey struct {
 	rsa    *rsa.PublicKey
 	ec     *ecdsa.PublicKey
 	ed     ed25519.PublicKey
+	// expensive marks a key whose verification costs several times an
+	// ES256 one (P-384, P-521, RSA of 3072 bits or more): a token is tried
+	// against at most one such key.
+	expensive bool
 	// retired is set when the key leaves the key set, which drops the
 	// cached verifications it made.
 	retired atomic.Bool
@@ -36,23 +51,19 @@ func newHeldKey(pub crypto.PublicKey, id, declaredAlg string) (*heldKey, error) 
 	k := &heldKey{id: id}
 	switch key := pub.(type) {
 	case *rsa.PublicKey:
-		if key == nil || key.N == nil {
-			return nil, fmt.Errorf("empty RSA key")
-		}
-		if key.N.BitLen() < minRSABits {
-			return nil, fmt.Errorf("RSA key of %d bits, below %d", key.N.BitLen(), minRSABits)
+		if err := checkRSAKey(key); err != nil {
+			return nil, err
 		}
 		k.family, k.rsa = familyRSA, key
+		k.expensive = key.N.BitLen() >= expensiveRSABits
 	case *ecdsa.PublicKey:
-		if key == nil || key.Curve == nil {
-			return nil, fmt.Errorf("empty EC key")
-		}
-		switch key.Curve {
-		case elliptic.P256(), elliptic.P384(), elliptic.P521():
-		default:
-			return nil, fmt.Errorf("EC key on unsupported curve %s", key.Curve.Params().Name)
+		if err := checkECKey(key); err != nil {
+			return nil, err
 		}
 		k.family, k.ec = familyEC, key
+		// Go's P-384 and P-521 verify about 10 and 40 times slower than
+		// its P-256.
+		k.expensive = key.Curve != elliptic.P256()
 	case ed25519.PublicKey:
 		if len(key) != ed25519.PublicKeySize {
 			return nil, fmt.Errorf("Ed25519 key of %d bytes", len(key))
@@ -69,6 +80,51 @@ func newHeldKey(pub crypto.PublicKey, id, declaredAlg string) (*heldKey, error) 
 		k.alg = declaredAlg
 	}
 	return k, nil
+}
+
+// checkRSAKey refuses an RSA key no signature can verify under, so a
+// malformed key is a configuration problem rather than a refusal of every
+// token as a forgery: a modulus that is missing, not positive or even, of
+// fewer than 2048 or more than 8192 bits, or a public exponent that is not
+// an odd number of at least 3.
+func checkRSAKey(key *rsa.PublicKey) error {
+	switch {
+	case key == nil || key.N == nil:
+		return fmt.Errorf("empty RSA key (no modulus n)")
+	case key.N.Sign() <= 0:
+		return fmt.Errorf("RSA modulus n is not positive")
+	case key.N.Bit(0) == 0:
+		return fmt.Errorf("RSA modulus n is even")
+	case key.N.BitLen() < minRSABits:
+		return fmt.Errorf("RSA key of %d bits, below %d", key.N.BitLen(), minRSABits)
+	case key.N.BitLen() > maxRSABits:
+		return fmt.Errorf("RSA key of %d bits, above %d", key.N.BitLen(), maxRSABits)
+	case key.E < 3 || key.E%2 == 0:
+		return fmt.Errorf("RSA public exponent e=%d is not an odd number of at least 3", key.E)
+	}
+	return nil
+}
+
+// checkECKey refuses an EC key that is empty, on a curve svc does not
+// accept, or whose point is missing or not on its curve.
+func checkECKey(key *ecdsa.PublicKey) error {
+	if key == nil || key.Curve == nil {
+		return fmt.Errorf("empty EC key (no curve)")
+	}
+	switch key.Curve {
+	case elliptic.P256(), elliptic.P384(), elliptic.P521():
+	default:
+		return fmt.Errorf("EC key on unsupported curve %s", key.Curve.Params().Name)
+	}
+	if key.X == nil || key.Y == nil {
+		return fmt.Errorf("EC key without a point (x or y missing)")
+	}
+	// ECDH parses the point with crypto/ecdh, which refuses coordinates
+	// out of range and points off the curve or at infinity.
+	if _, err := key.ECDH(); err != nil {
+		return fmt.Errorf("EC point is not on curve %s", key.Curve.Params().Name)
+	}
+	return nil
 }
 
 func (k *heldKey) fitsFamily(a alg) bool {
@@ -117,18 +173,20 @@ func newKeySet(keys []*heldKey, held bool) *keySet {
 	return s
 }
 
-// candidates returns the keys to try for a token with kid and algorithm a.
-// reason is set when there are none: ReasonUnknownKey when the kid is not
-// in the set (a refresh may help), ReasonAlgorithm when the key the kid
-// names does not fit the algorithm (alg confusion).
+// candidates returns the keys to try for a token with kid and algorithm a:
+// the keys the kid names, or for a token without a kid (or with a kid that
+// is no held key's thumbprint) every key whose type fits, in the set's
+// order. Either way at most maxKidlessTries keys, of which at most one
+// expensive: the first in the set's order (the JWKS document's, or the
+// order given to KeySet). A forged token then costs at most one expensive
+// verification whatever the key set holds. reason is set when there are
+// none: ReasonUnknownKey when the kid is not in the set (a refresh may
+// help), ReasonAlgorithm when the key the kid names does not fit the
+// algorithm (alg confusion).
 func (s *keySet) candidates(kid string, a alg, out []*heldKey) ([]*heldKey, Reason) {
 	if kid != "" {
 		named := s.byID[kid]
-		for _, k := range named {
-			if k.fits(a) {
-				out = append(out, k)
-			}
-		}
+		out = appendTries(out, named, a)
 		switch {
 		case len(out) > 0:
 			return out, ""
@@ -139,14 +197,7 @@ func (s *keySet) candidates(kid string, a alg, out []*heldKey) ([]*heldKey, Reas
 		}
 		// Held keys carry no provider kid: fall through and try by type.
 	}
-	for _, k := range s.keys {
-		if k.fits(a) {
-			out = append(out, k)
-			if len(out) == maxKidlessTries {
-				break
-			}
-		}
-	}
+	out = appendTries(out, s.keys, a)
 	if len(out) > 0 {
 		return out, ""
 	}
@@ -158,13 +209,34 @@ func (s *keySet) candidates(kid string, a alg, out []*heldKey) ([]*heldKey, Reas
 	return nil, ReasonUnknownKey
 }
 
+// appendTries appends the keys of from that fit a, within the budget of
+// tries: maxKidlessTries keys, one of them expensive.
+func appendTries(out, from []*heldKey, a alg) []*heldKey {
+	expensive := false
+	for _, k := range from {
+		if len(out) == maxKidlessTries {
+			break
+		}
+		if !k.fits(a) || (k.expensive && expensive) {
+			continue
+		}
+		expensive = expensive || k.expensive
+		out = append(out, k)
+	}
+	return out
+}
+
 // KeySet returns a verifier that trusts the public keys given here and
-// fetches nothing ("held keys"). Each key is a *rsa.PublicKey (2048 bits or
-// more), an *ecdsa.PublicKey on P-256, P-384 or P-521, or an
-// ed25519.PublicKey, as parsed by crypto/x509 from PEM. Held keys carry no
+// fetches nothing ("held keys"). Each key is a *rsa.PublicKey (2048 to
+// 8192 bits, odd modulus, odd exponent of at least 3), an *ecdsa.PublicKey
+// whose point is on P-256, P-384 or P-521, or an ed25519.PublicKey, as
+// parsed by crypto/x509 from PEM. A key that is none of these is a
+// *ConfigError naming it (keys[i]) and what is wrong with it. Held keys carry no
 // kid: a token's kid is matched against each key's RFC 7638 SHA-256
 // thumbprint, and otherwise every key whose type fits the token's alg is
-// tried (at most four).
+// tried in the order given: at most four, and at most one expensive key
+// (P-384, P-521, RSA of 3072 bits or more), so put the key that signs
+// most tokens first.
 //
 // Tokens must carry `iss` equal to issuer and an `aud` containing audience.
 // Nothing panics on bad input: an empty issuer or audience, an unsupported

@@ -14,7 +14,9 @@ import (
 // Verify returns the caller the token names, or an error: a *TokenError
 // for a token that does not verify (the gate answers 401 token-rejected
 // with its Reason), an error wrapping ErrKeysUnavailable while keys are not
-// loaded (503 signing-keys-unavailable), and anything else for a failure
+// loaded (503 signing-keys-unavailable), an error wrapping ErrBusy when too
+// many fresh verifications are running (503 bulkhead-full with
+// Retry-After, never counted toward bans), and anything else for a failure
 // of the verifier itself (500). It must be safe for concurrent use.
 type Verifier interface {
 	Verify(ctx context.Context, token string) (Principal, error)
@@ -70,6 +72,8 @@ type JWTVerifier struct {
 	cache     *verifyCache
 	discovery *discovery // set by Discover
 	audList   []string   // []string{audience}, shared by the claims that carry just it
+	// budget bounds the fresh signature checks running at once.
+	budget *verifyBudget
 }
 
 var (
@@ -106,6 +110,7 @@ func (v *JWTVerifier) finish() {
 		v.client = defaultHTTPClient()
 	}
 	v.cache = newVerifyCache(v.cfg.cacheSize)
+	v.budget = newVerifyBudget(v.cfg.maxVerifications)
 	v.audList = []string{v.cfg.audience}
 	v.err = errors.Join(v.cfg.problems...)
 }
@@ -185,12 +190,9 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, erro
 	case ReasonAlgorithm:
 		return Principal{}, refuse(reason, errKeyAlg)
 	}
-	var key *heldKey
-	for _, k := range cands {
-		if verifySignature(pt.alg, k, pt.signingInput, pt.sig) {
-			key = k
-			break
-		}
+	key, err := v.checkSignature(ctx, &pt, cands)
+	if err != nil {
+		return Principal{}, err
 	}
 	if key == nil {
 		return Principal{}, refuse(ReasonSignature, errSignature)
@@ -209,6 +211,21 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, erro
 	p.Authenticated = true
 	v.cache.put(token, p, claims.Expiry.Add(v.cfg.leeway), key, now)
 	return p, nil
+}
+
+// checkSignature tries the candidate keys within the verification budget
+// and returns the one that verifies, nil when none does.
+func (v *JWTVerifier) checkSignature(ctx context.Context, pt *parsedToken, cands []*heldKey) (*heldKey, error) {
+	if err := v.budget.acquire(ctx); err != nil {
+		return nil, err
+	}
+	defer v.budget.release()
+	for _, k := range cands {
+		if verifySignature(pt.alg, k, pt.signingInput, pt.sig) {
+			return k, nil
+		}
+	}
+	return nil, nil
 }
 
 // quoteSetting quotes a value for an error message, cut to 64 bytes so a

@@ -48,6 +48,7 @@ type verifierConfig struct {
 	clock            func() time.Time
 	cacheSize        int
 	maxTokenSize     int
+	maxVerifications int // 0: GOMAXPROCS
 	logger           *zap.Logger
 	problems         []error
 }

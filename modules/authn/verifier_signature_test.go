@@ -65,7 +65,7 @@ func TestECDSAVerifyMatchesEcdsaVerify(t *testing.T) {
 		order := c.key.Curve.Params().N
 		input := "eyJhbGciOiJFUzI1NiJ9.eyJleHAiOjF9"
 		var buf [64]byte
-		digest := hashInput(&buf, algs[c.a].hash, input)
+		digest := hashInput(&buf, algs[c.a].hash, []byte(input))
 		sigs := [][]byte{}
 		// P-521's halves are 66 bytes for 521 bits: the top bit is never set.
 		var leadingZero, topBit = false, c.a == algES512

@@ -1,0 +1,254 @@
+package authn
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"errors"
+	"math/big"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+)
+
+// Regression: issue 14 item 2.
+// A token without a kid is tried against at most one expensive key (the
+// first in the set's order), so a forged ES512 token against four P-521
+// keys costs one P-521 verification, not four.
+func TestKidlessTokenTriesAtMostOneExpensiveKey(t *testing.T) {
+	k := keys(t)
+	second, err := ecdsa.GenerateKey(elliptic.P521(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p521.PublicKey, &second.PublicKey}, Clock(fixedClock()))
+	if _, err := v.Verify(context.Background(), joseSign(t, jose.ES512, k.p521, "", validClaims())); err != nil {
+		t.Fatalf("the first expensive key: %v", err)
+	}
+	_, err = v.Verify(context.Background(), joseSign(t, jose.ES512, second, "", validClaims()))
+	if r := reasonOf(t, err); r != ReasonSignature {
+		t.Fatalf("reason %s: a kid-less token was tried against a second P-521 key", r)
+	}
+	// Named by its thumbprint, the second key is found.
+	tok := joseSign(t, jose.ES512, second, thumbprint(v.keys.current().keys[1]), validClaims())
+	if _, err := v.Verify(context.Background(), tok); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// oddModulus is an odd number of bits bits: not a real RSA modulus, but
+// one the key checks accept, for tests of the cost model.
+func oddModulus(bits int) *big.Int {
+	n := new(big.Int).Lsh(big.NewInt(1), uint(bits-1))
+	return n.Add(n, big.NewInt(1))
+}
+
+// Regression: issue 14 item 2.
+// The budget of tries, key by key: four keys at most, one of them
+// expensive, the first in order; the same for keys sharing a kid.
+func TestCandidatesBudgetOfTries(t *testing.T) {
+	k := keys(t)
+	held := func(pub crypto.PublicKey, id string) *heldKey {
+		h, err := newHeldKey(pub, id, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return h
+	}
+	rsaCheap := func(id string) *heldKey { return held(&k.rsa.PublicKey, id) }
+	rsaDear := func(id string) *heldKey { return held(&rsa.PublicKey{N: oddModulus(4096), E: 65537}, id) }
+	p521 := func(id string) *heldKey { return held(&k.p521.PublicKey, id) }
+	p256 := func(id string) *heldKey { return held(&k.p256.PublicKey, id) }
+	cases := []struct {
+		name string
+		keys []*heldKey
+		kid  string
+		a    alg
+		want []int // indexes into keys
+	}{
+		{"four P-521, no kid", []*heldKey{p521(""), p521(""), p521(""), p521("")}, "", algES512, []int{0}},
+		{"four P-256, no kid", []*heldKey{p256(""), p256(""), p256(""), p256(""), p256("")}, "", algES256, []int{0, 1, 2, 3}},
+		{"RSA: cheap keys and the first dear one", []*heldKey{rsaDear(""), rsaCheap(""), rsaDear(""), rsaCheap("")}, "", algPS512, []int{0, 1, 3}},
+		{"RSA: four cheap first", []*heldKey{rsaCheap(""), rsaCheap(""), rsaCheap(""), rsaCheap(""), rsaDear("")}, "", algRS256, []int{0, 1, 2, 3}},
+		{"kid shared by P-521 keys", []*heldKey{p521("a"), p521("a"), p521("a")}, "a", algES512, []int{0}},
+		{"kid names one P-521 key among others", []*heldKey{p521("a"), p521("b")}, "b", algES512, []int{1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			got, reason := newKeySet(c.keys, false).candidates(c.kid, c.a, nil)
+			if reason != "" || len(got) != len(c.want) {
+				t.Fatalf("got %d keys (%s); want %d", len(got), reason, len(c.want))
+			}
+			for i, j := range c.want {
+				if got[i] != c.keys[j] {
+					t.Fatalf("try %d is not key %d", i, j)
+				}
+			}
+		})
+	}
+}
+
+// The cost classes: P-384, P-521 and RSA from 3072 bits are expensive.
+func TestHeldKeyExpensive(t *testing.T) {
+	k := keys(t)
+	cases := []struct {
+		name string
+		key  crypto.PublicKey
+		want bool
+	}{
+		{"P-256", &k.p256.PublicKey, false},
+		{"P-384", &k.p384.PublicKey, true},
+		{"P-521", &k.p521.PublicKey, true},
+		{"Ed25519", k.ed.Public(), false},
+		{"RSA 2048", &k.rsa.PublicKey, false},
+		{"RSA 3071", &rsa.PublicKey{N: oddModulus(3071), E: 65537}, false},
+		{"RSA 3072", &rsa.PublicKey{N: oddModulus(3072), E: 65537}, true},
+		{"RSA 8192", &rsa.PublicKey{N: oddModulus(8192), E: 65537}, true},
+	}
+	for _, c := range cases {
+		h, err := newHeldKey(c.key, "", "")
+		if err != nil {
+			t.Fatalf("%s: %v", c.name, err)
+		}
+		if h.expensive != c.want {
+			t.Errorf("%s: expensive %v", c.name, h.expensive)
+		}
+	}
+}
+
+// fillBudget takes every slot of v's budget and, when queue is true, every
+// place in its queue; the returned func gives them back.
+func fillBudget(v *JWTVerifier, queue bool) func() {
+	n := cap(v.budget.slots)
+	for range n {
+		v.budget.slots <- struct{}{}
+	}
+	if queue {
+		v.budget.waiting.Add(v.budget.maxWaiting)
+	}
+	return func() {
+		if queue {
+			v.budget.waiting.Add(-v.budget.maxWaiting)
+		}
+		for range n {
+			v.budget.release()
+		}
+	}
+}
+
+// Regression: issue 14 item 2.
+// Over the budget, a fresh token is answered ErrBusy (not a *TokenError,
+// so bans cannot count it) while a cached token is served untouched; with
+// the budget back, the fresh token verifies.
+func TestVerifyOverBudgetIsBusyAndCachedTokensFlow(t *testing.T) {
+	k := keys(t)
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()), MaxConcurrentVerifications(2))
+	cached := joseSign(t, jose.ES256, k.p256, "", validClaims())
+	if _, err := v.Verify(context.Background(), cached); err != nil {
+		t.Fatal(err)
+	}
+	claims := validClaims()
+	claims["sub"] = "bob"
+	fresh := joseSign(t, jose.ES256, k.p256, "", claims)
+	giveBack := fillBudget(v, true)
+	_, err := v.Verify(context.Background(), fresh)
+	var te *TokenError
+	if !errors.Is(err, ErrBusy) || errors.As(err, &te) {
+		t.Fatalf("over budget: %v", err)
+	}
+	if p, err := v.Verify(context.Background(), cached); err != nil || !p.Authenticated {
+		t.Fatalf("a cached token over budget: %v", err)
+	}
+	// A forged or malformed token refused before its signature needs no
+	// budget either.
+	if _, err := v.Verify(context.Background(), "not.a.token"); errors.Is(err, ErrBusy) {
+		t.Fatal("a malformed token waited for the budget")
+	}
+	giveBack()
+	if p, err := v.Verify(context.Background(), fresh); err != nil || p.Subject != "bob" {
+		t.Fatalf("with the budget back: %v", err)
+	}
+	if n := len(v.budget.slots); n != 0 {
+		t.Fatalf("%d slots still held after the verifications", n)
+	}
+}
+
+// Regression: issue 14 item 2.
+// With every slot taken but room in the queue, a fresh verification waits
+// for a slot and then runs; its request's context bounds the wait.
+func TestVerifyWaitsForASlotBoundedByContext(t *testing.T) {
+	k := keys(t)
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()), MaxConcurrentVerifications(1))
+	tok := joseSign(t, jose.ES256, k.p256, "", validClaims())
+	giveBack := fillBudget(v, false)
+	done := make(chan error, 1)
+	go func() {
+		_, err := v.Verify(context.Background(), tok)
+		done <- err
+	}()
+	waitFor(t, func() bool { return v.budget.waiting.Load() == 1 })
+	select {
+	case err := <-done:
+		t.Fatalf("verified without a slot: %v", err)
+	default:
+	}
+	giveBack()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+
+	giveBack = fillBudget(v, false)
+	defer giveBack()
+	ctx, cancel := context.WithCancel(context.Background())
+	claims := validClaims()
+	claims["sub"] = "carol"
+	tok = joseSign(t, jose.ES256, k.p256, "", claims)
+	go func() {
+		_, err := v.Verify(ctx, tok)
+		done <- err
+	}()
+	waitFor(t, func() bool { return v.budget.waiting.Load() == 1 })
+	cancel()
+	if err := <-done; !errors.Is(err, ErrBusy) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled while waiting: %v", err)
+	}
+	if n := v.budget.waiting.Load(); n != 0 {
+		t.Fatalf("%d still counted as waiting", n)
+	}
+}
+
+// waitFor polls cond; the deadline only stops a broken test from hanging.
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatal("condition never met")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+func TestMaxConcurrentVerificationsOption(t *testing.T) {
+	k := keys(t)
+	held := []crypto.PublicKey{&k.p256.PublicKey}
+	if v := KeySet(testIssuer, testAudience, held); cap(v.budget.slots) != runtime.GOMAXPROCS(0) ||
+		v.budget.maxWaiting != int64(waitersPerSlot*runtime.GOMAXPROCS(0)) {
+		t.Fatalf("default budget %d slots, %d waiting", cap(v.budget.slots), v.budget.maxWaiting)
+	}
+	if v := KeySet(testIssuer, testAudience, held, MaxConcurrentVerifications(3)); cap(v.budget.slots) != 3 {
+		t.Fatalf("budget %d slots", cap(v.budget.slots))
+	}
+	for _, n := range []int{0, -1} {
+		err := KeySet(testIssuer, testAudience, held, MaxConcurrentVerifications(n)).Open(context.Background())
+		var ce *ConfigError
+		if !errors.As(err, &ce) || ce.Setting != "MaxConcurrentVerifications" {
+			t.Fatalf("MaxConcurrentVerifications(%d): %v", n, err)
+		}
+	}
+}
