@@ -167,3 +167,41 @@ func (s *settings) mendSchemaLink(ctx huma.Context, _ string, v any) (any, error
 	st.Field(0).SetString(ref)
 	return v, nil
 }
+
+// mendSchemaExamples runs after Huma's schema-link transformer has added
+// a `$schema` property to an operation's schemas and puts the API's prefix
+// into the example URL it gives that property. Huma writes it as the first
+// absolute server URL (whose path carries the prefix) + SchemasPath, or,
+// when no server URL is absolute (as with [Prefix]),
+// https://example.com + SchemasPath, which misses the prefix.
+func (s *settings) mendSchemaExamples(oapi *huma.OpenAPI, op *huma.Operation) {
+	if s.schemasLink == s.schemasPath || oapi.Components == nil || oapi.Components.Schemas == nil {
+		return
+	}
+	wrong := "https://example.com" + s.schemasPath + "/"
+	right := "https://example.com" + s.schemasLink + "/"
+	mend := func(content map[string]*huma.MediaType) {
+		for _, mt := range content {
+			if mt == nil || mt.Schema == nil || !strings.HasPrefix(mt.Schema.Ref, "#/") {
+				continue
+			}
+			schema := oapi.Components.Schemas.SchemaFromRef(mt.Schema.Ref)
+			if schema == nil || schema.Properties == nil || schema.Properties["$schema"] == nil {
+				continue
+			}
+			for i, ex := range schema.Properties["$schema"].Examples {
+				if e, ok := ex.(string); ok && strings.HasPrefix(e, wrong) {
+					schema.Properties["$schema"].Examples[i] = right + strings.TrimPrefix(e, wrong)
+				}
+			}
+		}
+	}
+	if op.RequestBody != nil {
+		mend(op.RequestBody.Content)
+	}
+	for _, resp := range op.Responses {
+		if resp != nil {
+			mend(resp.Content)
+		}
+	}
+}

@@ -194,3 +194,43 @@ func TestSchemaLinksResolve(t *testing.T) {
 		})
 	}
 }
+
+// Regression: issue 14 item 18.
+// The document's example of a `$schema` link names the schemas where the
+// API serves them, prefix included.
+func TestSchemaLinkExampleCarriesThePrefix(t *testing.T) {
+	for rname, build := range routers {
+		t.Run(rname, func(t *testing.T) {
+			o := appOptions{res: svcerrors.New(), hook: registerNested, extra: []authnhuma.Option{authnhuma.PublicDocs()}}
+			srv := build(t, o).serve(t, o.res)
+			got := get(t, srv, "/api/openapi.json", "", nil)
+			var doc struct {
+				Components struct {
+					Schemas map[string]struct {
+						Properties map[string]struct {
+							Examples []string `json:"examples"`
+						} `json:"properties"`
+					} `json:"schemas"`
+				} `json:"components"`
+			}
+			if err := json.Unmarshal([]byte(got.body), &doc); err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for name, schema := range doc.Components.Schemas {
+				prop, ok := schema.Properties["$schema"]
+				if !ok {
+					continue
+				}
+				n++
+				want := "https://example.com/api/schemas/" + name + ".json"
+				if len(prop.Examples) != 1 || prop.Examples[0] != want {
+					t.Errorf("%s: $schema examples %q, want %q", name, prop.Examples, want)
+				}
+			}
+			if n < 2 {
+				t.Fatalf("only %d schemas with a $schema property", n)
+			}
+		})
+	}
+}
