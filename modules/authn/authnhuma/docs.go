@@ -132,7 +132,8 @@ func (c *bufferedContext) Unwrap() huma.Context { return c.innerContext }
 // "https:///api/api/schemas/…", which names no host and doubles the
 // prefix. The link is then rebuilt from the host the request was sent to
 // (http unless the connection is TLS), or left as an absolute path when
-// the request named no host.
+// the request named no host. An absolute server URL with a path doubles
+// the prefix too; the link keeps that server's origin.
 func (s *settings) mendSchemaLink(ctx huma.Context, _ string, v any) (any, error) {
 	if s.schemasLink == "" {
 		return v, nil
@@ -149,14 +150,20 @@ func (s *settings) mendSchemaLink(ctx huma.Context, _ string, v any) (any, error
 		return v, nil
 	}
 	link := st.Field(0).String()
-	if u, err := url.Parse(link); err == nil && u.Host != "" {
-		return v, nil
-	}
+	u, err := url.Parse(link)
 	i := strings.LastIndex(link, s.schemasLink+"/")
-	if i < 0 {
+	if err != nil || i < 0 {
 		return v, nil
 	}
 	ref := link[i:]
+	if u.Host != "" {
+		// An absolute server URL with a path (https://api.example/api) is
+		// joined with a link that already starts with that path.
+		if u.Path != ref {
+			st.Field(0).SetString(u.Scheme + "://" + u.Host + ref)
+		}
+		return v, nil
+	}
 	if host := ctx.Host(); host != "" {
 		scheme := "http://"
 		if ctx.TLS() != nil {

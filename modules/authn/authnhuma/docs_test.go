@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/danielgtaylor/huma/v2"
+	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/modules/authn/authnhuma"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -232,5 +233,33 @@ func TestSchemaLinkExampleCarriesThePrefix(t *testing.T) {
 				t.Fatalf("only %d schemas with a $schema property", n)
 			}
 		})
+	}
+}
+
+// Regression: issue 14 item 18.
+// With an absolute server URL that has a path, a request to localhost gets
+// a `$schema` link on that server, its path not doubled.
+func TestSchemaLinkOnAnAbsoluteServer(t *testing.T) {
+	cfg := huma.DefaultConfig("Test API", "1.0.0")
+	cfg.Servers = []*huma.Server{{URL: "https://api.example/api"}}
+	root := chi.NewRouter()
+	var api huma.API
+	root.Route("/api", func(r chi.Router) {
+		api = authnhuma.NewChi(r, cfg, authnhuma.PublicDocs())
+	})
+	register(api)
+	g := newGate(t, appOptions{})
+	h, err := g.Handler(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptestServer(t, h)
+	port := srv.Listener.Addr().String()
+	got := get(t, srv, "/api/hello", "localhost"+port[strings.LastIndex(port, ":"):], nil)
+	if link := got.json["$schema"]; link != "https://api.example/api/schemas/HelloOutputBody.json" {
+		t.Fatalf("$schema %q (%d %s)", link, got.status, got.body)
+	}
+	if got := get(t, srv, "/api/schemas/HelloOutputBody.json", "", nil); got.status != http.StatusOK {
+		t.Fatalf("schema: %d", got.status)
 	}
 }
