@@ -34,13 +34,15 @@ type report struct {
 }
 
 // mountAPI mounts a Huma API under /api: GET /api/greeting is anonymous,
-// GET /api/reports needs the read scope. Its document (/api/openapi.json)
-// is public through gateOptions; it names the gate's scheme and refusals
-// in the registered error format.
+// GET /api/reports needs the read scope. Its documentation (the document
+// at /api/openapi.json, .yaml, -3.0.json, -3.0.yaml, the page at /api/docs
+// and the schemas at /api/schemas/*) is public through PublicDocs; the
+// document names the gate's scheme and refusals in the registered error
+// format.
 func mountAPI(r chi.Router, g *authn.Gate, res *svcerrors.Responses) {
 	r.Route("/api", func(r chi.Router) {
 		api := authnhuma.NewChi(r, huma.DefaultConfig("svc example", "1.0.0"),
-			authnhuma.Gate(g), authnhuma.Errors(res), authnhuma.Prefix("/api"))
+			authnhuma.Gate(g), authnhuma.Errors(res), authnhuma.Prefix("/api"), authnhuma.PublicDocs())
 		huma.Get(api, "/greeting", func(_ context.Context, in *greetingInput) (*greeting, error) {
 			out := &greeting{}
 			out.Body.Message = "hello, stranger"

@@ -2,6 +2,8 @@ package main
 
 import (
 	"encoding/json"
+	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -56,5 +58,54 @@ func TestHumaAPI(t *testing.T) {
 				t.Fatalf("/api/openapi.json: %d %s", resp.StatusCode, body[:min(len(body), 300)])
 			}
 		})
+	}
+}
+
+// Regression: issue 14 item 18.
+// Every documentation route of the API under /api answers 200 without a
+// token, and a response's `$schema` link (asked for as localhost, where
+// Huma wrote "https:///api/api/schemas/…") and Link header resolve to a
+// schema that answers 200 without a token.
+func TestHumaDocsArePublicAndLinksResolve(t *testing.T) {
+	base := startExample(t)
+	for _, route := range []string{"/api/openapi.json", "/api/openapi.yaml", "/api/openapi-3.0.json",
+		"/api/openapi-3.0.yaml", "/api/docs", "/api/schemas/GreetingBody.json"} {
+		if resp, body := call(t, "GET", base+route, ""); resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s without a token: %d %.200s", route, resp.StatusCode, body)
+		}
+	}
+	port := base[strings.LastIndex(base, ":"):]
+	for _, host := range []string{"", "localhost" + port} {
+		req, _ := http.NewRequest("GET", base+"/api/greeting", nil)
+		if host != "" {
+			req.Host = host
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out struct {
+			Schema string `json:"$schema"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&out)
+		resp.Body.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		u, err := url.Parse(out.Schema)
+		wantHost := host
+		if host == "" {
+			wantHost = strings.TrimPrefix(base, "http://")
+		}
+		if err != nil || u.Scheme != "http" || u.Host != wantHost || u.Path != "/api/schemas/GreetingBody.json" {
+			t.Fatalf("Host %q: $schema %q", host, out.Schema)
+		}
+		// GET the link where it points: the example listens on every host.
+		if resp, body := call(t, "GET", base+u.Path, ""); resp.StatusCode != http.StatusOK || !strings.Contains(body, `"message"`) {
+			t.Fatalf("GET %s: %d %.200s", out.Schema, resp.StatusCode, body)
+		}
+		if link := resp.Header.Get("Link"); link != `</api/schemas/GreetingBody.json>; rel="describedBy"` {
+			t.Fatalf("Link %q", link)
+		}
 	}
 }

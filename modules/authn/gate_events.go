@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -93,7 +94,12 @@ func (l *recordLimiter) allow(word, addr string) (write bool, suppressed int) {
 
 // clean cuts a value read from the request to maxValueLen characters and
 // escapes control characters, so that a record can neither be forged (CR,
-// LF) nor paint a terminal (ANSI escapes).
+// LF) nor paint a terminal (ANSI escapes). Unicode's format characters
+// (category Cf: the bidi embeddings, overrides and isolates U+202A–202E
+// and U+2066–2069, the marks U+200E, U+200F and U+061C, zero-width
+// characters, the BOM) and the line and paragraph separators are escaped
+// too: raw, they reorder or hide what a reader of the record sees
+// (Trojan Source, CVE-2021-42574).
 func clean(s string) string {
 	needs := len(s) > maxValueLen
 	for i := 0; i < len(s) && !needs; i++ {
@@ -116,15 +122,26 @@ func clean(s string) string {
 		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
 			b.WriteString(`\x`)
 			b.WriteString(strconv.FormatInt(int64(r)|0x100, 16)[1:])
-		case r == 0x2028 || r == 0x2029:
-			b.WriteString(`\u`)
-			b.WriteString(strconv.FormatInt(int64(r), 16))
+		case r == 0x2028 || r == 0x2029 || unicode.Is(unicode.Cf, r):
+			writeUnicodeEscape(&b, r)
 		default:
 			b.WriteRune(r)
 		}
 		n++
 	}
 	return b.String()
+}
+
+// writeUnicodeEscape writes r as \uXXXX, or \UXXXXXXXX beyond the BMP
+// (format characters such as the language tags U+E0001–E007F live there).
+func writeUnicodeEscape(b *strings.Builder, r rune) {
+	if r <= 0xffff {
+		b.WriteString(`\u`)
+		b.WriteString(strconv.FormatInt(int64(r)|0x10000, 16)[1:])
+		return
+	}
+	b.WriteString(`\U`)
+	b.WriteString(strconv.FormatInt(int64(r)|0x100000000, 16)[1:])
 }
 
 // refusalRecord is what one refusal writes and annotates.

@@ -199,6 +199,51 @@ func TestRequestValuesAreCutAndEscaped(t *testing.T) {
 	}
 }
 
+// Regression: issue 14 item 8.
+// Bidi controls and the other format characters reach a security record
+// escaped, never raw: a User-Agent holding U+202E could otherwise make a
+// reader see the record's text in another order (Trojan Source).
+func TestRecordsEscapeBidiAndFormatCharacters(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a\u202ab", `a\u202ab`}, // LRE
+		{"a\u202bb", `a\u202bb`}, // RLE
+		{"a\u202cb", `a\u202cb`}, // PDF
+		{"a\u202db", `a\u202db`}, // LRO
+		{"a\u202eb", `a\u202eb`}, // RLO
+		{"a\u2066b", `a\u2066b`}, // LRI
+		{"a\u2067b", `a\u2067b`}, // RLI
+		{"a\u2068b", `a\u2068b`}, // FSI
+		{"a\u2069b", `a\u2069b`}, // PDI
+		{"a\u200eb", `a\u200eb`}, // LRM
+		{"a\u200fb", `a\u200fb`}, // RLM
+		{"a\u061cb", `a\u061cb`}, // ALM
+		{"a\u200bb", `a\u200bb`}, // zero-width space
+		{"a\u200db", `a\u200db`}, // zero-width joiner
+		{"a\ufeffb", `a\ufeffb`}, // BOM
+		{"a\u00adb", `a\u00adb`}, // soft hyphen
+		{"a\u2028b\u2029", `a\u2028b\u2029`},
+		{"a\U000e0001b", `a\U000e0001b`}, // language tag, beyond the BMP
+		{"admin\u202e\u2066nimda", `admin\u202e\u2066nimda`},
+		{"é ü 中文 \u05d0", "é ü 中文 \u05d0"}, // letters, Hebrew included, stay readable
+	} {
+		if got := authn.Clean(c.in); got != c.want {
+			t.Errorf("Clean(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+	// Through a server: the User-Agent of a refused request.
+	o := observedGate(t, exampleRouter(), newFake())
+	h := bearer("expired-token")
+	h.Set("User-Agent", "curl\u202e\u2066/8.5.0")
+	do(t, o.srv, "GET", "/me", h, "")
+	recs := o.security()
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	if got := recs[0].ContextMap()["user_agent.original"]; got != `curl\u202e\u2066/8.5.0` {
+		t.Fatalf("user_agent.original = %q", got)
+	}
+}
+
 func TestSpanAnnotation(t *testing.T) {
 	o := observedGate(t, exampleRouter(), newFake(), authn.EndUser(true))
 	do(t, o.srv, "GET", "/me", bearer("alice-token"), "")   // enduser.id alice

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 )
 
 // maxNumericDate is 9999-12-31T23:59:59Z: a NumericDate beyond it is not a
@@ -21,6 +20,7 @@ var (
 	errStringClaim = errors.New("iss, sub or jti is not a string")
 	errAudShape    = errors.New("aud is not a string or an array of strings")
 	errScopeShape  = errors.New("scope or scp has the wrong shape")
+	errScopeToken  = errors.New("scope or scp holds a byte RFC 6749 §3.3 does not allow in a scope-token (%x21 / %x23-5B / %x5D-7E; only the space separates tokens)")
 	errIssuer      = errors.New("iss is not the trusted issuer")
 	errAudience    = errors.New("aud does not contain the audience")
 	errExpired     = errors.New("exp is past")
@@ -175,16 +175,55 @@ func wholeSeconds(v []byte) (int64, bool) {
 	return n, n <= maxNumericDate
 }
 
-// stringOrList reads a string or an array of strings (aud, scp).
+// stringOrList reads a string or an array of strings (aud, scp). An
+// array element that is not a string (null, a number, an object, an
+// array) refuses the whole value: RFC 7519 §4.1.3 has aud an array of
+// strings, and encoding/json would read a null element as "".
 func stringOrList(v json.RawMessage) ([]string, bool) {
 	if s, ok := jsonString(v); ok {
 		return []string{s}, true
 	}
-	if len(v) == 0 || v[0] != '[' {
+	return stringArray(v)
+}
+
+// stringArray reads a JSON array whose elements are all strings.
+func stringArray(v json.RawMessage) ([]string, bool) {
+	i := skipSpace(v, 0)
+	if i >= len(v) || v[i] != '[' {
 		return nil, false
 	}
-	var list []string
-	if err := json.Unmarshal(v, &list); err != nil {
+	list := []string{}
+	i = skipSpace(v, i+1)
+	if i < len(v) && v[i] == ']' {
+		return endArray(v, i, list)
+	}
+	for {
+		end, ok := scanString(v, i)
+		if !ok {
+			return nil, false
+		}
+		s, ok := jsonString(v[i:end])
+		if !ok {
+			return nil, false
+		}
+		list = append(list, s)
+		i = skipSpace(v, end)
+		if i >= len(v) {
+			return nil, false
+		}
+		if v[i] == ']' {
+			return endArray(v, i, list)
+		}
+		if v[i] != ',' {
+			return nil, false
+		}
+		i = skipSpace(v, i+1)
+	}
+}
+
+// endArray hands back list when the ']' at v[i] ends v (but for space).
+func endArray(v []byte, i int, list []string) ([]string, bool) {
+	if skipSpace(v, i+1) != len(v) {
 		return nil, false
 	}
 	return list, true
@@ -199,22 +238,39 @@ func readScopes(raw map[string]json.RawMessage) (ScopeSet, error) {
 }
 
 // scopesOf is readScopes on the two claims' raw values (nil when absent).
+// A scope string is split as addScopes splits it; each element of an scp
+// array must be one scope-token. Anything else is errScopeShape.
 func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
 	var scopes ScopeSet
+	var ok bool
 	if scope != nil {
-		s, ok := jsonString(scope)
-		if !ok {
+		s, isString := jsonString(scope)
+		if !isString {
 			return nil, errScopeShape
 		}
-		scopes = addScopes(scopes, s)
+		if scopes, ok = addScopes(scopes, s); !ok {
+			return nil, errScopeToken
+		}
 	}
 	if scp != nil {
-		list, ok := stringOrList(scp)
-		if !ok {
-			return nil, errScopeShape
-		}
-		for _, s := range list {
-			scopes = addScopes(scopes, s)
+		if s, isString := jsonString(scp); isString {
+			if scopes, ok = addScopes(scopes, s); !ok {
+				return nil, errScopeToken
+			}
+		} else {
+			list, isList := stringArray(scp)
+			if !isList {
+				return nil, errScopeShape
+			}
+			for _, s := range list {
+				if !isScopeToken(s) {
+					return nil, errScopeToken
+				}
+				if scopes == nil {
+					scopes = make(ScopeSet, len(list))
+				}
+				scopes[s] = struct{}{}
+			}
 		}
 	}
 	if scopes == nil {
@@ -223,57 +279,60 @@ func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
 	return scopes, nil
 }
 
-// addScopes adds the names in s, split around runs of white space as
-// strings.Fields splits, to set, which it makes on the first name. An
-// ASCII string (the usual scope string) is split here, without the
-// iterator; anything else goes through strings.FieldsSeq, for Unicode's
-// spaces.
-func addScopes(set ScopeSet, s string) ScopeSet {
-	add := func(name string) {
-		if set == nil {
-			// One more than the spaces: the names, when single spaces
-			// separate them, so the set is made at its size.
-			set = make(ScopeSet, strings.Count(s, " ")+1)
-		}
-		set[name] = struct{}{}
-	}
-	if !isASCII(s) {
-		for f := range strings.FieldsSeq(s) {
-			add(f)
-		}
-		return set
-	}
+// addScopes adds the scope-tokens of the scope string s (RFC 6749 §3.3:
+// scope-token *( SP scope-token )) to set, which it makes on the first
+// name. Only the space character (%x20) separates tokens; tab, newline,
+// NBSP or any other white space is not a separator but a forbidden byte,
+// so "files:read\u00a0admin" cannot grant admin. ok is false when s holds
+// a byte no scope-token allows (see isScopeByte).
+//
+// Runs of spaces, and spaces at either end, are tolerated where the strict
+// grammar would refuse them: an empty token names no scope, so reading
+// "a  b" as {a, b} grants nothing the issuer did not write, and some
+// issuers pad the string. The empty string is no scopes.
+func addScopes(set ScopeSet, s string) (ScopeSet, bool) {
 	for i := 0; i < len(s); {
-		for i < len(s) && isASCIISpace(s[i]) {
+		for i < len(s) && s[i] == ' ' {
 			i++
 		}
 		start := i
-		for i < len(s) && !isASCIISpace(s[i]) {
+		for i < len(s) && s[i] != ' ' {
+			if !isScopeByte(s[i]) {
+				return set, false
+			}
 			i++
 		}
 		if i > start {
-			add(s[start:i])
+			if set == nil {
+				// One more than the spaces: the names, when single spaces
+				// separate them, so the set is made at its size.
+				set = make(ScopeSet, strings.Count(s, " ")+1)
+			}
+			set[s[start:i]] = struct{}{}
 		}
 	}
-	return set
+	return set, true
 }
 
-func isASCII(s string) bool {
+// isScopeToken reports whether s is one RFC 6749 scope-token: one or more
+// bytes, each allowed by isScopeByte (so no space).
+func isScopeToken(s string) bool {
+	if s == "" {
+		return false
+	}
 	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
+		if !isScopeByte(s[i]) {
 			return false
 		}
 	}
 	return true
 }
 
-// isASCIISpace is unicode.IsSpace below utf8.RuneSelf.
-func isASCIISpace(c byte) bool {
-	switch c {
-	case '\t', '\n', '\v', '\f', '\r', ' ':
-		return true
-	}
-	return false
+// isScopeByte is RFC 6749's NQCHAR: %x21 / %x23-5B / %x5D-7E, printable
+// ASCII but for the space, '"' and '\'. Any byte of a non-ASCII character
+// is outside it.
+func isScopeByte(c byte) bool {
+	return c == 0x21 || (c >= 0x23 && c <= 0x5B) || (c >= 0x5D && c <= 0x7E)
 }
 
 // checkClaims applies the trust rules to typed claims: iss exact, aud

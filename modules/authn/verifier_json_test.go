@@ -104,16 +104,3 @@ func TestNumericDateWholeSeconds(t *testing.T) {
 		}
 	}
 }
-
-// Scope strings split as strings.Fields splits them: around runs of any
-// white space, ASCII or not (the ASCII path is the fast one).
-func TestAddScopesSplitsLikeStringsFields(t *testing.T) {
-	for _, s := range []string{"", " ", "a", "a b", "  a\tb\n\nc\r\v\fd  ", "a  a", "openid profile orders:read orders:write",
-		"a\u00a0b", "a\u0085b", "a\u2003b c", "é è", "a\x00b", "\u3000a\u3000"} {
-		got := addScopes(nil, s)
-		want := NewScopes(strings.Fields(s)...)
-		if len(got) != len(want) || !got.HasAll(want.List()...) {
-			t.Errorf("%q: split into %v, want %v", s, got.List(), want.List())
-		}
-	}
-}

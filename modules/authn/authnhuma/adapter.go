@@ -16,9 +16,15 @@ import (
 type Option func(*settings)
 
 type settings struct {
-	gate   *authn.Gate
-	res    *svcerrors.Responses
-	prefix string
+	gate       *authn.Gate
+	res        *svcerrors.Responses
+	prefix     string
+	publicDocs bool
+
+	// Huma's documentation routes, as the config has them (docs.go).
+	docs        map[string]bool // their paths, as Huma registers them
+	schemasPath string          // SchemasPath, where the router serves the schemas
+	schemasLink string          // the same from the root of the app
 }
 
 // Gate names the gate in front of the API, so that the API document
@@ -51,7 +57,7 @@ func Prefix(prefix string) Option { return func(s *settings) { s.prefix = prefix
 // a Huma API inside a chi router is gated operation by operation.
 func NewChi(r chi.Router, cfg huma.Config, opts ...Option) huma.API {
 	s := newSettings(opts)
-	api := huma.NewAPI(s.configure(cfg), &chiAdapter{router: r})
+	api := huma.NewAPI(s.configure(cfg), &chiAdapter{router: r, s: s})
 	s.document(api.OpenAPI())
 	return api
 }
@@ -69,7 +75,7 @@ type Mux interface {
 // start with the prefix, as humago.NewWithPrefix.
 func NewGo(mux Mux, cfg huma.Config, opts ...Option) huma.API {
 	s := newSettings(opts)
-	api := huma.NewAPI(s.configure(cfg), &goAdapter{mux: mux, prefix: s.prefix})
+	api := huma.NewAPI(s.configure(cfg), &goAdapter{mux: mux, prefix: s.prefix, s: s})
 	s.document(api.OpenAPI())
 	return api
 }
@@ -86,7 +92,9 @@ func newSettings(opts []Option) *settings {
 
 // configure adds what must be in the config before Huma builds the API:
 // the error transformer, first in line (before the schema-link transformer
-// rewrites Huma's error model into a type of its own), and the servers.
+// rewrites Huma's error model into a type of its own), the servers, and,
+// last in line, the transformer that mends Huma's `$schema` links. It
+// notes where Huma's documentation routes will be.
 func (s *settings) configure(cfg huma.Config) huma.Config {
 	hooks := append([]func(huma.Config) huma.Config(nil), cfg.CreateHooks...)
 	cfg.CreateHooks = append(hooks, func(c huma.Config) huma.Config {
@@ -97,6 +105,8 @@ func (s *settings) configure(cfg huma.Config) huma.Config {
 		if s.prefix != "" && len(c.Servers) == 0 {
 			c.Servers = []*huma.Server{{URL: s.prefix}}
 		}
+		c.Transformers = append(c.Transformers, s.mendSchemaLink)
+		s.docsRoutes(c)
 		return c
 	})
 	return cfg
@@ -104,11 +114,15 @@ func (s *settings) configure(cfg huma.Config) huma.Config {
 
 // chiAdapter registers each operation through humachi on r.With(its
 // markers), so that chi.Walk hands the markers to the gate.
-type chiAdapter struct{ router chi.Router }
+type chiAdapter struct {
+	router chi.Router
+	s      *settings
+}
 
 func (a *chiAdapter) Handle(op *huma.Operation, handler func(huma.Context)) {
 	r := a.router
-	if mws := markers(op); len(mws) > 0 {
+	mws, handler := a.s.handle(op, handler)
+	if len(mws) > 0 {
 		r = r.With(mws...)
 	}
 	humachi.NewAdapter(r).Handle(op, handler)
@@ -121,10 +135,12 @@ func (a *chiAdapter) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.route
 type goAdapter struct {
 	mux    Mux
 	prefix string
+	s      *settings
 }
 
 func (a *goAdapter) Handle(op *huma.Operation, handler func(huma.Context)) {
-	humago.NewAdapter(markedMux{Mux: a.mux, mws: markers(op)}, a.prefix).Handle(op, handler)
+	mws, handler := a.s.handle(op, handler)
+	humago.NewAdapter(markedMux{Mux: a.mux, mws: mws}, a.prefix).Handle(op, handler)
 }
 
 func (a *goAdapter) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }

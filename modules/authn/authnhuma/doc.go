@@ -25,8 +25,11 @@
 // refuses the same set-ups as on chi (Anonymous and Require together, an
 // excluded operation with scopes), and `check` lists the operations. A Huma
 // API on a chi sub-router mounted in a larger chi router is gated operation
-// by operation. Huma's own docs and schema routes need a token unless
-// excluded (authn.Exclude("/api/openapi.json", "/api/docs")).
+// by operation. Huma's own documentation routes (the API document in its
+// four spellings, the docs page, the schemas) need a token unless
+// [PublicDocs] makes them all anonymous or the app excludes them; a
+// response's `$schema` link and the $ref links between schemas point
+// inside the API, prefix included.
 //
 // On an API built with a bare adapter (humachi.New) the gate cannot see the
 // guards before routing and fails closed: an Anonymous operation needs a

@@ -152,6 +152,7 @@ type appOptions struct {
 	verify  authn.Verifier
 	noGate  bool // the document is told of no gate
 	hook    func(api huma.API)
+	extra   []authnhuma.Option
 }
 
 func newChiApp(t *testing.T, o appOptions) *app {
@@ -191,7 +192,7 @@ func docOptions(g *authn.Gate, o appOptions) []authnhuma.Option {
 	if o.res != nil {
 		opts = append(opts, authnhuma.Errors(o.res))
 	}
-	return opts
+	return append(opts, o.extra...)
 }
 
 func newGate(t *testing.T, o appOptions) *authn.Gate {

@@ -63,7 +63,7 @@ func (s *settings) document(oapi *huma.OpenAPI) {
 		}
 		oapi.Components.SecuritySchemes[d.scheme] = scheme
 	}
-	oapi.OnAddOperation = append(oapi.OnAddOperation, d.onAdd)
+	oapi.OnAddOperation = append(oapi.OnAddOperation, d.onAdd, s.mendSchemaExamples)
 }
 
 // format is the format the document describes: the one passed with
