@@ -60,8 +60,8 @@ type authnSpec struct {
 type authnIn struct {
 	fx.In
 	Spec         authnSpec
-	VerifierOpts *authnVerifierOpts `optional:"true"`
-	Logger       *zap.Logger        `optional:"true"`
+	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
+	Logger       *zap.Logger          `optional:"true"`
 }
 
 type authnVerifierOpts struct{ opts []authn.VerifierOption }
@@ -75,9 +75,10 @@ type authnVerifierOpts struct{ opts []authn.VerifierOption }
 //
 // An invalid option fails the app's build naming it. It refuses to be
 // used with a verifier the app builds itself (pass the options to
-// authn.Discover there) and, like Authn, to be given twice.
+// authn.Discover there) and to be given twice (the order between two
+// calls would decide which of two conflicting options wins).
 func AuthnVerifierOptions(opts ...authn.VerifierOption) fx.Option {
-	return fx.Supply(&authnVerifierOpts{opts: opts})
+	return fx.Supply(fx.Annotated{Group: "svc.authn.verifier_opts", Target: &authnVerifierOpts{opts: opts}})
 }
 
 // loggerSetter is a verifier that takes the app's logger when it has none
@@ -107,13 +108,21 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	if log == nil {
 		log = zap.L()
 	}
+	var vo *authnVerifierOpts
+	switch len(in.VerifierOpts) {
+	case 0:
+	case 1:
+		vo = in.VerifierOpts[0]
+	default:
+		return nil, fmt.Errorf("fxsvc.AuthnVerifierOptions is given %d times: give all the verifier options in one call", len(in.VerifierOpts))
+	}
 	v := in.Spec.verifier
 	if v == nil {
 		var err error
-		if v, err = verifierFromEnv(in.VerifierOpts, log); err != nil {
+		if v, err = verifierFromEnv(vo, log); err != nil {
 			return nil, err
 		}
-	} else if in.VerifierOpts != nil {
+	} else if vo != nil {
 		return nil, errors.New("fxsvc.AuthnVerifierOptions: the app passes its own verifier to fxsvc.Authn; give these options to authn.Discover (or JWKSURL, KeySet) instead")
 	} else if s, ok := v.(loggerSetter); ok {
 		s.SetLogger(log)

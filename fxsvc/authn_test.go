@@ -76,10 +76,30 @@ func TestAuthnFromEnvNamesTheVariableAtFault(t *testing.T) {
 }
 
 // Regression: issue 14 item 10.
-func TestAuthnVerifierOptionsRefusedBesideTheAppsOwnVerifier(t *testing.T) {
-	err := buildGate(fxsvc.Authn(tokens{}), fxsvc.AuthnVerifierOptions(authn.TokenTypes("at+jwt")))
-	if err == nil || !strings.Contains(err.Error(), "fxsvc.AuthnVerifierOptions") || !strings.Contains(err.Error(), "authn.Discover") {
-		t.Fatalf("got %v", err)
+func TestAuthnVerifierOptionsRefusedWhereTheyWouldBeIgnoredOrAmbiguous(t *testing.T) {
+	t.Setenv("SVC_AUTHN_ISSUER", "https://idp.example")
+	t.Setenv("SVC_AUTHN_AUDIENCE", "api")
+	cases := []struct {
+		name string
+		opts []fx.Option
+		want string
+	}{
+		{"beside the app's own verifier",
+			[]fx.Option{fxsvc.Authn(tokens{}), fxsvc.AuthnVerifierOptions(authn.TokenTypes("at+jwt"))},
+			"give these options to authn.Discover"},
+		{"given twice",
+			[]fx.Option{fxsvc.Authn(nil), fxsvc.AuthnVerifierOptions(authn.Leeway(0)), fxsvc.AuthnVerifierOptions(authn.Leeway(time.Second))},
+			"fxsvc.AuthnVerifierOptions is given 2 times"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if err := buildGate(c.opts...); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v", err)
+			}
+		})
+	}
+	if err := buildGate(fxsvc.Authn(nil), fxsvc.AuthnVerifierOptions(authn.Leeway(0))); err != nil {
+		t.Fatalf("once: %v", err)
 	}
 }
 
