@@ -19,7 +19,9 @@ import (
 // `jwks_uri` must be https; keys then load from there as with JWKSURL.
 // Discovery runs on the key loader's goroutine after Open, so an
 // unreachable provider never stops the app: Verify answers
-// ErrKeysUnavailable until keys arrive.
+// ErrKeysUnavailable until keys arrive. A failed discovery or key fetch is
+// logged (see Logger and SetLogger) at most once per kind per minute, with
+// the URL asked and the cause; the first success after it, once.
 //
 // issuer must be an https URL with no query or fragment (http only on a
 // loopback host, for tests and development). Tokens must carry `iss` equal
