@@ -3,7 +3,7 @@
 //	make run                       # serve on 127.0.0.1:8080
 //	go run ./cmd/example check     # list the routes and how they are guarded
 //
-// It trusts SVC_AUTHN_ISSUER / SVC_AUTHN_AUDIENCE when set. When they are
+// It trusts SVC_AUTHN_ISSUER / SVC_AUTHN_AUDIENCE when set. When both are
 // unset it starts an embedded DEVELOPMENT issuer on loopback and prints
 // ready-to-paste curl commands with tokens from it.
 //

@@ -99,3 +99,14 @@ func TestTheExampleRefusesABlankAudienceNamingTheVariable(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// An audience with no issuer would otherwise be ignored for the
+// development issuer.
+func TestTheExampleRefusesAnAudienceWithoutAnIssuer(t *testing.T) {
+	t.Setenv("SVC_AUTHN_ISSUER", "")
+	t.Setenv("SVC_AUTHN_AUDIENCE", "https://api.example")
+	err := fx.New(fx.NopLogger, trust()).Err()
+	if err == nil || !strings.Contains(err.Error(), "SVC_AUTHN_ISSUER is not") {
+		t.Fatalf("got %v", err)
+	}
+}
