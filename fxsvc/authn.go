@@ -1,6 +1,7 @@
 package fxsvc
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 
@@ -20,8 +21,17 @@ import (
 // It provides the *authn.Gate, and tells `check` how each route is guarded.
 //
 // A nil verifier is built from the deployment's trust settings,
-// SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE (see [AuthnFromEnv]); nothing
-// else inbound is read from the environment.
+// SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE (see [AuthnFromEnv]), with
+// authn.Discover and the options given by [AuthnVerifierOptions]; nothing
+// else inbound is read from the environment. The app fails to build,
+// naming the variable, when the issuer is unset or not an https URL (http
+// only on a loopback host) or the audience is empty or blank.
+//
+// The verifier logs to the app's *zap.Logger (zap.L() when the app
+// provides none): key-loading failures at most once per kind per minute
+// with their cause, and the first success after failures once. A
+// *authn.JWTVerifier the app passes gets that logger too unless it was
+// built with authn.Logger.
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 	return fx.Module("svc.authn",
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
@@ -49,9 +59,31 @@ type authnSpec struct {
 
 type authnIn struct {
 	fx.In
-	Spec   authnSpec
-	Logger *zap.Logger `optional:"true"`
+	Spec         authnSpec
+	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
+	Logger       *zap.Logger          `optional:"true"`
 }
+
+type authnVerifierOpts struct{ opts []authn.VerifierOption }
+
+// AuthnVerifierOptions passes verifier options (authn.TokenTypes,
+// authn.Leeway, authn.Algorithms, …) to the verifier that Authn(nil, …)
+// builds from the environment:
+//
+//	fxsvc.Authn(nil, authn.Exclude("/healthz")),
+//	fxsvc.AuthnVerifierOptions(authn.TokenTypes("at+jwt")),
+//
+// An invalid option fails the app's build naming it. It refuses to be
+// used with a verifier the app builds itself (pass the options to
+// authn.Discover there) and to be given twice (the order between two
+// calls would decide which of two conflicting options wins).
+func AuthnVerifierOptions(opts ...authn.VerifierOption) fx.Option {
+	return fx.Supply(fx.Annotated{Group: "svc.authn.verifier_opts", Target: &authnVerifierOpts{opts: opts}})
+}
+
+// loggerSetter is a verifier that takes the app's logger when it has none
+// of its own (see authn.JWTVerifier.SetLogger).
+type loggerSetter interface{ SetLogger(*zap.Logger) }
 
 // AuthnEnv is the inbound trust the deployment may set.
 type AuthnEnv struct {
@@ -72,25 +104,82 @@ func AuthnFromEnv() (AuthnEnv, bool, error) {
 // onlyOneAuthnGatePerApp builds the gate. Its name is what fx reports when
 // an app registers two.
 func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
+	log := in.Logger
+	if log == nil {
+		log = zap.L()
+	}
+	var vo *authnVerifierOpts
+	switch len(in.VerifierOpts) {
+	case 0:
+	case 1:
+		vo = in.VerifierOpts[0]
+	default:
+		return nil, fmt.Errorf("fxsvc.AuthnVerifierOptions is given %d times: give all the verifier options in one call", len(in.VerifierOpts))
+	}
 	v := in.Spec.verifier
 	if v == nil {
-		e, ok, err := AuthnFromEnv()
-		if err != nil {
-			return nil, fmt.Errorf("fxsvc.Authn: %w", err)
+		var err error
+		if v, err = verifierFromEnv(vo, log); err != nil {
+			return nil, err
 		}
-		if !ok {
-			return nil, fmt.Errorf("fxsvc.Authn: no verifier given and SVC_AUTHN_ISSUER is unset: pass authn.Discover(issuer, audience) or set SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE")
-		}
-		v = authn.Discover(e.Issuer, e.Audience)
+	} else if vo != nil {
+		return nil, errors.New("fxsvc.AuthnVerifierOptions: the app passes its own verifier to fxsvc.Authn; give these options to authn.Discover (or JWKSURL, KeySet) instead")
+	} else if s, ok := v.(loggerSetter); ok {
+		s.SetLogger(log)
 	}
 	g, err := authn.New(v, in.Spec.opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fxsvc.Authn: %w", err)
 	}
-	if in.Logger != nil {
-		g.SetLogger(in.Logger)
-	}
+	g.SetLogger(log)
 	return g, nil
+}
+
+// verifierFromEnv builds the Discover verifier of SVC_AUTHN_ISSUER and
+// SVC_AUTHN_AUDIENCE, refusing settings it could never work with in the
+// variables' names rather than the verifier's.
+func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (*authn.JWTVerifier, error) {
+	e, ok, err := AuthnFromEnv()
+	if err != nil {
+		return nil, fmt.Errorf("fxsvc.Authn: %w", err)
+	}
+	if !ok {
+		return nil, errors.New("fxsvc.Authn: no verifier given and SVC_AUTHN_ISSUER is unset: pass authn.Discover(issuer, audience) or set SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE")
+	}
+	opts := []authn.VerifierOption{authn.Logger(log)}
+	if vo != nil {
+		// Later options win: an authn.Logger given here replaces the app's.
+		opts = append(opts, vo.opts...)
+	}
+	v := authn.Discover(e.Issuer, e.Audience, opts...)
+	if err := v.Err(); err != nil {
+		return nil, envSettingError(err, e)
+	}
+	return v, nil
+}
+
+// envSettingError names the environment variable behind each setting the
+// verifier refused; the rest came from AuthnVerifierOptions.
+func envSettingError(err error, e AuthnEnv) error {
+	var errs []error
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		errs = j.Unwrap()
+	} else {
+		errs = []error{err}
+	}
+	out := make([]error, 0, len(errs))
+	for _, one := range errs {
+		var ce *authn.ConfigError
+		switch {
+		case errors.As(one, &ce) && ce.Setting == "issuer":
+			out = append(out, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUER=%q: %w", e.Issuer, one))
+		case errors.As(one, &ce) && ce.Setting == "audience":
+			out = append(out, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_AUDIENCE=%q: %w", e.Audience, one))
+		default:
+			out = append(out, fmt.Errorf("fxsvc.AuthnVerifierOptions: %w", one))
+		}
+	}
+	return errors.Join(out...)
 }
 
 var _ RouteGuard = (*authn.Gate)(nil)

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -34,10 +35,17 @@ var gateOptions = []authn.Option{
 
 // trust verifies tokens from SVC_AUTHN_ISSUER when it is set, else from an
 // embedded development issuer that is never used when an issuer is
-// configured.
+// configured. An audience without an issuer is refused rather than
+// silently ignored for the development issuer.
 func trust() fx.Option {
-	if _, configured, _ := fxsvc.AuthnFromEnv(); configured {
+	e, configured, err := fxsvc.AuthnFromEnv()
+	switch {
+	case err != nil:
+		return fx.Error(fmt.Errorf("example: %w", err))
+	case configured:
 		return fxsvc.Authn(nil, gateOptions...)
+	case e.Audience != "":
+		return fx.Error(errors.New("example: SVC_AUTHN_AUDIENCE is set but SVC_AUTHN_ISSUER is not: set both to trust your identity provider, or neither for the development issuer"))
 	}
 	iss, err := devissuer.Start(devissuer.Options{})
 	if err != nil {

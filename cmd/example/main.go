@@ -3,15 +3,17 @@
 //	make run                       # serve on 127.0.0.1:8080
 //	go run ./cmd/example check     # list the routes and how they are guarded
 //
-// It trusts SVC_AUTHN_ISSUER / SVC_AUTHN_AUDIENCE when set. When they are
+// It trusts SVC_AUTHN_ISSUER / SVC_AUTHN_AUDIENCE when set. When both are
 // unset it starts an embedded DEVELOPMENT issuer on loopback and prints
 // ready-to-paste curl commands with tokens from it.
 //
 // Set SVC_EXAMPLE_ERRORS=tmf to answer errors in TM Forum TMF630 instead of
-// RFC 9457 problem details.
+// RFC 9457 problem details (SVC_EXAMPLE_ERRORS=rfc9457, the default); any
+// other value stops the start.
 package main
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
@@ -42,11 +44,19 @@ func options() []fx.Option {
 	}
 }
 
+// errorFormat reads SVC_EXAMPLE_ERRORS: unset, "rfc9457" or "problem" for
+// RFC 9457 problem details, "tmf" for TM Forum TMF630 (any case). Anything
+// else fails the start naming the variable: a typo must not silently give
+// clients another format than the one deployed for.
 func errorFormat() fx.Option {
-	if strings.EqualFold(os.Getenv("SVC_EXAMPLE_ERRORS"), "tmf") {
+	switch f := os.Getenv("SVC_EXAMPLE_ERRORS"); strings.ToLower(f) {
+	case "", "rfc9457", "problem":
+		return fxsvc.Errors()
+	case "tmf":
 		return fxsvc.TMFErrors("EXAMPLE", svcerrors.KindDocs)
+	default:
+		return fx.Error(fmt.Errorf("example: SVC_EXAMPLE_ERRORS=%q is not an error format: use rfc9457 (the default, also \"problem\") or tmf", f))
 	}
-	return fxsvc.Errors()
 }
 
 func newLogger() (*zap.Logger, error) {

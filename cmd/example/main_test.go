@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"strings"
 	"testing"
 
 	"go.uber.org/fx"
@@ -11,6 +12,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/fxsvc"
+	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
 // startExample runs the example app on a free loopback port.
@@ -61,5 +63,50 @@ func TestEveryErrorRouteInBothFormats(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// Regression: issue 14 item 19.
+func TestErrorFormatRefusesUnknownValuesNamingTheVariable(t *testing.T) {
+	cases := []struct {
+		value string
+		ok    bool
+	}{
+		{"", true}, {"rfc9457", true}, {"problem", true}, {"TMF", true}, {"tmf", true},
+		{"xml", false}, {"tmf ", false}, {"json", false},
+	}
+	for _, c := range cases {
+		t.Run(c.value, func(t *testing.T) {
+			t.Setenv("SVC_EXAMPLE_ERRORS", c.value)
+			err := fx.New(fx.NopLogger, errorFormat(), fx.Invoke(func(*svcerrors.Responses) {})).Err()
+			if c.ok != (err == nil) {
+				t.Fatalf("%q: %v", c.value, err)
+			}
+			if err != nil && (!strings.Contains(err.Error(), "SVC_EXAMPLE_ERRORS") || !strings.Contains(err.Error(), "rfc9457") ||
+				!strings.Contains(err.Error(), "tmf")) {
+				t.Fatalf("the error must name the variable and the allowed values: %v", err)
+			}
+		})
+	}
+}
+
+// Regression: issue 14 item 19.
+func TestTheExampleRefusesABlankAudienceNamingTheVariable(t *testing.T) {
+	t.Setenv("SVC_AUTHN_ISSUER", "https://idp.example")
+	t.Setenv("SVC_AUTHN_AUDIENCE", "  ")
+	err := fx.New(append(options(), fx.NopLogger)...).Err()
+	if err == nil || !strings.Contains(err.Error(), "SVC_AUTHN_AUDIENCE") {
+		t.Fatalf("got %v", err)
+	}
+}
+
+// An audience with no issuer would otherwise be ignored for the
+// development issuer.
+func TestTheExampleRefusesAnAudienceWithoutAnIssuer(t *testing.T) {
+	t.Setenv("SVC_AUTHN_ISSUER", "")
+	t.Setenv("SVC_AUTHN_AUDIENCE", "https://api.example")
+	err := fx.New(fx.NopLogger, trust()).Err()
+	if err == nil || !strings.Contains(err.Error(), "SVC_AUTHN_ISSUER is not") {
+		t.Fatalf("got %v", err)
 	}
 }

@@ -19,7 +19,9 @@ import (
 // `jwks_uri` must be https; keys then load from there as with JWKSURL.
 // Discovery runs on the key loader's goroutine after Open, so an
 // unreachable provider never stops the app: Verify answers
-// ErrKeysUnavailable until keys arrive.
+// ErrKeysUnavailable until keys arrive. A failed discovery or key fetch is
+// logged (see Logger and SetLogger) at most once per kind per minute, with
+// the URL asked and the cause; the first success after it, once.
 //
 // issuer must be an https URL with no query or fragment (http only on a
 // loopback host, for tests and development). Tokens must carry `iss` equal
@@ -86,18 +88,23 @@ func (d *discovery) fetchKeys(cfg *verifierConfig) fetchFunc {
 		if jwksURI == "" {
 			docURL, uri, err := d.discover(ctx)
 			if err != nil {
-				return nil, 0, err
+				return nil, 0, &loadError{stage: "discovery", url: docURL, err: err}
 			}
 			d.mu.Lock()
 			d.docURL, d.jwksURI = docURL, uri
 			d.mu.Unlock()
 			jwksURI = uri
 		}
-		return fetchJWKS(ctx, d.client, jwksURI, cfg.logger)
+		set, maxAge, err := fetchJWKS(ctx, d.client, jwksURI, cfg.logger)
+		if err != nil {
+			return nil, 0, &loadError{stage: "jwks", url: jwksURI, err: err}
+		}
+		return set, maxAge, nil
 	}
 }
 
 // discover reads the discovery document and returns its URL and jwks_uri.
+// On failure the URL is the last one asked, for the loader's log.
 func (d *discovery) discover(ctx context.Context) (string, string, error) {
 	docURL := d.oidcURL()
 	body, _, err := fetchDocument(ctx, d.client, docURL, "application/json")
@@ -107,28 +114,28 @@ func (d *discovery) discover(ctx context.Context) (string, string, error) {
 		body, _, err = fetchDocument(ctx, d.client, docURL, "application/json")
 	}
 	if err != nil {
-		return "", "", fmt.Errorf("discovery: %w", err)
+		return docURL, "", fmt.Errorf("discovery: %w", err)
 	}
 	var doc struct {
 		Issuer  *string `json:"issuer"`
 		JWKSURI *string `json:"jwks_uri"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return "", "", fmt.Errorf("discovery %s: not a JSON document: %w", docURL, err)
+		return docURL, "", fmt.Errorf("discovery %s: not a JSON document: %w", docURL, err)
 	}
 	if doc.Issuer == nil || *doc.Issuer != d.issuer {
 		got := "none"
 		if doc.Issuer != nil {
 			got = quoteSetting(*doc.Issuer)
 		}
-		return "", "", fmt.Errorf("discovery %s: document names issuer %s, want %s exactly (check the issuer setting)",
+		return docURL, "", fmt.Errorf("discovery %s: document names issuer %s, want %s exactly (check the issuer setting)",
 			docURL, got, quoteSetting(d.issuer))
 	}
 	if doc.JWKSURI == nil {
-		return "", "", fmt.Errorf("discovery %s: no jwks_uri", docURL)
+		return docURL, "", fmt.Errorf("discovery %s: no jwks_uri", docURL)
 	}
 	if err := checkFetchURL(*doc.JWKSURI); err != nil {
-		return "", "", fmt.Errorf("discovery %s: jwks_uri %w", docURL, err)
+		return docURL, "", fmt.Errorf("discovery %s: jwks_uri %w", docURL, err)
 	}
 	return docURL, *doc.JWKSURI, nil
 }

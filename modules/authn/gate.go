@@ -127,6 +127,13 @@ type routeFinder interface {
 // Knowing no routes, it serves public paths through Exclude alone: every
 // other request needs a token. Invalid options make every request answer
 // 500 (the gate fails closed) and are logged; use [New] to get the error.
+//
+// A *JWTVerifier (Discover, JWKSURL, KeySet) that nobody opened is opened
+// by the first request, with the global zap logger unless it was built
+// with Logger: its key loader then runs in the background until the
+// verifier's Close, which stays the caller's to call at shutdown. Open it
+// yourself first to start loading keys before the first request. A
+// verifier of another type is never opened here.
 func Middleware(v Verifier, opts ...Option) func(http.Handler) http.Handler {
 	g, err := New(v, opts...)
 	if err != nil {
@@ -137,7 +144,17 @@ func Middleware(v Verifier, opts ...Option) func(http.Handler) http.Handler {
 			})
 		}
 	}
-	return func(next http.Handler) http.Handler { return g.wrap(next, nil) }
+	open := lazyOpen(v, g.log)
+	return func(next http.Handler) http.Handler {
+		h := g.wrap(next, nil)
+		if open == nil {
+			return h
+		}
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			open()
+			h.ServeHTTP(w, r)
+		})
+	}
 }
 
 func (g *Gate) wrap(next http.Handler, routes routeFinder) http.Handler {
@@ -303,6 +320,10 @@ func (g *Gate) routedWithoutToken(q *gateRequest) bool {
 		r.Header.Get("Access-Control-Request-Method") != ""
 }
 
+// keysUnavailableCause keys the rate limit of the 503's cause line; no
+// refusal word has this name.
+const keysUnavailableCause = "keys-unavailable-cause"
+
 func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 	var te *TokenError
 	switch {
@@ -318,6 +339,12 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 		}
 		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: te.Reason}, false)
 	case errors.Is(err, ErrKeysUnavailable):
+		// The security record says a 503 was answered; this line says why
+		// (not opened, or the last fetch's failure), once a minute.
+		if write, suppressed := g.records.allow(keysUnavailableCause, ""); write {
+			g.log.Warn("authn: answering 503, signing keys unavailable",
+				zap.String("error", redactCause(err)), zap.Int("suppressed", suppressed))
+		}
 		q.refuse(w, &Refusal{Kind: KindKeysUnavailable}, false)
 	case errors.Is(err, ErrBusy):
 		// Not a judgement of the token: bans never count it.

@@ -70,6 +70,8 @@ type keyManager struct {
 	exited      chan struct{} // closed when the goroutine returns
 
 	wake chan struct{} // a token asks for a fetch
+
+	failures loadLog // written by the loader's goroutine only
 }
 
 func newKeyManager(fetch fetchFunc, cfg *verifierConfig) *keyManager {
@@ -213,13 +215,12 @@ func (m *keyManager) attempt(ctx context.Context) time.Duration {
 			return 0
 		}
 		m.lastErr = err
-		m.log.Warn("signing keys not loaded; retrying",
-			zap.Error(err), zap.Duration("retry_interval", m.retry),
-			zap.Bool("keys_held", m.set.Load() != nil))
+		m.failures.failed(m.log, err, m.now(), m.retry, m.set.Load() != nil)
 		return m.retry
 	}
 	m.lastErr = nil
 	m.install(keys)
+	m.failures.succeeded(m.log, m.now())
 	next := m.refreshEvery
 	if maxAge > 0 && maxAge < next {
 		next = maxAge

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"strconv"
+	"strings"
 )
 
 // Verifier verifies a bearer token. Any type with this method is accepted
@@ -89,8 +90,12 @@ func newVerifier(issuer, audience string, opts []VerifierOption) *JWTVerifier {
 			opt(&v.cfg)
 		}
 	}
-	if audience == "" {
+	switch {
+	case strings.TrimSpace(audience) == "":
 		v.cfg.refuse("audience", "is empty; pass the audience your tokens carry in aud (often this API's URL)")
+	case strings.TrimSpace(audience) != audience:
+		// aud is compared exactly: no token would ever match.
+		v.cfg.refuse("audience", "has leading or trailing spaces")
 	}
 	return v
 }

@@ -50,6 +50,7 @@ type verifierConfig struct {
 	maxTokenSize     int
 	maxVerifications int // 0: GOMAXPROCS
 	logger           *zap.Logger
+	loggerSet        bool // Logger was given: SetLogger leaves it be
 	problems         []error
 }
 
@@ -197,15 +198,16 @@ func MaxTokenSize(n int) VerifierOption {
 	}
 }
 
-// Logger sets where key-loading events go (default: nowhere). Tokens and
-// key material are never logged.
+// Logger sets where key-loading events go (default: nowhere, unless
+// fxsvc.Authn or Middleware hands the verifier the app's logger; see
+// [JWTVerifier.SetLogger]). Tokens and key material are never logged.
 func Logger(l *zap.Logger) VerifierOption {
 	return func(c *verifierConfig) {
 		if l == nil {
 			c.refuse("Logger", "is nil")
 			return
 		}
-		c.logger = l
+		c.logger, c.loggerSet = l, true
 	}
 }
 
