@@ -153,14 +153,14 @@ func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (*authn.JWTVerifier
 	}
 	v := authn.Discover(e.Issuer, e.Audience, opts...)
 	if err := v.Err(); err != nil {
-		return nil, envSettingError(err, e)
+		return nil, authnSettingError(err, e)
 	}
 	return v, nil
 }
 
-// envSettingError names the environment variable behind each setting the
+// authnSettingError names the environment variable behind each setting the
 // verifier refused; the rest came from AuthnVerifierOptions.
-func envSettingError(err error, e AuthnEnv) error {
+func authnSettingError(err error, e AuthnEnv) error {
 	var errs []error
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
