@@ -11,6 +11,7 @@ require (
 	github.com/go-chi/jwtauth/v5 v5.3.3
 	github.com/go-jose/go-jose/v4 v4.1.8
 	github.com/lestrrat-go/jwx/v2 v2.1.3
+	github.com/maypok86/otter/v2 v2.4.0
 	github.com/svckit/svc v0.0.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0
@@ -34,7 +35,6 @@ require (
 	github.com/lestrrat-go/httprc v1.0.6 // indirect
 	github.com/lestrrat-go/iter v1.0.2 // indirect
 	github.com/lestrrat-go/option v1.0.1 // indirect
-	github.com/maypok86/otter/v2 v2.4.0 // indirect
 	github.com/munnerz/goautoneg v0.0.0-20191010083416-a7dc8b61c822 // indirect
 	github.com/prometheus/client_golang v1.25.0 // indirect
 	github.com/prometheus/client_model v0.6.3 // indirect
