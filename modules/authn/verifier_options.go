@@ -20,8 +20,8 @@ const (
 	// DefaultLeeway is the clock skew allowed on exp, nbf and iat.
 	DefaultLeeway = 30 * time.Second
 	// DefaultCacheBytes is the verification cache's memory budget: 64 MiB,
-	// room for about 20,000 entries of a typical 1 KiB token with a handful
-	// of claims, or about 900 of the densest 8 KiB tokens.
+	// room for about 16,000 entries of a typical 1 KiB token with a handful
+	// of claims, or about 500 of the densest 8 KiB tokens.
 	DefaultCacheBytes = 64 << 20
 	// DefaultCacheSize was the verification cache's entry cap.
 	//
