@@ -4,6 +4,9 @@ import (
 	"context"
 	"crypto"
 	"fmt"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,5 +127,33 @@ func TestVerifierCacheOffVerifiesEveryTime(t *testing.T) {
 	p2, _ := v.Verify(context.Background(), tok)
 	if p1.Claims == p2.Claims {
 		t.Fatal("answered from a cache that is off")
+	}
+}
+
+func TestCacheStartsNoGoroutineAndStaysBoundedUnderConcurrentUse(t *testing.T) {
+	p := Principal{Subject: "s", Authenticated: true}
+	budget := 100 * int64(entryCost("token-0-00000", p))
+	c := newVerifyCache(budget, 0)
+	k := testHeldKey(t)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 5000 {
+				tok := fmt.Sprintf("token-%d-%05d", g, i%300)
+				if _, ok := c.get(tok, testNow); !ok {
+					c.put(tok, p, testNow.Add(time.Hour), k, testNow)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if w := c.weight(); w > uint64(budget) || w == 0 {
+		t.Fatalf("weight %d, budget %d", w, budget)
+	}
+	// The workers have returned: no goroutine may be running otter code.
+	// (Counting goroutines instead would see other tests' stragglers.)
+	buf := make([]byte, 1<<20)
+	if stacks := string(buf[:runtime.Stack(buf, true)]); strings.Contains(stacks, "maypok86/otter") {
+		t.Fatalf("a goroutine runs otter code:\n%s", stacks)
 	}
 }
