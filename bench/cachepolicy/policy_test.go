@@ -207,3 +207,27 @@ func BenchmarkRoundRobinHitRatio(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkHitParallel is a hit on one hot token from every CPU, the case
+// of a busy service with one chatty caller: not paired (RunParallel owns
+// the loop), so judge it on a quiet machine or over many runs.
+func BenchmarkHitParallel(b *testing.B) {
+	toks := tokens(1)
+	for _, c := range []struct {
+		name string
+		c    cache
+	}{{"sharded", newSharded(4096)}, {"otter", newWeighed(64 << 20)}} {
+		fill(c.c, toks)
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, ok := c.c.get(toks[0], 1); !ok {
+						b.Error("miss")
+						return
+					}
+				}
+			})
+		})
+	}
+}
