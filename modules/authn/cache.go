@@ -54,7 +54,7 @@ type cacheEntry struct {
 	principal Principal
 	until     int64 // Unix nanoseconds after which the entry is stale
 	key       *heldKey
-	cost      uint32 // entryCost, kept for the accounting tests
+	cost      uint32 // entryCost(token, principal): its weight, unless the entry cap asks more
 }
 
 type verifyCache struct {
