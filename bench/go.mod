@@ -11,6 +11,7 @@ require (
 	github.com/go-chi/jwtauth/v5 v5.3.3
 	github.com/go-jose/go-jose/v4 v4.1.8
 	github.com/lestrrat-go/jwx/v2 v2.1.3
+	github.com/maypok86/otter/v2 v2.4.0
 	github.com/svckit/svc v0.0.0
 	go.opentelemetry.io/otel v1.47.0
 	go.opentelemetry.io/otel/metric v1.47.0

@@ -21,8 +21,8 @@ const (
 )
 
 // poolSize is how many distinct tokens the fresh-token cases cycle
-// through: as many as svc's default cache holds, and far more than the
-// small cache of the svc/cache-miss variant, so every request misses.
+// through: far more than the 64 entries of the svc/cache-miss variant, so
+// nearly every request misses.
 const poolSize = 4096
 
 // token is one signed ES256 access token, with what the raw-signature

@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto"
 	"fmt"
-	"hash/maphash"
+	"runtime"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -20,25 +22,23 @@ func testHeldKey(t *testing.T) *heldKey {
 }
 
 func TestCacheHitNeedsTheWholeToken(t *testing.T) {
-	c := newVerifyCache(16)
+	c := newVerifyCache(1<<20, 0)
 	k := testHeldKey(t)
 	now := testNow
 	c.put("token-a", Principal{Subject: "a", Authenticated: true}, now.Add(time.Hour), k, now)
 	if p, ok := c.get("token-a", now); !ok || p.Subject != "a" {
 		t.Fatalf("hit = %v %+v", ok, p)
 	}
-	// Force a same-hash entry: a different token stored under token-a's
-	// hash must never answer for token-a.
-	h := hashOf(c, "token-a")
-	sh := &c.shards[h%cacheShards]
-	sh.m[h] = &cacheEntry{token: "token-b", principal: Principal{Subject: "b"}, until: now.Add(time.Hour).UnixNano(), key: k}
-	if p, ok := c.get("token-a", now); ok {
-		t.Fatalf("colliding entry answered: %+v", p)
+	// Near misses: the entry answers for its own token only.
+	for _, other := range []string{"token-b", "token-", "token-aa", "Token-a", ""} {
+		if p, ok := c.get(other, now); ok {
+			t.Errorf("%q answered with %+v", other, p)
+		}
 	}
 }
 
 func TestCacheEntryEndsAtExpiry(t *testing.T) {
-	c := newVerifyCache(16)
+	c := newVerifyCache(1<<20, 0)
 	k := testHeldKey(t)
 	c.put("t", Principal{Subject: "a"}, testNow.Add(time.Minute), k, testNow)
 	if _, ok := c.get("t", testNow.Add(time.Minute-time.Nanosecond)); !ok {
@@ -53,7 +53,7 @@ func TestCacheEntryEndsAtExpiry(t *testing.T) {
 }
 
 func TestCacheDropsEntriesOfARetiredKey(t *testing.T) {
-	c := newVerifyCache(16)
+	c := newVerifyCache(1<<20, 0)
 	k := testHeldKey(t)
 	c.put("t", Principal{Subject: "a"}, testNow.Add(time.Hour), k, testNow)
 	k.retired.Store(true)
@@ -62,35 +62,28 @@ func TestCacheDropsEntriesOfARetiredKey(t *testing.T) {
 	}
 }
 
-func TestCacheIsBounded(t *testing.T) {
+func TestCacheSizeCapsTheEntries(t *testing.T) {
 	const size = 64
-	c := newVerifyCache(size)
+	c := newVerifyCache(DefaultCacheBytes, size)
 	k := testHeldKey(t)
 	for i := range 10 * size {
 		c.put(fmt.Sprintf("token-%d", i), Principal{}, testNow.Add(time.Hour), k, testNow)
 	}
-	if n := c.len(); n > size+cacheShards {
+	if n := c.len(); n > size || n == 0 {
 		t.Fatalf("cache holds %d entries, cap %d", n, size)
 	}
 }
 
-func TestCacheEvictsStaleEntriesFirst(t *testing.T) {
-	c := newVerifyCache(cacheShards) // one entry per shard
-	k := testHeldKey(t)
-	// Fill with entries that expire, then add live ones at a later time:
-	// each insert replaces a stale entry rather than a live one.
-	for i := range 200 {
-		c.put(fmt.Sprintf("old-%d", i), Principal{}, testNow.Add(time.Second), k, testNow)
-	}
-	later := testNow.Add(time.Minute)
-	c.put("live", Principal{Subject: "live"}, later.Add(time.Hour), k, later)
-	if _, ok := c.get("live", later); !ok {
-		t.Fatal("live entry missing")
+func TestCachePutSkipsAStaleToken(t *testing.T) {
+	c := newVerifyCache(1<<20, 0)
+	c.put("t", Principal{Subject: "a"}, testNow, testHeldKey(t), testNow)
+	if c.len() != 0 {
+		t.Fatal("a token stale when verified was cached")
 	}
 }
 
 func TestCacheSizeZeroTurnsTheCacheOff(t *testing.T) {
-	if newVerifyCache(0) != nil {
+	if newVerifyCache(0, 0) != nil {
 		t.Fatal("a cache of size 0")
 	}
 	var c *verifyCache
@@ -137,4 +130,30 @@ func TestVerifierCacheOffVerifiesEveryTime(t *testing.T) {
 	}
 }
 
-func hashOf(c *verifyCache, token string) uint64 { return maphash.String(c.seed, token) }
+func TestCacheStartsNoGoroutineAndStaysBoundedUnderConcurrentUse(t *testing.T) {
+	p := Principal{Subject: "s", Authenticated: true}
+	budget := 100 * int64(entryCost("token-0-00000", p))
+	c := newVerifyCache(budget, 0)
+	k := testHeldKey(t)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Go(func() {
+			for i := range 5000 {
+				tok := fmt.Sprintf("token-%d-%05d", g, i%300)
+				if _, ok := c.get(tok, testNow); !ok {
+					c.put(tok, p, testNow.Add(time.Hour), k, testNow)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if w := c.weight(); w > uint64(budget) || w == 0 {
+		t.Fatalf("weight %d, budget %d", w, budget)
+	}
+	// The workers have returned: no goroutine may be running otter code.
+	// (Counting goroutines instead would see other tests' stragglers.)
+	buf := make([]byte, 1<<20)
+	if stacks := string(buf[:runtime.Stack(buf, true)]); strings.Contains(stacks, "maypok86/otter") {
+		t.Fatalf("a goroutine runs otter code:\n%s", stacks)
+	}
+}

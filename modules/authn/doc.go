@@ -63,11 +63,13 @@
 //
 // # Verification cache
 //
-// A verified token is cached until its `exp` (plus leeway), keyed by a
-// seeded hash of the token and confirmed by comparing the whole token, so
+// A verified token is cached until its `exp` (plus leeway), keyed by the
+// token itself (a seeded hash, confirmed by comparing the whole token), so
 // a repeated token costs a map lookup. Entries of a key that leaves the key
-// set are dropped. The cache holds at most CacheSize entries (default
-// 4096). The principal it hands out is shared: treat it as read-only.
+// set are dropped. The cache is bounded by bytes (CacheBytes, default 64
+// MiB), each entry weighing an estimate of what it keeps alive, and evicts
+// with W-TinyLFU, so one-off tokens do not flush returning callers. The
+// principal it hands out is shared: treat it as read-only.
 //
 // # Refusals
 //

@@ -114,7 +114,7 @@ func (v *JWTVerifier) finish() {
 	if v.client == nil {
 		v.client = defaultHTTPClient()
 	}
-	v.cache = newVerifyCache(v.cfg.cacheSize)
+	v.cache = newVerifyCache(v.cfg.cacheBytes, v.cfg.cacheEntries)
 	v.budget = newVerifyBudget(v.cfg.maxVerifications)
 	v.audList = []string{v.cfg.audience}
 	v.err = errors.Join(v.cfg.problems...)

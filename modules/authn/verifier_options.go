@@ -19,8 +19,15 @@ const (
 	DefaultRefreshInterval = time.Hour
 	// DefaultLeeway is the clock skew allowed on exp, nbf and iat.
 	DefaultLeeway = 30 * time.Second
-	// DefaultCacheSize is how many verified tokens the verification cache
-	// holds (roughly 2-3 KB each with a typical 1 KB token).
+	// DefaultCacheBytes is the verification cache's memory budget: 64 MiB,
+	// room for about 16,000 entries of a typical 1 KiB token with a handful
+	// of claims, or about 500 of the densest 8 KiB tokens.
+	DefaultCacheBytes = 64 << 20
+	// DefaultCacheSize was the verification cache's entry cap.
+	//
+	// Deprecated: the cache is bounded by bytes (DefaultCacheBytes, set with
+	// CacheBytes) and has no entry cap unless CacheSize sets one. The value
+	// is kept for code that names it.
 	DefaultCacheSize = 4096
 	// DefaultMaxTokenSize is the longest token accepted, in bytes. Longer
 	// tokens are refused with ReasonTooLarge before any parsing work.
@@ -46,7 +53,8 @@ type verifierConfig struct {
 	tokenTypes       []string
 	httpClient       *http.Client
 	clock            func() time.Time
-	cacheSize        int
+	cacheBytes       int64
+	cacheEntries     int // 0: no entry cap
 	maxTokenSize     int
 	maxVerifications int // 0: GOMAXPROCS
 	logger           *zap.Logger
@@ -63,7 +71,7 @@ func defaultConfig(issuer, audience string) verifierConfig {
 		fetchTimeout:    DefaultFetchTimeout,
 		leeway:          DefaultLeeway,
 		clock:           time.Now,
-		cacheSize:       DefaultCacheSize,
+		cacheBytes:      DefaultCacheBytes,
 		maxTokenSize:    DefaultMaxTokenSize,
 		logger:          zap.NewNop(),
 	}
@@ -171,17 +179,42 @@ func Clock(now func() time.Time) VerifierOption {
 	}
 }
 
-// CacheSize sets how many verified tokens the verification cache keeps
-// (default 4096); 0 turns the cache off. Entries live until the token's exp
-// (plus leeway) or until their signing key leaves the key set; when full,
-// an expired entry or else an arbitrary one is evicted.
+// CacheBytes sets the verification cache's memory budget in bytes (default
+// DefaultCacheBytes, 64 MiB); 0 turns the cache off, a negative value is
+// refused. Each entry weighs an upper estimate of what it keeps alive (the
+// token, its decoded claims, one slot per claim and per scope), so a flood
+// of large, dense tokens cannot grow the heap past the budget. Entries live
+// until the token's exp (plus leeway) or until their signing key leaves the
+// key set. When the budget is reached, a W-TinyLFU policy admits a new
+// token only if it is requested more often than the entry it would evict,
+// so a scan of one-off tokens does not flush the callers that come back.
+func CacheBytes(n int64) VerifierOption {
+	return func(c *verifierConfig) {
+		if n < 0 {
+			c.refuse("CacheBytes", "must not be negative")
+			return
+		}
+		c.cacheBytes = n
+	}
+}
+
+// CacheSize caps how many verified tokens the verification cache keeps, in
+// addition to its byte budget (CacheBytes); 0 turns the cache off, a
+// negative value is refused. Without it there is no entry cap.
+//
+// Deprecated: the byte budget is what bounds memory; use CacheBytes.
+// CacheSize(0) is CacheBytes(0). A positive n still caps the entries: each
+// weighs at least budget/n.
 func CacheSize(n int) VerifierOption {
 	return func(c *verifierConfig) {
 		if n < 0 {
 			c.refuse("CacheSize", "must not be negative")
 			return
 		}
-		c.cacheSize = n
+		if n == 0 {
+			c.cacheBytes = 0
+		}
+		c.cacheEntries = n
 	}
 }
 
