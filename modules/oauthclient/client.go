@@ -239,7 +239,7 @@ func (c *Client) Open(ctx context.Context) error {
 	if c.meta.Load() != nil {
 		return nil
 	}
-	_, err := c.metadata(ctx)
+	_, err := c.metadata(ctx, time.Time{})
 	var ue *UnavailableError
 	if errors.As(err, &ue) {
 		c.logger.Warn("svc.oauthclient discovery failed; retrying at the first fetch", zap.String("error.type", errorType(err)))

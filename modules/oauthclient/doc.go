@@ -58,12 +58,26 @@
 //	metadata unusable (another issuer, no token_endpoint)      whole client, retry interval   *DiscoveryError
 //
 // While a failure is remembered a still-valid cached token keeps being
-// served. A connection lost before any answer is retried once at once (with
+// served. A failure remembered while a client-credentials pattern's token
+// was alive stops that pattern's fetches at most until the token expires:
+// then one fetch is made (its own failure is remembered in full), so a
+// refresh that failed late in a short token's life never leaves the
+// pattern without a token while the server may answer. A Retry-After is
+// kept in full: the server asked for it. A connection lost before any answer is retried once at once (with
 // a fresh client assertion); a timeout is not retried. Discovery failures
 // are remembered like fetch failures; an unreachable server does not stop
 // the app from starting. No error repeats a server's response body, a
 // secret, an assertion or a token; OAuth error codes are kept only when
 // well-formed.
+//
+// # Short-lived tokens
+//
+// A refresh starts in the refresh window: min(refresh_before, lifetime/2)
+// before expiry. For a failed refresh to be retried before the token ends,
+// keep timeout + retry_interval below that window. For 30 s tokens (a 15 s
+// window) SVC_OAUTHCLIENT_TIMEOUT=3s and SVC_OAUTHCLIENT_RETRY_INTERVAL=5s
+// leave room for two attempts; the defaults (10s + 10s) leave none, and
+// then the token's expiry ends the failure memory early, as above.
 //
 // # Outgoing requests
 //
