@@ -146,6 +146,9 @@ func (cfg *clientConfig) finish() error {
 			*d.v = d.def
 		}
 	}
+	if err := cfg.applyEnvMethod(); err != nil {
+		return err
+	}
 	if cfg.auth == nil {
 		switch {
 		case cfg.assertionFile != "":
@@ -179,6 +182,35 @@ func (cfg *clientConfig) finish() error {
 	}
 	if cfg.jitter == nil {
 		cfg.jitter = randomJitter
+	}
+	return nil
+}
+
+// applyEnvMethod lets SVC_OAUTHCLIENT_AUTH_METHOD choose how the secret is
+// sent. It is a deployment setting: it fills in what code left open
+// (no client authentication, or Secret(Auto)), and a code choice that says
+// otherwise is an error rather than a silent override either way.
+func (cfg *clientConfig) applyEnvMethod() error {
+	if !cfg.envMethodSet {
+		return nil
+	}
+	setting := clientEnvPrefix + "AUTH_METHOD"
+	switch a := cfg.auth.(type) {
+	case nil:
+		if cfg.assertionFile != "" && !cfg.clientSecret.IsSet() && cfg.clientSecretFile == "" {
+			return &ConfigError{Setting: setting, Problem: "chooses how a client secret is sent, but " + clientEnvPrefix + "ASSERTION_FILE is set and no secret is: unset one of them"}
+		}
+		cfg.auth = secretAuth{m: cfg.envMethod}
+	case secretAuth:
+		switch {
+		case a.m == Auto:
+			cfg.auth = secretAuth{m: cfg.envMethod}
+		case a.m != cfg.envMethod:
+			return &ConfigError{Setting: setting, Problem: "is " + cfg.envMethod.String() + " but the code passes " + a.m.goName() +
+				": remove one, or pass oauthclient.Secret(oauthclient.Auto) to let the environment choose"}
+		}
+	default:
+		return &ConfigError{Setting: setting, Problem: "chooses how a client secret is sent, but the code authenticates with " + a.method(nil) + ": unset it"}
 	}
 	return nil
 }

@@ -92,7 +92,10 @@
 // [Secret] sends the client secret with HTTP Basic (both parts
 // form-encoded first, RFC 6749 §2.3.1) or in the body, as the metadata's
 // token_endpoint_auth_methods_supported lists (Basic when both or neither
-// are listed). [PrivateKey] signs a fresh one-minute assertion with a new
+// are listed), or as SVC_OAUTHCLIENT_AUTH_METHOD says (basic, post or
+// auto). A server that lists both may still have registered the client for
+// one: its invalid_client refusal ([ClientRejectedError]) names the method
+// sent and how to choose the other. [PrivateKey] signs a fresh one-minute assertion with a new
 // jti for every request, with go-jose: aud is the issuer and typ is
 // client-authentication+jwt (RFC 7523bis) unless [AudienceTokenEndpoint]
 // asks for the older form. [AssertionFile] sends an assertion read from a
@@ -105,6 +108,7 @@
 //	SVC_OAUTHCLIENT_CLIENT_ID              client ID
 //	SVC_OAUTHCLIENT_CLIENT_SECRET          client secret
 //	SVC_OAUTHCLIENT_CLIENT_SECRET_FILE     file holding the secret, read at every fetch
+//	SVC_OAUTHCLIENT_AUTH_METHOD            basic, post or auto: how the secret is sent
 //	SVC_OAUTHCLIENT_ASSERTION_FILE         file holding a client assertion, read at every fetch
 //	SVC_OAUTHCLIENT_TIMEOUT                per request, default 10s
 //	SVC_OAUTHCLIENT_REFRESH_BEFORE         default 1m, capped at half the lifetime
@@ -115,8 +119,10 @@
 // Durations take Go syntax (30s) or seconds (30). Lists (audiences,
 // resources, scopes) are separated by commas or spaces. <NAME> is the
 // pattern name upper-cased with other characters than letters and digits
-// replaced by '_' ([EnvName]). Code options override the environment;
-// [WithoutEnv] ignores it.
+// replaced by '_' ([EnvName]). Code options override the environment, but
+// for SVC_OAUTHCLIENT_AUTH_METHOD: it fills in Secret(Auto) or a missing
+// client authentication, and New fails when code chose another method.
+// [WithoutEnv] ignores the environment.
 //
 // # Telemetry
 //

@@ -105,12 +105,19 @@ type ClientRejectedError struct {
 	Code   string // "invalid_client" or "unauthorized_client"
 	Grant  string // the grant_type that was refused
 	Status int
+	// Method is the client authentication that was sent:
+	// client_secret_basic, client_secret_post or private_key_jwt.
+	Method string
 	Hint   string // what to check, naming the setting
 	Until  time.Time
 }
 
 func (e *ClientRejectedError) Error() string {
-	msg := fmt.Sprintf("oauthclient: the authorization server rejected the client (%s, status %d, grant %s)", e.Code, e.Status, e.Grant)
+	msg := fmt.Sprintf("oauthclient: the authorization server rejected the client (%s, status %d, grant %s", e.Code, e.Status, e.Grant)
+	if e.Method != "" {
+		msg += ", sent " + e.Method
+	}
+	msg += ")"
 	if e.Hint != "" {
 		msg += ": " + e.Hint
 	}

@@ -64,7 +64,7 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 	for attempt := 0; ; attempt++ {
 		status, header, body, err := c.post(ctx, meta, rq)
 		if err == nil {
-			tok, err := c.answer(rq, status, header, body)
+			tok, err := c.answer(rq, meta, status, header, body)
 			return tok, status, err
 		}
 		var ue *UnavailableError
@@ -155,7 +155,7 @@ func (c *Client) rememberUnavailable(ue *UnavailableError) {
 }
 
 // answer turns a token endpoint answer into a token or a remembered error.
-func (c *Client) answer(rq *tokenRequest, status int, header http.Header, body []byte) (*token, error) {
+func (c *Client) answer(rq *tokenRequest, meta *metadata, status int, header http.Header, body []byte) (*token, error) {
 	now := c.clock.Now()
 	if status >= 200 && status < 300 {
 		tok, err := c.newToken(body, now, rq)
@@ -182,11 +182,11 @@ func (c *Client) answer(rq *tokenRequest, status int, header http.Header, body [
 	until := now.Add(c.retryInterval)
 	switch code {
 	case "invalid_client":
-		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Hint: c.auth.rejectHint(), Until: until}
+		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Method: c.auth.method(meta), Hint: c.auth.rejectHint(meta), Until: until}
 		c.memory.rememberClient(err, now, until, false)
 		return nil, err
 	case "unauthorized_client":
-		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Until: until,
+		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Method: c.auth.method(meta), Until: until,
 			Hint: "the client may not use this grant: allow " + rq.grant + " for " + strconv.Quote(c.clientID) + " at the authorization server"}
 		c.memory.rememberGrant(rq.grant, err, now, until)
 		return nil, err

@@ -50,6 +50,8 @@ type clientConfig struct {
 	refreshBefore    time.Duration
 	retryInterval    time.Duration
 	auth             ClientAuth
+	envMethod        SecretMethod // SVC_OAUTHCLIENT_AUTH_METHOD, when envMethodSet
+	envMethodSet     bool
 	httpClient       *http.Client
 	clock            Clock
 	logger           *zap.Logger
