@@ -33,10 +33,10 @@ var gateOptions = []authn.Option{
 
 // trust verifies tokens from SVC_AUTHN_ISSUER when it is set, else from an
 // embedded development issuer that is never used when an issuer is
-// configured.
+// configured. Outbound tokens come from SVC_OAUTHCLIENT_* in both cases.
 func trust() fx.Option {
 	if _, configured, _ := fxsvc.AuthnFromEnv(); configured {
-		return fxsvc.Authn(nil, gateOptions...)
+		return fx.Options(fxsvc.Authn(nil, gateOptions...), outboundFromEnv())
 	}
 	iss, err := devissuer.Start(devissuer.Options{})
 	if err != nil {
