@@ -51,8 +51,9 @@ func outboundFromEnv() fx.Option {
 	if !anySet("SVC_OAUTHCLIENT_", nil) {
 		return fx.Options()
 	}
-	e, _, _ := fxsvc.AuthnFromEnv() // already read by trust
-	return fx.Options(fxsvc.OAuthClient(), billingPattern(e.Audience))
+	// The billing API is this service: tokens for it carry the audience
+	// its own gate checks.
+	return fx.Options(fxsvc.OAuthClient(), billingPattern(os.Getenv("SVC_AUTHN_AUDIENCE")))
 }
 
 // billingPattern asks for tokens to this service's own /invoices: its

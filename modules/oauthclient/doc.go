@@ -70,6 +70,13 @@
 // secret, an assertion or a token; OAuth error codes are kept only when
 // well-formed.
 //
+// An error a handler returns through svcerrors (fxsvc.Errors) answers by
+// the kind it names (svcerrors.KindNamer; this package does not import
+// svcerrors): [*UnavailableError] 503 upstream-token-unavailable with
+// Retry-After, [*ClientRejectedError], [*TokenRefusedError] and
+// [*DiscoveryError] 502 upstream-token-refused. A [*ConfigError] and
+// [ErrClosed] stay an unknown error: a logged 500.
+//
 // # Short-lived tokens
 //
 // A refresh starts in the refresh window: min(refresh_before, lifetime/2)
