@@ -9,8 +9,11 @@ import (
 	"testing"
 
 	"go.uber.org/fx"
+	"go.uber.org/fx/fxtest"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/devissuer"
 )
 
@@ -98,7 +101,13 @@ func TestOutboundEnvIsCheckedAndWins(t *testing.T) {
 // retrying cannot help: it is a logged 500 without Retry-After.
 func TestBillingWithoutOutboundIsA500(t *testing.T) {
 	iss := realIssuer(t)
-	base := startExample(t)
+	t.Setenv("SVC_HTTP_ADDR", "127.0.0.1:0")
+	core, logs := observer.New(zap.ErrorLevel)
+	var srv *fxsvc.Server
+	app := fxtest.New(t, append(options(), fx.Decorate(func() *zap.Logger { return zap.New(core) }), fx.Populate(&srv))...)
+	app.RequireStart()
+	t.Cleanup(app.RequireStop)
+	base := "http://" + srv.Addr()
 	reader, _ := iss.Mint(devissuer.Token{Subject: "alice", Scopes: []string{"read"}})
 	waitForKeys(t, base+"/me", reader)
 	resp, body := call(t, "GET", base+"/billing", reader)
@@ -111,6 +120,16 @@ func TestBillingWithoutOutboundIsA500(t *testing.T) {
 	}
 	if ct := resp.Header.Get("Content-Type"); ct != "application/problem+json" || strings.Contains(body, "SVC_OAUTHCLIENT") {
 		t.Fatalf("Content-Type %q, body %s", ct, body)
+	}
+	// The cause, with what to set, is in the log.
+	logged := false
+	for _, e := range logs.All() {
+		if err, ok := e.ContextMap()["error"].(string); ok && strings.Contains(err, "SVC_OAUTHCLIENT_CLIENT_ID") {
+			logged = true
+		}
+	}
+	if !logged {
+		t.Fatalf("the cause was not logged: %v", logs.All())
 	}
 }
 
