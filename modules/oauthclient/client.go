@@ -57,9 +57,12 @@ type Client struct {
 }
 
 // New builds a client from environment variables (SVC_OAUTHCLIENT_*) and
-// options; options override the environment. It refuses, with a
+// options; options override the environment, except
+// SVC_OAUTHCLIENT_AUTH_METHOD (see [Secret]). It refuses, with a
 // [ConfigError] naming the setting: no issuer and no token endpoint, no
-// client ID, no client authentication, a secret method without a secret, an
+// client ID, no client authentication, an SVC_OAUTHCLIENT_AUTH_METHOD other
+// than basic, post or auto or one the code's client authentication
+// contradicts, a secret method without a secret, an
 // unreadable secret or assertion file, a bad private key, a negative
 // duration, and an issuer or token endpoint that is not an absolute https
 // URL (http is allowed on loopback, or anywhere with [AllowInsecureHTTP]).
