@@ -73,8 +73,13 @@ func ClientCredentials(name string, opts ...oauthclient.PatternOption) fx.Option
 // TokenExchange provides a *oauthclient.Pattern named name that exchanges
 // the caller's token (RFC 8693) through the app's client; see
 // ClientCredentials. Settings come from SVC_TOKENEXCHANGE_<NAME>_* and
-// opts. Use it with p.TokenFor(ctx, authn.TokenFrom(ctx)) or
-// p.TransportFor(token, base).
+// opts. In a handler, pass the caller's verified token explicitly:
+//
+//	tok, ok := authn.TokenFrom(r.Context()) // false on an anonymous request
+//	resp, err := p.ClientFor(tok).Do(req)   // or p.TokenFor(r.Context(), tok)
+//
+// A token failure returned by the handler answers 503 or 502 in the app's
+// error format (docs/errors.md, upstream-token-*).
 func TokenExchange(name string, opts ...oauthclient.PatternOption) fx.Option {
 	return providePattern(name, oauthclient.TokenExchange, opts)
 }

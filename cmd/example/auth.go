@@ -36,14 +36,15 @@ var gateOptions = []authn.Option{
 // trust verifies tokens from SVC_AUTHN_ISSUER when it is set, else from an
 // embedded development issuer that is never used when an issuer is
 // configured. An audience without an issuer is refused rather than
-// silently ignored for the development issuer.
+// silently ignored for the development issuer. Outbound tokens come from
+// SVC_OAUTHCLIENT_* in both cases.
 func trust() fx.Option {
 	e, configured, err := fxsvc.AuthnFromEnv()
 	switch {
 	case err != nil:
 		return fx.Error(fmt.Errorf("example: %w", err))
 	case configured:
-		return fxsvc.Authn(nil, gateOptions...)
+		return fx.Options(fxsvc.Authn(nil, gateOptions...), outboundFromEnv())
 	case e.Audience != "":
 		return fx.Error(errors.New("example: SVC_AUTHN_AUDIENCE is set but SVC_AUTHN_ISSUER is not: set both to trust your identity provider, or neither for the development issuer"))
 	}

@@ -12,6 +12,12 @@ type Kind struct {
 	Anchor string
 	Title  string
 	Detail string
+	// DocsURL is the page that documents this kind, for an app's own kinds:
+	// the problem `type` becomes DocsURL#Anchor and a TMF630
+	// referenceError takes it in place of {errors_doc_url}. Empty means the
+	// format's docs URL ([DocsURL], by default svc's own page), which
+	// documents only svc's kinds.
+	DocsURL string
 }
 
 // The anchors of the kinds this package renders. Clients branch on them.
@@ -29,40 +35,72 @@ const (
 	AnchorPreconditionFailed    = "precondition-failed"
 	AnchorPreconditionRequired  = "precondition-required"
 	AnchorValidationFailed      = "validation-failed"
+
+	AnchorUpstreamTokenUnavailable = "upstream-token-unavailable"
+	AnchorUpstreamTokenRefused     = "upstream-token-refused"
 )
 
 // Kinds of the spec's rejection table. Details never name the limit, the
 // backend or the rule behind a rejection.
 var (
-	KindRateLimitExceeded = Kind{http.StatusTooManyRequests, AnchorRateLimitExceeded,
-		"Rate limit exceeded", "Too many requests. Retry after the time given."}
-	KindCircuitBreakerOpen = Kind{http.StatusServiceUnavailable, AnchorCircuitBreakerOpen,
-		"Circuit breaker open", "A dependency of this service is unavailable. Retry later."}
-	KindBulkheadFull = Kind{http.StatusServiceUnavailable, AnchorBulkheadFull,
-		"Concurrency limit reached", "The service is handling as many requests as it can. Retry later."}
-	KindWouldBlock = Kind{http.StatusServiceUnavailable, AnchorLockUnavailable,
-		"Lock held elsewhere", "The resource is locked and the request asked not to wait."}
-	KindLockTimeout = Kind{http.StatusServiceUnavailable, AnchorLockUnavailable,
-		"Lock held elsewhere", "The resource stayed locked for as long as the request could wait."}
-	KindRequestRefused = Kind{http.StatusServiceUnavailable, AnchorRequestRefused,
-		"Request refused", "The service cannot take this request now. Retry later."}
-	KindDeadlineExceeded = Kind{http.StatusGatewayTimeout, AnchorDeadlineExceeded,
-		"Deadline exceeded", "The request did not complete within its time limit."}
-	KindIdempotencyKeyReused = Kind{http.StatusUnprocessableEntity, AnchorIdempotencyKeyReused,
-		"Idempotency key reused", "This Idempotency-Key was already used with a different payload."}
-	KindIdempotencyInFlight = Kind{http.StatusConflict, AnchorIdempotencyInFlight,
-		"Idempotent request in flight", "A request with this Idempotency-Key is still running. Retry after the time given."}
-	KindIdempotencyKeyInvalid = Kind{http.StatusBadRequest, AnchorIdempotencyKeyInvalid,
-		"Idempotency key invalid", "The Idempotency-Key header is missing, too long or holds a character outside printable ASCII."}
-	KindRequestBodyTooLarge = Kind{http.StatusRequestEntityTooLarge, AnchorRequestBodyTooLarge,
-		"Request body too large", "The request body is larger than this endpoint accepts."}
-	KindPreconditionFailed = Kind{http.StatusPreconditionFailed, AnchorPreconditionFailed,
-		"Precondition failed", "The entity tag in If-Match does not match the current representation."}
-	KindPreconditionRequired = Kind{http.StatusPreconditionRequired, AnchorPreconditionRequired,
-		"Precondition required", "This write must carry a precondition such as If-Match."}
-	KindValidationFailed = Kind{http.StatusUnprocessableEntity, AnchorValidationFailed,
-		"Validation failed", "The request did not match what this endpoint accepts."}
+	KindRateLimitExceeded = Kind{Status: http.StatusTooManyRequests, Anchor: AnchorRateLimitExceeded,
+		Title: "Rate limit exceeded", Detail: "Too many requests. Retry after the time given."}
+	KindCircuitBreakerOpen = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorCircuitBreakerOpen,
+		Title: "Circuit breaker open", Detail: "A dependency of this service is unavailable. Retry later."}
+	KindBulkheadFull = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorBulkheadFull,
+		Title: "Concurrency limit reached", Detail: "The service is handling as many requests as it can. Retry later."}
+	KindWouldBlock = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorLockUnavailable,
+		Title: "Lock held elsewhere", Detail: "The resource is locked and the request asked not to wait."}
+	KindLockTimeout = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorLockUnavailable,
+		Title: "Lock held elsewhere", Detail: "The resource stayed locked for as long as the request could wait."}
+	KindRequestRefused = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorRequestRefused,
+		Title: "Request refused", Detail: "The service cannot take this request now. Retry later."}
+	KindDeadlineExceeded = Kind{Status: http.StatusGatewayTimeout, Anchor: AnchorDeadlineExceeded,
+		Title: "Deadline exceeded", Detail: "The request did not complete within its time limit."}
+	KindIdempotencyKeyReused = Kind{Status: http.StatusUnprocessableEntity, Anchor: AnchorIdempotencyKeyReused,
+		Title: "Idempotency key reused", Detail: "This Idempotency-Key was already used with a different payload."}
+	KindIdempotencyInFlight = Kind{Status: http.StatusConflict, Anchor: AnchorIdempotencyInFlight,
+		Title: "Idempotent request in flight", Detail: "A request with this Idempotency-Key is still running. Retry after the time given."}
+	KindIdempotencyKeyInvalid = Kind{Status: http.StatusBadRequest, Anchor: AnchorIdempotencyKeyInvalid,
+		Title: "Idempotency key invalid", Detail: "The Idempotency-Key header is missing, too long or holds a character outside printable ASCII."}
+	KindRequestBodyTooLarge = Kind{Status: http.StatusRequestEntityTooLarge, Anchor: AnchorRequestBodyTooLarge,
+		Title: "Request body too large", Detail: "The request body is larger than this endpoint accepts."}
+	KindPreconditionFailed = Kind{Status: http.StatusPreconditionFailed, Anchor: AnchorPreconditionFailed,
+		Title: "Precondition failed", Detail: "The entity tag in If-Match does not match the current representation."}
+	KindPreconditionRequired = Kind{Status: http.StatusPreconditionRequired, Anchor: AnchorPreconditionRequired,
+		Title: "Precondition required", Detail: "This write must carry a precondition such as If-Match."}
+	KindValidationFailed = Kind{Status: http.StatusUnprocessableEntity, Anchor: AnchorValidationFailed,
+		Title: "Validation failed", Detail: "The request did not match what this endpoint accepts."}
 )
+
+// Kinds of outbound token failures (modules/oauthclient), named by the
+// errors through [KindNamer]. Their details say nothing of the
+// authorization server's answer or the client's credentials.
+var (
+	// KindUpstreamTokenUnavailable: the authorization server is down, slow,
+	// failing or asked for a pause; retrying later can help.
+	KindUpstreamTokenUnavailable = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorUpstreamTokenUnavailable,
+		Title: "Upstream token unavailable", Detail: "The service could not obtain a token for a call it depends on. Retry later."}
+	// KindUpstreamTokenRefused: the authorization server refused the
+	// service's client or the token it asked for; retrying will not help
+	// until the service's configuration changes.
+	KindUpstreamTokenRefused = Kind{Status: http.StatusBadGateway, Anchor: AnchorUpstreamTokenRefused,
+		Title: "Upstream token refused", Detail: "The authorization server refused the token this service needs for a call it depends on."}
+)
+
+// namedKinds are the kinds a [KindNamer] may name.
+var namedKinds = map[string]Kind{
+	AnchorUpstreamTokenUnavailable: KindUpstreamTokenUnavailable,
+	AnchorUpstreamTokenRefused:     KindUpstreamTokenRefused,
+}
+
+// KindByAnchor returns the kind a [KindNamer] naming anchor answers with:
+// upstream-token-unavailable or upstream-token-refused. ok is false for any
+// other anchor.
+func KindByAnchor(anchor string) (k Kind, ok bool) {
+	k, ok = namedKinds[anchor]
+	return k, ok
+}
 
 // frameworkKind is the kind of a router or net/http error of the given
 // status: type about:blank, the status text as title, and a detail the

@@ -2,9 +2,12 @@ package svcerrors_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,8 +47,26 @@ func rejectionTable() []kindCase {
 			{Loc: []string{"path", "id"}, Msg: "must be a UUID", Type: "uuid_parsing"},
 		}}, 400, "validation-failed", ""},
 		{"admission-kind-without-entry", laterTurnAway{}, 503, "request-refused", ""},
+		// Regression: issue 14 item 20. Errors of a package that does not
+		// import this one (oauthclient) name their kind; before, they were
+		// unknown and answered 500.
+		{"upstream-token-unavailable", &namedKind{anchor: "upstream-token-unavailable", retry: 29500 * time.Millisecond}, 503, "upstream-token-unavailable", "30"},
+		{"upstream-token-unavailable-no-hint", &namedKind{anchor: "upstream-token-unavailable"}, 503, "upstream-token-unavailable", ""},
+		{"upstream-token-refused", &namedKind{anchor: "upstream-token-refused"}, 502, "upstream-token-refused", ""},
 	}
 }
+
+// namedKind is an error of a package that names its kind without importing
+// svcerrors, the way oauthclient's errors do. Its message must never reach
+// the wire.
+type namedKind struct {
+	anchor string
+	retry  time.Duration
+}
+
+func (e *namedKind) Error() string                 { return "token endpoint said: client_secret=hunter2" }
+func (e *namedKind) ErrorKind() string             { return e.anchor }
+func (e *namedKind) RetryAfterHint() time.Duration { return e.retry }
 
 // laterTurnAway is a turn-away kind added after this package was written.
 type laterTurnAway struct{}
@@ -87,6 +108,7 @@ func TestNeverRendered(t *testing.T) {
 		context.DeadlineExceeded, // a bare timeout is left alone
 		context.Canceled,
 		fmt.Errorf("wrapped: %w", context.DeadlineExceeded),
+		&namedKind{anchor: "no-such-kind"}, // a name this package does not document
 	} {
 		if _, ok := svcerrors.Describe(err); ok {
 			t.Errorf("Describe(%v) is known; it must stay unhandled", err)
@@ -94,6 +116,77 @@ func TestNeverRendered(t *testing.T) {
 		out := svcerrors.New().Render(err, "/x")
 		if out.Known || out.Status != http.StatusInternalServerError {
 			t.Errorf("Render(%v) = %d known=%v, want an unknown 500", err, out.Status, out.Known)
+		}
+	}
+}
+
+// outOfStock is an app's own kind, documented on the app's own page.
+type outOfStock struct{}
+
+func (outOfStock) Error() string { return "sku 42 out of stock in warehouse 7" }
+func (outOfStock) Describe() svcerrors.Description {
+	return svcerrors.Description{Kind: svcerrors.Kind{Status: http.StatusConflict, Anchor: "out-of-stock",
+		Title: "Out of stock", Detail: "The item is out of stock.", DocsURL: "https://docs.shop.example/errors#"}}
+}
+
+// Regression: issue 14 item 20. An app's own kinds pointed at svc's docs,
+// where their anchors do not exist; Kind.DocsURL names the app's page.
+func TestAppKindNamesItsOwnDocs(t *testing.T) {
+	const want = "https://docs.shop.example/errors#out-of-stock"
+	cases := []struct {
+		name   string
+		res    *svcerrors.Responses
+		member string
+		want   any
+	}{
+		{"rfc9457", svcerrors.New(), "type", want},
+		{"rfc9457 with a docs URL of its own", svcerrors.New(svcerrors.DocsURL("https://svc-docs.example/errors")), "type", want},
+		{"tmf630 kind docs", svcerrors.NewTMF("SHOP", svcerrors.KindDocs), "referenceError", want},
+		{"tmf630 template", svcerrors.NewTMF("SHOP", "{errors_doc_url}?kind={anchor}"), "referenceError", "https://docs.shop.example/errors?kind=out-of-stock"},
+		{"tmf630 fixed address", svcerrors.NewTMF("SHOP", "https://errors.example.test/all"), "referenceError", "https://errors.example.test/all"},
+		{"tmf630 no reference", svcerrors.NewTMF("SHOP", ""), "referenceError", nil},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			resp := serveRouted(t, tc.res, outOfStock{})
+			var m map[string]any
+			if err := json.NewDecoder(resp.Body).Decode(&m); err != nil {
+				t.Fatal(err)
+			}
+			if resp.StatusCode != http.StatusConflict || m[tc.member] != tc.want {
+				t.Fatalf("status %d, %s = %v, want %v", resp.StatusCode, tc.member, m[tc.member], tc.want)
+			}
+			if m["code"] != nil && m["code"] != "SHOP-OUT-OF-STOCK" {
+				t.Errorf("code = %v", m["code"])
+			}
+			checkHeaders(t, resp.Header, tc.res.MediaType(), "")
+			// svc's own kinds keep pointing at the format's page.
+			var own map[string]any
+			if err := json.Unmarshal(tc.res.Render(&svcerrors.BulkheadFull{}, "/").Body, &own); err != nil {
+				t.Fatal(err)
+			}
+			for _, v := range []any{own["type"], own["referenceError"]} {
+				if s, ok := v.(string); ok && strings.Contains(s, "shop.example") {
+					t.Errorf("svc's own kind points at the app's docs: %s", s)
+				}
+			}
+		})
+	}
+}
+
+// Every kind a KindNamer may name has its section in docs/errors.md, the
+// page its type points at.
+func TestNamedKindsAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/errors.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, anchor := range []string{svcerrors.AnchorUpstreamTokenUnavailable, svcerrors.AnchorUpstreamTokenRefused} {
+		if _, ok := svcerrors.KindByAnchor(anchor); !ok {
+			t.Errorf("KindByAnchor(%q) unknown", anchor)
+		}
+		if !strings.Contains(string(doc), "\n## "+anchor+"\n") {
+			t.Errorf("docs/errors.md has no section %q", anchor)
 		}
 	}
 }

@@ -132,8 +132,9 @@ func (r *Responses) MediaType() string {
 	return ProblemMediaType
 }
 
-// TypeURI is the problem `type` of a kind with this anchor: about:blank for
-// an empty anchor.
+// TypeURI is the problem `type` of one of svc's kinds with this anchor:
+// about:blank for an empty anchor. A kind with its own DocsURL has the type
+// DocsURL#anchor instead.
 func (r *Responses) TypeURI(anchor string) string {
 	if anchor == "" {
 		return "about:blank"
@@ -142,8 +143,9 @@ func (r *Responses) TypeURI(anchor string) string {
 }
 
 // Describe finds how err is answered: a [Rejection] anywhere in its chain,
-// then an [Admission] (503 request-refused). ok is false for any other
-// error; those are never rendered, as they signal a bug or an outage.
+// then a [KindNamer] naming a kind of [KindByAnchor], then an [Admission]
+// (503 request-refused). ok is false for any other error; those are never
+// rendered, as they signal a bug or an outage.
 func Describe(err error) (d Description, ok bool) {
 	// The error itself is almost always the rejection: skip errors.As,
 	// whose reflection and escaping target cost more than the rendering.
@@ -153,6 +155,16 @@ func Describe(err error) (d Description, ok bool) {
 	var rej Rejection
 	if errors.As(err, &rej) {
 		return rej.Describe(), true
+	}
+	var named KindNamer
+	if errors.As(err, &named) {
+		if k, ok := KindByAnchor(named.ErrorKind()); ok {
+			d := Description{Kind: k}
+			if h, ok := named.(RetryAfterHinter); ok {
+				d.RetryAfter = max(h.RetryAfterHint(), 0)
+			}
+			return d, true
+		}
 	}
 	var adm Admission
 	if errors.As(err, &adm) {
@@ -182,7 +194,7 @@ func (r *Responses) RenderDescription(d Description, instance string) Rendered {
 		out.retryAfter = retryAfterSeconds(d.RetryAfter)
 	}
 	// Sized from the texts the body holds, so it is not regrown.
-	size := 128 + 2*(len(r.escDocsURL)+len(d.Anchor)) + len(d.Title) + len(d.detail()) + len(instance)
+	size := 128 + 2*(len(r.escDocsURL)+len(d.DocsURL)+len(d.Anchor)) + len(d.Title) + len(d.detail()) + len(instance)
 	for _, fe := range d.Errors {
 		size += 40 + len(fe.Msg) + len(fe.Type)
 		for _, l := range fe.Loc {

@@ -21,7 +21,11 @@ func (r *Responses) appendProblem(b []byte, d Description, instance string) []by
 		b = append(b, `"about:blank"`...)
 	} else {
 		b = append(b, '"')
-		b = append(b, r.escDocsURL...)
+		if d.DocsURL != "" {
+			b = appendEscaped(b, strings.TrimRight(d.DocsURL, "#"))
+		} else {
+			b = append(b, r.escDocsURL...)
+		}
 		b = append(b, '#')
 		b = appendEscaped(b, d.Anchor)
 		b = append(b, '"')
@@ -109,7 +113,12 @@ func (r *Responses) appendTMF(b []byte, d Description) []byte {
 		b = append(b, ')')
 	}
 	b = append(b, '"')
-	if len(r.refParts) > 0 {
+	if len(r.refParts) > 0 && d.DocsURL != "" {
+		// An app's own kind: its page, not svc's, in the template.
+		ref := strings.ReplaceAll(r.tmfReference, "{errors_doc_url}", strings.TrimRight(d.DocsURL, "#"))
+		b = append(b, `,"referenceError":`...)
+		b = appendString(b, strings.ReplaceAll(ref, "{anchor}", anchor))
+	} else if len(r.refParts) > 0 {
 		b = append(b, `,"referenceError":"`...)
 		for i, part := range r.refParts {
 			if i > 0 {

@@ -35,8 +35,8 @@ func (a assertionFile) check(cfg *clientConfig) error {
 
 func (a assertionFile) method(*metadata) string { return "private_key_jwt" }
 
-func (a assertionFile) rejectHint() string {
-	return "check " + clientEnvPrefix + "CLIENT_ID and the assertion in " + clientEnvPrefix + "ASSERTION_FILE (expired, or for another audience?)"
+func (a assertionFile) rejectHint(*metadata) string {
+	return "the client authenticated with private_key_jwt; check " + clientEnvPrefix + "CLIENT_ID and the assertion in " + clientEnvPrefix + "ASSERTION_FILE (expired, or for another audience?)"
 }
 
 func (a assertionFile) authenticate(c *Client, _ *metadata, _ http.Header, form url.Values) error {

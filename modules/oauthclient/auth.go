@@ -12,11 +12,10 @@ import (
 )
 
 // ClientAuth is how the client proves its identity to the token endpoint:
-// [Secret], [PrivateKey] or [AssertionFile]. Pass one to [New]. The method
-// is chosen in code only; the environment supplies at most the secret or the
-// assertion file path. Without one, New picks AssertionFile when
-// SVC_OAUTHCLIENT_ASSERTION_FILE is set, else Secret(Auto) when a client
-// secret is configured.
+// [Secret], [PrivateKey] or [AssertionFile]. Pass one to [New]. Without
+// one, New picks Secret with the method SVC_OAUTHCLIENT_AUTH_METHOD names
+// when it is set, else AssertionFile when SVC_OAUTHCLIENT_ASSERTION_FILE is
+// set, else Secret(Auto) when a client secret is configured.
 type ClientAuth interface {
 	Option
 	// check validates the auth against the frozen settings at New.
@@ -26,8 +25,9 @@ type ClientAuth interface {
 	authenticate(c *Client, meta *metadata, h http.Header, form url.Values) error
 	// method is the token_endpoint_auth_method in use, for errors.
 	method(meta *metadata) string
-	// rejectHint says what to check when the server answers invalid_client.
-	rejectHint() string
+	// rejectHint says what to check when the server answers invalid_client
+	// to a request authenticated as meta made it.
+	rejectHint(meta *metadata) string
 }
 
 // SecretMethod chooses how [Secret] sends the client secret.
@@ -36,28 +36,60 @@ type SecretMethod int
 const (
 	// Auto sends the secret as the server's metadata lists in
 	// token_endpoint_auth_methods_supported: in the body when only
-	// client_secret_post is listed, else with HTTP Basic.
+	// client_secret_post is listed, else with HTTP Basic. A server that
+	// lists both but registered the client for client_secret_post (Ory
+	// Hydra) answers invalid_client: choose Post then.
 	Auto SecretMethod = iota
 	// Basic sends client_secret_basic: an Authorization: Basic header with
 	// the ID and secret form-encoded first (RFC 6749 §2.3.1).
 	Basic
-	// Body sends client_secret_post: client_id and client_secret as form
+	// Post sends client_secret_post: client_id and client_secret as form
 	// fields.
-	Body
+	Post
 )
 
+// Body is [Post], by its earlier name.
+const Body = Post
+
 // Secret authenticates with the client secret (SVC_OAUTHCLIENT_CLIENT_SECRET,
-// SVC_OAUTHCLIENT_CLIENT_SECRET_FILE or [ClientSecret]). New refuses it when
-// no secret is configured, and refuses an unknown method.
+// SVC_OAUTHCLIENT_CLIENT_SECRET_FILE or [ClientSecret]). Secret(Auto) lets
+// SVC_OAUTHCLIENT_AUTH_METHOD choose the method when it is set; Basic or
+// Post conflicts with a different SVC_OAUTHCLIENT_AUTH_METHOD, and New then
+// fails rather than pick one silently. New refuses it when no secret is
+// configured, and refuses an unknown method.
 func Secret(method SecretMethod) ClientAuth { return secretAuth{m: method} }
+
+// String names the method as SVC_OAUTHCLIENT_AUTH_METHOD spells it.
+func (m SecretMethod) String() string {
+	switch m {
+	case Auto:
+		return "auto"
+	case Basic:
+		return "basic"
+	case Post:
+		return "post"
+	}
+	return "unknown"
+}
+
+// goName is how code spells the method, for errors.
+func (m SecretMethod) goName() string {
+	switch m {
+	case Basic:
+		return "oauthclient.Secret(oauthclient.Basic)"
+	case Post:
+		return "oauthclient.Secret(oauthclient.Post)"
+	}
+	return "oauthclient.Secret(oauthclient.Auto)"
+}
 
 type secretAuth struct{ m SecretMethod }
 
 func (a secretAuth) applyClient(c *clientConfig) error { c.auth = a; return nil }
 
 func (a secretAuth) check(cfg *clientConfig) error {
-	if a.m < Auto || a.m > Body {
-		return &ConfigError{Setting: "oauthclient.Secret", Problem: "unknown method: use oauthclient.Auto, oauthclient.Basic or oauthclient.Body"}
+	if a.m < Auto || a.m > Post {
+		return &ConfigError{Setting: "oauthclient.Secret", Problem: "unknown method: use oauthclient.Auto, oauthclient.Basic or oauthclient.Post"}
 	}
 	if !cfg.clientSecret.IsSet() && cfg.clientSecretFile == "" {
 		return &ConfigError{
@@ -73,12 +105,22 @@ func (a secretAuth) check(cfg *clientConfig) error {
 	return nil
 }
 
-func (a secretAuth) rejectHint() string {
-	return "check " + clientEnvPrefix + "CLIENT_ID and the client secret (" + clientEnvPrefix + "CLIENT_SECRET or _CLIENT_SECRET_FILE)"
+// rejectHint names the method that was sent first: a server that lists
+// both methods may have registered the client for the other one, and then
+// the secret is right but the method is wrong.
+func (a secretAuth) rejectHint(meta *metadata) string {
+	other := Post
+	if a.resolve(meta) == Post {
+		other = Basic
+	}
+	return "the secret was sent as " + a.method(meta) + "; if the client is registered for " +
+		secretAuth{m: other}.method(nil) + ", set " + clientEnvPrefix + "AUTH_METHOD=" + other.String() +
+		" (or pass " + other.goName() + "); else check " + clientEnvPrefix + "CLIENT_ID and the client secret (" +
+		clientEnvPrefix + "CLIENT_SECRET or _CLIENT_SECRET_FILE)"
 }
 
 func (a secretAuth) method(meta *metadata) string {
-	if a.resolve(meta) == Body {
+	if a.resolve(meta) == Post {
 		return "client_secret_post"
 	}
 	return "client_secret_basic"
@@ -92,7 +134,7 @@ func (a secretAuth) resolve(meta *metadata) SecretMethod {
 	}
 	if meta != nil && !slices.Contains(meta.authMethods, "client_secret_basic") &&
 		slices.Contains(meta.authMethods, "client_secret_post") {
-		return Body
+		return Post
 	}
 	return Basic
 }
@@ -102,7 +144,7 @@ func (a secretAuth) authenticate(c *Client, meta *metadata, h http.Header, form 
 	if err != nil {
 		return err
 	}
-	if a.resolve(meta) == Body {
+	if a.resolve(meta) == Post {
 		form.Set("client_id", c.clientID)
 		form.Set("client_secret", s.Value())
 		return nil

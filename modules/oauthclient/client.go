@@ -57,9 +57,12 @@ type Client struct {
 }
 
 // New builds a client from environment variables (SVC_OAUTHCLIENT_*) and
-// options; options override the environment. It refuses, with a
+// options; options override the environment, except
+// SVC_OAUTHCLIENT_AUTH_METHOD (see [Secret]). It refuses, with a
 // [ConfigError] naming the setting: no issuer and no token endpoint, no
-// client ID, no client authentication, a secret method without a secret, an
+// client ID, no client authentication, an SVC_OAUTHCLIENT_AUTH_METHOD other
+// than basic, post or auto or one the code's client authentication
+// contradicts, a secret method without a secret, an
 // unreadable secret or assertion file, a bad private key, a negative
 // duration, and an issuer or token endpoint that is not an absolute https
 // URL (http is allowed on loopback, or anywhere with [AllowInsecureHTTP]).
@@ -146,6 +149,9 @@ func (cfg *clientConfig) finish() error {
 			*d.v = d.def
 		}
 	}
+	if err := cfg.applyEnvMethod(); err != nil {
+		return err
+	}
 	if cfg.auth == nil {
 		switch {
 		case cfg.assertionFile != "":
@@ -179,6 +185,35 @@ func (cfg *clientConfig) finish() error {
 	}
 	if cfg.jitter == nil {
 		cfg.jitter = randomJitter
+	}
+	return nil
+}
+
+// applyEnvMethod lets SVC_OAUTHCLIENT_AUTH_METHOD choose how the secret is
+// sent. It is a deployment setting: it fills in what code left open
+// (no client authentication, or Secret(Auto)), and a code choice that says
+// otherwise is an error rather than a silent override either way.
+func (cfg *clientConfig) applyEnvMethod() error {
+	if !cfg.envMethodSet {
+		return nil
+	}
+	setting := clientEnvPrefix + "AUTH_METHOD"
+	switch a := cfg.auth.(type) {
+	case nil:
+		if cfg.assertionFile != "" && !cfg.clientSecret.IsSet() && cfg.clientSecretFile == "" {
+			return &ConfigError{Setting: setting, Problem: "chooses how a client secret is sent, but " + clientEnvPrefix + "ASSERTION_FILE is set and no secret is: unset one of them"}
+		}
+		cfg.auth = secretAuth{m: cfg.envMethod}
+	case secretAuth:
+		switch {
+		case a.m == Auto:
+			cfg.auth = secretAuth{m: cfg.envMethod}
+		case a.m != cfg.envMethod:
+			return &ConfigError{Setting: setting, Problem: "is " + cfg.envMethod.String() + " but the code passes " + a.m.goName() +
+				": remove one, or pass oauthclient.Secret(oauthclient.Auto) to let the environment choose"}
+		}
+	default:
+		return &ConfigError{Setting: setting, Problem: "chooses how a client secret is sent, but the code authenticates with " + a.method(nil) + ": unset it"}
 	}
 	return nil
 }
@@ -239,7 +274,7 @@ func (c *Client) Open(ctx context.Context) error {
 	if c.meta.Load() != nil {
 		return nil
 	}
-	_, err := c.metadata(ctx)
+	_, err := c.metadata(ctx, time.Time{})
 	var ue *UnavailableError
 	if errors.As(err, &ue) {
 		c.logger.Warn("svc.oauthclient discovery failed; retrying at the first fetch", zap.String("error.type", errorType(err)))

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // maxDocument caps the metadata and token responses read into memory.
@@ -22,8 +23,8 @@ type metadata struct {
 
 // metadata returns the server metadata, running discovery when it is not
 // known yet. Only one discovery runs at a time, and a failed one is
-// remembered for the whole client.
-func (c *Client) metadata(ctx context.Context) (*metadata, error) {
+// remembered for the whole client. alive is as for memo.active.
+func (c *Client) metadata(ctx context.Context, alive time.Time) (*metadata, error) {
 	if m := c.meta.Load(); m != nil {
 		return m, nil
 	}
@@ -32,7 +33,7 @@ func (c *Client) metadata(ctx context.Context) (*metadata, error) {
 	if m := c.meta.Load(); m != nil {
 		return m, nil
 	}
-	if err := c.memory.check("", c.clock.Now()); err != nil {
+	if err := c.memory.check("", c.clock.Now(), alive); err != nil {
 		return nil, err
 	}
 	m, err := c.discover(ctx)
@@ -45,14 +46,11 @@ func (c *Client) metadata(ctx context.Context) (*metadata, error) {
 			// A wrong issuer will not fix itself within the interval either,
 			// but remembering it keeps a misconfigured client from calling
 			// the server on every request.
-			c.memory.rememberClient(err, c.clock.Now().Add(c.retryInterval))
+			now := c.clock.Now()
+			c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
 			return nil, err
 		}
-		ue.Until = c.clock.Now().Add(c.retryInterval)
-		if ue.RetryAfter > 0 {
-			ue.Until = c.clock.Now().Add(ue.RetryAfter)
-		}
-		c.memory.rememberClient(ue, ue.Until)
+		c.rememberUnavailable(ue)
 		return nil, ue
 	}
 	c.meta.Store(m)

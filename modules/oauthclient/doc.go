@@ -58,12 +58,33 @@
 //	metadata unusable (another issuer, no token_endpoint)      whole client, retry interval   *DiscoveryError
 //
 // While a failure is remembered a still-valid cached token keeps being
-// served. A connection lost before any answer is retried once at once (with
+// served. A failure remembered while a client-credentials pattern's token
+// was alive stops that pattern's fetches at most until the token expires:
+// then one fetch is made (its own failure is remembered in full), so a
+// refresh that failed late in a short token's life never leaves the
+// pattern without a token while the server may answer. A Retry-After is
+// kept in full: the server asked for it. A connection lost before any answer is retried once at once (with
 // a fresh client assertion); a timeout is not retried. Discovery failures
 // are remembered like fetch failures; an unreachable server does not stop
 // the app from starting. No error repeats a server's response body, a
 // secret, an assertion or a token; OAuth error codes are kept only when
 // well-formed.
+//
+// An error a handler returns through svcerrors (fxsvc.Errors) answers by
+// the kind it names (svcerrors.KindNamer; this package does not import
+// svcerrors): [*UnavailableError] 503 upstream-token-unavailable with
+// Retry-After, [*ClientRejectedError], [*TokenRefusedError] and
+// [*DiscoveryError] 502 upstream-token-refused. A [*ConfigError] and
+// [ErrClosed] stay an unknown error: a logged 500.
+//
+// # Short-lived tokens
+//
+// A refresh starts in the refresh window: min(refresh_before, lifetime/2)
+// before expiry. For a failed refresh to be retried before the token ends,
+// keep timeout + retry_interval below that window. For 30 s tokens (a 15 s
+// window) SVC_OAUTHCLIENT_TIMEOUT=3s and SVC_OAUTHCLIENT_RETRY_INTERVAL=5s
+// leave room for two attempts; the defaults (10s + 10s) leave none, and
+// then the token's expiry ends the failure memory early, as above.
 //
 // # Outgoing requests
 //
@@ -78,7 +99,10 @@
 // [Secret] sends the client secret with HTTP Basic (both parts
 // form-encoded first, RFC 6749 §2.3.1) or in the body, as the metadata's
 // token_endpoint_auth_methods_supported lists (Basic when both or neither
-// are listed). [PrivateKey] signs a fresh one-minute assertion with a new
+// are listed), or as SVC_OAUTHCLIENT_AUTH_METHOD says (basic, post or
+// auto). A server that lists both may still have registered the client for
+// one: its invalid_client refusal ([ClientRejectedError]) names the method
+// sent and how to choose the other. [PrivateKey] signs a fresh one-minute assertion with a new
 // jti for every request, with go-jose: aud is the issuer and typ is
 // client-authentication+jwt (RFC 7523bis) unless [AudienceTokenEndpoint]
 // asks for the older form. [AssertionFile] sends an assertion read from a
@@ -91,6 +115,7 @@
 //	SVC_OAUTHCLIENT_CLIENT_ID              client ID
 //	SVC_OAUTHCLIENT_CLIENT_SECRET          client secret
 //	SVC_OAUTHCLIENT_CLIENT_SECRET_FILE     file holding the secret, read at every fetch
+//	SVC_OAUTHCLIENT_AUTH_METHOD            basic, post or auto: how the secret is sent
 //	SVC_OAUTHCLIENT_ASSERTION_FILE         file holding a client assertion, read at every fetch
 //	SVC_OAUTHCLIENT_TIMEOUT                per request, default 10s
 //	SVC_OAUTHCLIENT_REFRESH_BEFORE         default 1m, capped at half the lifetime
@@ -101,8 +126,10 @@
 // Durations take Go syntax (30s) or seconds (30). Lists (audiences,
 // resources, scopes) are separated by commas or spaces. <NAME> is the
 // pattern name upper-cased with other characters than letters and digits
-// replaced by '_' ([EnvName]). Code options override the environment;
-// [WithoutEnv] ignores it.
+// replaced by '_' ([EnvName]). Code options override the environment, but
+// for SVC_OAUTHCLIENT_AUTH_METHOD: it fills in Secret(Auto) or a missing
+// client authentication, and New fails when code chose another method.
+// [WithoutEnv] ignores the environment.
 //
 // # Telemetry
 //

@@ -27,6 +27,7 @@ type clientEnv struct {
 	Timeout          time.Duration `env:"TIMEOUT"`
 	RefreshBefore    time.Duration `env:"REFRESH_BEFORE"`
 	RetryInterval    time.Duration `env:"RETRY_INTERVAL"`
+	AuthMethod       string        `env:"AUTH_METHOD"`
 }
 
 // envFieldNames maps clientEnv fields to their variables, so a parse error
@@ -83,7 +84,29 @@ func loadClientEnv(cfg *clientConfig) error {
 	cfg.timeout = e.Timeout
 	cfg.refreshBefore = e.RefreshBefore
 	cfg.retryInterval = e.RetryInterval
+	if v := strings.TrimSpace(e.AuthMethod); v != "" {
+		m, ok := parseSecretMethod(v)
+		if !ok {
+			// The value is not repeated: whatever it is, the fix is the same.
+			return &ConfigError{Setting: clientEnvPrefix + "AUTH_METHOD", Problem: "want basic, post or auto (client_secret_basic and client_secret_post are accepted too)"}
+		}
+		cfg.envMethod, cfg.envMethodSet = m, true
+	}
 	return nil
+}
+
+// parseSecretMethod reads SVC_OAUTHCLIENT_AUTH_METHOD: the short names, or
+// the token_endpoint_auth_method names the server's metadata uses.
+func parseSecretMethod(v string) (SecretMethod, bool) {
+	switch strings.ToLower(v) {
+	case "auto":
+		return Auto, true
+	case "basic", "client_secret_basic":
+		return Basic, true
+	case "post", "client_secret_post":
+		return Post, true
+	}
+	return 0, false
 }
 
 // envError turns a caarlos0/env error into a ConfigError naming the

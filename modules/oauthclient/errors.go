@@ -50,6 +50,11 @@ type DiscoveryError struct {
 	Reason string
 }
 
+// ErrorKind names the answer a handler returning e gives:
+// upstream-token-refused, 502 (the authorization server's metadata cannot
+// be used, which waiting does not fix).
+func (e *DiscoveryError) ErrorKind() string { return kindRefused }
+
 func (e *DiscoveryError) Error() string {
 	return "oauthclient: discovery for issuer " + e.Issuer + " (SVC_OAUTHCLIENT_ISSUER): " + e.Reason
 }
@@ -97,6 +102,29 @@ func (e *UnavailableError) Error() string {
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
+// The kinds the errors name for svcerrors (its KindNamer interface), so
+// that a handler returning one answers 503 or 502 instead of an unknown
+// 500, without this package importing svcerrors. They are documented in
+// docs/errors.md.
+const (
+	kindUnavailable = "upstream-token-unavailable"
+	kindRefused     = "upstream-token-refused"
+)
+
+// ErrorKind names the answer a handler returning e gives:
+// upstream-token-unavailable, 503 (retrying later can help).
+func (e *UnavailableError) ErrorKind() string { return kindUnavailable }
+
+// RetryAfterHint is how long until the client fetches again: the time left
+// until Until, else the server's Retry-After; zero when neither is known.
+// It becomes retry_after and Retry-After.
+func (e *UnavailableError) RetryAfterHint() time.Duration {
+	if !e.Until.IsZero() {
+		return max(time.Until(e.Until), 0)
+	}
+	return e.RetryAfter
+}
+
 // ClientRejectedError reports that the authorization server refused the
 // client itself: invalid_client (wrong client ID or credentials; remembered
 // for the whole client) or unauthorized_client (the client may not use this
@@ -105,12 +133,23 @@ type ClientRejectedError struct {
 	Code   string // "invalid_client" or "unauthorized_client"
 	Grant  string // the grant_type that was refused
 	Status int
+	// Method is the client authentication that was sent:
+	// client_secret_basic, client_secret_post or private_key_jwt.
+	Method string
 	Hint   string // what to check, naming the setting
 	Until  time.Time
 }
 
+// ErrorKind names the answer a handler returning e gives:
+// upstream-token-refused, 502.
+func (e *ClientRejectedError) ErrorKind() string { return kindRefused }
+
 func (e *ClientRejectedError) Error() string {
-	msg := fmt.Sprintf("oauthclient: the authorization server rejected the client (%s, status %d, grant %s)", e.Code, e.Status, e.Grant)
+	msg := fmt.Sprintf("oauthclient: the authorization server rejected the client (%s, status %d, grant %s", e.Code, e.Status, e.Grant)
+	if e.Method != "" {
+		msg += ", sent " + e.Method
+	}
+	msg += ")"
 	if e.Hint != "" {
 		msg += ": " + e.Hint
 	}
@@ -129,6 +168,10 @@ type TokenRefusedError struct {
 	Code    string // the OAuth error code when the server sent a well-formed one
 	Until   time.Time
 }
+
+// ErrorKind names the answer a handler returning e gives:
+// upstream-token-refused, 502.
+func (e *TokenRefusedError) ErrorKind() string { return kindRefused }
 
 func (e *TokenRefusedError) Error() string {
 	msg := fmt.Sprintf("oauthclient: the authorization server refused the token for %q (status %d", e.Pattern, e.Status)

@@ -37,6 +37,7 @@ type tokenRequest struct {
 	trigger        string     // why the fetch runs, for telemetry
 	capExpiry      time.Time  // the caller token's exp for exchanges; zero for none
 	noRefreshAhead bool
+	alive          time.Time         // when the slot's cached token expires; zero for none (see memo.active)
 	link           trace.SpanContext // the request that started the fetch
 }
 
@@ -45,7 +46,7 @@ type tokenRequest struct {
 // the spec's state table says; a failure of this one token (TokenRefusedError)
 // is returned for the caller's slot to remember.
 func (c *Client) fetch(ctx context.Context, rq *tokenRequest) (*token, error) {
-	if err := c.memory.check(rq.grant, c.clock.Now()); err != nil {
+	if err := c.memory.check(rq.grant, c.clock.Now(), rq.alive); err != nil {
 		return nil, err
 	}
 	start := time.Now()
@@ -56,14 +57,14 @@ func (c *Client) fetch(ctx context.Context, rq *tokenRequest) (*token, error) {
 }
 
 func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequest) (*token, int, error) {
-	meta, err := c.metadata(ctx)
+	meta, err := c.metadata(ctx, rq.alive)
 	if err != nil {
 		return nil, 0, err
 	}
 	for attempt := 0; ; attempt++ {
 		status, header, body, err := c.post(ctx, meta, rq)
 		if err == nil {
-			tok, err := c.answer(rq, status, header, body)
+			tok, err := c.answer(rq, meta, status, header, body)
 			return tok, status, err
 		}
 		var ue *UnavailableError
@@ -91,7 +92,8 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (in
 	if err := c.auth.authenticate(c, meta, header, form); err != nil {
 		// An unreadable secret or assertion file: remembered like a server
 		// failure, so requests do not reread it in a loop.
-		c.memory.rememberClient(err, c.clock.Now().Add(c.retryInterval))
+		now := c.clock.Now()
+		c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
 		return 0, nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
@@ -149,11 +151,11 @@ func (c *Client) rememberUnavailable(ue *UnavailableError) {
 	if ue.RetryAfter > 0 {
 		ue.Until = now.Add(ue.RetryAfter)
 	}
-	c.memory.rememberClient(ue, ue.Until)
+	c.memory.rememberClient(ue, now, ue.Until, ue.RetryAfter > 0)
 }
 
 // answer turns a token endpoint answer into a token or a remembered error.
-func (c *Client) answer(rq *tokenRequest, status int, header http.Header, body []byte) (*token, error) {
+func (c *Client) answer(rq *tokenRequest, meta *metadata, status int, header http.Header, body []byte) (*token, error) {
 	now := c.clock.Now()
 	if status >= 200 && status < 300 {
 		tok, err := c.newToken(body, now, rq)
@@ -180,13 +182,13 @@ func (c *Client) answer(rq *tokenRequest, status int, header http.Header, body [
 	until := now.Add(c.retryInterval)
 	switch code {
 	case "invalid_client":
-		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Hint: c.auth.rejectHint(), Until: until}
-		c.memory.rememberClient(err, until)
+		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Method: c.auth.method(meta), Hint: c.auth.rejectHint(meta), Until: until}
+		c.memory.rememberClient(err, now, until, false)
 		return nil, err
 	case "unauthorized_client":
-		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Until: until,
+		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Method: c.auth.method(meta), Until: until,
 			Hint: "the client may not use this grant: allow " + rq.grant + " for " + strconv.Quote(c.clientID) + " at the authorization server"}
-		c.memory.rememberGrant(rq.grant, err, until)
+		c.memory.rememberGrant(rq.grant, err, now, until)
 		return nil, err
 	}
 	return nil, &TokenRefusedError{Pattern: rq.pattern, Grant: rq.grant, Status: status, Code: code, Until: until}

@@ -50,6 +50,8 @@ type clientConfig struct {
 	refreshBefore    time.Duration
 	retryInterval    time.Duration
 	auth             ClientAuth
+	envMethod        SecretMethod // SVC_OAUTHCLIENT_AUTH_METHOD, when envMethodSet
+	envMethodSet     bool
 	httpClient       *http.Client
 	clock            Clock
 	logger           *zap.Logger
@@ -120,7 +122,11 @@ func RefreshBefore(d time.Duration) Option {
 
 // RetryInterval sets how long a failed fetch is remembered and the least
 // time between two drops of a token an API refused (default
-// [DefaultRetryInterval]). Overrides SVC_OAUTHCLIENT_RETRY_INTERVAL.
+// [DefaultRetryInterval]). A failure is remembered at most until the
+// cached token of the pattern asking expires, except a server's
+// Retry-After. For short-lived tokens keep Timeout + RetryInterval below
+// the refresh window (see the package doc). Overrides
+// SVC_OAUTHCLIENT_RETRY_INTERVAL.
 func RetryInterval(d time.Duration) Option {
 	return clientOption(func(c *clientConfig) error { c.retryInterval = d; return nil })
 }

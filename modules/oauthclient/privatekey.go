@@ -277,9 +277,9 @@ func (k *keyAuth) authenticate(c *Client, meta *metadata, _ http.Header, form ur
 
 // rejectHint is added to invalid_client: a server that wants the token
 // endpoint as audience refuses the RFC 7523bis form with that code.
-func (k *keyAuth) rejectHint() string {
+func (k *keyAuth) rejectHint(*metadata) string {
 	if k.audience == AudienceIssuer {
-		return "check " + clientEnvPrefix + "CLIENT_ID and the client's registered key; the assertion's audience was the issuer — if the server expects the token endpoint (Ory Hydra does), pass oauthclient.AudienceTokenEndpoint to oauthclient.PrivateKey"
+		return "the client authenticated with private_key_jwt; check " + clientEnvPrefix + "CLIENT_ID and the client's registered key; the assertion's audience was the issuer — if the server expects the token endpoint (Ory Hydra does), pass oauthclient.AudienceTokenEndpoint to oauthclient.PrivateKey"
 	}
-	return "check " + clientEnvPrefix + "CLIENT_ID and the client's registered key"
+	return "the client authenticated with private_key_jwt; check " + clientEnvPrefix + "CLIENT_ID and the client's registered key"
 }

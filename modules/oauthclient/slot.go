@@ -50,23 +50,30 @@ func (p *Pattern) get(ctx context.Context, s *slot, spec fetchSpec) (*token, err
 func (p *Pattern) slow(ctx context.Context, s *slot, now time.Time, spec fetchSpec) (*token, error) {
 	c := p.client
 	s.mu.Lock()
-	if t := s.cur.Load(); t != nil && now.Before(t.expiresAt) {
+	cur := s.cur.Load()
+	var alive time.Time
+	if cur != nil && p.kind == kindClientCredentials {
+		// Exchanges are not refreshed ahead and may be many: their
+		// failure memory is not cut short by their tokens' ends.
+		alive = cur.expiresAt
+	}
+	if t := cur; t != nil && now.Before(t.expiresAt) {
 		if now.Before(t.refreshAt) || s.fl != nil ||
-			s.refused.active(now) != nil || c.memory.check(p.grant, now) != nil {
+			s.refused.active(now, alive) != nil || c.memory.check(p.grant, now, alive) != nil {
 			s.mu.Unlock()
 			return t, nil
 		}
-		s.launch(ctx, p, spec, triggerRefresh)
+		s.launch(ctx, p, spec, triggerRefresh, alive)
 		s.mu.Unlock()
 		return t, nil
 	}
 	fl := s.fl
 	if fl == nil {
-		if err := s.refused.active(now); err != nil {
+		if err := s.refused.active(now, alive); err != nil {
 			s.mu.Unlock()
 			return nil, err
 		}
-		if err := c.memory.check(p.grant, now); err != nil {
+		if err := c.memory.check(p.grant, now, alive); err != nil {
 			s.mu.Unlock()
 			return nil, err
 		}
@@ -77,7 +84,7 @@ func (p *Pattern) slow(ctx context.Context, s *slot, now time.Time, spec fetchSp
 		case s.gen > 0:
 			trigger = triggerExpired
 		}
-		if fl = s.launch(ctx, p, spec, trigger); fl == nil {
+		if fl = s.launch(ctx, p, spec, trigger, alive); fl == nil {
 			s.mu.Unlock()
 			return nil, ErrClosed
 		}
@@ -93,8 +100,9 @@ func (p *Pattern) slow(ctx context.Context, s *slot, now time.Time, spec fetchSp
 
 // launch starts a fetch on a client-owned goroutine. s.mu is held. It
 // returns nil when the client is closed.
-func (s *slot) launch(ctx context.Context, p *Pattern, spec fetchSpec, trigger string) *flight {
+func (s *slot) launch(ctx context.Context, p *Pattern, spec fetchSpec, trigger string, alive time.Time) *flight {
 	rq := p.request(spec, trigger)
+	rq.alive = alive
 	rq.link = trace.SpanContextFromContext(ctx)
 	fl := &flight{done: make(chan struct{})}
 	if !p.client.goOwned(func(cctx context.Context) { s.run(cctx, p, fl, rq) }) {
@@ -116,7 +124,7 @@ func (s *slot) run(ctx context.Context, p *Pattern, fl *flight, rq *tokenRequest
 	} else {
 		var tr *TokenRefusedError
 		if errors.As(err, &tr) {
-			s.refused = memo{err: err, until: tr.Until}
+			s.refused = memo{err: err, until: tr.Until, since: p.client.clock.Now()}
 		}
 	}
 	if s.fl == fl {
