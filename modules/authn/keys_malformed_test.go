@@ -1,3 +1,5 @@
+//lint:file-ignore SA1019 these tests build malformed keys from raw coordinates on purpose
+
 package authn
 
 import (
