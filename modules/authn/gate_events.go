@@ -163,6 +163,8 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	method := clean(r.Method)
 	fields := make([]zap.Field, 0, 16)
 	fields = append(fields,
+		// One event name for every refusal (the record's schema); event.action
+		// tells a missing scope from a refused credential.
 		zap.String("otel.event.name", "svc.authentication.refused"),
 		zap.String("event.kind", "event"),
 		zap.Strings("event.category", []string{category}),
