@@ -10,7 +10,7 @@ import (
 )
 
 // errorDemo maps each route under /errors/ to the error its handler returns,
-// one per kind of the spec's rejection table.
+// one per kind of docs/errors.md.
 var errorDemo = map[string]error{
 	"rate-limit-exceeded":     &svcerrors.RateLimitExceeded{RetryAfter: 1500 * time.Millisecond},
 	"circuit-breaker-open":    &svcerrors.CircuitBreakerOpen{RetryAfter: 30 * time.Second},

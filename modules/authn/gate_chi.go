@@ -127,7 +127,10 @@ func (c *chiRoutes) load() error {
 	return nil
 }
 
-// validateRoute refuses the route set-ups the spec refuses at install.
+// validateRoute refuses the route set-ups that can never be served as
+// written (see the README's "What is authenticated"): a route both anonymous
+// and scoped, an excluded route that requires scopes, a route at the
+// metadata path.
 func (g *Gate) validateRoute(method, pattern string, gd guard) error {
 	switch {
 	case gd.anonymous && gd.requires:

@@ -12,7 +12,8 @@ import (
 // for token-rejected, its error word in telemetry.
 type RefusalKind string
 
-// The refusal kinds of the spec's table.
+// The refusal kinds: RFC 6750 §3.1 errors and the answers of
+// docs/errors.md (the README's refusal table lists them).
 const (
 	KindAuthenticationRequired RefusalKind = "authentication-required" // 401, Bearer
 	KindTokenRejected          RefusalKind = "token-rejected"          // 401, error="invalid_token", with reason

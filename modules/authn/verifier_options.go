@@ -11,7 +11,7 @@ import (
 // Defaults of the verifier options.
 const (
 	// DefaultRetryInterval is the minimum time between two key fetches, and
-	// how long a failed fetch is remembered (the spec's retry_interval).
+	// how long a failed fetch is remembered.
 	DefaultRetryInterval = 30 * time.Second
 	// DefaultRefreshInterval is how often keys are fetched again in the
 	// background after a successful load. A shorter Cache-Control max-age

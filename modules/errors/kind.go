@@ -40,7 +40,7 @@ const (
 	AnchorUpstreamTokenRefused     = "upstream-token-refused"
 )
 
-// Kinds of the spec's rejection table. Details never name the limit, the
+// Kinds of docs/errors.md, one per rejection type. Details never name the limit, the
 // backend or the rule behind a rejection.
 var (
 	KindRateLimitExceeded = Kind{Status: http.StatusTooManyRequests, Anchor: AnchorRateLimitExceeded,

@@ -43,7 +43,7 @@ var envFieldNames = map[string]string{
 var errBadDuration = errors.New("want a Go duration such as 30s or 2m, or a number of seconds")
 
 // parseDuration accepts a Go duration ("30s") or a number of seconds ("30",
-// "0.5"), the form the spec's other settings use.
+// "0.5"), the form the other SVC_* duration settings use.
 func parseDuration(v string) (any, error) {
 	v = strings.TrimSpace(v)
 	if d, err := time.ParseDuration(v); err == nil {

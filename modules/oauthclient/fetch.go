@@ -43,7 +43,7 @@ type tokenRequest struct {
 
 // fetch asks the token endpoint for one token. It runs on a goroutine the
 // client owns; ctx is cancelled only by Close. Failures are remembered as
-// the spec's state table says; a failure of this one token (TokenRefusedError)
+// the package doc's failure memory says; a failure of this one token (TokenRefusedError)
 // is returned for the caller's slot to remember.
 func (c *Client) fetch(ctx context.Context, rq *tokenRequest) (*token, error) {
 	if err := c.memory.check(rq.grant, c.clock.Now(), rq.alive); err != nil {
