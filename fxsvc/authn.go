@@ -27,7 +27,7 @@ import (
 // naming the variable, when the issuer is unset or not an https URL (http
 // only on a loopback host) or the audience is empty or blank.
 //
-// The verifier logs to the app's *zap.Logger (zap.L() when the app
+// The verifier logs to the app's *zap.Logger ([DefaultLogger] when the app
 // provides none): key-loading failures at most once per kind per minute
 // with their cause, and the first success after failures once. A
 // *authn.JWTVerifier the app passes gets that logger too unless it was
@@ -35,6 +35,20 @@ import (
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 	return fx.Module("svc.authn",
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
+		checkSettings(func() error {
+			if v == nil {
+				// Discover opens nothing: the verifier built only to
+				// check is dropped.
+				_, err := verifierFromEnv(nil, zap.NewNop())
+				return err
+			}
+			// A verifier refusing its settings (authn.JWTVerifier.Err)
+			// fails at open otherwise, after the rest was built.
+			if ev, ok := v.(interface{ Err() error }); ok && ev.Err() != nil {
+				return fmt.Errorf("fxsvc.Authn: %w", ev.Err())
+			}
+			return nil
+		}),
 		fx.Provide(onlyOneAuthnGatePerApp),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteGuard { return g })),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
@@ -61,7 +75,7 @@ type authnIn struct {
 	fx.In
 	Spec         authnSpec
 	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
-	Logger       *zap.Logger          `optional:"true"`
+	Log          logIn
 }
 
 type authnVerifierOpts struct{ opts []authn.VerifierOption }
@@ -104,9 +118,9 @@ func AuthnFromEnv() (AuthnEnv, bool, error) {
 // onlyOneAuthnGatePerApp builds the gate. Its name is what fx reports when
 // an app registers two.
 func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
-	log := in.Logger
-	if log == nil {
-		log = zap.L()
+	log, err := in.Log.get()
+	if err != nil {
+		return nil, err
 	}
 	var vo *authnVerifierOpts
 	switch len(in.VerifierOpts) {
@@ -118,7 +132,6 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	}
 	v := in.Spec.verifier
 	if v == nil {
-		var err error
 		if v, err = verifierFromEnv(vo, log); err != nil {
 			return nil, err
 		}

@@ -50,10 +50,12 @@ type checkIn struct {
 
 // Check builds the app's graph without starting it and writes one line per
 // route to stdout. It returns the exit status: 1 when the graph does not
-// build (the error goes to stderr).
+// build (the error goes to stderr). Every invalid setting of the app's
+// components is reported at once, each naming its variable or option.
 func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	var routes []Route
-	app := fx.New(append([]fx.Option{fx.NopLogger}, append(opts, fx.Invoke(func(in checkIn) error {
+	first := []fx.Option{fx.NopLogger, checkAllSettings(logSettingsCheck), fx.Supply(&logFallback{w: stderr})}
+	app := fx.New(append(first, append(opts, fx.Invoke(func(in checkIn) error {
 		var err error
 		routes, err = collectRoutes(in)
 		return err

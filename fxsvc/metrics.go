@@ -15,7 +15,8 @@ import (
 // when the app starts (its provider becomes the process-global meter
 // provider) and closed when it stops (flush bounded by shutdown_timeout,
 // the previous global provider restored). It provides *metrics.Metrics to
-// the graph and uses the graph's *zap.Logger when there is one.
+// the graph and logs to the graph's *zap.Logger, or to [DefaultLogger] when
+// the app has none (a metrics.WithLogger in opts wins).
 //
 // It refuses: a second Metrics in one app (fx.New fails: fx refuses the
 // second provider of *metrics.Metrics, named onlyOneMetricsPerApp, before
@@ -28,6 +29,10 @@ func Metrics(opts ...metrics.Option) fx.Option {
 	return fx.Module("svc.metrics",
 		lifecycle.Singleton(metrics.Kind, "fxsvc.Metrics"),
 		fx.Supply(fx.Private, metricsOptions(opts)),
+		checkSettings(func() error {
+			_, err := metrics.New(append([]metrics.Option{metrics.WithLogger(zap.NewNop())}, opts...)...)
+			return err
+		}),
 		fx.Provide(onlyOneMetricsPerApp),
 		// Build it even when nothing asks for it: the global provider is
 		// its point.
@@ -41,17 +46,18 @@ type metricsParams struct {
 	fx.In
 	Lifecycle fx.Lifecycle
 	Options   metricsOptions
-	Logger    *zap.Logger `optional:"true"`
+	Log       logIn
 }
 
 // onlyOneMetricsPerApp builds and registers the component. Its name is
 // what fx reports when an app adds Metrics twice.
 func onlyOneMetricsPerApp(p metricsParams) (*metrics.Metrics, error) {
-	all := []metrics.Option(p.Options)
-	if p.Logger != nil {
-		// First, so a metrics.WithLogger in opts still wins.
-		all = append([]metrics.Option{metrics.WithLogger(p.Logger)}, all...)
+	log, err := p.Log.get()
+	if err != nil {
+		return nil, err
 	}
+	// First, so a metrics.WithLogger in opts still wins.
+	all := append([]metrics.Option{metrics.WithLogger(log)}, p.Options...)
 	m, err := metrics.New(all...)
 	if err != nil {
 		return nil, err

@@ -2,7 +2,6 @@ package fxsvc
 
 import (
 	"go.uber.org/fx"
-	"go.uber.org/zap"
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/oauthclient"
@@ -12,8 +11,9 @@ import (
 // oauthclient.New from opts over the environment (SVC_OAUTHCLIENT_*),
 // opened when the app starts (discovery, when an issuer is set) and closed
 // when it stops (fetches in flight are cancelled). It provides
-// *oauthclient.Client to the graph, and uses the graph's *zap.Logger for
-// failed fetches when there is one (an oauthclient.Logger in opts wins).
+// *oauthclient.Client to the graph, and logs failed fetches to the graph's
+// *zap.Logger, or to [DefaultLogger] when the app has none (an
+// oauthclient.Logger in opts wins).
 //
 // It refuses: a second OAuthClient in one app (fx.New fails with a
 // *lifecycle.SingletonError), and a missing or invalid setting (the app
@@ -25,6 +25,13 @@ func OAuthClient(opts ...oauthclient.Option) fx.Option {
 	return fx.Module("svc.oauthclient",
 		lifecycle.Singleton(oauthclient.Kind, "fxsvc.OAuthClient"),
 		fx.Supply(fx.Private, oauthClientOptions(opts)),
+		checkSettings(func() error {
+			// New opens nothing (no goroutine, no connection): the client
+			// built only to check is simply dropped. Closing it would close
+			// the idle connections of an http.Client the options share.
+			_, err := oauthclient.New(opts...)
+			return err
+		}),
 		fx.Provide(onlyOneOauthClientPerApp),
 		// Build it even when no pattern asks for it yet, so discovery runs
 		// and a bad setting fails start, not the first request.
@@ -38,16 +45,18 @@ type oauthClientParams struct {
 	fx.In
 	Lifecycle fx.Lifecycle
 	Options   oauthClientOptions
-	Logger    *zap.Logger `optional:"true"`
+	Log       logIn
 }
 
 // onlyOneOauthClientPerApp builds and registers the client. Its name is
 // what fx reports when an app adds OAuthClient twice.
 func onlyOneOauthClientPerApp(p oauthClientParams) (*oauthclient.Client, error) {
-	all := []oauthclient.Option(p.Options)
-	if p.Logger != nil {
-		all = append([]oauthclient.Option{oauthclient.Logger(p.Logger.Named("svc.oauthclient"))}, all...)
+	log, err := p.Log.get()
+	if err != nil {
+		return nil, err
 	}
+	// First, so an oauthclient.Logger in opts still wins.
+	all := append([]oauthclient.Option{oauthclient.Logger(log.Named("svc.oauthclient"))}, p.Options...)
 	c, err := oauthclient.New(all...)
 	if err != nil {
 		return nil, err

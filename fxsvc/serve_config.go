@@ -128,22 +128,27 @@ func parsePositiveDuration(v string) (time.Duration, error) {
 }
 
 // envSettingError turns caarlos0/env's error, which names the Go field,
-// into one naming the variable to fix.
+// into one naming the variable to fix: a *SettingError for one bad
+// variable, their errors.Join for several (every one is reported).
 func envSettingError(err error, t reflect.Type) error {
 	var agg env.AggregateError
-	if errors.As(err, &agg) {
-		for _, e := range agg.Errors {
-			var pe env.ParseError
-			if errors.As(e, &pe) {
-				setting := pe.Name
-				if f, ok := t.FieldByName(pe.Name); ok {
-					setting, _, _ = strings.Cut(f.Tag.Get("env"), ",")
-				}
-				return &SettingError{Setting: setting, Problem: pe.Err.Error()}
-			}
-		}
+	if !errors.As(err, &agg) {
+		return fmt.Errorf("fxsvc: reading the SVC_HTTP_* variables: %w", err)
 	}
-	return fmt.Errorf("fxsvc: reading the SVC_HTTP_* variables: %w", err)
+	var errs []error
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if !errors.As(e, &pe) {
+			errs = append(errs, fmt.Errorf("fxsvc: reading the SVC_HTTP_* variables: %w", e))
+			continue
+		}
+		setting := pe.Name
+		if f, ok := t.FieldByName(pe.Name); ok {
+			setting, _, _ = strings.Cut(f.Tag.Get("env"), ",")
+		}
+		errs = append(errs, &SettingError{Setting: setting, Problem: pe.Err.Error()})
+	}
+	return joinErrors(errs)
 }
 
 // positiveOption records a non-positive duration given to option name.

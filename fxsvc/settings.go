@@ -1,0 +1,118 @@
+package fxsvc
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.uber.org/fx"
+)
+
+// settingsGroup collects each component's check of its own settings.
+const settingsGroup = "svc.settings"
+
+// settingsCheck reads and checks one component's settings (its
+// environment variables and options) without building anything. fx stops
+// at the first constructor that fails, so a deployment with three bad
+// variables would learn of them one start at a time; [Run] and [Check]
+// run every component's check first and report every bad setting at once.
+type settingsCheck struct {
+	check func() error
+}
+
+// checkSettings adds a component's settings check to the app.
+func checkSettings(check func() error) fx.Option {
+	return fx.Supply(fx.Annotated{Group: settingsGroup, Target: settingsCheck{check: check}})
+}
+
+type settingsIn struct {
+	fx.In
+	Checks []settingsCheck `group:"svc.settings"`
+}
+
+// SettingsErrors is every invalid setting of an app, each naming the
+// variable or option to fix; [Run] and [Check] report them together before
+// anything is built. Errors holds them one by one, in a stable order.
+type SettingsErrors struct {
+	Errors []error
+}
+
+func (e *SettingsErrors) Error() string {
+	if len(e.Errors) == 1 {
+		return e.Errors[0].Error()
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d invalid settings:", len(e.Errors))
+	for _, err := range e.Errors {
+		b.WriteString("\n  ")
+		b.WriteString(strings.ReplaceAll(err.Error(), "\n", "\n  "))
+	}
+	return b.String()
+}
+
+// Unwrap returns the errors, for errors.As and errors.Is.
+func (e *SettingsErrors) Unwrap() []error { return e.Errors }
+
+// checkAllSettings is a module of its own placed first in the app: fx runs
+// the invokes of the app's modules in order, so it runs before any
+// component is built, and it sees the checks supplied anywhere in the app.
+func checkAllSettings(extra ...func() error) fx.Option {
+	return fx.Module("svc.settings", fx.Invoke(func(in settingsIn) error {
+		var all []error
+		for _, c := range in.Checks {
+			all = append(all, flatten(c.check())...)
+		}
+		for _, c := range extra {
+			all = append(all, flatten(c())...)
+		}
+		return settingsErrors(all)
+	}))
+}
+
+// settingsErrors returns nil for no errors, else a *SettingsErrors with the
+// duplicates removed (two components may read one variable) and sorted:
+// fx's value groups come in no set order.
+func settingsErrors(errs []error) error {
+	seen := map[string]bool{}
+	var out []error
+	for _, err := range errs {
+		if msg := err.Error(); !seen[msg] {
+			seen[msg] = true
+			out = append(out, err)
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Error() < out[j].Error() })
+	return &SettingsErrors{Errors: out}
+}
+
+// flatten lists the errors err joins (errors.Join, *SettingsErrors), one
+// per bad setting.
+func flatten(err error) []error {
+	if err == nil {
+		return nil
+	}
+	if j, ok := err.(interface{ Unwrap() []error }); ok {
+		var out []error
+		for _, e := range j.Unwrap() {
+			out = append(out, flatten(e)...)
+		}
+		return out
+	}
+	return []error{err}
+}
+
+// joinErrors is errors.Join, but keeps a single error as itself so that
+// errors.As and the message stay simple.
+func joinErrors(errs []error) error {
+	switch len(errs) {
+	case 0:
+		return nil
+	case 1:
+		return errs[0]
+	}
+	return errors.Join(errs...)
+}
