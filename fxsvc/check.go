@@ -54,7 +54,7 @@ type checkIn struct {
 // components is reported at once, each naming its variable or option.
 func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	var routes []Route
-	first := []fx.Option{fx.NopLogger, checkAllSettings(logSettingsCheck), fx.Supply(&logFallback{w: stderr})}
+	first := []fx.Option{fx.NopLogger, checkAllSettings(logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
 	app := fx.New(append(first, append(opts, fx.Invoke(func(in checkIn) error {
 		var err error
 		routes, err = collectRoutes(in)

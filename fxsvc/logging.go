@@ -71,6 +71,8 @@ func newDefaultLogger(w io.Writer) (*zap.Logger, error) {
 	}
 	cfg := zap.NewProductionEncoderConfig()
 	cfg.EncodeTime = zapcore.ISO8601TimeEncoder
+	// "8s" reads as a duration; zap's default, 8, does not.
+	cfg.EncodeDuration = zapcore.StringDurationEncoder
 	var enc zapcore.Encoder
 	if s.format == "console" {
 		cfg.EncodeLevel = zapcore.CapitalLevelEncoder

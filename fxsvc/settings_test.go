@@ -1,0 +1,100 @@
+package fxsvc_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+	"go.uber.org/fx"
+
+	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/modules/authn"
+)
+
+// badSettings is the issue's deployment: a bad value in each of four
+// components' variables.
+func badSettings(t *testing.T) {
+	t.Setenv("SVC_HTTP_READ_TIMEOUT", "soon")
+	t.Setenv("SVC_HTTP_IDLE_TIMEOUT", "-1s")
+	t.Setenv("SVC_METRICS_EXPORTER", "carrier-pigeon")
+	t.Setenv("SVC_AUTHN_ISSUER", "https://issuer.example")
+	t.Setenv("SVC_AUTHN_AUDIENCE", "")
+	t.Setenv("SVC_LOG_LEVEL", "loud")
+	t.Setenv("SVC_SHUTDOWN_TIMEOUT", "never")
+}
+
+// digInternals are what fx and dig say about themselves: the user wrote
+// none of it.
+var digInternals = []string{"could not build", "received non-nil error", "onlyOne", "PerApp", "fxsvc.Serve.func", "reflect", "missing dependencies"}
+
+// Every bad setting of the app is reported at once, each naming its
+// variable, with nothing of fx's wiring; by run and by check alike.
+func TestEveryBadSettingIsReportedAtOnce(t *testing.T) {
+	for _, args := range [][]string{nil, {"check"}} {
+		t.Run(strings.Join(append([]string{"run"}, args...), " "), func(t *testing.T) {
+			badSettings(t)
+			var out, errOut bytes.Buffer
+			code := fxsvc.Run(args, &out, &errOut, fx.Supply(chi.NewRouter()),
+				fxsvc.Errors(), fxsvc.Authn(nil), fxsvc.Metrics(), fxsvc.Serve())
+			if code != 1 {
+				t.Fatalf("exit %d, want 1: %s", code, errOut.String())
+			}
+			msg := errOut.String()
+			want := []string{"SVC_HTTP_READ_TIMEOUT", "SVC_HTTP_IDLE_TIMEOUT", "SVC_METRICS_EXPORTER",
+				"SVC_AUTHN_AUDIENCE", "SVC_LOG_LEVEL", "SVC_SHUTDOWN_TIMEOUT"}
+			for _, v := range want {
+				if !strings.Contains(msg, v) {
+					t.Errorf("%s is not named:\n%s", v, msg)
+				}
+			}
+			for _, internal := range digInternals {
+				if strings.Contains(msg, internal) {
+					t.Errorf("%q reaches the user:\n%s", internal, msg)
+				}
+			}
+			if !strings.HasPrefix(msg, "svc: ") || strings.Count(msg, "\n  ") != len(want) {
+				t.Errorf("want one indented line per setting after one heading:\n%s", msg)
+			}
+		})
+	}
+}
+
+// One bad setting is one line, as before.
+func TestOneBadSettingIsOneLine(t *testing.T) {
+	t.Setenv("SVC_HTTP_WRITE_TIMEOUT", "0")
+	var out, errOut bytes.Buffer
+	code := fxsvc.Run(nil, &out, &errOut, fx.Supply(chi.NewRouter()), fxsvc.Serve())
+	want := "svc: fxsvc: SVC_HTTP_WRITE_TIMEOUT: want a positive Go duration such as 30s or 2m, or a number of seconds\n"
+	if code != 1 || errOut.String() != want {
+		t.Fatalf("exit %d, stderr %q, want %q", code, errOut.String(), want)
+	}
+}
+
+// A constructor's own error reaches the user as it wrote it, without dig's
+// chain naming onlyOneAuthnGatePerApp.
+func TestConstructorErrorsReachTheUserWithoutFxWiring(t *testing.T) {
+	var out, errOut bytes.Buffer
+	v := authn.Discover("https://issuer.example", "api")
+	code := fxsvc.Run(nil, &out, &errOut, fx.Supply(chi.NewRouter()), fxsvc.Authn(v),
+		fxsvc.AuthnVerifierOptions(authn.Leeway(0)), fxsvc.Serve())
+	msg := errOut.String()
+	if code != 1 || !strings.HasPrefix(msg, "svc: fxsvc.AuthnVerifierOptions: the app passes its own verifier") {
+		t.Fatalf("exit %d, stderr %q", code, msg)
+	}
+	for _, internal := range digInternals {
+		if strings.Contains(msg, internal) {
+			t.Errorf("%q reaches the user: %s", internal, msg)
+		}
+	}
+}
+
+// Two registrations of one component are the one case fx's constructor
+// name is explained: as the rule it stands for.
+func TestTwoRegistrationsAreStillNamed(t *testing.T) {
+	var out, errOut bytes.Buffer
+	code := fxsvc.Run(nil, &out, &errOut, fxsvc.Metrics(), fxsvc.Metrics())
+	if msg := errOut.String(); code != 1 || msg != "svc: only one metrics may be registered per app: remove the second registration\n" {
+		t.Fatalf("exit %d, stderr %q", code, msg)
+	}
+}
