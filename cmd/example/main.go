@@ -21,6 +21,12 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/metrics"
+	// The exporters this service uses: prometheus by default, otlp-http
+	// when an endpoint is set. SVC_METRICS_EXPORTER=otlp-grpc or console
+	// would need their packages (or modules/metrics/allexporters): the
+	// core links no exporter, so gRPC stays out of this binary.
+	_ "github.com/svckit/svc/modules/metrics/otlphttp"
+	_ "github.com/svckit/svc/modules/metrics/prometheus"
 )
 
 func main() {
