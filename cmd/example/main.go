@@ -21,11 +21,11 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/metrics"
-	// The exporters this service uses: prometheus by default, otlp-http
-	// when an endpoint is set. SVC_METRICS_EXPORTER=otlp-grpc or console
-	// would need their packages (or modules/metrics/allexporters): the
-	// core links no exporter, so gRPC stays out of this binary.
-	_ "github.com/svckit/svc/modules/metrics/otlphttp"
+	// The one exporter this service uses. The core links none, so an
+	// SVC_METRICS_EXPORTER naming another (otlp-http, otlp-grpc, console)
+	// stops the start with an error naming its package: import it (or
+	// modules/metrics/allexporters) to push. otlp-http alone adds about
+	// 7.7 MB, gRPC included.
 	_ "github.com/svckit/svc/modules/metrics/prometheus"
 )
 
