@@ -22,7 +22,10 @@ import (
 // second provider of *metrics.Metrics, named onlyOneMetricsPerApp, before
 // the singleton check; any other component claiming the metrics kind gets
 // a *lifecycle.SingletonError), and an invalid setting (fx.New fails with a
-// *metrics.ConfigError naming the variable or option). An auto-disabled
+// *metrics.ConfigError naming the variable or option), which includes an
+// exporter the binary does not link: package metrics links none, so import
+// the one the app uses (e.g. _ "github.com/svckit/svc/modules/metrics/prometheus",
+// or modules/metrics/allexporters). An auto-disabled
 // component (exporter auto with no endpoint) is registered and inactive,
 // so Metrics() may be added unconditionally.
 func Metrics(opts ...metrics.Option) fx.Option {

@@ -19,6 +19,9 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/metrics"
+	// The tests choose exporters by environment, as an app linking all
+	// of them would.
+	_ "github.com/svckit/svc/modules/metrics/allexporters"
 )
 
 func metricsEnvClean(t *testing.T) {

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	svcmetrics "github.com/svckit/svc/modules/metrics"
+	_ "github.com/svckit/svc/modules/metrics/prometheus" // the exporter the benchmarks read back
 )
 
 //go:noinline

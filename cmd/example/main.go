@@ -23,6 +23,12 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/metrics"
+	// The one exporter this service uses. The core links none, so an
+	// SVC_METRICS_EXPORTER naming another (otlp-http, otlp-grpc, console)
+	// stops the start with an error naming its package: import it (or
+	// modules/metrics/allexporters) to push. otlp-http alone adds about
+	// 7.7 MB, gRPC included.
+	_ "github.com/svckit/svc/modules/metrics/prometheus"
 )
 
 func main() {

@@ -20,6 +20,23 @@
 // nothing and its meters are no-ops, so it may be registered
 // unconditionally.
 //
+// # Exporters
+//
+// This package links no exporter: each lives in a package of its own that
+// registers it when imported, so a binary carries gRPC, the OTLP
+// protobufs or the Prometheus client only if it uses them:
+//
+//	import _ "github.com/svckit/svc/modules/metrics/otlphttp"     // otlp-http (and auto with an endpoint)
+//	import _ "github.com/svckit/svc/modules/metrics/otlpgrpc"     // otlp-grpc
+//	import _ "github.com/svckit/svc/modules/metrics/prometheus"   // prometheus; also prometheus.Registry
+//	import _ "github.com/svckit/svc/modules/metrics/console"      // console
+//	import _ "github.com/svckit/svc/modules/metrics/allexporters" // all four, for the environment to choose
+//
+// A component whose exporter resolves to one the binary does not link
+// fails construction with a [*ConfigError] naming the setting that chose
+// it and the import to add. none (and auto without an endpoint) needs no
+// import.
+//
 // Secrets (the endpoint's embedded credentials, header values, the Basic
 // password) are held in package secret's types and print as *** through
 // fmt, JSON, slog and zap; Value reads them back.
@@ -51,7 +68,8 @@
 // # Pull endpoint
 //
 // [Handler] serves the Prometheus text exposition of the component's own
-// registry; [Router] mounts it on a chi router at GET {prefix}{path}
+// registry (package prometheus beside this one owns it: prometheus.Registry
+// returns it); [Router] mounts it on a chi router at GET {prefix}{path}
 // (default /metrics) behind optional gating middlewares. With another
 // exporter it answers 404 with an RFC 9457 problem body.
 package metrics

@@ -3,7 +3,7 @@ package metrics
 import (
 	"net/http"
 
-	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
 // Details of the endpoint's refusals. They say what to do without naming
@@ -17,6 +17,9 @@ const (
 
 // Handler serves the Prometheus text exposition of m's own registry (the
 // format the scraper negotiates, text by default). It answers GET and HEAD.
+// The exposition itself comes from package
+// github.com/svckit/svc/modules/metrics/prometheus, which a component with
+// the prometheus exporter cannot be built without.
 //
 // Refusals are RFC 9457 problem bodies (application/problem+json, type
 // about:blank, with Cache-Control: no-store and X-Content-Type-Options:
@@ -35,7 +38,7 @@ const (
 func Handler(m *Metrics) http.Handler {
 	var fixed http.Handler
 	if m != nil {
-		fixed = m.promHandler()
+		fixed = m.scrapeHandler()
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -46,7 +49,7 @@ func Handler(m *Metrics) http.Handler {
 		c, prom := m, fixed
 		if c == nil {
 			if c = Current(); c != nil {
-				prom = c.promHandler()
+				prom = c.scrapeHandler()
 			}
 		}
 		if prom == nil {
@@ -62,12 +65,11 @@ func Handler(m *Metrics) http.Handler {
 	})
 }
 
-// promHandler is built once per component: promhttp handlers hold
-// in-flight and error counters of their own.
-func (m *Metrics) promHandler() http.Handler {
-	if m.registry == nil {
-		return nil
+// scrapeHandler is the exporter's own handler when it serves scrapes (the
+// prometheus exporter), else nil.
+func (m *Metrics) scrapeHandler() http.Handler {
+	if s, ok := m.expState.(registry.Scraper); ok {
+		return s.ScrapeHandler()
 	}
-	m.promOnce.Do(func() { m.prom = promhttp.HandlerFor(m.registry, promhttp.HandlerOpts{}) })
-	return m.prom
+	return nil
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/modules/metrics"
+	metricsprom "github.com/svckit/svc/modules/metrics/prometheus"
 )
 
 type problemBody struct {
@@ -134,7 +135,7 @@ func TestOwnRegistryPerComponent(t *testing.T) {
 	if _, ok := fb["svc_only_a_total"]; ok {
 		t.Error("b sees a's instrument")
 	}
-	if a.PrometheusRegistry() == b.PrometheusRegistry() {
+	if metricsprom.Registry(a) == metricsprom.Registry(b) {
 		t.Error("registries must differ")
 	}
 }

@@ -2,6 +2,9 @@ package metrics_test
 
 import (
 	"testing"
+
+	// The tests use every exporter; the core links none by itself.
+	_ "github.com/svckit/svc/modules/metrics/allexporters"
 )
 
 // envVars are every variable the package reads; cleanEnv blanks them so

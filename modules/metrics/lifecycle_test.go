@@ -10,6 +10,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/svckit/svc/modules/metrics"
+	metricsprom "github.com/svckit/svc/modules/metrics/prometheus"
 )
 
 var ctx = context.Background()
@@ -49,7 +50,7 @@ func TestBeforeStart(t *testing.T) {
 	if m.Active() || m.OwnsGlobalState() {
 		t.Error("not active before start")
 	}
-	if m.PrometheusRegistry() == nil {
+	if metricsprom.Registry(m) == nil {
 		t.Error("a prometheus component has its registry from construction on")
 	}
 	if err := m.Close(ctx); err != nil {
@@ -99,7 +100,7 @@ func TestAutoDisabledIsInactive(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Add(ctx, 1) // no-op, no panic
-	if m.PrometheusRegistry() != nil {
+	if metricsprom.Registry(m) != nil {
 		t.Fatal("registry only for prometheus")
 	}
 }

@@ -2,16 +2,16 @@ package metrics
 
 import (
 	"io"
-	"net/http"
 	"os"
 	"sync"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
 // Kind is the lifecycle kind of the component; one per app.
@@ -41,9 +41,8 @@ type Metrics struct {
 	cfg      Config
 	log      *zap.Logger
 	console  io.Writer
-	registry *prometheus.Registry
-	promOnce sync.Once
-	prom     http.Handler
+	factory  registry.Factory
+	expState any // the exporter's per-component state (registry.Factory.Prepare)
 
 	mu       sync.Mutex
 	state    state
@@ -142,12 +141,17 @@ func build(b *builder, cfg Config, src sources) (*Metrics, error) {
 	if b.name == "" {
 		return nil, &ConfigError{Setting: "metrics.WithName", Field: "name", Reason: "the component name is empty"}
 	}
+	asked := cfg.Exporter
 	cfg, err := resolve(cfg, src)
 	if err != nil {
 		return nil, err
 	}
+	factory, err := linkedFactory(cfg, asked, src)
+	if err != nil {
+		return nil, err
+	}
 	cfg = cfg.clone() // the caller's maps stay the caller's
-	m := &Metrics{name: b.name, cfg: cfg, log: b.log, console: b.console, meters: map[string]metric.Meter{}}
+	m := &Metrics{name: b.name, cfg: cfg, log: b.log, console: b.console, factory: factory, meters: map[string]metric.Meter{}}
 	if m.log == nil {
 		m.log = defaultLogger()
 	}
@@ -155,11 +159,8 @@ func build(b *builder, cfg Config, src sources) (*Metrics, error) {
 	if m.console == nil {
 		m.console = os.Stdout
 	}
-	if cfg.Exporter == ExporterPrometheus {
-		// Each component gets its own registry: the OTel Prometheus
-		// exporter registers an unchecked collector, so a duplicate in a
-		// shared registry would only fail at scrape time.
-		m.registry = prometheus.NewRegistry()
+	if factory.Prepare != nil {
+		m.expState = factory.Prepare()
 	}
 	return m, nil
 }
@@ -222,10 +223,6 @@ func (m *Metrics) Active() bool {
 	defer m.mu.Unlock()
 	return m.state == stateOpen && m.provider != nil
 }
-
-// PrometheusRegistry returns the component's own registry for the
-// prometheus exporter, nil for any other exporter. Handler serves it.
-func (m *Metrics) PrometheusRegistry() *prometheus.Registry { return m.registry }
 
 // OwnsGlobalState reports whether this component currently supplies the
 // process-global meter provider: it is open, active, installed, and no

@@ -9,12 +9,10 @@ import (
 	"sort"
 
 	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	otelprom "go.opentelemetry.io/otel/exporters/prometheus"
-	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
+
+	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
 // newProvider builds the SDK provider for a resolved, active config.
@@ -55,45 +53,28 @@ func (m *Metrics) resource() *resource.Resource {
 	return resource.NewSchemaless(attrs...)
 }
 
+// newReader asks the linked exporter (build checked it is) for its reader,
+// handing it the resolved settings only.
 func (m *Metrics) newReader(ctx context.Context) (sdkmetric.Reader, error) {
-	periodic := func(e sdkmetric.Exporter) sdkmetric.Reader {
-		return sdkmetric.NewPeriodicReader(redactingExporter{Exporter: e, cfg: m.cfg},
-			sdkmetric.WithInterval(m.cfg.ExportInterval),
-			sdkmetric.WithTimeout(m.cfg.ExportTimeout))
+	if m.factory.Reader == nil {
+		return nil, &Error{Msg: fmt.Sprintf("metrics: no reader for exporter %q", m.cfg.Exporter)}
 	}
-	switch m.cfg.Exporter {
-	case ExporterPrometheus:
-		e, err := otelprom.New(otelprom.WithRegisterer(m.registry))
-		if err != nil {
-			return nil, &Error{Msg: "metrics: build the prometheus exporter", Err: err}
-		}
-		return e, nil
-	case ExporterConsole:
-		e, err := stdoutmetric.New(stdoutmetric.WithWriter(m.console))
-		if err != nil {
-			return nil, &Error{Msg: "metrics: build the console exporter", Err: err}
-		}
-		return periodic(e), nil
-	case ExporterOTLPHTTP:
-		e, err := otlpmetrichttp.New(ctx,
-			otlpmetrichttp.WithEndpointURL(m.exportURL()),
-			otlpmetrichttp.WithHeaders(m.exportHeaders()),
-			otlpmetrichttp.WithTimeout(m.cfg.ExportTimeout))
-		if err != nil {
-			return nil, &Error{Msg: "metrics: build the otlp-http exporter", Err: err}
-		}
-		return periodic(e), nil
-	case ExporterOTLPGRPC:
-		e, err := otlpmetricgrpc.New(ctx,
-			otlpmetricgrpc.WithEndpointURL(m.exportURL()),
-			otlpmetricgrpc.WithHeaders(m.exportHeaders()),
-			otlpmetricgrpc.WithTimeout(m.cfg.ExportTimeout))
-		if err != nil {
-			return nil, &Error{Msg: "metrics: build the otlp-grpc exporter", Err: err}
-		}
-		return periodic(e), nil
+	r, err := m.factory.Reader(ctx, registry.Setup{
+		Endpoint: m.exportURL(),
+		Headers:  m.exportHeaders(),
+		Timeout:  m.cfg.ExportTimeout,
+		Console:  m.console,
+		State:    m.expState,
+		Periodic: func(e sdkmetric.Exporter) sdkmetric.Reader {
+			return sdkmetric.NewPeriodicReader(redactingExporter{Exporter: e, cfg: m.cfg},
+				sdkmetric.WithInterval(m.cfg.ExportInterval),
+				sdkmetric.WithTimeout(m.cfg.ExportTimeout))
+		},
+	})
+	if err != nil {
+		return nil, &Error{Msg: fmt.Sprintf("metrics: build the %s exporter", m.cfg.Exporter), Err: redact(err, m.cfg)}
 	}
-	return nil, &Error{Msg: fmt.Sprintf("metrics: no reader for exporter %q", m.cfg.Exporter)}
+	return r, nil
 }
 
 // exportURL is the endpoint without embedded credentials (they travel as a

@@ -1,0 +1,35 @@
+// Package otlphttp links the otlp-http metrics exporter: OTLP (protobuf)
+// over HTTP, pushed every export_interval. Import it for its effect:
+//
+//	import _ "github.com/svckit/svc/modules/metrics/otlphttp"
+//
+// Without it a component whose exporter is (or auto resolves to) otlp-http
+// fails construction with a *metrics.ConfigError naming this import. The
+// exporter reads no environment of its own: endpoint, headers and timeout
+// come resolved from the metrics component.
+package otlphttp
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/modules/metrics/internal/registry"
+)
+
+func init() {
+	registry.Register(string(metrics.ExporterOTLPHTTP), registry.Factory{Reader: reader})
+}
+
+func reader(ctx context.Context, s registry.Setup) (sdkmetric.Reader, error) {
+	e, err := otlpmetrichttp.New(ctx,
+		otlpmetrichttp.WithEndpointURL(s.Endpoint),
+		otlpmetrichttp.WithHeaders(s.Headers),
+		otlpmetrichttp.WithTimeout(s.Timeout))
+	if err != nil {
+		return nil, err
+	}
+	return s.Periodic(e), nil
+}
