@@ -21,7 +21,15 @@ import (
 //	               (anonymous, authenticated, excluded) and its scopes
 //
 // Any configuration error fails before anything starts, with the error on
-// stderr and exit status 1.
+// stderr and exit status 1. Every component's settings are read before any
+// component is built, and every bad one is reported together (a
+// *SettingsErrors), each naming its variable or option.
+//
+// The app logs to its own *zap.Logger, or to [DefaultLogger] (on stderr)
+// when it has none: one line once started (the address, the active
+// components, their settings with every secret as ***) and one once
+// stopped (why, how long the stop and the server's drain took, and how it
+// went).
 //
 // Stopping (on SIGINT or SIGTERM) has one budget, SVC_SHUTDOWN_TIMEOUT
 // (default 15 s, fx's stop timeout): the server drains first

@@ -1,6 +1,8 @@
 package fxsvc
 
 import (
+	"errors"
+
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/lifecycle"
@@ -106,7 +108,18 @@ func providePattern(name string, build patternFunc, opts []oauthclient.PatternOp
 		_, err := build(name)
 		return fx.Error(err)
 	}
-	return fx.Provide(fx.Annotate(
+	check := checkSettings(func() error {
+		_, err := build(name, opts...)
+		// Checked without the app's client, which the graph gives later:
+		// the refusal for a missing one comes after every setting's, and
+		// only the build can tell whether the app has one.
+		var ce *oauthclient.ConfigError
+		if errors.As(err, &ce) && ce.Setting == "oauthclient.WithClient" {
+			return nil
+		}
+		return err
+	})
+	return fx.Options(check, fx.Provide(fx.Annotate(
 		func(c *oauthclient.Client) (*oauthclient.Pattern, error) {
 			all := opts
 			if c != nil {
@@ -117,7 +130,7 @@ func providePattern(name string, build patternFunc, opts []oauthclient.PatternOp
 		},
 		fx.ParamTags(`optional:"true"`),
 		fx.ResultTags(`name:"`+name+`"`),
-	))
+	)))
 }
 
 // validPatternName mirrors the oauthclient rule: nothing that could break

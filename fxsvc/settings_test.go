@@ -98,3 +98,29 @@ func TestTwoRegistrationsAreStillNamed(t *testing.T) {
 		t.Fatalf("exit %d, stderr %q", code, msg)
 	}
 }
+
+// The outbound client's settings and each pattern's are checked with the
+// rest; a pattern is not refused for lacking the client the graph gives it.
+func TestOutboundSettingsAreReportedAtOnce(t *testing.T) {
+	t.Setenv("SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "https://as.example/token")
+	t.Setenv("SVC_OAUTHCLIENT_CLIENT_ID", "orders")
+	t.Setenv("SVC_OAUTHCLIENT_CLIENT_SECRET", "hunter2")
+	t.Setenv("SVC_OAUTHCLIENT_TIMEOUT", "-5s")
+	t.Setenv("SVC_CLIENTCREDENTIALS_BILLING_RESOURCE", "not a url")
+	t.Setenv("SVC_HTTP_MAX_HEADER_BYTES", "lots")
+	var out, errOut bytes.Buffer
+	code := fxsvc.Run([]string{"check"}, &out, &errOut, fx.Supply(chi.NewRouter()),
+		fxsvc.OAuthClient(), fxsvc.ClientCredentials("billing"), fxsvc.Serve())
+	msg := errOut.String()
+	if code != 1 || !strings.HasPrefix(msg, "svc: 3 invalid settings:") {
+		t.Fatalf("exit %d, stderr:\n%s", code, msg)
+	}
+	for _, v := range []string{"SVC_OAUTHCLIENT_TIMEOUT", "SVC_CLIENTCREDENTIALS_BILLING_RESOURCE", "SVC_HTTP_MAX_HEADER_BYTES"} {
+		if !strings.Contains(msg, v) {
+			t.Errorf("%s is not named:\n%s", v, msg)
+		}
+	}
+	if strings.Contains(msg, "hunter2") || strings.Contains(msg, "WithClient") {
+		t.Errorf("stderr:\n%s", msg)
+	}
+}
