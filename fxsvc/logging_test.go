@@ -258,8 +258,8 @@ func TestTheStartLineListsComponentsAndHidesSecrets(t *testing.T) {
 		t.Errorf("config.authn = %v", cfg["authn"])
 	}
 	m, _ := cfg["metrics"].(map[string]any)
-	settings, _ := m["settings"].(map[string]any)
-	if m["exporter"] != "otlp-http" || settings["basic_auth_password"] != "***" {
+	if m["exporter"] != "otlp-http" || m["basic_auth_password"] != "***" || m["export_interval"] != "1h0m0s" ||
+		m["endpoint"] != collector.URL+"/v1/metrics" {
 		t.Errorf("config.metrics = %v", m)
 	}
 	if h, _ := cfg["http"].(map[string]any); h["read_timeout"] != "30s" || h["drain_timeout"] != "8s" {

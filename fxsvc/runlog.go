@@ -2,6 +2,8 @@ package fxsvc
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"go.uber.org/fx"
@@ -132,9 +134,7 @@ func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Durati
 			enc.AddString("exporter", string(m.Exporter()))
 			enc.AddBool("active", m.Active())
 			if cfg, err := m.Config(); err == nil {
-				// Config prints its endpoint's credentials, header values
-				// and password as ***.
-				return enc.AddReflected("settings", cfg)
+				encodeMetricsConfig(enc, cfg)
 			}
 			return nil
 		}))
@@ -146,6 +146,33 @@ func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Durati
 		}))
 	}
 	return nil
+}
+
+// encodeMetricsConfig writes the resolved metrics settings. The endpoint
+// prints with its credentials masked (secret.URL), header values and the
+// password as *** (secret.String).
+func encodeMetricsConfig(enc zapcore.ObjectEncoder, cfg metrics.Config) {
+	if cfg.ServiceName != "" {
+		enc.AddString("service_name", cfg.ServiceName)
+	}
+	if cfg.Endpoint.IsSet() {
+		enc.AddString("endpoint", cfg.Endpoint.String())
+	}
+	if len(cfg.Headers) > 0 {
+		_ = enc.AddObject("headers", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
+			for _, k := range slices.Sorted(maps.Keys(cfg.Headers)) {
+				enc.AddString(k, cfg.Headers[k].String())
+			}
+			return nil
+		}))
+	}
+	if cfg.BasicAuthUsername != "" {
+		enc.AddString("basic_auth_username", cfg.BasicAuthUsername)
+		enc.AddString("basic_auth_password", cfg.BasicAuthPassword.String())
+	}
+	enc.AddDuration("export_interval", cfg.ExportInterval)
+	enc.AddDuration("export_timeout", cfg.ExportTimeout)
+	enc.AddDuration("shutdown_timeout", cfg.ShutdownTimeout)
 }
 
 // encodeVerifier says which verifier the gate uses and whom it trusts.

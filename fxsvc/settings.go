@@ -26,6 +26,32 @@ func checkSettings(check func() error) fx.Option {
 	return fx.Supply(fx.Annotated{Group: settingsGroup, Target: settingsCheck{check: check}})
 }
 
+// CheckSettings adds one of the app's own settings checks to those [Run]
+// and [Check] run before building anything, so that a bad variable of the
+// app's is reported together with the components' (check's error should
+// name the variable). In an app built with fx.New, where nothing runs the
+// checks first, it runs where it stands in the app's options, and its
+// error fails the build. A nil check is refused the same way.
+func CheckSettings(check func() error) fx.Option {
+	if check == nil {
+		return fx.Error(errors.New("fxsvc.CheckSettings: the check is nil"))
+	}
+	return fx.Options(checkSettings(check), fx.Invoke(func(in checkedIn) error {
+		if in.Checked != nil {
+			return nil // run first with every other check
+		}
+		return check()
+	}))
+}
+
+// settingsChecked marks an app whose settings were checked first.
+type settingsChecked struct{}
+
+type checkedIn struct {
+	fx.In
+	Checked *settingsChecked `optional:"true"`
+}
+
 type settingsIn struct {
 	fx.In
 	Checks []settingsCheck `group:"svc.settings"`
@@ -58,7 +84,7 @@ func (e *SettingsErrors) Unwrap() []error { return e.Errors }
 // the invokes of the app's modules in order, so it runs before any
 // component is built, and it sees the checks supplied anywhere in the app.
 func checkAllSettings(extra ...func() error) fx.Option {
-	return fx.Module("svc.settings", fx.Invoke(func(in settingsIn) error {
+	return fx.Module("svc.settings", fx.Supply(&settingsChecked{}), fx.Invoke(func(in settingsIn) error {
 		var all []error
 		for _, c := range in.Checks {
 			all = append(all, flatten(c.check())...)

@@ -2,6 +2,7 @@ package fxsvc_test
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -122,5 +123,31 @@ func TestOutboundSettingsAreReportedAtOnce(t *testing.T) {
 	}
 	if strings.Contains(msg, "hunter2") || strings.Contains(msg, "WithClient") {
 		t.Errorf("stderr:\n%s", msg)
+	}
+}
+
+// An app's own setting joins the report; built with fx.New, its check
+// still fails the build, and a good one does not run twice under Run.
+func TestAnAppsOwnSettingsAreCheckedWithTheComponents(t *testing.T) {
+	badFormat := fxsvc.CheckSettings(func() error { return errors.New("orders: SVC_ORDERS_LIMIT: want a number") })
+	t.Setenv("SVC_HTTP_READ_TIMEOUT", "soon")
+	var out, errOut bytes.Buffer
+	code := fxsvc.Run(nil, &out, &errOut, badFormat, fx.Supply(chi.NewRouter()), fxsvc.Serve())
+	if msg := errOut.String(); code != 1 || !strings.HasPrefix(msg, "svc: 2 invalid settings:") ||
+		!strings.Contains(msg, "SVC_ORDERS_LIMIT") || !strings.Contains(msg, "SVC_HTTP_READ_TIMEOUT") {
+		t.Fatalf("exit %d, stderr:\n%s", code, msg)
+	}
+
+	if err := fx.New(fx.NopLogger, badFormat).Err(); err == nil || !strings.Contains(err.Error(), "SVC_ORDERS_LIMIT") {
+		t.Fatalf("fx.New: %v", err)
+	}
+	if err := fx.New(fx.NopLogger, fxsvc.CheckSettings(nil)).Err(); err == nil {
+		t.Fatal("a nil check is accepted")
+	}
+
+	runs := 0
+	counted := fxsvc.CheckSettings(func() error { runs++; return nil })
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, counted); code != 0 || runs != 1 {
+		t.Fatalf("exit %d, the check ran %d times: %s", code, runs, errOut.String())
 	}
 }
