@@ -3,8 +3,7 @@ package metrics
 import "fmt"
 
 // Error is the base of every error this package returns: errors.As(err,
-// new(*metrics.Error)) tells a metrics failure apart from others. It is the
-// type every metrics failure wraps.
+// new(*metrics.Error)) tells a metrics failure apart from others.
 type Error struct {
 	// Msg says what failed and, where it applies, which setting to fix.
 	Msg string

@@ -191,8 +191,7 @@ func (m *Metrics) ShutdownTimeout() time.Duration {
 }
 
 // Config returns the resolved configuration (defaults filled, auto
-// resolved). Before Open it returns ErrNotStarted: the environment is
-// read when the component opens.
+// resolved). Before Open it returns ErrNotStarted.
 func (m *Metrics) Config() (Config, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
