@@ -253,4 +253,3 @@ func TestParse(t *testing.T) {
 	}()
 	ratelimit.Limit("10 per second", 1)
 }
-
