@@ -21,20 +21,41 @@ import (
 // http.StripPrefix rewrites r.URL.Path before the route's markers run.
 type rootKey struct{}
 
-// WithRoot records the path the app's root saw, unless an outer component
-// already did.
-func WithRoot(r *http.Request) *http.Request {
-	if _, ok := r.Context().Value(rootKey{}).(string); ok {
-		return r
+// With returns r carrying a component (val under key) and the path the
+// app's root saw, unless an outer component recorded it already. One
+// context holds both, so a component costs one context and one request
+// copy per request.
+func With(r *http.Request, key, val any) *http.Request {
+	root := r.URL.Path
+	if p, ok := r.Context().Value(rootKey{}).(*string); ok {
+		root = *p
 	}
-	return r.WithContext(context.WithValue(r.Context(), rootKey{}, r.URL.Path))
+	return r.WithContext(&scoped{Context: r.Context(), root: root, key: key, val: val})
+}
+
+type scoped struct {
+	context.Context
+	root     string
+	key, val any
+}
+
+func (c *scoped) Value(k any) any {
+	switch k {
+	case rootKey{}:
+		// A pointer into the context: boxing the string would allocate
+		// on every lookup.
+		return &c.root
+	case c.key:
+		return c.val
+	}
+	return c.Context.Value(k)
 }
 
 // Root is the request path from the app's root: the one recorded by
-// [WithRoot], else the request's own.
+// [With], else the request's own.
 func Root(r *http.Request) string {
-	if p, ok := r.Context().Value(rootKey{}).(string); ok {
-		return p
+	if p, ok := r.Context().Value(rootKey{}).(*string); ok {
+		return *p
 	}
 	return r.URL.Path
 }
