@@ -3,6 +3,8 @@ package conditional
 import (
 	"bytes"
 	"net/http"
+
+	"github.com/svckit/svc/internal/behind"
 )
 
 // ETags is a marker middleware for GET and HEAD: a 200 gets a strong ETag
@@ -39,7 +41,7 @@ func (m *etagMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			etag = ETagOf(bw.body.Bytes())
 			h.Set("ETag", etag)
 		}
-		if notModified(r, etag, h.Get("Last-Modified")) {
+		if behind.NotModified(r, etag, h.Get("Last-Modified")) {
 			// RFC 9110 §15.4.5: the validators and caching headers stay,
 			// the representation's own headers go.
 			h.Del("Content-Type")
@@ -50,26 +52,6 @@ func (m *etagMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(bw.status)
 	_, _ = w.Write(bw.body.Bytes())
-}
-
-// notModified evaluates If-None-Match, else If-Modified-Since.
-func notModified(r *http.Request, etag, lastModified string) bool {
-	if inm := r.Header.Values("If-None-Match"); len(inm) > 0 {
-		return etag != "" && anyMatch(inm, etag, false)
-	}
-	ims := r.Header.Get("If-Modified-Since")
-	if ims == "" || lastModified == "" {
-		return false
-	}
-	since, err := http.ParseTime(ims)
-	if err != nil {
-		return false
-	}
-	modified, err := http.ParseTime(lastModified)
-	if err != nil {
-		return false
-	}
-	return !modified.After(since)
 }
 
 // bufferedWriter holds a response until the handler returns, up to max

@@ -3,7 +3,6 @@ package conditional
 import (
 	"fmt"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/svckit/svc/internal/behind"
@@ -84,7 +83,7 @@ func (m *matchMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func preconditionHolds(ifMatch []string, ius, etag string, modified time.Time) bool {
 	if len(ifMatch) > 0 {
-		return etag != "" && anyMatch(ifMatch, etag, true)
+		return etag != "" && behind.AnyMatch(ifMatch, etag, true)
 	}
 	since, err := http.ParseTime(ius)
 	if err != nil || modified.IsZero() {
@@ -93,42 +92,6 @@ func preconditionHolds(ifMatch []string, ius, etag string, modified time.Time) b
 		return true
 	}
 	return !modified.Truncate(time.Second).After(since)
-}
-
-// anyMatch reports whether any entity tag of the header lines matches
-// etag: "*" matches any; strong comparison needs both tags strong.
-func anyMatch(lines []string, etag string, strong bool) bool {
-	weakCur := strings.HasPrefix(etag, "W/")
-	cur := strings.TrimPrefix(etag, "W/")
-	for _, line := range lines {
-		for rest := line; ; {
-			rest = strings.TrimLeft(rest, " \t,")
-			if rest == "" {
-				break
-			}
-			if rest[0] == '*' {
-				return true
-			}
-			weak := strings.HasPrefix(rest, "W/")
-			rest = strings.TrimPrefix(rest, "W/")
-			if rest == "" || rest[0] != '"' {
-				break // malformed: stop reading this line
-			}
-			end := strings.IndexByte(rest[1:], '"')
-			if end < 0 {
-				break
-			}
-			tag := rest[:end+2]
-			rest = rest[end+2:]
-			if tag != cur {
-				continue
-			}
-			if !strong || (!weak && !weakCur) {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
