@@ -204,3 +204,9 @@ func Markers[M any](h http.Handler, mws []func(http.Handler) http.Handler) []M {
 	walk(h)
 	return out
 }
+
+// Refuser is a marker that tells which refusals it answers, so that an
+// API document can list them (behindhuma).
+type Refuser interface {
+	Refusals() []svcerrors.Rejection
+}

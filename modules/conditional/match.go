@@ -95,3 +95,11 @@ func preconditionHolds(ifMatch []string, ius, etag string, modified time.Time) b
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// Refusals lists what the marker answers, for API documents.
+func (m *matchMarker) Refusals() []svcerrors.Rejection {
+	if m.required {
+		return []svcerrors.Rejection{&svcerrors.PreconditionFailed{}, &svcerrors.PreconditionRequired{}}
+	}
+	return []svcerrors.Rejection{&svcerrors.PreconditionFailed{}}
+}

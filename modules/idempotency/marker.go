@@ -199,3 +199,10 @@ func newOwner() string {
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// Refusals lists what the marker answers, for API documents
+// (document_idempotency).
+func (m *marker) Refusals() []svcerrors.Rejection {
+	return []svcerrors.Rejection{&svcerrors.IdempotencyKeyInvalid{}, &svcerrors.RequestBodyTooLarge{},
+		&svcerrors.IdempotencyConflict{}, &svcerrors.IdempotencyWaitTimeout{}}
+}

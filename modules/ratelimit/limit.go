@@ -159,3 +159,8 @@ func periodString(d time.Duration) string {
 	}
 	return d.String()
 }
+
+// Refusals lists what the marker answers, for API documents.
+func (m *marker) Refusals() []svcerrors.Rejection {
+	return []svcerrors.Rejection{&svcerrors.RateLimitExceeded{}}
+}

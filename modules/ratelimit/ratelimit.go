@@ -19,7 +19,6 @@
 package ratelimit
 
 import (
-	"context"
 	"net/http"
 	"strings"
 	"sync"
@@ -117,8 +116,7 @@ type limiterKey struct{}
 // from the app's root.
 func (l *Limiter) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		r = behind.WithRoot(r)
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), limiterKey{}, l)))
+		next.ServeHTTP(w, behind.With(r, limiterKey{}, l))
 	})
 }
 
