@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/svckit/svc/internal/behind"
@@ -86,7 +88,15 @@ func (c *Component) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 	if r.Body == nil || r.Body == http.NoBody {
 		return nil, true
 	}
-	body, err := io.ReadAll(io.LimitReader(r.Body, c.maxBody+1))
+	var body []byte
+	var err error
+	if r.ContentLength > 0 {
+		// The length is known and within the bound: one exact buffer.
+		body = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(r.Body, body)
+	} else {
+		body, err = io.ReadAll(io.LimitReader(r.Body, c.maxBody+1))
+	}
 	_ = r.Body.Close()
 	if int64(len(body)) > c.maxBody {
 		behind.Refuse(w, r, &svcerrors.RequestBodyTooLarge{})
@@ -185,17 +195,27 @@ func replayable(status int) bool {
 func replay(w http.ResponseWriter, resp *store.Response) {
 	h := w.Header()
 	for k, vs := range resp.Header {
-		h[k] = vs
+		// Copied: the stored slices are shared with later replays.
+		h[k] = append([]string(nil), vs...)
 	}
 	h.Set(HeaderReplayed, "true")
 	w.WriteHeader(resp.Status)
 	_, _ = w.Write(resp.Body)
 }
 
+// ownerPrefix tells this process's owner tokens from other replicas';
+// the counter tells its requests apart without a random read each.
+var (
+	ownerPrefix = func() string {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		return hex.EncodeToString(b[:]) + "-"
+	}()
+	ownerCount atomic.Uint64
+)
+
 func newOwner() string {
-	var b [16]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
+	return ownerPrefix + strconv.FormatUint(ownerCount.Add(1), 36)
 }
 
 func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

@@ -27,7 +27,9 @@ func (m *Memory) Claim(_ context.Context, k Key, fingerprint, owner string, leas
 		case rec.resp == nil:
 			return Claim{State: InFlight}, nil
 		}
-		return Claim{State: Done, Response: cloneResponse(rec.resp), Stored: rec.stored}, nil
+		// Shared, not copied: a stored response never changes, and
+		// callers must not modify it.
+		return Claim{State: Done, Response: rec.resp, Stored: rec.stored}, nil
 	}
 	if len(m.idem) >= m.maxRecords {
 		m.evictRecords(now)

@@ -103,7 +103,8 @@ const (
 // Claim is the outcome of one [Idempotency.Claim].
 type Claim struct {
 	State ClaimState
-	// Response is the stored response when State is Done.
+	// Response is the stored response when State is Done. It may be
+	// shared with the store: read it, never modify it.
 	Response *Response
 	// Stored is when the response was stored (State Done).
 	Stored time.Time
