@@ -2,11 +2,13 @@
 // save, each pair in one run (bench/internal/pair):
 //
 //   - an idempotent replay against running the handler it replays;
+//
 //   - a response-cache hit against bare chi serving the same route;
+//
 //   - a 304 Not Modified against a 200 of the same body, both through the
 //     ETags marker.
 //
-//	cd bench && go test -run '^$' -bench . -benchmem -count 6 ./behind
+//     cd bench && go test -run '^$' -bench . -benchmem -count 6 ./behind
 package behind_test
 
 import (
