@@ -97,7 +97,8 @@ func (c *Component) serveStored(w http.ResponseWriter, r *http.Request, primary 
 	h := w.Header()
 	for k, vs := range e.Response.Header {
 		if k != varyValuesHeader {
-			h[k] = vs
+			// Copied: the stored slices are shared with every hit.
+			h[k] = append([]string(nil), vs...)
 		}
 	}
 	age := max(0, int64(c.now().Sub(e.Stored)/time.Second))
