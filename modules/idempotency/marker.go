@@ -19,7 +19,8 @@ import (
 
 // Required is a marker middleware: a write to the routes it guards must
 // carry an Idempotency-Key (else 400 idempotency-key-invalid). Use it with
-// chi's r.With, r.Use and r.Group, or wrap a ServeMux handler in it. Put
+// chi's r.With, r.Use and r.Group, wrap a ServeMux handler in it, or pass
+// it to behindhuma.Use on a Huma operation. Put
 // authn.Require before it (outer). Safe methods (GET, HEAD, OPTIONS,
 // TRACE) pass through untouched.
 func Required() func(http.Handler) http.Handler {

@@ -81,8 +81,8 @@ var declarations atomic.Int64
 // Limit is a marker middleware: the routes it guards admit each caller at
 // most limit (see [Parse]) with burst requests at once, sharing one budget
 // per caller across those routes. Use it with chi's r.With, r.Use and
-// r.Group, wrap a ServeMux handler in it, or add it to a Huma operation's
-// middlewares with the router's adapter. Put authn.Require before it (outer),
+// r.Group, wrap a ServeMux handler in it, or pass it to behindhuma.Use on a
+// Huma operation. Put authn.Require before it (outer),
 // so that a caller refused for a missing scope spends nothing.
 //
 // A request over the budget answers 429 rate-limit-exceeded with

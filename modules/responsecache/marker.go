@@ -14,8 +14,9 @@ import (
 // Cached is a marker middleware: GET and HEAD responses of the routes it
 // guards are cached for anonymous callers. An authenticated request runs
 // the handler and is never stored (use [Shared] when the response is the
-// same for every caller). Use it with chi's r.With, r.Use and r.Group, or
-// wrap a ServeMux handler in it.
+// same for every caller). Use it with chi's r.With, r.Use and r.Group,
+// wrap a ServeMux handler in it, or pass it to behindhuma.Use on a Huma
+// operation.
 func Cached() func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler { return &marker{next: next} }
 }
