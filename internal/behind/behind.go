@@ -210,3 +210,19 @@ func Markers[M any](h http.Handler, mws []func(http.Handler) http.Handler) []M {
 type Refuser interface {
 	Refusals() []svcerrors.Rejection
 }
+
+// Unrouted reports whether a marker runs before routing for a request no
+// route answers: a marker put on a chi router's root with r.Use runs before
+// the router has chosen a route, so it asks the router first. A marker on
+// a route (r.With, r.Group, r.Route) always has one.
+func Unrouted(r *http.Request) bool {
+	rctx := chi.RouteContext(r.Context())
+	if rctx == nil || len(rctx.RoutePatterns) > 0 || rctx.Routes == nil {
+		return false
+	}
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	return !rctx.Routes.Match(chi.NewRouteContext(), r.Method, path)
+}

@@ -149,3 +149,29 @@ func TestOnEveryRouterARefusedOrUnroutedRequestTouchesNoStore(t *testing.T) {
 		})
 	}
 }
+
+// A marker put on a chi router's root (r.Use) runs before routing: it
+// still leaves a request no route answers alone.
+func TestMarkersOnTheRootOfAChiRouterIgnoreUnroutedRequests(t *testing.T) {
+	s := &countingStore{m: store.NewMemory()}
+	l, _ := ratelimit.New(ratelimit.Store(s))
+	i, _ := idempotency.New(idempotency.Store(s))
+	c, _ := responsecache.New(responsecache.Store(s))
+	r := chi.NewRouter()
+	r.Use(ratelimit.Limit("100/s", 100), idempotency.Required(), responsecache.Shared(), conditional.ETags())
+	r.Post("/orders", write)
+	r.Get("/items", read)
+	srv := behindtest.Stack(t, r, l.Middleware, i.Middleware, c.Middleware)
+	for _, q := range []struct{ method, path string }{{"POST", "/nowhere"}, {"GET", "/nowhere"}} {
+		resp := behindtest.Do(t, srv, q.method, q.path, behindtest.Alice, "{}", "Idempotency-Key", "k")
+		if _ = behindtest.Body(t, resp); resp.StatusCode != 404 || resp.Header.Get("RateLimit") != "" || resp.Header.Get("ETag") != "" {
+			t.Fatalf("%s %s: %d %v", q.method, q.path, resp.StatusCode, resp.Header)
+		}
+	}
+	if n := s.ops.Load(); n != 0 {
+		t.Fatalf("unrouted requests made %d store operations", n)
+	}
+	if resp := behindtest.Do(t, srv, "POST", "/orders", behindtest.Alice, "{}", "Idempotency-Key", "k"); resp.StatusCode != 201 || resp.Header.Get("RateLimit") == "" {
+		t.Fatalf("routed: %d %v", resp.StatusCode, resp.Header)
+	}
+}

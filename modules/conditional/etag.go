@@ -25,7 +25,7 @@ func (m *etagMarker) WrappedHandler() http.Handler { return m.next }
 
 func (m *etagMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
-	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !c.paths.Applies(r) {
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !c.paths.Applies(r) || behind.Unrouted(r) {
 		m.next.ServeHTTP(w, r)
 		return
 	}

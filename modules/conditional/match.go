@@ -55,7 +55,7 @@ func (m *matchMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
-	if !componentFor(r).paths.Applies(r) {
+	if !componentFor(r).paths.Applies(r) || behind.Unrouted(r) {
 		m.next.ServeHTTP(w, r)
 		return
 	}

@@ -46,7 +46,7 @@ const space = "idempotency"
 
 func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
-	if safeMethod(r.Method) || !c.paths.Applies(r) {
+	if safeMethod(r.Method) || !c.paths.Applies(r) || behind.Unrouted(r) {
 		m.next.ServeHTTP(w, r)
 		return
 	}

@@ -126,7 +126,7 @@ func (m *marker) WrappedHandler() http.Handler { return m.next }
 
 func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l := limiterFor(r)
-	if !l.paths.Applies(r) {
+	if !l.paths.Applies(r) || behind.Unrouted(r) {
 		m.next.ServeHTTP(w, r)
 		return
 	}

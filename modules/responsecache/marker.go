@@ -42,7 +42,7 @@ const space = "responsecache"
 func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
 	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !c.paths.Applies(r) ||
-		(!m.shared && behind.Authenticated(r)) || bypass(r.Header) {
+		(!m.shared && behind.Authenticated(r)) || bypass(r.Header) || behind.Unrouted(r) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
