@@ -20,6 +20,19 @@ type Route struct {
 	// gate is registered, and unprotected when none is.
 	Mode   string
 	Scopes []string
+	// Notes are what the components behind the gate declare on the route
+	// (rate limits, idempotency, conditional requests, caching).
+	Notes []string
+}
+
+// RouteNoter describes what one component does on a route, read from the
+// route's markers; "" when nothing. Components behind the gate provide one
+// to the value group "svc.route.notes" (see [NoteRoutes]).
+type RouteNoter func(h http.Handler, middlewares []func(http.Handler) http.Handler) string
+
+// NoteRoutes adds a component's route notes to what `check` prints.
+func NoteRoutes(n RouteNoter) fx.Option {
+	return fx.Supply(fx.Annotated{Group: "svc.route.notes", Target: n})
 }
 
 // RouteGuard tells how the app guards a route. The authentication module
@@ -46,6 +59,7 @@ type checkIn struct {
 	ChiRouter chi.Router    `optional:"true"`
 	Listers   []RouteLister `group:"svc.routes"`
 	Guard     RouteGuard    `optional:"true"`
+	Noters    []RouteNoter  `group:"svc.route.notes"`
 }
 
 // Check builds the app's graph without starting it and writes one line per
@@ -64,7 +78,11 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, r := range routes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Method, r.Pattern, r.Mode, strings.Join(r.Scopes, " "))
+		line := fmt.Sprintf("%s\t%s\t%s\t%s", r.Method, r.Pattern, r.Mode, strings.Join(r.Scopes, " "))
+		if len(r.Notes) > 0 {
+			line += "\t" + strings.Join(r.Notes, " ")
+		}
+		fmt.Fprintln(tw, line)
 	}
 	_ = tw.Flush()
 	return 0
@@ -81,7 +99,13 @@ func collectRoutes(in checkIn) ([]Route, error) {
 	}
 	if router != nil {
 		err := chi.Walk(router, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
-			routes = append(routes, guarded(in.Guard, method, pattern, h, mws))
+			route := guarded(in.Guard, method, pattern, h, mws)
+			for _, n := range in.Noters {
+				if note := n(h, mws); note != "" {
+					route.Notes = append(route.Notes, note)
+				}
+			}
+			routes = append(routes, route)
 			return nil
 		})
 		if err != nil {

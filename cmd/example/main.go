@@ -43,6 +43,7 @@ func options() []fx.Option {
 		// Prometheus unless SVC_METRICS_EXPORTER says otherwise.
 		fxsvc.Metrics(metrics.WithDefaultExporter(metrics.ExporterPrometheus)),
 		trust(),
+		behindGate(),
 		fx.Provide(newBilling, newRouter),
 		fxsvc.Serve(),
 		fx.Invoke(func(b *billing, s *fxsvc.Server) { b.server = s }),
