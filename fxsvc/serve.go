@@ -30,6 +30,12 @@ type Server struct {
 	stopping chan struct{} // closed when the drain starts
 	stopOnce sync.Once
 	drain    time.Duration
+
+	leaving   chan struct{} // closed when stop begins, before the delay
+	leaveOnce sync.Once
+	delay     time.Duration
+	sleep     func(ctx context.Context, d time.Duration) // tests replace the delay's timer
+	tlsFiles  [2]string                                  // cert, key; empty for plain HTTP
 }
 
 // Addr is the address the server listens on (the real port when the
@@ -114,7 +120,9 @@ func Serve(opts ...ServeOption) fx.Option {
 			if err != nil {
 				return nil, err
 			}
-			s := &Server{next: handler, stopping: make(chan struct{}), drain: cfg.DrainTimeout}
+			s := &Server{next: handler, stopping: make(chan struct{}), drain: cfg.DrainTimeout,
+				leaving: make(chan struct{}), delay: time.Duration(cfg.ShutdownDelay),
+				tlsFiles: [2]string{cfg.TLSCertFile, cfg.TLSKeyFile}}
 			s.srv = &http.Server{
 				Addr:              cfg.Addr,
 				Handler:           http.HandlerFunc(s.serveHTTP),
@@ -166,6 +174,9 @@ func isNilHandler(h http.Handler) bool {
 }
 
 func (s *Server) start(log *zap.Logger, sd fx.Shutdowner) error {
+	if err := s.loadTLS(log); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", s.srv.Addr)
 	if err != nil {
 		return fmt.Errorf("fxsvc.Serve: listen on %s (set SVC_HTTP_ADDR): %w", s.srv.Addr, err)
@@ -173,7 +184,7 @@ func (s *Server) start(log *zap.Logger, sd fx.Shutdowner) error {
 	s.ln = ln
 	log.Info("svc: serving HTTP", zap.String("server.address", ln.Addr().String()))
 	go func() {
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.serveOn(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("svc: HTTP server failed", zap.Error(err))
 			_ = sd.Shutdown(fx.ExitCode(1))
 		}
@@ -182,6 +193,7 @@ func (s *Server) start(log *zap.Logger, sd fx.Shutdowner) error {
 }
 
 func (s *Server) stop(ctx context.Context, log *zap.Logger) error {
+	s.leave(ctx, log)
 	s.stopOnce.Do(func() { close(s.stopping) })
 	ctx, cancel := context.WithTimeout(ctx, s.drain)
 	defer cancel()
