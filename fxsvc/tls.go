@@ -1,6 +1,7 @@
 package fxsvc
 
 import (
+	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
@@ -64,11 +65,10 @@ func (s *Server) serveOn(ln net.Listener) error {
 	return s.srv.Serve(ln)
 }
 
-// fileStamp tells whether a file changed: its modification time and size.
-type fileStamp struct {
-	mod  time.Time
-	size int64
-}
+// pairStamp tells whether the files changed: a digest of each. Contents,
+// not modification times: a file rewritten within the clock's resolution,
+// or restored with its old time, is still seen.
+type pairStamp [2][sha256.Size]byte
 
 // certReloader serves the pair last loaded from its two files, re-loading
 // it when a check (at most once per interval) finds either file changed.
@@ -80,40 +80,46 @@ type certReloader struct {
 
 	mu      sync.Mutex
 	cert    *tls.Certificate
-	loaded  [2]fileStamp // the stamps of the pair served
-	bad     [2]fileStamp // the stamps of a pair that did not load, warned about once
+	loaded  pairStamp // the files of the pair served
+	bad     pairStamp // the files of a pair that did not load, warned about once
 	checked time.Time
 }
 
 func newCertReloader(certFile, keyFile string, log *zap.Logger, now func() time.Time) (*certReloader, error) {
 	r := &certReloader{certFile: certFile, keyFile: keyFile, log: log, now: now, interval: tlsReloadInterval}
-	stamps, err := r.stat()
-	if err == nil {
-		r.cert, err = r.load()
-	}
+	c, stamp, err := r.load()
 	if err != nil {
 		return nil, &SettingError{Setting: tlsSettings, Problem: fmt.Sprintf("loading the certificate %s and key %s: %v", certFile, keyFile, err)}
 	}
-	r.loaded, r.checked = stamps, now()
+	r.cert, r.loaded, r.checked = c, stamp, now()
 	return r, nil
 }
 
-func (r *certReloader) stat() ([2]fileStamp, error) {
-	var out [2]fileStamp
-	for i, f := range []string{r.certFile, r.keyFile} {
-		fi, err := os.Stat(f)
-		if err != nil {
-			return out, err
-		}
-		out[i] = fileStamp{mod: fi.ModTime(), size: fi.Size()}
+// read returns both files' contents and their stamp.
+func (r *certReloader) read() (certPEM, keyPEM []byte, stamp pairStamp, err error) {
+	if certPEM, err = os.ReadFile(r.certFile); err != nil {
+		return nil, nil, stamp, err
 	}
-	return out, nil
+	if keyPEM, err = os.ReadFile(r.keyFile); err != nil {
+		return nil, nil, stamp, err
+	}
+	return certPEM, keyPEM, pairStamp{sha256.Sum256(certPEM), sha256.Sum256(keyPEM)}, nil
 }
 
-// load reads and parses the pair. tls.LoadX509KeyPair's errors name the
-// file or the mismatch, never key material.
-func (r *certReloader) load() (*tls.Certificate, error) {
-	c, err := tls.LoadX509KeyPair(r.certFile, r.keyFile)
+// load reads and parses the pair.
+func (r *certReloader) load() (*tls.Certificate, pairStamp, error) {
+	certPEM, keyPEM, stamp, err := r.read()
+	if err != nil {
+		return nil, stamp, err
+	}
+	c, err := parsePair(certPEM, keyPEM)
+	return c, stamp, err
+}
+
+// parsePair parses a PEM certificate chain and key. Its errors name the
+// mismatch or the bad block, never key material.
+func parsePair(certPEM, keyPEM []byte) (*tls.Certificate, error) {
+	c, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
 		return nil, err
 	}
@@ -137,22 +143,22 @@ func (r *certReloader) get(*tls.ClientHelloInfo) (*tls.Certificate, error) {
 	return r.cert, nil
 }
 
-// reload replaces the served pair when the files changed and load. A
-// file missing for a moment (a rotation in progress) is tried again at the
-// next check; a pair that does not load is warned about once.
+// reload replaces the served pair when the files changed and load. A file
+// missing for a moment (a rotation in progress) is tried again at the next
+// check; a pair that does not load is warned about once.
 func (r *certReloader) reload() {
-	stamps, err := r.stat()
-	if err != nil || stamps == r.loaded || stamps == r.bad {
+	certPEM, keyPEM, stamp, err := r.read()
+	if err != nil || stamp == r.loaded || stamp == r.bad {
 		return
 	}
-	c, err := r.load()
+	c, err := parsePair(certPEM, keyPEM)
 	if err != nil {
-		r.bad = stamps
+		r.bad = stamp
 		r.log.Warn("svc: the TLS certificate files changed but do not load; serving the previous certificate ("+tlsSettings+")",
 			zap.String("tls.cert_file", r.certFile), zap.String("tls.key_file", r.keyFile), zap.Error(err))
 		return
 	}
-	r.cert, r.loaded, r.bad = c, stamps, [2]fileStamp{}
+	r.cert, r.loaded, r.bad = c, stamp, pairStamp{}
 	r.log.Info("svc: TLS certificate reloaded",
 		zap.String("tls.cert_file", r.certFile), zap.Time("tls.server.not_after", c.Leaf.NotAfter))
 }
