@@ -37,6 +37,10 @@ func options() []fx.Option {
 		// Prometheus unless SVC_METRICS_EXPORTER says otherwise.
 		fxsvc.Metrics(metrics.WithDefaultExporter(metrics.ExporterPrometheus)),
 		trust(),
+		// /livez, and /readyz: 503 until the verifier holds keys (and the
+		// outbound client, when configured, found its server), and from
+		// the start of a stop (SVC_HTTP_SHUTDOWN_DELAY).
+		fxsvc.Health(),
 		fx.Provide(newBilling, newRouter),
 		fxsvc.Serve(),
 		fx.Invoke(func(b *billing, s *fxsvc.Server) { b.server = s }),
