@@ -72,7 +72,9 @@ type healthIn struct {
 //
 //   - GET /livez answers 200 while the process serves HTTP, stopping or not.
 //   - GET /readyz answers 200 once every readiness check passes: the
-//     verifier of [Authn] holds signing keys, the client of [OAuthClient]
+//     verifier of [Authn] holds signing keys (a verifier with a
+//     Ready() error method, as *authn.JWTVerifier has; others are not
+//     checked), the client of [OAuthClient]
 //     has discovered its authorization server, and every [ReadinessCheck]
 //     the app adds ([Readiness]) returns nil. Otherwise, and from the moment
 //     the server starts stopping (see SVC_HTTP_SHUTDOWN_DELAY in [Serve]),

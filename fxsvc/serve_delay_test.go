@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -44,6 +45,9 @@ func TestShutdownDelayFailsReadinessBeforeTheDrain(t *testing.T) {
 
 	inDelay := make(chan time.Duration, 1)
 	endDelay := make(chan struct{})
+	var release sync.Once
+	// A failing test still ends the delay, so the stop goroutine returns.
+	defer release.Do(func() { close(endDelay) })
 	fxsvc.SetShutdownSleep(srv, func(ctx context.Context, d time.Duration) {
 		inDelay <- d
 		<-endDelay
@@ -78,7 +82,7 @@ func TestShutdownDelayFailsReadinessBeforeTheDrain(t *testing.T) {
 	default:
 	}
 
-	close(endDelay)
+	release.Do(func() { close(endDelay) })
 	if err := <-stopped; err != nil {
 		t.Fatal(err)
 	}
