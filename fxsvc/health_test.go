@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -21,6 +22,8 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
 	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/oauthclient"
+	"github.com/svckit/svc/secret"
 )
 
 // switchVerifier is a verifier whose readiness the test sets.
@@ -309,4 +312,32 @@ func slicesEqual(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// The outbound client's authorization server is down at start: /readyz
+// names it until discovery succeeds, which probes alone bring about.
+func TestReadyzWaitsForTheOutboundClientsDiscovery(t *testing.T) {
+	var up atomic.Bool
+	var issuer string
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() || !strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"issuer":"`+issuer+`","token_endpoint":"`+issuer+`/token"}`)
+	}))
+	defer idp.Close()
+	issuer = idp.URL
+	app, srv := startApp(t, fxsvc.Errors(), fxsvc.Health(), fx.Supply(okRouter(), zap.NewNop()),
+		fxsvc.OAuthClient(oauthclient.WithoutEnv(), oauthclient.Issuer(idp.URL), oauthclient.ClientID("svc"),
+			oauthclient.ClientSecret(secret.String("s3cret")), oauthclient.RetryInterval(10*time.Millisecond)),
+		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	base := "http://" + srv.Addr()
+	if got := notReady(t, send(t, "GET", base+"/readyz")); len(got) != 1 || got[0] != "oauthclient" {
+		t.Fatalf("checks %v, want [oauthclient]", got)
+	}
+	up.Store(true)
+	waitStatus(t, base+"/readyz", 200)
 }
