@@ -62,6 +62,7 @@ type authnIn struct {
 	Spec         authnSpec
 	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
 	Logger       *zap.Logger          `optional:"true"`
+	Check        checkOnly            `optional:"true"`
 }
 
 type authnVerifierOpts struct{ opts []authn.VerifierOption }
@@ -119,7 +120,7 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	v := in.Spec.verifier
 	if v == nil {
 		var err error
-		if v, err = verifierFromEnv(vo, log); err != nil {
+		if v, err = envVerifier(in.Check, vo, log); err != nil {
 			return nil, err
 		}
 	} else if vo != nil {

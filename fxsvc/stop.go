@@ -35,9 +35,10 @@ func loadShutdownTimeout() (time.Duration, error) {
 }
 
 // stopParts are the parts of the stop budget that the graph knows: the
-// server's drain and the metrics flush, both run one after the other.
+// server's shutdown delay and drain, then the metrics flush, run one after
+// the other.
 type stopParts struct {
-	drain, flush time.Duration
+	delay, drain, flush time.Duration
 }
 
 type stopPartsIn struct {
@@ -51,6 +52,7 @@ type stopPartsIn struct {
 func collectStopParts(parts *stopParts) fx.Option {
 	return fx.Invoke(func(in stopPartsIn) {
 		if in.Server != nil {
+			parts.delay = in.Server.ShutdownDelay()
 			parts.drain = in.Server.DrainTimeout()
 		}
 		if in.Metrics != nil {
@@ -63,13 +65,14 @@ func collectStopParts(parts *stopParts) fx.Option {
 // other components' stop hooks run in the same budget, and fx's error when
 // it runs out names no hook.
 func (p stopParts) check(budget time.Duration) error {
-	if p.drain+p.flush < budget {
+	if p.delay+p.drain+p.flush < budget {
 		return nil
 	}
 	return &SettingError{
 		Setting: shutdownTimeoutVar,
-		Problem: fmt.Sprintf("the stop budget %v leaves no room for the server's drain (SVC_HTTP_DRAIN_TIMEOUT, %v) "+
-			"plus the metrics flush (SVC_METRICS_SHUTDOWN_TIMEOUT, %v): raise %s (or fx.StopTimeout) or lower them",
-			budget, p.drain, p.flush, shutdownTimeoutVar),
+		Problem: fmt.Sprintf("the stop budget %v leaves no room for the server's shutdown delay (SVC_HTTP_SHUTDOWN_DELAY, %v) "+
+			"plus its drain (SVC_HTTP_DRAIN_TIMEOUT, %v) plus the metrics flush (SVC_METRICS_SHUTDOWN_TIMEOUT, %v): "+
+			"raise %s (or fx.StopTimeout) or lower them",
+			budget, p.delay, p.drain, p.flush, shutdownTimeoutVar),
 	}
 }

@@ -44,6 +44,10 @@ func options() []fx.Option {
 		fxsvc.Metrics(metrics.WithDefaultExporter(metrics.ExporterPrometheus)),
 		trust(),
 		behindGate(),
+		// /livez, and /readyz: 503 until the verifier holds keys (and the
+		// outbound client, when configured, found its server), and from
+		// the start of a stop (SVC_HTTP_SHUTDOWN_DELAY).
+		fxsvc.Health(),
 		fx.Provide(newBilling, newRouter),
 		fxsvc.Serve(),
 		fx.Invoke(func(b *billing, s *fxsvc.Server) { b.server = s }),
