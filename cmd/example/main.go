@@ -21,6 +21,10 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/metrics"
+	// The span exporters SVC_TRACING_EXPORTER may choose.
+	_ "github.com/svckit/svc/modules/tracing/console"
+	_ "github.com/svckit/svc/modules/tracing/otlptracegrpc"
+	_ "github.com/svckit/svc/modules/tracing/otlptracehttp"
 )
 
 func main() {
@@ -34,6 +38,7 @@ func options() []fx.Option {
 		errorFormat(),
 		// Prometheus unless SVC_METRICS_EXPORTER says otherwise.
 		fxsvc.Metrics(metrics.WithDefaultExporter(metrics.ExporterPrometheus)),
+		fxsvc.Tracing(), // inactive unless SVC_TRACING_EXPORTER or an OTLP endpoint is set
 		trust(),
 		fx.Provide(newBilling, newRouter),
 		fxsvc.Serve(),
