@@ -321,11 +321,15 @@ func TestEarlyTracerFollowsEveryComponent(t *testing.T) {
 }
 
 // A collector that never answers: Close gives up at shutdown_timeout with
-// a warning, and the stop succeeds.
+// one warning, and the stop succeeds.
 func TestShutdownFlushIsBounded(t *testing.T) {
 	clearEnv(t)
 	rcv := tracingtest.NewReceiver(t)
 	rcv.Hang()
+	handled := &recordingHandler{}
+	prev := otel.GetErrorHandler()
+	otel.SetErrorHandler(handled)
+	t.Cleanup(func() { otel.SetErrorHandler(prev) })
 	core, logs := observer.New(zap.WarnLevel)
 	tr, err := tracing.New(tracing.WithEndpoint(rcv.URL), tracing.WithShutdownTimeout(100*time.Millisecond),
 		tracing.WithLogger(zap.New(core)))
@@ -344,6 +348,9 @@ func TestShutdownFlushIsBounded(t *testing.T) {
 	}
 	if w := logs.All()[0].ContextMap(); w["shutdown_timeout"] != 100*time.Millisecond || w["exporter"] != "otlp-http" {
 		t.Fatalf("warning fields %v", w)
+	}
+	if n := handled.count(); n != 0 {
+		t.Fatalf("the abandoned flush also went to OpenTelemetry's error handler (%d times)", n)
 	}
 }
 

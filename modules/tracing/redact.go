@@ -14,8 +14,9 @@ import (
 // collector may echo a header or credential back in its error body.
 //
 // Once the component is closing, a failed export is the final flush
-// failing: it is logged as the component's warning and not passed on, so
-// it reads the same as a flush that ran out of time.
+// failing: it is logged once as the component's warning (or, out of time,
+// left to Close's "abandoned" warning) and not passed on to
+// OpenTelemetry's error handler, which would log it a second time.
 type redactingExporter struct {
 	sdktrace.SpanExporter
 	t *Tracing
@@ -23,14 +24,17 @@ type redactingExporter struct {
 
 func (e redactingExporter) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	err := redact(e.SpanExporter.ExportSpans(ctx, spans), e.t.cfg)
-	if err != nil && e.t.closing.Load() && ctx.Err() == nil {
+	if err == nil || !e.t.closing.Load() {
+		return err
+	}
+	if ctx.Err() == nil {
 		e.t.log.Warn("tracing flush failed; pending spans may be dropped",
 			zap.String("exporter", string(e.t.cfg.Exporter)),
 			zap.Int("spans", len(spans)),
 			zap.Error(err))
-		return nil
 	}
-	return err
+	// Out of time: Close logs that the flush was abandoned.
+	return nil
 }
 
 func (e redactingExporter) Shutdown(ctx context.Context) error {
