@@ -12,6 +12,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/svckit/svc/modules/tracing"
+	"github.com/svckit/svc/secret"
 )
 
 // clearEnv unsets every variable the component reads, for the test.
@@ -85,3 +86,5 @@ func (h *recordingHandler) Handle(err error) {
 func (h *recordingHandler) count() int { h.mu.Lock(); defer h.mu.Unlock(); return len(h.errs) }
 
 func toString(v any) string { return fmt.Sprint(v) }
+
+func secretURL(s string) secret.URL { return secret.URL(s) }
