@@ -27,7 +27,9 @@
 // # Exporters are linked by import
 //
 // Each exporter lives in a leaf package that registers itself, so a binary
-// links only the exporters it imports (gRPC is large):
+// links only the exporters it imports: without an OTLP leaf it links no
+// OTLP code and none of the gRPC packages the OpenTelemetry OTLP exporters
+// (HTTP included) depend on:
 //
 //	import (
 //		_ "github.com/svckit/svc/modules/tracing/otlptracehttp"

@@ -5,7 +5,7 @@
 // Importing it registers the exporter with package tracing; it exports
 // nothing. Without the import, SVC_TRACING_EXPORTER=otlp-grpc fails
 // construction with a *tracing.ConfigError that names this import, and the
-// binary links no gRPC code for tracing.
+// binary links no OTLP/gRPC exporter.
 package otlptracegrpc
 
 import (

@@ -5,7 +5,8 @@
 // Importing it registers the exporter with package tracing; it exports
 // nothing. Without the import, SVC_TRACING_EXPORTER=otlp-http (or auto
 // with an endpoint) fails construction with a *tracing.ConfigError that
-// names this import, and the binary links no OTLP code.
+// names this import, and the binary links no OTLP code (the OpenTelemetry
+// OTLP/HTTP exporter depends on gRPC packages too).
 package otlptracehttp
 
 import (
