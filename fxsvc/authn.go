@@ -35,11 +35,11 @@ import (
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 	return fx.Module("svc.authn",
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
-		checkSettings(func() error {
+		checkSettingsFor(func(mode checkOnly) error {
 			if v == nil {
 				// Discover opens nothing: the verifier built only to
 				// check is dropped.
-				_, err := verifierFromEnv(nil, zap.NewNop())
+				_, err := envVerifier(mode, nil, zap.NewNop())
 				return err
 			}
 			// A verifier refusing its settings (authn.JWTVerifier.Err)
@@ -76,6 +76,7 @@ type authnIn struct {
 	Spec         authnSpec
 	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
 	Log          logIn
+	Check        checkOnly `optional:"true"`
 }
 
 type authnVerifierOpts struct{ opts []authn.VerifierOption }
@@ -132,7 +133,7 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	}
 	v := in.Spec.verifier
 	if v == nil {
-		if v, err = verifierFromEnv(vo, log); err != nil {
+		if v, err = envVerifier(in.Check, vo, log); err != nil {
 			return nil, err
 		}
 	} else if vo != nil {

@@ -20,6 +20,19 @@ type Route struct {
 	// gate is registered, and unprotected when none is.
 	Mode   string
 	Scopes []string
+	// Notes are what the components behind the gate declare on the route
+	// (rate limits, idempotency, conditional requests, caching).
+	Notes []string
+}
+
+// RouteNoter describes what one component does on a route, read from the
+// route's markers; "" when nothing. Components behind the gate provide one
+// to the value group "svc.route.notes" (see [NoteRoutes]).
+type RouteNoter func(h http.Handler, middlewares []func(http.Handler) http.Handler) string
+
+// NoteRoutes adds a component's route notes to what `check` prints.
+func NoteRoutes(n RouteNoter) fx.Option {
+	return fx.Supply(fx.Annotated{Group: "svc.route.notes", Target: n})
 }
 
 // RouteGuard tells how the app guards a route. The authentication module
@@ -46,15 +59,20 @@ type checkIn struct {
 	ChiRouter chi.Router    `optional:"true"`
 	Listers   []RouteLister `group:"svc.routes"`
 	Guard     RouteGuard    `optional:"true"`
+	Noters    []RouteNoter  `group:"svc.route.notes"`
 }
 
 // Check builds the app's graph without starting it and writes one line per
 // route to stdout. It returns the exit status: 1 when the graph does not
 // build (the error goes to stderr). Every invalid setting of the app's
-// components is reported at once, each naming its variable or option.
+// components is reported at once, each naming its variable or option. It
+// needs no production setting for inbound trust: with SVC_AUTHN_ISSUER
+// unset, Authn(nil, …) gets a stand-in verifier (nothing is verified by
+// `check`); an issuer that is set is still checked.
 func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	var routes []Route
-	first := []fx.Option{fx.NopLogger, checkAllSettings(logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
+	first := []fx.Option{fx.NopLogger, fx.Supply(checkOnly{on: true}),
+		checkAllSettings(logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
 	app := fx.New(append(first, append(opts, fx.Invoke(func(in checkIn) error {
 		var err error
 		routes, err = collectRoutes(in)
@@ -66,7 +84,11 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 4, 2, ' ', 0)
 	for _, r := range routes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", r.Method, r.Pattern, r.Mode, strings.Join(r.Scopes, " "))
+		line := fmt.Sprintf("%s\t%s\t%s\t%s", r.Method, r.Pattern, r.Mode, strings.Join(r.Scopes, " "))
+		if len(r.Notes) > 0 {
+			line += "\t" + strings.Join(r.Notes, " ")
+		}
+		fmt.Fprintln(tw, line)
 	}
 	_ = tw.Flush()
 	return 0
@@ -83,7 +105,13 @@ func collectRoutes(in checkIn) ([]Route, error) {
 	}
 	if router != nil {
 		err := chi.Walk(router, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
-			routes = append(routes, guarded(in.Guard, method, pattern, h, mws))
+			route := guarded(in.Guard, method, pattern, h, mws)
+			for _, n := range in.Noters {
+				if note := n(h, mws); note != "" {
+					route.Notes = append(route.Notes, note)
+				}
+			}
+			routes = append(routes, route)
 			return nil
 		})
 		if err != nil {

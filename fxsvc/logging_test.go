@@ -238,9 +238,9 @@ func TestTheStartLineListsComponentsAndHidesSecrets(t *testing.T) {
 		t.Setenv(k, v)
 	}
 	app := runApp(t, fx.Supply(chi.NewRouter()), fxsvc.Errors(), fxsvc.Authn(nil), fxsvc.Metrics(),
-		fxsvc.OAuthClient(), fxsvc.Serve())
+		fxsvc.OAuthClient(), fxsvc.Health(), fxsvc.Serve())
 	rec := app.waitFor(t, "svc: started")
-	if got := rec["components"]; !equalJSON(got, []any{"http", "errors", "authn", "metrics", "oauthclient"}) {
+	if got := rec["components"]; !equalJSON(got, []any{"http", "errors", "authn", "metrics", "oauthclient", "health"}) {
 		t.Errorf("components %v", got)
 	}
 	cfg, _ := rec["config"].(map[string]any)

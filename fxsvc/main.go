@@ -34,10 +34,11 @@ import (
 // Stopping (on SIGINT or SIGTERM) has one budget, SVC_SHUTDOWN_TIMEOUT
 // (default 15 s, fx's stop timeout): the server drains first
 // (SVC_HTTP_DRAIN_TIMEOUT, 8 s), then the metrics flush
-// (SVC_METRICS_SHUTDOWN_TIMEOUT, 5 s), and the rest is left to the other
+// (SVC_METRICS_SHUTDOWN_TIMEOUT, 5 s) and the tracing flush
+// (SVC_TRACING_SHUTDOWN_TIMEOUT, 1 s), and the rest is left to the other
 // components. Parts that do not fit the budget fail start-up with a
 // *SettingError naming the variables. A clean stop exits 0 even when the
-// final metrics flush failed (that is logged as a warning); a stop that
+// final metrics or tracing flush failed (that is logged as a warning); a stop that
 // fails, or runs out of budget, exits 1.
 func Main(opts ...fx.Option) {
 	os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr, opts...))

@@ -14,6 +14,7 @@ import (
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/metrics"
 	"github.com/svckit/svc/modules/oauthclient"
+	"github.com/svckit/svc/modules/tracing"
 )
 
 // runInfo is what [Run] says about the app in its start and stop lines:
@@ -26,6 +27,8 @@ type runInfo struct {
 	oauth     *oauthclient.Client
 	errors    *svcerrors.Responses
 	gate      *authn.Gate
+	tracing   *tracing.Tracing
+	wrappers  []string
 	stopStart time.Time
 	reason    string
 }
@@ -38,6 +41,10 @@ type runInfoIn struct {
 	OAuth   *oauthclient.Client  `optional:"true"`
 	Errors  *svcerrors.Responses `optional:"true"`
 	Gate    *authn.Gate          `optional:"true"`
+	Tracing *tracing.Tracing     `optional:"true"`
+	// Wrappers name the request-path components (health, cors,
+	// ratelimit, …); Serve builds them anyway.
+	Wrappers []Wrapper `group:"svc.http.wrappers"`
 }
 
 // collectRunInfo is invoked last, like collectStopParts, so that asking
@@ -49,7 +56,10 @@ func collectRunInfo(info *runInfo) fx.Option {
 			return err
 		}
 		*info = runInfo{log: log, ownLogger: in.Log.own(), server: in.Server, metrics: in.Metrics,
-			oauth: in.OAuth, errors: in.Errors, gate: in.Gate}
+			oauth: in.OAuth, errors: in.Errors, gate: in.Gate, tracing: in.Tracing}
+		for _, w := range in.Wrappers {
+			info.wrappers = append(info.wrappers, w.Name)
+		}
 		return nil
 	})
 }
@@ -82,6 +92,14 @@ func (i *runInfo) started(stopBudget time.Duration) {
 	}
 	if i.oauth != nil {
 		active = append(active, "oauthclient")
+	}
+	if i.tracing != nil {
+		active = append(active, "tracing")
+	}
+	for _, w := range slices.Sorted(slices.Values(i.wrappers)) {
+		if !slices.Contains(active, w) {
+			active = append(active, w)
+		}
 	}
 	fields = append(fields, zap.Strings("components", active),
 		zap.Object("config", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {

@@ -16,7 +16,8 @@ import (
 )
 
 // DefaultAddr is where [Serve] listens when SVC_HTTP_ADDR is unset: loopback,
-// so that a service is never exposed by accident.
+// so that a service is never exposed by accident. In a container, set
+// SVC_HTTP_ADDR=:8080 to listen on every interface.
 const DefaultAddr = "127.0.0.1:8080"
 
 // ServeOption configures [Serve].
@@ -36,6 +37,12 @@ type Server struct {
 	// running when fx gives up on it.
 	drained atomic.Int64
 	cutOff  atomic.Int32
+
+	leaving   chan struct{} // closed when stop begins, before the delay
+	leaveOnce sync.Once
+	delay     time.Duration
+	sleep     func(ctx context.Context, d time.Duration) // tests replace the delay's timer
+	tlsFiles  [2]string                                  // cert, key; empty for plain HTTP
 }
 
 // Addr is the address the server listens on (the real port when the
@@ -91,7 +98,9 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // *http.ServeMux or http.Handler; an app with none, or with more than one,
 // fails to start with an error saying so. It listens on SVC_HTTP_ADDR
 // (default 127.0.0.1:8080) and binds at start, so that a taken port fails
-// start-up.
+// start-up. Loopback is unreachable from outside a container: there, set
+// SVC_HTTP_ADDR=:8080 (every interface) so that the platform's probes and
+// traffic reach the server.
 //
 // Every connection is bounded: SVC_HTTP_READ_HEADER_TIMEOUT,
 // SVC_HTTP_READ_TIMEOUT, SVC_HTTP_WRITE_TIMEOUT, SVC_HTTP_IDLE_TIMEOUT and
@@ -100,7 +109,14 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // it as "no limit". A connection a handler hijacks (a websocket) may outlive
 // them: net/http clears its deadlines on Hijack, and its handler owns it.
 //
-// On stop it closes [Server.ShuttingDown] and waits, within
+// With SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE (or [TLSFiles]) it
+// serves HTTPS, TLS 1.2 at least, re-reading the pair when the files
+// change; one without the other fails the build, a pair that does not load
+// fails start, naming both files.
+//
+// On stop it first fails /readyz (see [Health]) and keeps serving for
+// SVC_HTTP_SHUTDOWN_DELAY (default 0, see [ShutdownDelay]), so that load
+// balancers stop sending; then it closes [Server.ShuttingDown] and waits, within
 // SVC_HTTP_DRAIN_TIMEOUT (default 8 s), for in-flight requests and for the
 // handlers of hijacked connections; those still running then are cut off
 // with a warning. An invalid setting fails the app's build with a
@@ -121,7 +137,9 @@ func Serve(opts ...ServeOption) fx.Option {
 			if err != nil {
 				return nil, err
 			}
-			s := &Server{next: handler, stopping: make(chan struct{}), drain: cfg.DrainTimeout}
+			s := &Server{next: handler, stopping: make(chan struct{}), drain: cfg.DrainTimeout,
+				leaving: make(chan struct{}), delay: time.Duration(cfg.ShutdownDelay),
+				tlsFiles: [2]string{cfg.TLSCertFile, cfg.TLSKeyFile}}
 			s.srv = &http.Server{
 				Addr:              cfg.Addr,
 				Handler:           http.HandlerFunc(s.serveHTTP),
@@ -173,6 +191,9 @@ func isNilHandler(h http.Handler) bool {
 }
 
 func (s *Server) start(log *zap.Logger, sd fx.Shutdowner) error {
+	if err := s.loadTLS(log); err != nil {
+		return err
+	}
 	ln, err := net.Listen("tcp", s.srv.Addr)
 	if err != nil {
 		return fmt.Errorf("fxsvc.Serve: listen on %s (set SVC_HTTP_ADDR): %w", s.srv.Addr, err)
@@ -180,7 +201,7 @@ func (s *Server) start(log *zap.Logger, sd fx.Shutdowner) error {
 	s.ln = ln
 	log.Info("svc: serving HTTP", zap.String("server.address", ln.Addr().String()))
 	go func() {
-		if err := s.srv.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := s.serveOn(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("svc: HTTP server failed", zap.Error(err))
 			_ = sd.Shutdown(fx.ExitCode(1))
 		}
@@ -189,6 +210,7 @@ func (s *Server) start(log *zap.Logger, sd fx.Shutdowner) error {
 }
 
 func (s *Server) stop(ctx context.Context, log *zap.Logger) error {
+	s.leave(ctx, log)
 	s.stopOnce.Do(func() { close(s.stopping) })
 	began := time.Now()
 	defer func() { s.drained.Store(int64(time.Since(began))) }()

@@ -53,6 +53,9 @@ type serveConfig struct {
 	IdleTimeout       time.Duration `env:"SVC_HTTP_IDLE_TIMEOUT"`
 	MaxHeaderBytes    int           `env:"SVC_HTTP_MAX_HEADER_BYTES"`
 	DrainTimeout      time.Duration `env:"SVC_HTTP_DRAIN_TIMEOUT"`
+	ShutdownDelay     shutdownDelay `env:"SVC_HTTP_SHUTDOWN_DELAY"`
+	TLSCertFile       string        `env:"SVC_HTTP_TLS_CERT_FILE"`
+	TLSKeyFile        string        `env:"SVC_HTTP_TLS_KEY_FILE"`
 	// optErr is the first invalid option: options cannot fail on their own.
 	optErr error
 }
@@ -86,6 +89,7 @@ func loadServeConfig(opts []ServeOption) (serveConfig, error) {
 	cfg := defaultServeConfig()
 	err := env.ParseWithOptions(&cfg, env.Options{FuncMap: map[reflect.Type]env.ParserFunc{
 		reflect.TypeFor[time.Duration](): func(v string) (any, error) { return parsePositiveDuration(v) },
+		reflect.TypeFor[shutdownDelay](): parseShutdownDelay,
 		reflect.TypeFor[int](): func(v string) (any, error) {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n <= 0 {
@@ -99,6 +103,9 @@ func loadServeConfig(opts []ServeOption) (serveConfig, error) {
 	}
 	for _, o := range opts {
 		o(&cfg)
+	}
+	if cfg.optErr == nil {
+		cfg.optErr = cfg.checkTLS()
 	}
 	return cfg, cfg.optErr
 }

@@ -14,7 +14,8 @@ import (
 type shuttingDownKey struct{}
 
 func (s *Server) baseContext(net.Listener) context.Context {
-	return context.WithValue(context.Background(), shuttingDownKey{}, (<-chan struct{})(s.stopping))
+	ctx := context.WithValue(context.Background(), shuttingDownKey{}, (<-chan struct{})(s.stopping))
+	return context.WithValue(ctx, stoppingKey{}, s.leaving)
 }
 
 // ShuttingDown returns the channel [Server.ShuttingDown] of the server that

@@ -18,11 +18,17 @@ const settingsGroup = "svc.settings"
 // variables would learn of them one start at a time; [Run] and [Check]
 // run every component's check first and report every bad setting at once.
 type settingsCheck struct {
-	check func() error
+	check func(checkOnly) error
 }
 
 // checkSettings adds a component's settings check to the app.
 func checkSettings(check func() error) fx.Option {
+	return checkSettingsFor(func(checkOnly) error { return check() })
+}
+
+// checkSettingsFor adds a check that knows whether the graph is built by
+// [Check], which needs fewer settings than a running app.
+func checkSettingsFor(check func(checkOnly) error) fx.Option {
 	return fx.Supply(fx.Annotated{Group: settingsGroup, Target: settingsCheck{check: check}})
 }
 
@@ -55,6 +61,7 @@ type checkedIn struct {
 type settingsIn struct {
 	fx.In
 	Checks []settingsCheck `group:"svc.settings"`
+	Mode   checkOnly       `optional:"true"`
 }
 
 // SettingsErrors is every invalid setting of an app, each naming the
@@ -87,7 +94,7 @@ func checkAllSettings(extra ...func() error) fx.Option {
 	return fx.Module("svc.settings", fx.Supply(&settingsChecked{}), fx.Invoke(func(in settingsIn) error {
 		var all []error
 		for _, c := range in.Checks {
-			all = append(all, flatten(c.check())...)
+			all = append(all, flatten(c.check(in.Mode))...)
 		}
 		for _, c := range extra {
 			all = append(all, flatten(c())...)

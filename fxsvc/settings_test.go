@@ -23,6 +23,7 @@ func badSettings(t *testing.T) {
 	t.Setenv("SVC_AUTHN_AUDIENCE", "")
 	t.Setenv("SVC_LOG_LEVEL", "loud")
 	t.Setenv("SVC_SHUTDOWN_TIMEOUT", "never")
+	t.Setenv("SVC_TRACING_EXPORTER", "smoke-signals")
 }
 
 // digInternals are what fx and dig say about themselves: the user wrote
@@ -37,13 +38,13 @@ func TestEveryBadSettingIsReportedAtOnce(t *testing.T) {
 			badSettings(t)
 			var out, errOut bytes.Buffer
 			code := fxsvc.Run(args, &out, &errOut, fx.Supply(chi.NewRouter()),
-				fxsvc.Errors(), fxsvc.Authn(nil), fxsvc.Metrics(), fxsvc.Serve())
+				fxsvc.Errors(), fxsvc.Authn(nil), fxsvc.Metrics(), fxsvc.Tracing(), fxsvc.Health(), fxsvc.Serve())
 			if code != 1 {
 				t.Fatalf("exit %d, want 1: %s", code, errOut.String())
 			}
 			msg := errOut.String()
 			want := []string{"SVC_HTTP_READ_TIMEOUT", "SVC_HTTP_IDLE_TIMEOUT", "SVC_METRICS_EXPORTER",
-				"SVC_AUTHN_AUDIENCE", "SVC_LOG_LEVEL", "SVC_SHUTDOWN_TIMEOUT"}
+				"SVC_AUTHN_AUDIENCE", "SVC_LOG_LEVEL", "SVC_SHUTDOWN_TIMEOUT", "SVC_TRACING_EXPORTER"}
 			for _, v := range want {
 				if !strings.Contains(msg, v) {
 					t.Errorf("%s is not named:\n%s", v, msg)

@@ -8,12 +8,14 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/modules/tracing"
 )
 
 // DefaultShutdownTimeout is the whole stop budget of [Run] and [Main]
 // (SVC_SHUTDOWN_TIMEOUT): fx's own default stop timeout. It is split as
 // the server's drain (SVC_HTTP_DRAIN_TIMEOUT, 8 s), then the metrics flush
-// (SVC_METRICS_SHUTDOWN_TIMEOUT, 5 s), leaving 2 s for the other
+// (SVC_METRICS_SHUTDOWN_TIMEOUT, 5 s) and the tracing flush
+// (SVC_TRACING_SHUTDOWN_TIMEOUT, 1 s), leaving 1 s for the other
 // components' stop hooks.
 const DefaultShutdownTimeout = 15 * time.Second
 
@@ -42,15 +44,17 @@ func shutdownTimeoutCheck() error {
 }
 
 // stopParts are the parts of the stop budget that the graph knows: the
-// server's drain and the metrics flush, both run one after the other.
+// server's shutdown delay and drain, the metrics flush and the tracing
+// flush, run one after the other.
 type stopParts struct {
-	drain, flush time.Duration
+	delay, drain, flush, traceFlush time.Duration
 }
 
 type stopPartsIn struct {
 	fx.In
 	Server  *Server          `optional:"true"`
 	Metrics *metrics.Metrics `optional:"true"`
+	Tracing *tracing.Tracing `optional:"true"`
 }
 
 // collectStopParts is invoked last, so that asking for the server and the
@@ -58,10 +62,14 @@ type stopPartsIn struct {
 func collectStopParts(parts *stopParts) fx.Option {
 	return fx.Invoke(func(in stopPartsIn) {
 		if in.Server != nil {
+			parts.delay = in.Server.ShutdownDelay()
 			parts.drain = in.Server.DrainTimeout()
 		}
 		if in.Metrics != nil {
 			parts.flush = in.Metrics.ShutdownTimeout()
+		}
+		if in.Tracing != nil {
+			parts.traceFlush = in.Tracing.ShutdownTimeout()
 		}
 	})
 }
@@ -70,13 +78,14 @@ func collectStopParts(parts *stopParts) fx.Option {
 // other components' stop hooks run in the same budget, and fx's error when
 // it runs out names no hook.
 func (p stopParts) check(budget time.Duration) error {
-	if p.drain+p.flush < budget {
+	if p.delay+p.drain+p.flush+p.traceFlush < budget {
 		return nil
 	}
 	return &SettingError{
 		Setting: shutdownTimeoutVar,
-		Problem: fmt.Sprintf("the stop budget %v leaves no room for the server's drain (SVC_HTTP_DRAIN_TIMEOUT, %v) "+
-			"plus the metrics flush (SVC_METRICS_SHUTDOWN_TIMEOUT, %v): raise %s (or fx.StopTimeout) or lower them",
-			budget, p.drain, p.flush, shutdownTimeoutVar),
+		Problem: fmt.Sprintf("the stop budget %v leaves no room for the server's shutdown delay (SVC_HTTP_SHUTDOWN_DELAY, %v) "+
+			"plus its drain (SVC_HTTP_DRAIN_TIMEOUT, %v) plus the metrics flush (SVC_METRICS_SHUTDOWN_TIMEOUT, %v) "+
+			"plus the tracing flush (SVC_TRACING_SHUTDOWN_TIMEOUT, %v): raise %s (or fx.StopTimeout) or lower them",
+			budget, p.delay, p.drain, p.flush, p.traceFlush, shutdownTimeoutVar),
 	}
 }

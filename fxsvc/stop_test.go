@@ -102,6 +102,8 @@ func TestRunRefusesStopPartsLargerThanTheBudget(t *testing.T) {
 			[]string{"SVC_SHUTDOWN_TIMEOUT", "SVC_METRICS_SHUTDOWN_TIMEOUT, 30s", "SVC_HTTP_DRAIN_TIMEOUT, 8s", "15s"}},
 		{"drain of 15 s", map[string]string{"SVC_HTTP_DRAIN_TIMEOUT": "15s"},
 			[]string{"SVC_SHUTDOWN_TIMEOUT", "SVC_HTTP_DRAIN_TIMEOUT, 15s"}},
+		{"shutdown delay of 5 s beside the default drain and flush", map[string]string{"SVC_HTTP_SHUTDOWN_DELAY": "5s"},
+			[]string{"SVC_SHUTDOWN_TIMEOUT", "SVC_HTTP_SHUTDOWN_DELAY, 5s", "SVC_HTTP_DRAIN_TIMEOUT, 8s"}},
 		{"budget of 10 s", map[string]string{"SVC_SHUTDOWN_TIMEOUT": "10s"},
 			[]string{"SVC_SHUTDOWN_TIMEOUT", "stop budget 10s"}},
 		{"budget not a duration", map[string]string{"SVC_SHUTDOWN_TIMEOUT": "later"},
@@ -139,6 +141,7 @@ func TestRunAcceptsPartsWithinTheBudget(t *testing.T) {
 	collector, _ := refusingCollector(t)
 	t.Setenv("SVC_SHUTDOWN_TIMEOUT", "40")
 	t.Setenv("SVC_HTTP_DRAIN_TIMEOUT", "20s")
+	t.Setenv("SVC_HTTP_SHUTDOWN_DELAY", "0.1") // counted, and fits
 	code, stderr := runStopping(t, collector.URL, stopsItself())
 	if code != 0 || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)

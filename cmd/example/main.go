@@ -23,12 +23,12 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/metrics"
-	// The one exporter this service uses. The core links none, so an
-	// SVC_METRICS_EXPORTER naming another (otlp-http, otlp-grpc, console)
-	// stops the start with an error naming its package: import it (or
-	// modules/metrics/allexporters) to push. otlp-http alone adds about
-	// 7.7 MB, gRPC included.
-	_ "github.com/svckit/svc/modules/metrics/prometheus"
+	// The exporters SVC_METRICS_EXPORTER and SVC_TRACING_EXPORTER may
+	// choose: the cores link none (an app that pushes nothing stays small).
+	_ "github.com/svckit/svc/modules/metrics/allexporters"
+	_ "github.com/svckit/svc/modules/tracing/console"
+	_ "github.com/svckit/svc/modules/tracing/otlptracegrpc"
+	_ "github.com/svckit/svc/modules/tracing/otlptracehttp"
 )
 
 func main() {
@@ -42,7 +42,13 @@ func options() []fx.Option {
 		errorFormat(),
 		// Prometheus unless SVC_METRICS_EXPORTER says otherwise.
 		fxsvc.Metrics(metrics.WithDefaultExporter(metrics.ExporterPrometheus)),
+		fxsvc.Tracing(), // inactive unless SVC_TRACING_EXPORTER or an OTLP endpoint is set
 		trust(),
+		behindGate(),
+		// /livez, and /readyz: 503 until the verifier holds keys (and the
+		// outbound client, when configured, found its server), and from
+		// the start of a stop (SVC_HTTP_SHUTDOWN_DELAY).
+		fxsvc.Health(),
 		fx.Provide(newBilling, newRouter),
 		fxsvc.Serve(),
 		fx.Invoke(func(b *billing, s *fxsvc.Server) { b.server = s }),

@@ -24,5 +24,6 @@ func newRouter(b *billing, m *metrics.Metrics, g *authn.Gate, res *svcerrors.Res
 	r.Method(http.MethodGet, "/metrics", metrics.Handler(m)) // excluded: scrape without a token
 	mountErrorDemo(r)
 	mountAPI(r, g, res)
+	mountOrders(r)
 	return r
 }

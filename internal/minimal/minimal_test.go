@@ -17,8 +17,8 @@ var heavy = []string{
 }
 
 // TestLinksNoExporter holds issue 11's rule: an app on fxsvc.Errors and
-// fxsvc.Serve, and the metrics core itself, link no exporter; cmd/example
-// links only the prometheus one it uses.
+// fxsvc.Serve, and the metrics and tracing cores themselves, link no
+// exporter. cmd/example links every exporter its environment may choose.
 func TestLinksNoExporter(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs go list; skipped with -short")
@@ -36,9 +36,8 @@ func TestLinksNoExporter(t *testing.T) {
 			[]string{"github.com/svckit/svc/fxsvc", "github.com/svckit/svc/modules/errors"}, heavy},
 		{"github.com/svckit/svc/modules/metrics",
 			[]string{"go.opentelemetry.io/otel/sdk/metric"}, heavy},
-		{"github.com/svckit/svc/cmd/example",
-			[]string{"github.com/prometheus/client_golang/prometheus", "go.opentelemetry.io/otel/exporters/prometheus"},
-			[]string{"google.golang.org/grpc", "go.opentelemetry.io/otel/exporters/otlp/", "go.opentelemetry.io/otel/exporters/stdout/"}},
+		{"github.com/svckit/svc/modules/tracing",
+			[]string{"go.opentelemetry.io/otel/sdk/trace"}, heavy},
 	}
 	for _, tt := range tests {
 		t.Run(tt.pkg, func(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"github.com/svckit/svc/secret"
 )
 
-// Defaults of the spec's MetricsConfig table.
+// Defaults of Config (the README's metrics table).
 const (
 	DefaultExportInterval  = 60 * time.Second
 	DefaultExportTimeout   = 30 * time.Second
@@ -21,7 +21,7 @@ const (
 // EnvPrefix prefixes every Config field's environment variable.
 const EnvPrefix = "SVC_METRICS_"
 
-// Config is the spec's MetricsConfig. The env tags name the variables read
+// Config is the metrics component's configuration. The env tags name the variables read
 // under EnvPrefix (SVC_METRICS_SERVICE_NAME, ...). Zero fields mean "unset":
 // New fills them from the environment fallbacks and the defaults.
 //
@@ -63,7 +63,7 @@ type Config struct {
 	ShutdownTimeout time.Duration `env:"SHUTDOWN_TIMEOUT" json:"shutdown_timeout,omitempty"`
 }
 
-// DefaultConfig returns a Config holding the spec's defaults: exporter
+// DefaultConfig returns a Config holding the defaults: exporter
 // auto, 60 s export interval, 30 s export timeout, 5 s shutdown timeout.
 func DefaultConfig() Config {
 	return Config{
@@ -125,7 +125,7 @@ func fieldBySpec(spec string) field {
 	return field{spec: spec, goName: spec, option: spec}
 }
 
-// sources maps a spec field name to the setting its value came from (an
+// sources maps a field's setting name (export_interval, …) to the setting its value came from (an
 // environment variable or an option). A field absent here was set through
 // Config, and errors name "Config.<Field>".
 type sources map[string]string

@@ -162,7 +162,7 @@ func applyOTELFallbacks(c *Config, src sources) error {
 
 func lookup(name string) string { return strings.TrimSpace(os.Getenv(name)) }
 
-// parseSeconds reads the spec's "positive float, seconds" and also Go
+// parseSeconds reads a positive number of seconds ("2.5") and also Go
 // durations ("500ms"), and refuses zero, negative, NaN and overflowing
 // values.
 func parseSeconds(v string) (time.Duration, error) {

@@ -3,8 +3,7 @@ package metrics
 import "fmt"
 
 // Error is the base of every error this package returns: errors.As(err,
-// new(*metrics.Error)) tells a metrics failure apart from others. It is the
-// Go form of the spec's MetricsError.
+// new(*metrics.Error)) tells a metrics failure apart from others.
 type Error struct {
 	// Msg says what failed and, where it applies, which setting to fix.
 	Msg string
@@ -51,7 +50,7 @@ var (
 type ConfigError struct {
 	// Setting names what to fix.
 	Setting string
-	// Field is the spec's field name, e.g. "export_interval".
+	// Field is the setting's name, e.g. "export_interval".
 	Field string
 	// Reason says what is wrong, without repeating secret values.
 	Reason string

@@ -8,7 +8,7 @@ import (
 // Exporter names where metrics go. Values are read case-insensitively.
 type Exporter string
 
-// The exporter values of the spec.
+// The exporters SVC_METRICS_EXPORTER names.
 const (
 	// ExporterAuto resolves to ExporterOTLPHTTP when an endpoint is
 	// configured, else to ExporterNone. It is the default.
@@ -33,7 +33,7 @@ const (
 var exporters = []Exporter{ExporterAuto, ExporterOTLPHTTP, ExporterOTLPGRPC, ExporterPrometheus, ExporterConsole, ExporterNone}
 
 // ParseExporter reads s case-insensitively (surrounding spaces ignored). It
-// refuses anything but the six spec values.
+// refuses anything but the six values above.
 func ParseExporter(s string) (Exporter, error) {
 	v := Exporter(strings.ToLower(strings.TrimSpace(s)))
 	for _, e := range exporters {

@@ -85,8 +85,8 @@ func uninstall(t *target) {
 func globalIsOurs() bool { return otel.GetMeterProvider() == metric.MeterProvider(theBridge) }
 
 // Current returns the active component installed last and still open, or
-// nil. Handler(nil) serves it, the Go form of the spec's "with no
-// component, the default Metrics of the running app".
+// nil. Handler(nil) serves it: with no component named, the running
+// app's metrics.
 func Current() *Metrics {
 	if t := current.Load(); t != nil {
 		return t.owner

@@ -193,7 +193,7 @@ func (m *Metrics) ShutdownTimeout() time.Duration {
 }
 
 // Config returns the resolved configuration (defaults filled, auto
-// resolved). Before Open it returns ErrNotStarted, as the spec says.
+// resolved). Before Open it returns ErrNotStarted.
 func (m *Metrics) Config() (Config, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()

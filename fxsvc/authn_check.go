@@ -1,0 +1,58 @@
+package fxsvc
+
+import (
+	"context"
+	"errors"
+
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/modules/authn"
+)
+
+// checkOnly is in the graph [Check] builds, which never starts: components
+// may then stand in for what only a running service needs.
+type checkOnly struct{ on bool }
+
+// errCheckOnly is what the stand-in verifier answers; it is never reached,
+// as a graph built by Check never serves.
+var errCheckOnly = errors.New("fxsvc: the verifier of `check` verifies nothing (SVC_AUTHN_ISSUER is unset)")
+
+// checkVerifier stands in for the verifier of Authn(nil, …) under `check`
+// when SVC_AUTHN_ISSUER is unset: listing routes needs no identity
+// provider, so `check` runs without production settings.
+type checkVerifier struct{}
+
+func (checkVerifier) Verify(context.Context, string) (authn.Principal, error) {
+	return authn.Principal{}, errCheckOnly
+}
+
+// Issuers names the placeholder issuer, so that a gate with authn.Resource
+// builds as it would with the real verifier; the metadata document naming
+// it is never served.
+func (checkVerifier) Issuers() []string { return []string{checkIssuer} }
+
+// checkIssuer is a syntactically valid issuer for checking the verifier
+// options of AuthnVerifierOptions under `check`; nothing contacts it.
+const checkIssuer = "https://issuer.check.invalid"
+
+// envVerifier builds the verifier of Authn(nil, …) from the environment,
+// or, in a graph built by Check with SVC_AUTHN_ISSUER unset, the stand-in
+// (after checking the verifier options, which `check` should still catch).
+// An issuer that is set is always checked.
+func envVerifier(check checkOnly, vo *authnVerifierOpts, log *zap.Logger) (authn.Verifier, error) {
+	if check.on {
+		if _, set, err := AuthnFromEnv(); err == nil && !set {
+			if vo != nil {
+				if err := authn.Discover(checkIssuer, "check", vo.opts...).Err(); err != nil {
+					return nil, authnSettingError(err, AuthnEnv{})
+				}
+			}
+			return checkVerifier{}, nil
+		}
+	}
+	v, err := verifierFromEnv(vo, log)
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+}

@@ -1,0 +1,94 @@
+package fxsvc
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
+	"math/big"
+	"net"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+)
+
+// SetShutdownSleep replaces the timer of s's shutdown delay, so that a
+// test decides when the delay ends. Call it before the app stops.
+func SetShutdownSleep(s *Server, sleep func(ctx context.Context, d time.Duration)) { s.sleep = sleep }
+
+// SetTLSReloadInterval sets how often the certificate files are checked,
+// for servers started afterwards; the returned func restores it.
+func SetTLSReloadInterval(d time.Duration) (restore func()) {
+	old := tlsReloadInterval
+	tlsReloadInterval = d
+	return func() { tlsReloadInterval = old }
+}
+
+// WriteSelfSigned writes a fresh self-signed ECDSA certificate for
+// 127.0.0.1 and its key as PEM files certName and keyName under dir, and
+// returns the certificate. Tests only: never for a deployment.
+func WriteSelfSigned(t testing.TB, dir, certName, keyName string) *x509.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: "svc test"},
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	// Written beside and renamed into place, as a secret mount or certbot
+	// does, so a reader never sees half a file.
+	for name, block := range map[string]*pem.Block{certName: {Type: "CERTIFICATE", Bytes: der}, keyName: {Type: "PRIVATE KEY", Bytes: keyDER}} {
+		if name == "" {
+			continue
+		}
+		tmp := filepath.Join(dir, "."+name+".tmp")
+		if err := os.WriteFile(tmp, pem.EncodeToMemory(block), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return cert
+}
+
+// NewCertReloader returns what a server with certFile and keyFile would
+// serve on a handshake when the clock reads now(), checking the files at
+// most once per interval, for tests of the reload without a server.
+func NewCertReloader(certFile, keyFile string, now func() time.Time, interval time.Duration) (func() *x509.Certificate, error) {
+	r, err := newCertReloader(certFile, keyFile, zap.NewNop(), now)
+	if err != nil {
+		return nil, err
+	}
+	r.interval = interval
+	return func() *x509.Certificate {
+		c, _ := r.get(nil)
+		return c.Leaf
+	}, nil
+}

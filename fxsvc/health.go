@@ -1,0 +1,259 @@
+package fxsvc
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/oauthclient"
+)
+
+// The paths [Health] answers.
+const (
+	LivePath  = "/livez"
+	ReadyPath = "/readyz"
+)
+
+// ReadinessTimeout bounds one /readyz probe: every check runs at once
+// under a context that ends after it, and a check still running then fails
+// the probe.
+const ReadinessTimeout = 2 * time.Second
+
+// ReadinessGroup is the fx value group [Health] gathers the app's own
+// [ReadinessCheck] values from (see [Readiness]).
+const ReadinessGroup = "svc.readiness"
+
+// shutdownCheck is the name /readyz gives to a server that is stopping.
+const shutdownCheck = "shutdown"
+
+// ReadinessCheck is one condition /readyz waits for.
+type ReadinessCheck struct {
+	// Name identifies the check in the 503 answer and in the log. It is
+	// made of lowercase letters, digits, '.', '-' and '_', and is unique
+	// in the app.
+	Name string
+	// Check returns nil when ready. It runs on every probe, so it should
+	// be cheap, and must return when ctx ends (after [ReadinessTimeout]).
+	// Its error is logged, never sent.
+	Check func(ctx context.Context) error
+}
+
+// Readiness adds a check to /readyz (see [Health]). A check that needs a
+// value of the graph is provided to the group instead:
+//
+//	fx.Provide(fx.Annotate(func(db *sql.DB) fxsvc.ReadinessCheck {
+//		return fxsvc.ReadinessCheck{Name: "db", Check: db.PingContext}
+//	}, fx.ResultTags(`group:"svc.readiness"`)))
+func Readiness(name string, check func(ctx context.Context) error) fx.Option {
+	return fx.Supply(fx.Annotated{Group: ReadinessGroup, Target: ReadinessCheck{Name: name, Check: check}})
+}
+
+type healthIn struct {
+	fx.In
+	Gate   *authn.Gate         `optional:"true"`
+	Client *oauthclient.Client `optional:"true"`
+	Checks []ReadinessCheck    `group:"svc.readiness"`
+	Log    logIn
+}
+
+// Health serves two probes in front of the app's router, outside the
+// authentication gate (never authenticated, never reaching the router;
+// `check` lists them as excluded):
+//
+//   - GET /livez answers 200 while the process serves HTTP, stopping or not.
+//   - GET /readyz answers 200 once every readiness check passes: the
+//     verifier of [Authn] holds signing keys (a verifier with a
+//     Ready() error method, as *authn.JWTVerifier has; others are not
+//     checked), the client of [OAuthClient]
+//     has discovered its authorization server, and every [ReadinessCheck]
+//     the app adds ([Readiness]) returns nil. Otherwise, and from the moment
+//     the server starts stopping (see SVC_HTTP_SHUTDOWN_DELAY in [Serve]),
+//     it answers 503 not-ready in the app's error format, its detail naming
+//     the failing checks (their errors are logged, never sent).
+//
+// Both answer HEAD too, other methods 405, and carry Cache-Control:
+// no-store. Changes of readiness are logged once each, with the failing
+// checks' errors. It refuses (the app fails to build) a check with an
+// invalid or repeated name, and a second Health in one app.
+func Health() fx.Option {
+	return fx.Module("svc.health",
+		lifecycle.Singleton("health", "fxsvc.Health"),
+		fx.Provide(fx.Private, newHealth),
+		fx.Provide(fx.Annotate(
+			func(h *health) Wrapper { return Wrapper{Name: "health", Order: 50, Wrap: h.wrap} },
+			fx.ResultTags(`group:"`+wrapperGroup+`"`),
+		)),
+		fx.Provide(fx.Annotate(func(h *health) RouteLister { return h }, fx.ResultTags(`group:"svc.routes"`))),
+	)
+}
+
+type health struct {
+	checks []ReadinessCheck
+	gated  bool
+	log    *zap.Logger
+
+	mu      sync.Mutex
+	failing string // the failing checks of the last probe, to log changes once
+}
+
+// readyFunc is a readiness check that needs no context (the verifier's and
+// the client's Ready never block).
+type readyFunc interface{ Ready() error }
+
+func newHealth(in healthIn) (*health, error) {
+	// An impossible key, so that the first probe logs either way.
+	log, err := in.Log.get()
+	if err != nil {
+		return nil, err
+	}
+	h := &health{gated: in.Gate != nil, log: log, failing: "\x00"}
+	if in.Gate != nil {
+		if r, ok := in.Gate.Verifier().(readyFunc); ok {
+			h.checks = append(h.checks, ReadinessCheck{Name: "authn", Check: ignoreCtx(r)})
+		}
+	}
+	if in.Client != nil {
+		h.checks = append(h.checks, ReadinessCheck{Name: "oauthclient", Check: ignoreCtx(in.Client)})
+	}
+	for _, c := range in.Checks {
+		if err := validCheckName(c.Name); err != nil {
+			return nil, err
+		}
+		if c.Check == nil {
+			return nil, fmt.Errorf("fxsvc.Readiness: the check %q has no Check function", c.Name)
+		}
+		for _, o := range h.checks {
+			if o.Name == c.Name {
+				return nil, fmt.Errorf("fxsvc.Readiness: two readiness checks are named %q: give each its own name", c.Name)
+			}
+		}
+		h.checks = append(h.checks, c)
+	}
+	return h, nil
+}
+
+func ignoreCtx(r readyFunc) func(context.Context) error {
+	return func(context.Context) error { return r.Ready() }
+}
+
+// validCheckName keeps names fit for the detail of a 503 and a log field.
+func validCheckName(name string) error {
+	ok := name != "" && len(name) <= 64 && name != shutdownCheck
+	for _, ch := range name {
+		if !(ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '.' || ch == '-' || ch == '_') {
+			ok = false
+		}
+	}
+	if !ok {
+		return fmt.Errorf("fxsvc.Readiness: the check name %q is invalid: use 1 to 64 lowercase letters, digits, '.', '-' or '_' (and not %q)", name, shutdownCheck)
+	}
+	return nil
+}
+
+// Routes lists the probes for `check`.
+func (h *health) Routes() []Route {
+	mode := "unprotected"
+	if h.gated {
+		mode = "excluded"
+	}
+	return []Route{
+		{Method: http.MethodGet, Pattern: LivePath, Mode: mode},
+		{Method: http.MethodGet, Pattern: ReadyPath, Mode: mode},
+	}
+}
+
+func (h *health) wrap(next http.Handler) (http.Handler, error) {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case LivePath, ReadyPath:
+		default:
+			next.ServeHTTP(w, r)
+			return
+		}
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			w.Header().Set("Allow", "GET, HEAD")
+			svcerrors.Respond(w, r, http.StatusMethodNotAllowed, "This probe answers GET and HEAD.", nil)
+			return
+		}
+		if r.URL.Path == ReadyPath {
+			if failing := h.probe(r.Context()); len(failing) > 0 {
+				res, ok := svcerrors.FromContext(r.Context())
+				if !ok {
+					res = svcerrors.Default()
+				}
+				res.Render(&svcerrors.NotReady{Checks: failing}, r.URL.Path).Write(w)
+				return
+			}
+		}
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		w.Header().Set("Cache-Control", "no-store")
+		_, _ = w.Write([]byte("ok\n"))
+	}), nil
+}
+
+// probe runs every check at once and returns the names of those failing,
+// in the checks' order. A stopping server fails before any check runs.
+func (h *health) probe(ctx context.Context) []string {
+	if stoppingFrom(ctx) {
+		h.changed([]string{shutdownCheck}, nil)
+		return []string{shutdownCheck}
+	}
+	ctx, cancel := context.WithTimeout(ctx, ReadinessTimeout)
+	defer cancel()
+	errs := make([]error, len(h.checks))
+	var wg sync.WaitGroup
+	for i, c := range h.checks {
+		wg.Go(func() { errs[i] = runCheck(ctx, c) })
+	}
+	wg.Wait()
+	var failing []string
+	var fields []zap.Field
+	for i, err := range errs {
+		if err != nil {
+			failing = append(failing, h.checks[i].Name)
+			fields = append(fields, zap.NamedError("error."+h.checks[i].Name, err))
+		}
+	}
+	h.changed(failing, fields)
+	return failing
+}
+
+func runCheck(ctx context.Context, c ReadinessCheck) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("the check panicked: %v", p)
+		}
+	}()
+	if err = c.Check(ctx); err == nil && ctx.Err() != nil {
+		// A check that outlived the probe's bound is not ready either.
+		err = ctx.Err()
+	}
+	return err
+}
+
+// changed logs a change of readiness once: probes come every few seconds.
+func (h *health) changed(failing []string, fields []zap.Field) {
+	key := strings.Join(failing, ",")
+	h.mu.Lock()
+	same := key == h.failing
+	h.failing = key
+	h.mu.Unlock()
+	if same {
+		return
+	}
+	if len(failing) == 0 {
+		h.log.Info("svc: ready")
+		return
+	}
+	h.log.Info("svc: not ready", append([]zap.Field{zap.Strings("checks", slices.Clone(failing))}, fields...)...)
+}

@@ -1,0 +1,343 @@
+package fxsvc_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/authntest"
+	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/oauthclient"
+	"github.com/svckit/svc/secret"
+)
+
+// switchVerifier is a verifier whose readiness the test sets.
+type switchVerifier struct{ ready atomic.Bool }
+
+func (v *switchVerifier) Verify(context.Context, string) (authn.Principal, error) {
+	return authn.Principal{}, errors.New("no token verifies here")
+}
+
+func (v *switchVerifier) Ready() error {
+	if v.ready.Load() {
+		return nil
+	}
+	return authn.ErrKeysUnavailable
+}
+
+func okRouter() *chi.Mux {
+	r := chi.NewRouter()
+	r.With(authn.Anonymous).Get("/ok", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "fine") })
+	r.Get("/private", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "secret") })
+	return r
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   string
+}
+
+func send(t *testing.T, method, url string) answer {
+	t.Helper()
+	req, err := http.NewRequest(method, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return answer{resp.StatusCode, resp.Header, string(b)}
+}
+
+// notReady checks a 503 not-ready answer in RFC 9457 and returns its
+// checks member.
+func notReady(t *testing.T, a answer) []string {
+	t.Helper()
+	if a.status != 503 || a.header.Get("Content-Type") != svcerrors.ProblemMediaType ||
+		a.header.Get("Cache-Control") != "no-store" || a.header.Get("X-Content-Type-Options") != "nosniff" {
+		t.Fatalf("want a 503 problem: %d %v %s", a.status, a.header, a.body)
+	}
+	var p struct {
+		Type   string   `json:"type"`
+		Detail string   `json:"detail"`
+		Checks []string `json:"checks"`
+	}
+	if err := json.Unmarshal([]byte(a.body), &p); err != nil {
+		t.Fatalf("not JSON: %s", a.body)
+	}
+	if !strings.HasSuffix(p.Type, "#"+svcerrors.AnchorNotReady) {
+		t.Fatalf("type %q", p.Type)
+	}
+	for _, c := range p.Checks {
+		if !strings.Contains(p.Detail, c) {
+			t.Fatalf("the detail %q does not name %q", p.Detail, c)
+		}
+	}
+	return p.Checks
+}
+
+func waitStatus(t *testing.T, url string, status int) answer {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		a := send(t, "GET", url)
+		if a.status == status {
+			return a
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s stayed %d %s, want %d", url, a.status, a.body, status)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestReadyzAnswers503UntilTheVerifierHoldsKeysThen200(t *testing.T) {
+	v := &switchVerifier{}
+	app, srv := startApp(t, fxsvc.Errors(), fxsvc.Authn(v), fxsvc.Health(),
+		fx.Supply(okRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	base := "http://" + srv.Addr()
+
+	if got := notReady(t, send(t, "GET", base+"/readyz")); len(got) != 1 || got[0] != "authn" {
+		t.Fatalf("checks %v, want [authn]", got)
+	}
+	// Liveness does not wait for readiness, and neither needs a token
+	// although the gate guards every other path.
+	if a := send(t, "GET", base+"/livez"); a.status != 200 || a.body != "ok\n" || a.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("/livez: %d %v %q", a.status, a.header, a.body)
+	}
+	if a := send(t, "GET", base+"/private"); a.status != 401 {
+		t.Fatalf("the gate is not in place behind the probes: %d", a.status)
+	}
+	v.ready.Store(true)
+	if a := send(t, "GET", base+"/readyz"); a.status != 200 || a.body != "ok\n" || a.header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("/readyz once ready: %d %v %q", a.status, a.header, a.body)
+	}
+	if a := send(t, "HEAD", base+"/readyz"); a.status != 200 {
+		t.Fatalf("HEAD /readyz: %d", a.status)
+	}
+}
+
+// A real JWTVerifier whose identity provider is down at start: /readyz
+// turns 200 only once the keys arrive.
+func TestReadyzFollowsARealVerifiersKeys(t *testing.T) {
+	iss := authntest.NewIssuer(t)
+	var up atomic.Bool
+	hc := &http.Client{Transport: roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		if !up.Load() {
+			return &http.Response{StatusCode: 503, Body: io.NopCloser(strings.NewReader("")), Header: http.Header{}, Request: r}, nil
+		}
+		return http.DefaultTransport.RoundTrip(r)
+	})}
+	v := iss.Discover(authn.HTTPClient(hc), authn.RetryInterval(10*time.Millisecond), authn.Logger(zap.NewNop()))
+	app, srv := startApp(t, fxsvc.Authn(v), fxsvc.Health(), fx.Supply(okRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	base := "http://" + srv.Addr()
+	// No error format registered: the fallback is RFC 9457.
+	if got := notReady(t, send(t, "GET", base+"/readyz")); len(got) != 1 || got[0] != "authn" {
+		t.Fatalf("checks %v", got)
+	}
+	up.Store(true)
+	waitStatus(t, base+"/readyz", 200)
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+func TestReadyzRunsTheAppsChecksAndNeverSendsTheirErrors(t *testing.T) {
+	var dbUp atomic.Bool
+	core, logs := observer.New(zap.InfoLevel)
+	app, srv := startApp(t, fxsvc.Errors(), fxsvc.Health(), fx.Supply(okRouter(), zap.New(core)),
+		fxsvc.Readiness("db", func(context.Context) error {
+			if dbUp.Load() {
+				return nil
+			}
+			return errors.New("dial postgres://app:hunter2@db:5432 refused")
+		}),
+		fxsvc.Readiness("cache", func(context.Context) error { return nil }),
+		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	base := "http://" + srv.Addr()
+	for range 3 {
+		a := send(t, "GET", base+"/readyz")
+		if got := notReady(t, a); len(got) != 1 || got[0] != "db" {
+			t.Fatalf("checks %v", got)
+		}
+		if strings.Contains(a.body, "hunter2") || strings.Contains(a.body, "postgres") {
+			t.Fatalf("a check's error reached the wire: %s", a.body)
+		}
+	}
+	dbUp.Store(true)
+	waitStatus(t, base+"/readyz", 200)
+	send(t, "GET", base+"/readyz")
+	// One record per change, however many probes: the error is in the log.
+	var notReadyLogs, readyLogs int
+	for _, e := range logs.All() {
+		switch e.Message {
+		case "svc: not ready":
+			notReadyLogs++
+			if !strings.Contains(e.ContextMap()["error.db"].(string), "refused") {
+				t.Errorf("the log lacks the check's error: %v", e.ContextMap())
+			}
+		case "svc: ready":
+			readyLogs++
+		}
+	}
+	if notReadyLogs != 1 || readyLogs != 1 {
+		t.Fatalf("logged not ready %d times and ready %d times, want once each", notReadyLogs, readyLogs)
+	}
+}
+
+func TestReadyzInTheTMFFormat(t *testing.T) {
+	app, srv := startApp(t, fxsvc.TMFErrors("SHOP", svcerrors.KindDocs), fxsvc.Health(), fx.Supply(okRouter()),
+		fxsvc.Readiness("queue", func(context.Context) error { return errors.New("down") }),
+		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	a := send(t, "GET", "http://"+srv.Addr()+"/readyz")
+	if a.status != 503 || a.header.Get("Content-Type") != "application/json" ||
+		!strings.Contains(a.body, `"code":"SHOP-NOT-READY"`) || !strings.Contains(a.body, "Not ready: queue.") {
+		t.Fatalf("%d %v %s", a.status, a.header, a.body)
+	}
+}
+
+func TestProbesRefuseOtherMethodsAndLeaveOtherPathsToTheRouter(t *testing.T) {
+	app, srv := startApp(t, fxsvc.Errors(), fxsvc.Health(), fx.Supply(okRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	base := "http://" + srv.Addr()
+	for _, p := range []string{"/livez", "/readyz"} {
+		a := send(t, "POST", base+p)
+		if a.status != 405 || a.header.Get("Allow") != "GET, HEAD" || a.header.Get("Content-Type") != svcerrors.ProblemMediaType {
+			t.Fatalf("POST %s: %d %v %s", p, a.status, a.header, a.body)
+		}
+	}
+	if a := send(t, "GET", base+"/readyz/more"); a.status != 404 {
+		t.Fatalf("/readyz/more: %d", a.status)
+	}
+	if a := send(t, "GET", base+"/ok"); a.status != 200 || a.body != "fine" {
+		t.Fatalf("/ok: %d %s", a.status, a.body)
+	}
+	// With no check at all, ready at once.
+	if a := send(t, "GET", base+"/readyz?verbose=1"); a.status != 200 {
+		t.Fatalf("/readyz: %d %s", a.status, a.body)
+	}
+}
+
+func TestHealthRefusesBadCheckNames(t *testing.T) {
+	ok := func(context.Context) error { return nil }
+	for _, tc := range []struct {
+		name string
+		opts []fx.Option
+		want string
+	}{
+		{"empty", []fx.Option{fxsvc.Readiness("", ok)}, `check name ""`},
+		{"upper case", []fx.Option{fxsvc.Readiness("DB", ok)}, `check name "DB"`},
+		{"space", []fx.Option{fxsvc.Readiness("my db", ok)}, `check name "my db"`},
+		{"reserved", []fx.Option{fxsvc.Readiness("shutdown", ok)}, `check name "shutdown"`},
+		{"twice", []fx.Option{fxsvc.Readiness("db", ok), fxsvc.Readiness("db", ok)}, `two readiness checks are named "db"`},
+		{"clashes with authn", []fx.Option{fxsvc.Authn(&switchVerifier{}), fxsvc.Readiness("authn", ok)}, `named "authn"`},
+		{"nil func", []fx.Option{fxsvc.Readiness("db", nil)}, `"db" has no Check function`},
+		{"health twice", []fx.Option{fxsvc.Health()}, "only one health component"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			opts := append([]fx.Option{fx.NopLogger, fxsvc.Health(), fx.Supply(okRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0"))}, tc.opts...)
+			err := fx.New(opts...).Err()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("got %v, want an error with %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestCheckListsTheProbes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []fx.Option
+		mode string
+	}{
+		{"behind a gate: excluded", []fx.Option{fxsvc.Authn(&switchVerifier{})}, "excluded"},
+		{"no gate: unprotected", nil, "unprotected"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			opts := append([]fx.Option{fxsvc.Health(), fx.Supply(okRouter()), fxsvc.Serve()}, tc.opts...)
+			if code := fxsvc.Check(&out, &errOut, opts...); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			for _, p := range []string{"/livez", "/readyz"} {
+				if !lineWith(out.String(), "GET", p, tc.mode) {
+					t.Fatalf("no %s line for %s:\n%s", tc.mode, p, out.String())
+				}
+			}
+		})
+	}
+}
+
+func lineWith(out string, fields ...string) bool {
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) >= len(fields) && slicesEqual(f[:len(fields)], fields) {
+			return true
+		}
+	}
+	return false
+}
+
+func slicesEqual(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// The outbound client's authorization server is down at start: /readyz
+// names it until discovery succeeds, which probes alone bring about.
+func TestReadyzWaitsForTheOutboundClientsDiscovery(t *testing.T) {
+	var up atomic.Bool
+	var issuer string
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !up.Load() || !strings.HasPrefix(r.URL.Path, "/.well-known/") {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = io.WriteString(w, `{"issuer":"`+issuer+`","token_endpoint":"`+issuer+`/token"}`)
+	}))
+	defer idp.Close()
+	issuer = idp.URL
+	app, srv := startApp(t, fxsvc.Errors(), fxsvc.Health(), fx.Supply(okRouter(), zap.NewNop()),
+		fxsvc.OAuthClient(oauthclient.WithoutEnv(), oauthclient.Issuer(idp.URL), oauthclient.ClientID("svc"),
+			oauthclient.ClientSecret(secret.String("s3cret")), oauthclient.RetryInterval(10*time.Millisecond)),
+		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	base := "http://" + srv.Addr()
+	if got := notReady(t, send(t, "GET", base+"/readyz")); len(got) != 1 || got[0] != "oauthclient" {
+		t.Fatalf("checks %v, want [oauthclient]", got)
+	}
+	up.Store(true)
+	waitStatus(t, base+"/readyz", 200)
+}

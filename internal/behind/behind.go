@@ -1,0 +1,228 @@
+// Package behind holds what the components that run behind the
+// authentication gate share: the paths they apply to (named from the app's
+// root, also under a mount), who the caller is (issuer and subject, else
+// the client address with trusted proxies honoured), where their refusals
+// are rendered, and how `check` reads their route markers.
+package behind
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// rootKey keeps the request path as the app's root saw it: a mount such as
+// http.StripPrefix rewrites r.URL.Path before the route's markers run.
+type rootKey struct{}
+
+// With returns r carrying a component (val under key) and the path the
+// app's root saw, unless an outer component recorded it already. One
+// context holds both, so a component costs one context and one request
+// copy per request.
+func With(r *http.Request, key, val any) *http.Request {
+	root := r.URL.Path
+	if p, ok := r.Context().Value(rootKey{}).(*string); ok {
+		root = *p
+	}
+	return r.WithContext(&scoped{Context: r.Context(), root: root, key: key, val: val})
+}
+
+type scoped struct {
+	context.Context
+	root     string
+	key, val any
+}
+
+func (c *scoped) Value(k any) any {
+	switch k {
+	case rootKey{}:
+		// A pointer into the context: boxing the string would allocate
+		// on every lookup.
+		return &c.root
+	case c.key:
+		return c.val
+	}
+	return c.Context.Value(k)
+}
+
+// Root is the request path from the app's root: the one recorded by
+// [With], else the request's own.
+func Root(r *http.Request) string {
+	if p, ok := r.Context().Value(rootKey{}).(*string); ok {
+		return *p
+	}
+	return r.URL.Path
+}
+
+// Paths matches request paths against Include and Exclude patterns: an
+// exact path, or a prefix ending in /*. No Include means every path.
+type Paths struct {
+	include, exclude pathSet
+}
+
+// NewPaths checks the patterns; errors name the option (for example
+// "ratelimit.Include") to fix.
+func NewPaths(option string, include, exclude []string) (Paths, error) {
+	var p Paths
+	var err error
+	if p.include, err = newPathSet(option+".Include", include); err != nil {
+		return p, err
+	}
+	p.exclude, err = newPathSet(option+".Exclude", exclude)
+	return p, err
+}
+
+// Applies reports whether a component applies to the request's path from
+// the app's root.
+func (p Paths) Applies(r *http.Request) bool {
+	path := Root(r)
+	if p.exclude.match(path) {
+		return false
+	}
+	return p.include.empty() || p.include.match(path)
+}
+
+type pathSet struct {
+	exact    []string
+	prefixes []string // each ends in "/"
+}
+
+func newPathSet(option string, patterns []string) (pathSet, error) {
+	var s pathSet
+	for _, pat := range patterns {
+		switch {
+		case pat == "" || pat[0] != '/':
+			return s, fmt.Errorf("%s(%q): a path must start with /", option, pat)
+		case strings.HasSuffix(pat, "/*"):
+			prefix := strings.TrimSuffix(pat, "*")
+			if strings.ContainsAny(prefix, "*{}") {
+				return s, fmt.Errorf("%s(%q): * may only end the pattern, as /*", option, pat)
+			}
+			s.prefixes = append(s.prefixes, prefix)
+		case strings.ContainsAny(pat, "*{}"):
+			return s, fmt.Errorf("%s(%q): use an exact path or a prefix ending in /*", option, pat)
+		default:
+			s.exact = append(s.exact, pat)
+		}
+	}
+	return s, nil
+}
+
+func (s pathSet) empty() bool { return len(s.exact) == 0 && len(s.prefixes) == 0 }
+
+func (s pathSet) match(path string) bool {
+	for _, e := range s.exact {
+		if path == e {
+			return true
+		}
+	}
+	for _, p := range s.prefixes {
+		if strings.HasPrefix(path, p) || path == p[:len(p)-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// AnonymousOwner is the Owner of keys of callers known by address or by an
+// app's key: no issuer is empty, so these never meet a principal's key.
+const AnonymousOwner = ""
+
+// Caller is who a request comes from: the verified caller's issuer and
+// subject (authenticated), else "" and the client address.
+func Caller(r *http.Request, t Trusted) (owner, id string, authenticated bool) {
+	if p, ok := authn.PrincipalFrom(r.Context()); ok {
+		return p.Issuer, p.Subject, true
+	}
+	return AnonymousOwner, t.ClientAddress(r), false
+}
+
+// Authenticated reports whether the request carries a verified caller.
+func Authenticated(r *http.Request) bool {
+	_, ok := authn.PrincipalFrom(r.Context())
+	return ok
+}
+
+// Refuse answers err in the format registered for the request (RFC 9457
+// when none is).
+func Refuse(w http.ResponseWriter, r *http.Request, err error) {
+	res, ok := svcerrors.FromContext(r.Context())
+	if !ok {
+		res = svcerrors.Default()
+	}
+	res.ServeError(w, r, err)
+}
+
+// Route is the route template the request was dispatched to ("" when the
+// router does not say), for metric attributes: never the raw path.
+func Route(r *http.Request) string {
+	if r.Pattern != "" {
+		return r.Pattern
+	}
+	if rctx := chi.RouteContext(r.Context()); rctx != nil {
+		return rctx.RoutePattern()
+	}
+	return ""
+}
+
+// probe is what markers are applied to while `check` reads a route.
+var probe = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+
+// Wrapping is a marker of one of these components: it wraps the route's
+// handler, which `check` reads through it.
+type Wrapping interface {
+	WrappedHandler() http.Handler
+}
+
+// Markers collects the markers of type M among a route's middlewares and
+// in its handler chain (through every component's markers).
+func Markers[M any](h http.Handler, mws []func(http.Handler) http.Handler) []M {
+	var out []M
+	walk := func(x http.Handler) {
+		for depth := 0; x != nil && depth < 32; depth++ {
+			if m, ok := x.(M); ok {
+				out = append(out, m)
+			}
+			w, ok := x.(Wrapping)
+			if !ok {
+				return
+			}
+			x = w.WrappedHandler()
+		}
+	}
+	for _, mw := range mws {
+		if mw != nil {
+			walk(mw(probe))
+		}
+	}
+	walk(h)
+	return out
+}
+
+// Refuser is a marker that tells which refusals it answers, so that an
+// API document can list them (behindhuma).
+type Refuser interface {
+	Refusals() []svcerrors.Rejection
+}
+
+// Unrouted reports whether a marker runs before routing for a request no
+// route answers: a marker put on a chi router's root with r.Use runs before
+// the router has chosen a route, so it asks the router first. A marker on
+// a route (r.With, r.Group, r.Route) always has one.
+func Unrouted(r *http.Request) bool {
+	rctx := chi.RouteContext(r.Context())
+	if rctx == nil || len(rctx.RoutePatterns) > 0 || rctx.Routes == nil {
+		return false
+	}
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	return !rctx.Routes.Match(chi.NewRouteContext(), r.Method, path)
+}

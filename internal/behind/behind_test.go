@@ -1,0 +1,110 @@
+package behind
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+func TestPaths(t *testing.T) {
+	p, err := NewPaths("x", []string{"/api/*", "/status"}, []string{"/api/internal/*"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := map[string]bool{
+		"/api":            true,
+		"/api/orders":     true,
+		"/status":         true,
+		"/status/more":    false,
+		"/apix":           false,
+		"/api/internal":   false,
+		"/api/internal/x": false,
+		"/other":          false,
+	}
+	for path, want := range cases {
+		if got := p.Applies(httptest.NewRequest("GET", path, nil)); got != want {
+			t.Errorf("%s: %v, want %v", path, got, want)
+		}
+	}
+	for _, bad := range []string{"api", "/a/*/b", "/a*", "/{id}"} {
+		if _, err := NewPaths("ratelimit", []string{bad}, nil); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+// The path from the app's root survives a mount that strips a prefix, and
+// the outermost component's record wins.
+func TestRootIsKeptUnderAMount(t *testing.T) {
+	var seen string
+	inner := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		r = With(r, struct{ k int }{2}, "inner")
+		seen = Root(r) + " " + r.URL.Path
+	})
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.StripPrefix("/v1", inner).ServeHTTP(w, With(r, struct{ k int }{1}, "outer"))
+	})
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/v1/orders", nil))
+	if seen != "/v1/orders /orders" {
+		t.Fatalf("got %q", seen)
+	}
+}
+
+func TestClientAddress(t *testing.T) {
+	trusted, err := ParseTrusted("x.Trusted", []string{"10.0.0.0/8", "192.0.2.7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name, peer, xff, want string
+		trusted               Trusted
+	}{
+		{"no proxies: the peer", "203.0.113.1:5000", "198.51.100.1", "203.0.113.1", nil},
+		{"untrusted peer: its header is ignored", "203.0.113.1:5000", "198.51.100.1", "203.0.113.1", trusted},
+		{"trusted peer: the last hop", "10.1.1.1:5000", "198.51.100.1", "198.51.100.1", trusted},
+		{"trusted hops are walked past", "10.1.1.1:5000", "198.51.100.1, 192.0.2.7, 10.2.2.2", "198.51.100.1", trusted},
+		{"a forged left entry is not believed", "10.1.1.1:5000", "1.1.1.1, 198.51.100.1", "198.51.100.1", trusted},
+		{"a malformed hop stops the walk", "10.1.1.1:5000", "198.51.100.1, junk", "10.1.1.1", trusted},
+		{"IPv6 peer", "[2001:db8::1]:443", "", "2001:db8::1", nil},
+	}
+	for _, c := range cases {
+		r := httptest.NewRequest("GET", "/", nil)
+		r.RemoteAddr = c.peer
+		if c.xff != "" {
+			r.Header.Set("X-Forwarded-For", c.xff)
+		}
+		if got := c.trusted.ClientAddress(r); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+	for _, bad := range []string{"0.0.0.0/0", "::/0", "proxy"} {
+		if _, err := ParseTrusted("x.Trusted", []string{bad}); err == nil {
+			t.Errorf("%q accepted", bad)
+		}
+	}
+}
+
+func TestAnyMatch(t *testing.T) {
+	cases := []struct {
+		lines  []string
+		etag   string
+		strong bool
+		want   bool
+	}{
+		{[]string{`"a"`}, `"a"`, true, true},
+		{[]string{`W/"a"`}, `"a"`, true, false},
+		{[]string{`W/"a"`}, `"a"`, false, true},
+		{[]string{`"a"`}, `W/"a"`, true, false},
+		{[]string{`"b", "a"`}, `"a"`, true, true},
+		{[]string{`"b"`, `"a"`}, `"a"`, true, true},
+		{[]string{`*`}, `"a"`, true, true},
+		{[]string{`"b"`}, `"a"`, false, false},
+		{[]string{`a`}, `"a"`, false, false},
+		{[]string{`"a`}, `"a"`, false, false},
+	}
+	for _, c := range cases {
+		if got := AnyMatch(c.lines, c.etag, c.strong); got != c.want {
+			t.Errorf("AnyMatch(%q, %q, strong=%v) = %v", c.lines, c.etag, c.strong, got)
+		}
+	}
+}

@@ -1,0 +1,144 @@
+// Package behindhuma puts the components that run behind the
+// authentication gate (ratelimit, idempotency, conditional, responsecache)
+// on Huma operations:
+//
+//	huma.Post(api, "/orders", createOrder,
+//		behindhuma.Use(ratelimit.Limit("10/s", 20), idempotency.Required()))
+//
+// Each marker runs as an operation middleware, after the gate admitted
+// the request and before Huma reads the body, and sees the response the
+// operation writes. On an API built with authnhuma.NewChi or NewGo the
+// markers' refusals (for idempotency: 400, 409, 413 and 422) are listed
+// in the API document with the registered error model, ProblemDetail or
+// TMFError (the spec's document_idempotency).
+//
+// Huma operations work on humachi and humago adapters; `check` lists the
+// gate's guard of an operation but not these markers.
+package behindhuma
+
+import (
+	"context"
+	"crypto/tls"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
+	"github.com/danielgtaylor/huma/v2/adapters/humago"
+
+	"github.com/svckit/svc/internal/behind"
+	"github.com/svckit/svc/modules/authn/authnhuma"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// probe is what markers are applied to when their refusals are read.
+var probe = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+
+// Use is a Huma operation option that runs the given net/http markers
+// around the operation, in order (the first is outermost), and declares
+// their refusals in the API document. On a group
+// (grp.UseModifier) it applies to every operation of the group.
+func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
+	var rejects []svcerrors.Rejection
+	for _, m := range markers {
+		if r, ok := m(probe).(behind.Refuser); ok {
+			rejects = append(rejects, r.Refusals()...)
+		}
+	}
+	declare := authnhuma.Rejects(rejects...)
+	return func(op *huma.Operation) {
+		for _, m := range markers {
+			op.Middlewares = append(op.Middlewares, bridge(m))
+		}
+		if len(rejects) > 0 {
+			declare(op)
+		}
+	}
+}
+
+// bridge runs a net/http middleware as a Huma middleware: the operation
+// writes through the middleware's response writer, so that a marker that
+// keeps or replaces the response (a cache, a replay) sees it.
+func bridge(mw func(http.Handler) http.Handler) func(huma.Context, func(huma.Context)) {
+	return func(ctx huma.Context, next func(huma.Context)) {
+		r, w, ok := unwrap(ctx)
+		if !ok {
+			// Not a humachi or humago context: the marker cannot see the
+			// request, so run the operation as declared without it.
+			next(ctx)
+			return
+		}
+		mw(http.HandlerFunc(func(w2 http.ResponseWriter, r2 *http.Request) {
+			next(&bridged{hc: ctx, w: w2, r: r2})
+		})).ServeHTTP(w, r)
+	}
+}
+
+func unwrap(ctx huma.Context) (r *http.Request, w http.ResponseWriter, ok bool) {
+	// An outer marker's writer comes first: the adapters' Unwrap would
+	// skip it.
+	for c := ctx; c != nil; {
+		if b, isBridged := c.(*bridged); isBridged {
+			return b.r.WithContext(ctx.Context()), b.w, true
+		}
+		u, more := c.(interface{ Unwrap() huma.Context })
+		if !more {
+			break
+		}
+		c = u.Unwrap()
+	}
+	try := func(f func(huma.Context) (*http.Request, http.ResponseWriter)) (ok bool) {
+		defer func() {
+			if recover() != nil {
+				ok = false
+			}
+		}()
+		r, w = f(ctx)
+		return true
+	}
+	if try(humachi.Unwrap) || try(humago.Unwrap) {
+		return r, w, true
+	}
+	return nil, nil, false
+}
+
+// bridged is the operation's context with the middleware's request and
+// writer; everything else is read from the adapter's context.
+type bridged struct {
+	hc     huma.Context
+	w      http.ResponseWriter
+	r      *http.Request
+	status int
+}
+
+func (c *bridged) Operation() *huma.Operation                 { return c.hc.Operation() }
+func (c *bridged) Context() context.Context                   { return c.r.Context() }
+func (c *bridged) TLS() *tls.ConnectionState                  { return c.hc.TLS() }
+func (c *bridged) Version() huma.ProtoVersion                 { return c.hc.Version() }
+func (c *bridged) Method() string                             { return c.hc.Method() }
+func (c *bridged) Host() string                               { return c.hc.Host() }
+func (c *bridged) RemoteAddr() string                         { return c.hc.RemoteAddr() }
+func (c *bridged) URL() url.URL                               { return c.hc.URL() }
+func (c *bridged) Param(name string) string                   { return c.hc.Param(name) }
+func (c *bridged) Query(name string) string                   { return c.hc.Query(name) }
+func (c *bridged) Header(name string) string                  { return c.hc.Header(name) }
+func (c *bridged) EachHeader(cb func(name, value string))     { c.hc.EachHeader(cb) }
+func (c *bridged) BodyReader() io.Reader                      { return c.r.Body }
+func (c *bridged) GetMultipartForm() (*multipart.Form, error) { return c.hc.GetMultipartForm() }
+func (c *bridged) SetReadDeadline(t time.Time) error          { return c.hc.SetReadDeadline(t) }
+func (c *bridged) Status() int                                { return c.status }
+func (c *bridged) BodyWriter() io.Writer                      { return c.w }
+func (c *bridged) SetHeader(name, value string)               { c.w.Header().Set(name, value) }
+func (c *bridged) AppendHeader(name, value string)            { c.w.Header().Add(name, value) }
+
+func (c *bridged) SetStatus(code int) {
+	c.status = code
+	c.w.WriteHeader(code)
+}
+
+// Unwrap lets humachi.Unwrap and humago.Unwrap reach the adapter's
+// context.
+func (c *bridged) Unwrap() huma.Context { return c.hc }

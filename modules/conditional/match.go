@@ -1,0 +1,105 @@
+package conditional
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/svckit/svc/internal/behind"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// CurrentFunc reads the current validators of the resource a write
+// targets: its entity tag ("" when it does not exist) and its last
+// modification time (zero when unknown). An error answers 500 and is
+// logged, never sent.
+type CurrentFunc func(r *http.Request) (etag string, lastModified time.Time, err error)
+
+// Match is a marker middleware for writes: a request carrying If-Match
+// (strong comparison; "*" matches any existing resource) or, without it,
+// If-Unmodified-Since is checked against current before the handler runs,
+// and answers 412 precondition-failed when stale. A write without either
+// header runs as usual. GET, HEAD, OPTIONS and TRACE pass through.
+func Match(current CurrentFunc) func(http.Handler) http.Handler {
+	return matcher(current, false)
+}
+
+// Require is [Match] that also answers 428 precondition-required to a
+// write carrying neither If-Match nor If-Unmodified-Since, so that no
+// client overwrites a change it has not seen (RFC 6585 §3).
+func Require(current CurrentFunc) func(http.Handler) http.Handler {
+	return matcher(current, true)
+}
+
+func matcher(current CurrentFunc, required bool) func(http.Handler) http.Handler {
+	if current == nil {
+		panic("conditional: Match and Require need a CurrentFunc that reads the resource's current ETag")
+	}
+	return func(next http.Handler) http.Handler {
+		return &matchMarker{next: next, current: current, required: required}
+	}
+}
+
+type matchMarker struct {
+	next     http.Handler
+	current  CurrentFunc
+	required bool
+}
+
+// WrappedHandler lets `check` read the markers inside this one.
+func (m *matchMarker) WrappedHandler() http.Handler { return m.next }
+
+func (m *matchMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
+		m.next.ServeHTTP(w, r)
+		return
+	}
+	if !componentFor(r).paths.Applies(r) || behind.Unrouted(r) {
+		m.next.ServeHTTP(w, r)
+		return
+	}
+	ifMatch := r.Header.Values("If-Match")
+	ius := r.Header.Get("If-Unmodified-Since")
+	if len(ifMatch) == 0 && ius == "" {
+		if m.required {
+			behind.Refuse(w, r, &svcerrors.PreconditionRequired{})
+			return
+		}
+		m.next.ServeHTTP(w, r)
+		return
+	}
+	etag, modified, err := m.current(r)
+	if err != nil {
+		behind.Refuse(w, r, fmt.Errorf("conditional: reading the current validators: %w", err))
+		return
+	}
+	if !preconditionHolds(ifMatch, ius, etag, modified) {
+		behind.Refuse(w, r, &svcerrors.PreconditionFailed{})
+		return
+	}
+	m.next.ServeHTTP(w, r)
+}
+
+func preconditionHolds(ifMatch []string, ius, etag string, modified time.Time) bool {
+	if len(ifMatch) > 0 {
+		return etag != "" && behind.AnyMatch(ifMatch, etag, true)
+	}
+	since, err := http.ParseTime(ius)
+	if err != nil || modified.IsZero() {
+		// RFC 9110 §13.1.4: an invalid date, or a resource without one,
+		// makes the header ignored.
+		return true
+	}
+	return !modified.Truncate(time.Second).After(since)
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// Refusals lists what the marker answers, for API documents.
+func (m *matchMarker) Refusals() []svcerrors.Rejection {
+	if m.required {
+		return []svcerrors.Rejection{&svcerrors.PreconditionFailed{}, &svcerrors.PreconditionRequired{}}
+	}
+	return []svcerrors.Rejection{&svcerrors.PreconditionFailed{}}
+}

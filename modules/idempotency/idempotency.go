@@ -1,0 +1,187 @@
+// Package idempotency makes writes safe to retry
+// (draft-ietf-httpapi-idempotency-key-header). A route marked [Required]
+// or [Optional] runs the first request carrying an Idempotency-Key, stores
+// its response for a time with a fingerprint of the method, path and body,
+// and answers a retry with the stored response and the header
+// Idempotent-Replayed: true, without running the handler again:
+//
+//	r.With(idempotency.Required()).Post("/orders", createOrder)
+//
+// It runs behind the authentication gate, around the route's handler: a
+// request the gate refuses stores nothing under its key. Keys are scoped
+// by caller (issuer and subject) for an authenticated request, so one
+// caller's key never replays another's response; anonymous routes share
+// one scope.
+//
+// Refusals, in the app's registered error format: 400
+// idempotency-key-invalid (missing on a Required route, longer than 255
+// characters, or a byte outside printable ASCII), 413
+// request-body-too-large (over MaxBodySize, before the handler runs), 422
+// idempotency-key-reused (same key, other payload) and 409
+// idempotency-in-flight with retry_after (a duplicate still running when
+// the wait ran out).
+package idempotency
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/svckit/svc/internal/behind"
+	"github.com/svckit/svc/modules/store"
+)
+
+// Kind is the component kind, for the one-per-app rule.
+const Kind = "idempotency"
+
+// HeaderKey is the request header naming the key; HeaderReplayed marks a
+// replayed response.
+const (
+	HeaderKey      = "Idempotency-Key"
+	HeaderReplayed = "Idempotent-Replayed"
+)
+
+// Defaults of [New].
+const (
+	DefaultTTL         = 24 * time.Hour
+	DefaultLease       = 5 * time.Minute
+	DefaultWait        = 10 * time.Second
+	DefaultMaxBodySize = 1 << 20
+)
+
+// Component is the idempotency component: where records live and for how
+// long. The markers of a route find it in the request context, where
+// [Component.Middleware] puts it; without one they use a process-wide
+// in-memory component with the defaults.
+type Component struct {
+	records     store.Idempotency
+	ttl         time.Duration
+	lease       time.Duration
+	wait        time.Duration
+	maxBody     int64
+	sharedKeys  bool
+	paths       behind.Paths
+	pollInitial time.Duration
+}
+
+type config struct {
+	records          store.Idempotency
+	ttl, lease, wait time.Duration
+	maxBody          int64
+	sharedKeys       bool
+	include, exclude []string
+}
+
+// Option configures [New].
+type Option func(*config)
+
+// Store sets where records are kept (default: a new in-memory store). Use
+// one store for every replica, so that a retry that lands on another
+// replica is replayed.
+func Store(s store.Idempotency) Option { return func(c *config) { c.records = s } }
+
+// TTL is how long a response is replayed (default DefaultTTL).
+func TTL(d time.Duration) Option { return func(c *config) { c.ttl = d } }
+
+// Lease bounds how long a first request holds its key while it runs
+// (default DefaultLease): past it, a duplicate runs the handler again.
+// Set it above the route's longest run.
+func Lease(d time.Duration) Option { return func(c *config) { c.lease = d } }
+
+// Wait bounds how long a duplicate waits for the first request to finish
+// before it answers 409 idempotency-in-flight (default DefaultWait).
+func Wait(d time.Duration) Option { return func(c *config) { c.wait = d } }
+
+// MaxBodySize bounds the request body read to fingerprint it (default
+// DefaultMaxBodySize bytes); a larger body answers 413 before the handler
+// runs.
+func MaxBodySize(bytes int64) Option { return func(c *config) { c.maxBody = bytes } }
+
+// SharedKeys scopes keys to the route set instead of to the caller. An
+// authenticated request is then never replayed (the handler runs every
+// time), so that one caller cannot receive another's response; anonymous
+// requests are replayed as before.
+func SharedKeys() Option { return func(c *config) { c.sharedKeys = true } }
+
+// Include limits the component to these paths from the app's root (exact,
+// or a prefix ending in /*), also under a mount. Default: every path.
+func Include(patterns ...string) Option {
+	return func(c *config) { c.include = append(c.include, patterns...) }
+}
+
+// Exclude exempts these paths from the app's root from idempotency.
+func Exclude(patterns ...string) Option {
+	return func(c *config) { c.exclude = append(c.exclude, patterns...) }
+}
+
+// New builds the component. It refuses a TTL, Lease or Wait that is not
+// positive (when set), a MaxBodySize below 1, and Include/Exclude patterns
+// that are not paths.
+func New(opts ...Option) (*Component, error) {
+	c := config{ttl: DefaultTTL, lease: DefaultLease, wait: DefaultWait, maxBody: DefaultMaxBodySize}
+	for _, o := range opts {
+		if o != nil {
+			o(&c)
+		}
+	}
+	switch {
+	case c.ttl <= 0:
+		return nil, errorf("idempotency.TTL(%v): must be positive", c.ttl)
+	case c.lease <= 0:
+		return nil, errorf("idempotency.Lease(%v): must be positive", c.lease)
+	case c.wait <= 0:
+		return nil, errorf("idempotency.Wait(%v): must be positive", c.wait)
+	case c.maxBody < 1:
+		return nil, errorf("idempotency.MaxBodySize(%d): must be at least 1 byte", c.maxBody)
+	}
+	paths, err := behind.NewPaths("idempotency", c.include, c.exclude)
+	if err != nil {
+		return nil, err
+	}
+	comp := &Component{records: c.records, ttl: c.ttl, lease: c.lease, wait: c.wait, maxBody: c.maxBody,
+		sharedKeys: c.sharedKeys, paths: paths, pollInitial: 2 * time.Millisecond}
+	if comp.records == nil {
+		comp.records = store.NewMemory()
+	}
+	return comp, nil
+}
+
+type componentKey struct{}
+
+// Middleware makes c the component of the routes behind it. It does
+// nothing else: the routes' markers act at dispatch, after the gate
+// admitted the request. Put it in front of the router (fxsvc.Idempotency
+// does) so that Include and Exclude see paths from the app's root.
+func (c *Component) Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, behind.With(r, componentKey{}, c))
+	})
+}
+
+var (
+	defaultOnce      sync.Once
+	defaultComponent *Component
+)
+
+func componentFor(r *http.Request) *Component {
+	if c, ok := r.Context().Value(componentKey{}).(*Component); ok {
+		return c
+	}
+	defaultOnce.Do(func() { defaultComponent, _ = New() })
+	return defaultComponent
+}
+
+// Describe tells `check` whether a route is idempotent, read from its
+// markers: "idempotency=required", "idempotency=optional" or "".
+func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
+	var out []string
+	for _, m := range behind.Markers[*marker](h, mws) {
+		if m.required {
+			out = append(out, "idempotency=required")
+		} else {
+			out = append(out, "idempotency=optional")
+		}
+	}
+	return strings.Join(out, " ")
+}

@@ -1,0 +1,229 @@
+package idempotency
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"sync/atomic"
+	"time"
+
+	"github.com/svckit/svc/internal/behind"
+	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/store"
+)
+
+// Required is a marker middleware: a write to the routes it guards must
+// carry an Idempotency-Key (else 400 idempotency-key-invalid). Use it with
+// chi's r.With, r.Use and r.Group, wrap a ServeMux handler in it, or pass
+// it to behindhuma.Use on a Huma operation. Put
+// authn.Require before it (outer). Safe methods (GET, HEAD, OPTIONS,
+// TRACE) pass through untouched.
+func Required() func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return &marker{next: next, required: true} }
+}
+
+// Optional is a marker middleware: a write that carries an
+// Idempotency-Key is made idempotent; one without runs as usual.
+func Optional() func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return &marker{next: next} }
+}
+
+type marker struct {
+	next     http.Handler
+	required bool
+}
+
+// WrappedHandler lets `check` read the markers inside this one.
+func (m *marker) WrappedHandler() http.Handler { return m.next }
+
+// space is the store space of every idempotency record.
+const space = "idempotency"
+
+func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := componentFor(r)
+	if safeMethod(r.Method) || !c.paths.Applies(r) || behind.Unrouted(r) {
+		m.next.ServeHTTP(w, r)
+		return
+	}
+	key, present, valid := readKey(r.Header)
+	switch {
+	case !present && !m.required:
+		m.next.ServeHTTP(w, r)
+		return
+	case !present || !valid:
+		behind.Refuse(w, r, &svcerrors.IdempotencyKeyInvalid{})
+		return
+	}
+	owner, subject, authenticated := behind.Caller(r, nil)
+	if !authenticated {
+		owner, subject = behind.AnonymousOwner, ""
+	} else if c.sharedKeys {
+		// Keys not scoped by caller: replaying could hand one caller
+		// another's response.
+		m.next.ServeHTTP(w, r)
+		return
+	}
+	body, ok := c.readBody(w, r)
+	if !ok {
+		return
+	}
+	c.serve(w, r, m.next, store.Key{Space: space, Owner: owner, ID: subject + "\n" + key}, fingerprint(r, body))
+}
+
+func safeMethod(m string) bool {
+	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions || m == http.MethodTrace
+}
+
+// readBody reads the body to fingerprint it, refusing one over the bound
+// before the handler runs, and gives the handler a fresh reader.
+func (c *Component) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
+	if r.ContentLength > c.maxBody {
+		behind.Refuse(w, r, &svcerrors.RequestBodyTooLarge{})
+		return nil, false
+	}
+	if r.Body == nil || r.Body == http.NoBody {
+		return nil, true
+	}
+	var body []byte
+	var err error
+	if r.ContentLength > 0 {
+		// The length is known and within the bound: one exact buffer.
+		body = make([]byte, r.ContentLength)
+		_, err = io.ReadFull(r.Body, body)
+	} else {
+		body, err = io.ReadAll(io.LimitReader(r.Body, c.maxBody+1))
+	}
+	_ = r.Body.Close()
+	if int64(len(body)) > c.maxBody {
+		behind.Refuse(w, r, &svcerrors.RequestBodyTooLarge{})
+		return nil, false
+	}
+	if err != nil {
+		// The client went away or sent a broken body: nothing to run.
+		http.Error(w, http.StatusText(http.StatusBadRequest), http.StatusBadRequest)
+		return nil, false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return body, true
+}
+
+// serve runs the first request under a key, replays a completed one and
+// makes a duplicate wait for the one in flight.
+func (c *Component) serve(w http.ResponseWriter, r *http.Request, next http.Handler, k store.Key, fp string) {
+	owner := newOwner()
+	ctx := r.Context()
+	deadline := time.Now().Add(c.wait)
+	poll := c.pollInitial
+	for {
+		claim, err := c.records.Claim(ctx, k, fp, owner, c.lease)
+		if err != nil {
+			behind.Refuse(w, r, fmt.Errorf("idempotency: the record store failed: %w", err))
+			return
+		}
+		switch claim.State {
+		case store.Claimed:
+			c.runFirst(w, r, next, k, owner)
+			return
+		case store.Done:
+			replay(w, claim.Response)
+			return
+		case store.Mismatch:
+			behind.Refuse(w, r, &svcerrors.IdempotencyConflict{})
+			return
+		}
+		// In flight: wait for the first request, up to the bound.
+		left := time.Until(deadline)
+		if left <= 0 {
+			behind.Refuse(w, r, &svcerrors.IdempotencyWaitTimeout{RetryAfter: time.Second})
+			return
+		}
+		t := time.NewTimer(min(poll, left))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return // the client is gone; nobody to answer
+		case <-t.C:
+		}
+		poll = min(2*poll, 100*time.Millisecond)
+	}
+}
+
+// runFirst runs the handler as the key's owner and stores its response. A
+// handler that panics, a client that disconnects and a response that is
+// not worth replaying release the key instead, so that a retry runs.
+func (c *Component) runFirst(w http.ResponseWriter, r *http.Request, next http.Handler, k store.Key, owner string) {
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	// The store is told on a context the client cannot cancel: the record
+	// must be completed or released whatever happened to the request.
+	bg := context.WithoutCancel(r.Context())
+	completed := false
+	defer func() {
+		if !completed {
+			_ = c.records.Release(bg, k, owner)
+		}
+	}()
+	next.ServeHTTP(rec, r)
+	if r.Context().Err() != nil || rec.overflow || !replayable(rec.status) {
+		return
+	}
+	header := rec.Header().Clone()
+	// An outer rate limiter's state is about this moment, not the replay's.
+	delete(header, "Ratelimit")
+	delete(header, "Ratelimit-Policy")
+	resp := store.Response{Status: rec.status, Header: header, Body: rec.body.Bytes()}
+	if err := c.records.Complete(bg, k, owner, resp, c.ttl); err != nil {
+		return
+	}
+	completed = true
+}
+
+// replayable tells which answers are stored: not a server error, and not
+// a refusal that says the request was not processed (401, 403, 408, 425,
+// 429), so that a retry then runs the handler.
+func replayable(status int) bool {
+	switch status {
+	case http.StatusUnauthorized, http.StatusForbidden, http.StatusRequestTimeout, http.StatusTooEarly, http.StatusTooManyRequests:
+		return false
+	}
+	return status < 500
+}
+
+func replay(w http.ResponseWriter, resp *store.Response) {
+	h := w.Header()
+	for k, vs := range resp.Header {
+		// Copied: the stored slices are shared with later replays.
+		h[k] = append([]string(nil), vs...)
+	}
+	h.Set(HeaderReplayed, "true")
+	w.WriteHeader(resp.Status)
+	_, _ = w.Write(resp.Body)
+}
+
+// ownerPrefix tells this process's owner tokens from other replicas';
+// the counter tells its requests apart without a random read each.
+var (
+	ownerPrefix = func() string {
+		var b [12]byte
+		_, _ = rand.Read(b[:])
+		return hex.EncodeToString(b[:]) + "-"
+	}()
+	ownerCount atomic.Uint64
+)
+
+func newOwner() string {
+	return ownerPrefix + strconv.FormatUint(ownerCount.Add(1), 36)
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }
+
+// Refusals lists what the marker answers, for API documents
+// (document_idempotency).
+func (m *marker) Refusals() []svcerrors.Rejection {
+	return []svcerrors.Rejection{&svcerrors.IdempotencyKeyInvalid{}, &svcerrors.RequestBodyTooLarge{},
+		&svcerrors.IdempotencyConflict{}, &svcerrors.IdempotencyWaitTimeout{}}
+}

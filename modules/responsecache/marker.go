@@ -1,0 +1,242 @@
+package responsecache
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/svckit/svc/internal/behind"
+	"github.com/svckit/svc/modules/store"
+)
+
+// Cached is a marker middleware: GET and HEAD responses of the routes it
+// guards are cached for anonymous callers. An authenticated request runs
+// the handler and is never stored (use [Shared] when the response is the
+// same for every caller). Use it with chi's r.With, r.Use and r.Group,
+// wrap a ServeMux handler in it, or pass it to behindhuma.Use on a Huma
+// operation.
+func Cached() func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return &marker{next: next} }
+}
+
+// Shared is [Cached] for a response that is the same for every caller:
+// authenticated requests are answered from, and stored in, the one cache
+// too. The gate still authenticates each request first.
+func Shared() func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return &marker{next: next, shared: true} }
+}
+
+type marker struct {
+	next   http.Handler
+	shared bool
+}
+
+// WrappedHandler lets `check` read the markers inside this one.
+func (m *marker) WrappedHandler() http.Handler { return m.next }
+
+// space is the store space of cached responses.
+const space = "responsecache"
+
+func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	c := componentFor(r)
+	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !c.paths.Applies(r) ||
+		(!m.shared && behind.Authenticated(r)) || bypass(r.Header) || behind.Unrouted(r) {
+		m.next.ServeHTTP(w, r)
+		return
+	}
+	primary := r.Method + " " + behind.Root(r) + "?" + r.URL.RawQuery
+	if c.serveStored(w, r, primary) {
+		return
+	}
+	f, leader := c.flights.join(primary)
+	if !leader {
+		// Another request runs the handler for this key: wait for it, then
+		// serve what it stored; when it stored nothing, run our own.
+		select {
+		case <-f.done:
+		case <-r.Context().Done():
+			return
+		}
+		if c.serveStored(w, r, primary) {
+			return
+		}
+		m.next.ServeHTTP(w, r)
+		return
+	}
+	defer c.flights.leave(primary, f)
+	// A flight that ended between our lookup and our join may have stored
+	// the response already.
+	if c.serveStored(w, r, primary) {
+		return
+	}
+	c.runAndStore(w, r, m.next, primary)
+}
+
+// bypass: a client asking for a fresh response (no-cache, no-store or
+// max-age=0) skips the lookup; RFC 9111 §5.2.1.
+func bypass(h http.Header) bool {
+	cc := h.Get("Cache-Control")
+	if cc == "" {
+		return false
+	}
+	d := parseCacheControl(cc)
+	return d.noCache || d.noStore || (d.maxAgeSet && d.maxAge == 0)
+}
+
+// serveStored answers from the cache when a fresh entry matches the
+// request, including the request headers its Vary names.
+func (c *Component) serveStored(w http.ResponseWriter, r *http.Request, primary string) bool {
+	e, ok, err := c.cache.Get(r.Context(), store.Key{Space: space, ID: primary})
+	if err != nil || !ok {
+		return false
+	}
+	if !varyMatches(e.Response.Header, r.Header, e.Response.Header[varyValuesHeader]) {
+		return false
+	}
+	h := w.Header()
+	for k, vs := range e.Response.Header {
+		if k != varyValuesHeader {
+			// Copied: the stored slices are shared with every hit.
+			h[k] = append([]string(nil), vs...)
+		}
+	}
+	age := max(0, int64(c.now().Sub(e.Stored)/time.Second))
+	h.Set("Age", strconv.FormatInt(age, 10))
+	if e.Response.Status == http.StatusOK && behind.NotModified(r, h.Get("ETag"), h.Get("Last-Modified")) {
+		// A cache answers the client's validators itself (RFC 9111
+		// §4.3.2): the handler, and any conditional marker inside, does
+		// not run on a hit.
+		h.Del("Content-Type")
+		h.Del("Content-Length")
+		w.WriteHeader(http.StatusNotModified)
+		return true
+	}
+	w.WriteHeader(e.Response.Status)
+	if r.Method != http.MethodHead {
+		_, _ = w.Write(e.Response.Body)
+	}
+	return true
+}
+
+// varyValuesHeader carries, inside a stored entry only, the request's
+// values of the headers Vary names, to match later requests against.
+const varyValuesHeader = "X-Svc-Vary-Values"
+
+func varyMatches(stored http.Header, req http.Header, values []string) bool {
+	names := varyNames(stored)
+	if len(names) != len(values) {
+		return false
+	}
+	for i, name := range names {
+		if strings.Join(req.Values(name), ",") != values[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func varyNames(h http.Header) []string {
+	var names []string
+	for _, line := range h.Values("Vary") {
+		for _, n := range strings.Split(line, ",") {
+			if n = strings.TrimSpace(n); n != "" {
+				names = append(names, n)
+			}
+		}
+	}
+	return names
+}
+
+// runAndStore runs the handler, passing its response through, and stores
+// it when it is cacheable.
+func (c *Component) runAndStore(w http.ResponseWriter, r *http.Request, next http.Handler, primary string) {
+	rec := &recorder{ResponseWriter: w, status: http.StatusOK, max: c.maxBody}
+	next.ServeHTTP(rec, r)
+	if rec.overflow || rec.status != http.StatusOK || r.Context().Err() != nil {
+		return
+	}
+	header := w.Header()
+	ttl, ok := freshness(header)
+	if !ok {
+		return
+	}
+	names := varyNames(header)
+	stored := header.Clone()
+	delete(stored, "Age")
+	delete(stored, "Ratelimit")
+	delete(stored, "Ratelimit-Policy")
+	values := make([]string, len(names))
+	for i, n := range names {
+		if n == "*" {
+			return
+		}
+		values[i] = strings.Join(r.Header.Values(n), ",")
+	}
+	if len(values) > 0 {
+		stored[varyValuesHeader] = values
+	}
+	e := store.Entry{Response: store.Response{Status: rec.status, Header: stored, Body: rec.body.Bytes()}, Stored: c.now()}
+	if r.Method == http.MethodHead {
+		// A HEAD response has no body to replay to a GET: keep it apart.
+		e.Response.Body = nil
+	}
+	_ = c.cache.Set(r.Context(), store.Key{Space: space, ID: primary}, e, ttl)
+}
+
+// freshness is how long a response may be stored by a shared cache: its
+// s-maxage, else its max-age; never for private, no-store, no-cache or a
+// response that sets a cookie.
+func freshness(h http.Header) (time.Duration, bool) {
+	if len(h.Values("Set-Cookie")) > 0 {
+		return 0, false
+	}
+	d := parseCacheControl(strings.Join(h.Values("Cache-Control"), ","))
+	if d.private || d.noStore || d.noCache {
+		return 0, false
+	}
+	secs := d.maxAge
+	if d.sMaxAgeSet {
+		secs = d.sMaxAge
+	} else if !d.maxAgeSet {
+		return 0, false
+	}
+	if secs <= 0 {
+		return 0, false
+	}
+	return time.Duration(secs) * time.Second, true
+}
+
+type directives struct {
+	private, noStore, noCache bool
+	maxAge, sMaxAge           int64
+	maxAgeSet, sMaxAgeSet     bool
+}
+
+func parseCacheControl(v string) directives {
+	var d directives
+	for _, part := range strings.Split(v, ",") {
+		name, arg, _ := strings.Cut(strings.TrimSpace(part), "=")
+		arg = strings.Trim(arg, `"`)
+		switch strings.ToLower(name) {
+		case "private":
+			d.private = true
+		case "no-store":
+			d.noStore = true
+		case "no-cache":
+			d.noCache = true
+		case "max-age":
+			if n, err := strconv.ParseInt(arg, 10, 64); err == nil && n >= 0 {
+				d.maxAge, d.maxAgeSet = n, true
+			}
+		case "s-maxage":
+			if n, err := strconv.ParseInt(arg, 10, 64); err == nil && n >= 0 {
+				d.sMaxAge, d.sMaxAgeSet = n, true
+			}
+		}
+	}
+	return d
+}
+
+func errorf(format string, args ...any) error { return fmt.Errorf(format, args...) }

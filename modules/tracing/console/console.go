@@ -1,0 +1,25 @@
+// Package console links the console span exporter into a binary:
+//
+//	import _ "github.com/svckit/svc/modules/tracing/console"
+//
+// Importing it registers the exporter with package tracing; it exports
+// nothing. The exporter writes each span as one line of JSON to standard
+// output, or to tracing.WithConsoleWriter's writer. Without the import,
+// SVC_TRACING_EXPORTER=console fails construction with a
+// *tracing.ConfigError that names this import.
+package console
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/svckit/svc/modules/tracing"
+)
+
+func init() { tracing.RegisterExporter(tracing.ExporterConsole, newExporter) }
+
+func newExporter(_ context.Context, s tracing.ExportSettings) (sdktrace.SpanExporter, error) {
+	return stdouttrace.New(stdouttrace.WithWriter(s.Console))
+}
