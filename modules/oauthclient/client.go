@@ -39,6 +39,7 @@ type Client struct {
 	http          *http.Client
 	clock         Clock
 	logger        *zap.Logger
+	fetchLog      fetchLog // failed fetches, one line per kind a minute
 	allowHTTP     bool
 	jitter        func(max time.Duration) time.Duration
 	epoch         time.Time // the clock at New; cache marks count from it
