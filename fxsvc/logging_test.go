@@ -247,7 +247,7 @@ func TestTheStartLineListsComponentsAndHidesSecrets(t *testing.T) {
 	want := map[string]any{
 		"log":         map[string]any{"level": "debug", "format": "json"},
 		"errors":      map[string]any{"format": "rfc9457"},
-		"oauthclient": map[string]any{"client_id": "orders"},
+		"oauthclient": map[string]any{"token_endpoint": "http://127.0.0.1:1/token", "client_id": "orders"},
 	}
 	for k, v := range want {
 		if !equalJSON(cfg[k], v) {

@@ -159,6 +159,12 @@ func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Durati
 	}
 	if c := i.oauth; c != nil {
 		_ = enc.AddObject("oauthclient", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
+			if iss := c.Issuer(); iss != "" {
+				enc.AddString("issuer", iss)
+			}
+			if ep := c.TokenEndpoint(); ep != "" {
+				enc.AddString("token_endpoint", ep)
+			}
 			enc.AddString("client_id", c.ClientID())
 			return nil
 		}))
