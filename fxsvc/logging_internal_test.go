@@ -71,11 +71,11 @@ func TestBothBadLogVariablesAreReported(t *testing.T) {
 	}
 }
 
-func TestSettingsErrorsAreDeduplicatedAndSorted(t *testing.T) {
+func TestSettingsReportIsDeduplicatedAndSorted(t *testing.T) {
 	a, b := errors.New("b: second"), errors.New("a: first")
 	err := settingsErrors([]error{a, b, errors.New("b: second")})
-	var se *SettingsErrors
-	if !errors.As(err, &se) || len(se.Errors) != 2 || se.Errors[0] != b || se.Errors[1] != a {
+	var se *settingsReport
+	if !errors.As(err, &se) || len(se.errs) != 2 || se.errs[0] != b || se.errs[1] != a {
 		t.Fatalf("%#v", err)
 	}
 	if settingsErrors(nil) != nil {

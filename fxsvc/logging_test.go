@@ -169,7 +169,7 @@ func TestAnAppWithoutALoggerLogsKeyFetchFailures(t *testing.T) {
 	t.Setenv("SVC_AUTHN_AUDIENCE", "api://orders")
 	app := runApp(t, fx.Supply(chi.NewRouter()), fxsvc.Authn(nil), fxsvc.Serve())
 	rec := app.waitFor(t, "signing keys not loaded; retrying")
-	if rec["level"] != "error" || !strings.HasPrefix(rec["failure"].(string), "discovery") {
+	if failure, _ := rec["failure"].(string); rec["level"] != "error" || !strings.HasPrefix(failure, "discovery") {
 		t.Fatalf("the failure's line: %v", rec)
 	}
 }
@@ -275,4 +275,21 @@ func equalJSON(a, b any) bool {
 	ja, _ := json.Marshal(a)
 	jb, _ := json.Marshal(b)
 	return string(ja) == string(jb)
+}
+
+// A stop that fails says so in the stop line, at error level.
+func TestTheStopLineSaysAStopFailed(t *testing.T) {
+	failing := fx.Invoke(func(lc fx.Lifecycle) {
+		lc.Append(fx.StopHook(func() error { return errors.New("queue flush failed") }))
+	})
+	app := runApp(t, fx.Supply(chi.NewRouter()), failing, fxsvc.Serve())
+	if code := app.stop(t); code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, app.stderr.String())
+	}
+	rec, ok := find(app.stderr.String(), "svc: stopped")
+	cause, _ := rec["error"].(string)
+	if !ok || rec["level"] != "error" || rec["outcome"] != "failed" ||
+		!strings.Contains(cause, "queue flush failed") || rec["exit_code"] != float64(1) {
+		t.Fatalf("stop line %v:\n%s", rec, app.stderr.String())
+	}
 }

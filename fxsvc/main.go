@@ -22,8 +22,8 @@ import (
 //
 // Any configuration error fails before anything starts, with the error on
 // stderr and exit status 1. Every component's settings are read before any
-// component is built, and every bad one is reported together (a
-// *SettingsErrors), each naming its variable or option.
+// component is built, and every bad one is reported together, each naming
+// its variable or option.
 //
 // The app logs to its own *zap.Logger, or to [DefaultLogger] (on stderr)
 // when it has none: one line once started (the address, the active
@@ -96,7 +96,7 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	defer cancel()
 	if err := app.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "svc: start: %v\n", err)
-		info.log.Error("svc: start failed", zap.Error(err))
+		info.logger().Error("svc: start failed", zap.Error(err))
 		return 1
 	}
 	info.started(app.StopTimeout())

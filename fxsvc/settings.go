@@ -64,20 +64,20 @@ type settingsIn struct {
 	Mode   checkOnly       `optional:"true"`
 }
 
-// SettingsErrors is every invalid setting of an app, each naming the
-// variable or option to fix; [Run] and [Check] report them together before
-// anything is built. Errors holds them one by one, in a stable order.
-type SettingsErrors struct {
-	Errors []error
+// settingsReport is every invalid setting of an app, each naming the
+// variable or option to fix, in a stable order; [Run] and [Check] print it
+// before anything is built.
+type settingsReport struct {
+	errs []error
 }
 
-func (e *SettingsErrors) Error() string {
-	if len(e.Errors) == 1 {
-		return e.Errors[0].Error()
+func (e *settingsReport) Error() string {
+	if len(e.errs) == 1 {
+		return e.errs[0].Error()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d invalid settings:", len(e.Errors))
-	for _, err := range e.Errors {
+	fmt.Fprintf(&b, "%d invalid settings:", len(e.errs))
+	for _, err := range e.errs {
 		b.WriteString("\n  ")
 		b.WriteString(strings.ReplaceAll(err.Error(), "\n", "\n  "))
 	}
@@ -85,7 +85,7 @@ func (e *SettingsErrors) Error() string {
 }
 
 // Unwrap returns the errors, for errors.As and errors.Is.
-func (e *SettingsErrors) Unwrap() []error { return e.Errors }
+func (e *settingsReport) Unwrap() []error { return e.errs }
 
 // checkAllSettings is a module of its own placed first in the app: fx runs
 // the invokes of the app's modules in order, so it runs before any
@@ -103,7 +103,7 @@ func checkAllSettings(extra ...func() error) fx.Option {
 	}))
 }
 
-// settingsErrors returns nil for no errors, else a *SettingsErrors with the
+// settingsErrors returns nil for no errors, else a *settingsReport with the
 // duplicates removed (two components may read one variable) and sorted:
 // fx's value groups come in no set order.
 func settingsErrors(errs []error) error {
@@ -119,10 +119,10 @@ func settingsErrors(errs []error) error {
 		return nil
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Error() < out[j].Error() })
-	return &SettingsErrors{Errors: out}
+	return &settingsReport{errs: out}
 }
 
-// flatten lists the errors err joins (errors.Join, *SettingsErrors), one
+// flatten lists the errors err joins (errors.Join, *settingsReport), one
 // per bad setting.
 func flatten(err error) []error {
 	if err == nil {
