@@ -1,0 +1,76 @@
+// Package requestid gives every request an ID: the caller's X-Request-ID
+// when it is well-formed, else one made here. The ID is echoed on the
+// response and carried in the request context, where the access log, the
+// security records, the 500 log line and the server span read it.
+//
+//	h = requestid.Middleware(h)
+//	id := requestid.From(r.Context())
+package requestid
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+)
+
+// Header is the request and response header carrying the ID.
+const Header = "X-Request-ID"
+
+// MaxLength is the longest ID accepted from a caller; a longer one is
+// replaced, so a caller cannot fill logs through it.
+const MaxLength = 128
+
+type key struct{}
+
+// Middleware gives each request an ID before next runs: the incoming
+// X-Request-ID when [Valid], else a new random one (32 hex digits). The ID
+// is set on the response header and in the request context ([From]).
+func Middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(Header)
+		if !Valid(id) {
+			id = New()
+		}
+		w.Header().Set(Header, id)
+		next.ServeHTTP(w, r.WithContext(With(r.Context(), id)))
+	})
+}
+
+// With returns ctx carrying id.
+func With(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, key{}, id)
+}
+
+// From returns the request's ID, "" when no Middleware ran.
+func From(ctx context.Context) string {
+	id, _ := ctx.Value(key{}).(string)
+	return id
+}
+
+// New returns a random ID: 16 bytes from crypto/rand as 32 hex digits.
+func New() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// Valid reports whether id may be taken from a caller: 1 to MaxLength
+// characters, each a letter, a digit or one of - _ . : / + = (enough for
+// UUIDs, ULIDs, base64 and the IDs proxies make; nothing a log or a header
+// could misread).
+func Valid(id string) bool {
+	if id == "" || len(id) > MaxLength {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '-', c == '_', c == '.', c == ':', c == '/', c == '+', c == '=':
+		default:
+			return false
+		}
+	}
+	return true
+}
