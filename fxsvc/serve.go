@@ -135,6 +135,7 @@ func Serve(opts ...ServeOption) fx.Option {
 			})
 			return s, nil
 		}),
+		fx.Provide(fx.Annotate(newTelemetry, fx.ResultTags(`group:"`+wrapperGroup+`"`))),
 		fx.Invoke(func(*Server) {}),
 	)
 }
