@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/telemetry"
 )
 
@@ -54,5 +55,35 @@ func TestPanicIsRecordedAndRepanicked(t *testing.T) {
 	}()
 	if got := fieldsOf(only(t, logs, telemetry.AccessLogger))["http.response.status_code"]; got != int64(500) {
 		t.Fatalf("status %v, want 500", got)
+	}
+}
+
+// Behind the gate on a ServeMux, the route is the one the gate finds.
+func TestGateOnServeMuxNamesTheRoute(t *testing.T) {
+	mux := authn.NewServeMux()
+	mux.HandleFunc("GET /items/{id}", func(http.ResponseWriter, *http.Request) {})
+	g, err := authn.New(fakeVerifier{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	gated, err := g.Handler(mux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zapcore.InfoLevel)
+	h := telemetry.New(telemetry.AccessLog(zap.New(core))).Handler(gated)
+	for _, tc := range []struct {
+		token string
+		want  any
+	}{{"alice-token", "/items/{id}"}, {"", "/items/{id}"}} {
+		logs.TakeAll()
+		r := httptest.NewRequest(http.MethodGet, "/items/3", nil)
+		if tc.token != "" {
+			r.Header = bearer(tc.token)
+		}
+		h.ServeHTTP(httptest.NewRecorder(), r)
+		if got := fieldsOf(only(t, logs, telemetry.AccessLogger))["http.route"]; got != tc.want {
+			t.Errorf("token %q: http.route %v, want %v", tc.token, got, tc.want)
+		}
 	}
 }

@@ -34,6 +34,9 @@ const Scope = "github.com/svckit/svc/modules/telemetry"
 // AccessLogger is the name of the access log's logger.
 const AccessLogger = "svc.http.access"
 
+// idHeader is X-Request-ID as net/http keys it.
+var idHeader = http.CanonicalHeaderKey(requestid.Header)
+
 // Option configures [New].
 type Option func(*config)
 
@@ -133,21 +136,24 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 		next.ServeHTTP(w, r)
 		return
 	}
-	start := time.Now()
 	ctx := r.Context()
 	id := ""
 	if !t.cfg.noIDs {
-		id = r.Header.Get(requestid.Header)
-		if !requestid.Valid(id) {
+		// By the canonical key: Get and Set would canonicalize
+		// "X-Request-ID" into a new string on every request.
+		if v := r.Header[idHeader]; len(v) > 0 && requestid.Valid(v[0]) {
+			id = v[0]
+		} else {
 			id = requestid.New()
 		}
-		w.Header().Set(requestid.Header, id)
+		w.Header()[idHeader] = []string{id}
 		ctx = requestid.With(ctx, id)
 	}
 	if m == nil && tracer == nil && log == nil {
 		next.ServeHTTP(w, r.WithContext(ctx))
 		return
 	}
+	start := time.Now()
 	x := &exchange{rec: recorder{ResponseWriter: w}}
 	if t.cfg.fallback != nil {
 		x.st.SetFinder(t.cfg.fallback)
