@@ -94,6 +94,12 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // it as "no limit". A connection a handler hijacks (a websocket) may outlive
 // them: net/http clears its deadlines on Hijack, and its handler owns it.
 //
+// Outside every other wrapper it puts the request telemetry
+// (modules/telemetry, order [TelemetryOrder]): a request ID on every request
+// (X-Request-ID), the HTTP server metrics while the app's [Metrics] is
+// active, a server span once a tracer provider is installed, and the access
+// log with [AccessLog] or SVC_ACCESS_LOG=true.
+//
 // On stop it closes [Server.ShuttingDown] and waits, within
 // SVC_HTTP_DRAIN_TIMEOUT (default 8 s), for in-flight requests and for the
 // handlers of hijacked connections; those still running then are cut off

@@ -21,10 +21,12 @@ func writeAccess(log *zap.Logger, r *http.Request, x *exchange, span trace.Span,
 	if !found {
 		shown = "(no route)"
 	}
-	ce := log.Check(zapcore.InfoLevel, method+" "+shown+" "+statusText(status))
+	ce := log.Check(zapcore.InfoLevel, "")
 	if ce == nil {
 		return
 	}
+	// Built only once the record is wanted.
+	ce.Message = method + " " + shown + " " + statusText(status)
 	addr, ok := x.st.ClientAddress(r)
 	if !ok {
 		addr = peer(r)
