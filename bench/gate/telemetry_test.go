@@ -213,3 +213,26 @@ func svcGateAround(tb testing.TB, k *keys, router http.Handler) http.Handler {
 	}
 	return h
 }
+
+// BenchmarkTelemetry runs each stack alone, for its allocations per
+// request (the paired loop reports both sides' together).
+func BenchmarkTelemetry(b *testing.B) {
+	k := theKeys(b)
+	b.Run("svc-all-on", func(b *testing.B) {
+		o := newObservability(b)
+		serve(b, svcTelemetry(b, k, telemetry.AccessLog(o.log), telemetry.MeterProvider(o.mp), telemetry.TracerProvider(o.tp)),
+			request(k.one.auth), http.StatusOK)
+	})
+	b.Run("otelhttp-zap", func(b *testing.B) {
+		serve(b, peerTelemetry(b, k, newObservability(b)), request(k.one.auth), http.StatusOK)
+	})
+	b.Run("svc-all-off", func(b *testing.B) {
+		serve(b, svcTelemetry(b, k, telemetry.RequestIDs(false)), request(k.one.auth), http.StatusOK)
+	})
+	b.Run("svc-ids-only", func(b *testing.B) {
+		serve(b, svcTelemetry(b, k), request(k.one.auth), http.StatusOK)
+	})
+	b.Run("gate", func(b *testing.B) {
+		serve(b, svcGate()(b, k), request(k.one.auth), http.StatusOK)
+	})
+}
