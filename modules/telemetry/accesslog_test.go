@@ -31,6 +31,7 @@ func TestAccessLogRecordsEveryAnswerOfTheGate(t *testing.T) {
 		{"no token", "/orders/42", "", "192.0.2.1:1234", 401, "/orders/{id}", ""},
 		{"missing scope", "/admin", "alice-token", "192.0.2.1:1234", 403, "/admin", "alice"},
 		{"banned", "/orders/7", "alice-token", "192.0.2.9:4000", 429, "/orders/{id}", ""},
+		{"keys unavailable", "/orders/7", "nokeys-token", "192.0.2.1:1234", 503, "/orders/{id}", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			logs.TakeAll()

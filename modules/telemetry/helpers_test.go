@@ -25,6 +25,8 @@ func (fakeVerifier) Verify(_ context.Context, token string) (authn.Principal, er
 		return authn.Principal{Subject: "alice", Issuer: "https://idp.test", Scopes: authn.NewScopes("read"), Authenticated: true}, nil
 	case "broken-token":
 		return authn.Principal{}, io.ErrUnexpectedEOF
+	case "nokeys-token":
+		return authn.Principal{}, authn.ErrKeysUnavailable
 	}
 	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
 }

@@ -3,6 +3,7 @@ package telemetry
 import (
 	"context"
 	"net/http"
+	"reflect"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
@@ -41,11 +42,14 @@ func (t *Telemetry) tracer() trace.Tracer {
 		return nil
 	}
 	if s := t.tracers.Load(); s != nil && s.tp == tp {
+		// Safe: only comparable providers are cached, so == cannot panic.
 		return s.tracer
 	}
-	s := &tracerSlot{tp: tp, tracer: tp.Tracer(Scope)}
-	t.tracers.Store(s)
-	return s.tracer
+	tracer := tp.Tracer(Scope)
+	if reflect.TypeOf(tp).Comparable() {
+		t.tracers.Store(&tracerSlot{tp: tp, tracer: tracer})
+	}
+	return tracer
 }
 
 func startSpan(ctx context.Context, tracer trace.Tracer, r *http.Request, method, id string) (context.Context, trace.Span) {

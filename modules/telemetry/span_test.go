@@ -139,3 +139,24 @@ func TestNoSpanWithoutATracerProvider(t *testing.T) {
 		t.Fatalf("span context %v without tracing", sc)
 	}
 }
+
+// uncomparable is a provider whose value cannot be compared with ==.
+type uncomparable struct {
+	trace.TracerProvider
+	tags []string
+}
+
+// A provider of an uncomparable type is used, not cached (caching would
+// compare it and panic).
+func TestUncomparableTracerProvider(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	defer func() { _ = tp.Shutdown(t.Context()) }()
+	h := telemetry.New(telemetry.TracerProvider(uncomparable{TracerProvider: tp})).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for range 2 {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	}
+	if n := len(sr.Ended()); n != 2 {
+		t.Fatalf("%d spans, want 2", n)
+	}
+}
