@@ -156,3 +156,16 @@ func TestUnknownMethodsShareOneValue(t *testing.T) {
 		t.Error("methods are case-sensitive (RFC 9110): get is not GET")
 	}
 }
+
+// The subject is personal data: written only under authn.EndUser(true).
+func TestAccessLogOmitsTheSubjectWithoutEndUser(t *testing.T) {
+	h, logs := stack(t, nil)
+	r := httptest.NewRequest(http.MethodGet, "/orders/1", nil)
+	r.Header = bearer("alice-token")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	f := fieldsOf(only(t, logs, telemetry.AccessLogger))
+	if _, has := f["enduser.id"]; has || w.Code != http.StatusOK {
+		t.Fatalf("%d, record %v: enduser.id without authn.EndUser(true)", w.Code, f)
+	}
+}
