@@ -108,6 +108,12 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // change; one without the other fails the build, a pair that does not load
 // fails start, naming both files.
 //
+// Outside every other wrapper it puts the request telemetry
+// (modules/telemetry, order [TelemetryOrder]): a request ID on every request
+// (X-Request-ID), the HTTP server metrics while the app's [Metrics] is
+// active, a server span once a tracer provider is installed, and the access
+// log with [AccessLog] or SVC_ACCESS_LOG=true.
+//
 // On stop it first fails /readyz (see [Health]) and keeps serving for
 // SVC_HTTP_SHUTDOWN_DELAY (default 0, see [ShutdownDelay]), so that load
 // balancers stop sending; then it closes [Server.ShuttingDown] and waits, within
@@ -153,6 +159,7 @@ func Serve(opts ...ServeOption) fx.Option {
 			})
 			return s, nil
 		}),
+		fx.Provide(fx.Annotate(newTelemetry, fx.ResultTags(`group:"`+wrapperGroup+`"`))),
 		fx.Invoke(func(*Server) {}),
 	)
 }
