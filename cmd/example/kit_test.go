@@ -1,8 +1,11 @@
 package main
 
 import (
+	"bytes"
+	"strings"
 	"testing"
 
+	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn/authntest"
 	"github.com/svckit/svc/modules/oauthclient/oauthclienttest"
 	"github.com/svckit/svc/svctest"
@@ -46,5 +49,25 @@ func TestTheExampleWithAConfiguredIssuerAndTokenServer(t *testing.T) {
 	}
 	if ts.Fetches() != 1 || ts.Requests()[0].Form.Get("scope") != "invoices:read" {
 		t.Fatalf("token server saw %d fetches: %+v", ts.Fetches(), ts.Requests())
+	}
+}
+
+// check prints the same listing every time, notes in a fixed order, though
+// fx hands value groups over in no fixed order.
+func TestCheckPrintsTheSameEveryTime(t *testing.T) {
+	var first string
+	for i := range 8 {
+		var out, errOut bytes.Buffer
+		if code := fxsvc.Run([]string{"check"}, &out, &errOut, options()...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut.String())
+		}
+		if i == 0 {
+			first = out.String()
+			if !strings.Contains(first, "idempotency=required ratelimit=10/s burst 20") {
+				t.Fatalf("POST /orders notes not in order:\n%s", first)
+			}
+		} else if out.String() != first {
+			t.Fatalf("run %d differs:\n%s\nfirst:\n%s", i, out.String(), first)
+		}
 	}
 }
