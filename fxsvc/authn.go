@@ -35,11 +35,11 @@ import (
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 	return fx.Module("svc.authn",
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
-		checkSettingsFor(func(mode checkOnly) error {
+		checkSettingsFor(func(env settingsEnv) error {
 			if v == nil {
 				// Discover opens nothing: the verifier built only to
 				// check is dropped.
-				_, err := envVerifier(mode, nil, zap.NewNop())
+				_, err := envVerifier(env.check, nil, zap.NewNop())
 				return err
 			}
 			// A verifier refusing its settings (authn.JWTVerifier.Err)

@@ -111,6 +111,9 @@ func collectRoutes(in checkIn) ([]Route, error) {
 					route.Notes = append(route.Notes, note)
 				}
 			}
+			// fx hands a value group over in no fixed order: sort, so that
+			// check prints the same line every time.
+			sort.Strings(route.Notes)
 			routes = append(routes, route)
 			return nil
 		})

@@ -2,7 +2,9 @@ package fxsvc
 
 import (
 	"context"
+	"fmt"
 
+	"go.opentelemetry.io/contrib/instrumentation/runtime"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
@@ -28,6 +30,11 @@ import (
 // or modules/metrics/allexporters). An auto-disabled
 // component (exporter auto with no endpoint) is registered and inactive,
 // so Metrics() may be added unconditionally.
+//
+// While active it also reports the Go runtime's metrics
+// (go.opentelemetry.io/contrib/instrumentation/runtime: go.memory.used,
+// go.goroutine.count, go.processor.limit, ...), and [Serve] records the
+// HTTP server metrics into it.
 func Metrics(opts ...metrics.Option) fx.Option {
 	return fx.Module("svc.metrics",
 		lifecycle.Singleton(metrics.Kind, "fxsvc.Metrics"),
@@ -66,7 +73,26 @@ func onlyOneMetricsPerApp(p metricsParams) (*metrics.Metrics, error) {
 		return nil, err
 	}
 	lifecycle.Register(p.Lifecycle, namedMetrics{m})
+	p.Lifecycle.Append(fx.Hook{OnStart: func(context.Context) error { return startRuntimeMetrics(m) }})
 	return m, nil
+}
+
+// startRuntimeMetrics reports the Go runtime's metrics (go.memory.*,
+// go.goroutine.count, go.processor.limit, ...) on an active component's
+// provider. They live as long as that provider: the component's Close
+// shuts it down, and a later app's component starts its own.
+func startRuntimeMetrics(m *metrics.Metrics) error {
+	if !m.Active() {
+		return nil
+	}
+	p, err := m.Provider()
+	if err != nil {
+		return fmt.Errorf("fxsvc.Metrics: Go runtime metrics: %w", err)
+	}
+	if err := runtime.Start(runtime.WithMeterProvider(p)); err != nil {
+		return fmt.Errorf("fxsvc.Metrics: Go runtime metrics: %w", err)
+	}
+	return nil
 }
 
 // namedMetrics gives the component its lifecycle name, "metrics/<name>",

@@ -27,11 +27,14 @@ func OAuthClient(opts ...oauthclient.Option) fx.Option {
 	return fx.Module("svc.oauthclient",
 		lifecycle.Singleton(oauthclient.Kind, "fxsvc.OAuthClient"),
 		fx.Supply(fx.Private, oauthClientOptions(opts)),
-		checkSettings(func() error {
+		checkSettingsFor(func(env settingsEnv) error {
 			// New opens nothing (no goroutine, no connection): the client
 			// built only to check is simply dropped. Closing it would close
 			// the idle connections of an http.Client the options share.
 			_, err := oauthclient.New(opts...)
+			if err != nil && env.forTests {
+				_, err = unconfiguredClient(opts, err)
+			}
 			return err
 		}),
 		fx.Provide(onlyOneOauthClientPerApp),
@@ -48,6 +51,7 @@ type oauthClientParams struct {
 	Lifecycle fx.Lifecycle
 	Options   oauthClientOptions
 	Log       logIn
+	ForTests  *forTests `optional:"true"`
 }
 
 // onlyOneOauthClientPerApp builds and registers the client. Its name is
@@ -60,6 +64,9 @@ func onlyOneOauthClientPerApp(p oauthClientParams) (*oauthclient.Client, error) 
 	// First, so an oauthclient.Logger in opts still wins.
 	all := append([]oauthclient.Option{oauthclient.Logger(log.Named("svc.oauthclient"))}, p.Options...)
 	c, err := oauthclient.New(all...)
+	if err != nil && p.ForTests != nil {
+		c, err = unconfiguredClient(all, err)
+	}
 	if err != nil {
 		return nil, err
 	}

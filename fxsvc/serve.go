@@ -114,6 +114,12 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // change; one without the other fails the build, a pair that does not load
 // fails start, naming both files.
 //
+// Outside every other wrapper it puts the request telemetry
+// (modules/telemetry, order [TelemetryOrder]): a request ID on every request
+// (X-Request-ID), the HTTP server metrics while the app's [Metrics] is
+// active, a server span once a tracer provider is installed, and the access
+// log with [AccessLog] or SVC_ACCESS_LOG=true.
+//
 // On stop it first fails /readyz (see [Health]) and keeps serving for
 // SVC_HTTP_SHUTDOWN_DELAY (default 0, see [ShutdownDelay]), so that load
 // balancers stop sending; then it closes [Server.ShuttingDown] and waits, within
@@ -124,6 +130,7 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 func Serve(opts ...ServeOption) fx.Option {
 	return fx.Module("svc.http",
 		checkSettings(func() error { _, err := loadServeConfig(opts); return err }),
+		checkSettings(func() error { _, err := loadTelemetryEnv(); return err }),
 		fx.Provide(func(in serveIn) (*Server, error) {
 			cfg, err := loadServeConfig(append(append([]ServeOption(nil), opts...), in.Overrides...))
 			if err != nil {
@@ -160,6 +167,7 @@ func Serve(opts ...ServeOption) fx.Option {
 			})
 			return s, nil
 		}),
+		fx.Provide(fx.Annotate(newTelemetry, fx.ResultTags(`group:"`+wrapperGroup+`"`))),
 		fx.Invoke(func(*Server) {}),
 	)
 }

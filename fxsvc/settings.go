@@ -18,17 +18,24 @@ const settingsGroup = "svc.settings"
 // variables would learn of them one start at a time; [Run] and [Check]
 // run every component's check first and report every bad setting at once.
 type settingsCheck struct {
-	check func(checkOnly) error
+	check func(settingsEnv) error
+}
+
+// settingsEnv is what a check may need to know of the app: whether its
+// graph is built by [Check], or for a test ([ForTests]); both need fewer
+// settings than a deployment.
+type settingsEnv struct {
+	check    checkOnly
+	forTests bool
 }
 
 // checkSettings adds a component's settings check to the app.
 func checkSettings(check func() error) fx.Option {
-	return checkSettingsFor(func(checkOnly) error { return check() })
+	return checkSettingsFor(func(settingsEnv) error { return check() })
 }
 
-// checkSettingsFor adds a check that knows whether the graph is built by
-// [Check], which needs fewer settings than a running app.
-func checkSettingsFor(check func(checkOnly) error) fx.Option {
+// checkSettingsFor adds a check that depends on how the app is built.
+func checkSettingsFor(check func(settingsEnv) error) fx.Option {
 	return fx.Supply(fx.Annotated{Group: settingsGroup, Target: settingsCheck{check: check}})
 }
 
@@ -60,8 +67,9 @@ type checkedIn struct {
 
 type settingsIn struct {
 	fx.In
-	Checks []settingsCheck `group:"svc.settings"`
-	Mode   checkOnly       `optional:"true"`
+	Checks   []settingsCheck `group:"svc.settings"`
+	Mode     checkOnly       `optional:"true"`
+	ForTests *forTests       `optional:"true"`
 }
 
 // settingsReport is every invalid setting of an app, each naming the
@@ -93,8 +101,9 @@ func (e *settingsReport) Unwrap() []error { return e.errs }
 func checkAllSettings(extra ...func() error) fx.Option {
 	return fx.Module("svc.settings", fx.Supply(&settingsChecked{}), fx.Invoke(func(in settingsIn) error {
 		var all []error
+		env := settingsEnv{check: in.Mode, forTests: in.ForTests != nil}
 		for _, c := range in.Checks {
-			all = append(all, flatten(c.check(in.Mode))...)
+			all = append(all, flatten(c.check(env))...)
 		}
 		for _, c := range extra {
 			all = append(all, flatten(c())...)

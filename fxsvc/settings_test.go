@@ -24,6 +24,7 @@ func badSettings(t *testing.T) {
 	t.Setenv("SVC_LOG_LEVEL", "loud")
 	t.Setenv("SVC_SHUTDOWN_TIMEOUT", "never")
 	t.Setenv("SVC_TRACING_EXPORTER", "smoke-signals")
+	t.Setenv("SVC_ACCESS_LOG", "sometimes")
 }
 
 // digInternals are what fx and dig say about themselves: the user wrote
@@ -44,7 +45,7 @@ func TestEveryBadSettingIsReportedAtOnce(t *testing.T) {
 			}
 			msg := errOut.String()
 			want := []string{"SVC_HTTP_READ_TIMEOUT", "SVC_HTTP_IDLE_TIMEOUT", "SVC_METRICS_EXPORTER",
-				"SVC_AUTHN_AUDIENCE", "SVC_LOG_LEVEL", "SVC_SHUTDOWN_TIMEOUT", "SVC_TRACING_EXPORTER"}
+				"SVC_AUTHN_AUDIENCE", "SVC_LOG_LEVEL", "SVC_SHUTDOWN_TIMEOUT", "SVC_TRACING_EXPORTER", "SVC_ACCESS_LOG"}
 			for _, v := range want {
 				if !strings.Contains(msg, v) {
 					t.Errorf("%s is not named:\n%s", v, msg)
@@ -150,5 +151,21 @@ func TestAnAppsOwnSettingsAreCheckedWithTheComponents(t *testing.T) {
 	counted := fxsvc.CheckSettings(func() error { runs++; return nil })
 	if code := fxsvc.Run([]string{"check"}, &out, &errOut, counted); code != 0 || runs != 1 {
 		t.Fatalf("exit %d, the check ran %d times: %s", code, runs, errOut.String())
+	}
+}
+
+// A test app (fxsvc.ForTests) needs no outbound identity, under the
+// settings check as when built.
+func TestATestAppNeedsNoOutboundSettings(t *testing.T) {
+	for _, v := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "SVC_OAUTHCLIENT_CLIENT_ID"} {
+		t.Setenv(v, "")
+	}
+	var out, errOut bytes.Buffer
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, fxsvc.ForTests(), fxsvc.OAuthClient()); code != 0 {
+		t.Fatalf("with ForTests: exit %d: %s", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, fxsvc.OAuthClient()); code != 1 || !strings.Contains(errOut.String(), "SVC_OAUTHCLIENT_") {
+		t.Fatalf("without: exit %d: %s", code, errOut.String())
 	}
 }

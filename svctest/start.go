@@ -45,15 +45,18 @@ type started struct {
 }
 
 // Start builds the app from opts (they must include fxsvc.Serve), listens
-// on 127.0.0.1 on a free port whatever SVC_HTTP_ADDR or fxsvc.Addr say,
-// starts it, and waits until its verifier holds keys. A build or start
+// on 127.0.0.1 on a free port in plain HTTP whatever SVC_HTTP_ADDR,
+// fxsvc.Addr or the TLS settings say, starts it, and waits until its
+// verifier holds keys. It adds fxsvc.ForTests: an fxsvc.OAuthClient with no
+// SVC_OAUTHCLIENT_* settings starts, failing only if a token is asked for. A build or start
 // error, or keys that do not arrive within ReadyTimeout, fail the test. The
 // app stops when the test ends.
 func Start(t testing.TB, opts ...fx.Option) *App {
 	t.Helper()
 	var in started
 	all := append([]fx.Option{fx.NopLogger}, opts...)
-	all = append(all, fxsvc.ServeOverride(fxsvc.Addr("127.0.0.1:0")), fx.Populate(&in))
+	all = append(all, fxsvc.ForTests(),
+		fxsvc.ServeOverride(fxsvc.Addr("127.0.0.1:0"), fxsvc.TLSFiles("", "")), fx.Populate(&in))
 	app := fxtest.New(t, all...)
 	app.RequireStart()
 	t.Cleanup(app.RequireStop)

@@ -1,12 +1,16 @@
 package svctest_test
 
 import (
+	"errors"
+	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/svctest"
 )
 
@@ -24,5 +28,40 @@ func TestStartListensOnAFreeLoopbackPort(t *testing.T) {
 		if r := app.Get(t, "/", ""); r.Status != 200 || r.Body != "ok" {
 			t.Fatalf("%s: %d %q", app.URL, r.Status, r.Body)
 		}
+	}
+}
+
+// A test of a service that never calls out needs no SVC_OAUTHCLIENT_*
+// variable, and one that does call out learns why it cannot.
+func TestStartNeedsNoOutboundSettingsUntilATokenIsAskedFor(t *testing.T) {
+	for _, k := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "SVC_OAUTHCLIENT_CLIENT_ID"} {
+		t.Setenv(k, "")
+	}
+	var billing *oauthclient.Pattern
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, err := billing.Token(r.Context()); !errors.Is(err, fxsvc.ErrOutboundNotConfigured) {
+			http.Error(w, fmt.Sprint(err), http.StatusInternalServerError)
+			return
+		}
+		_, _ = w.Write([]byte("told"))
+	})
+	app := svctest.Start(t,
+		fxsvc.OAuthClient(), fxsvc.ClientCredentials("billing"),
+		fx.Provide(func() http.Handler { return h }),
+		fx.Invoke(fx.Annotate(func(p *oauthclient.Pattern) { billing = p }, fx.ParamTags(`name:"billing"`))),
+		fxsvc.Serve())
+	if r := app.Get(t, "/", ""); r.Status != 200 || r.Body != "told" {
+		t.Fatalf("%d %s", r.Status, r.Body)
+	}
+}
+
+// Outside a test kit the same app still fails to start, naming the setting.
+func TestOutboundSettingsAreStillRequiredInProduction(t *testing.T) {
+	for _, k := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "SVC_OAUTHCLIENT_CLIENT_ID"} {
+		t.Setenv(k, "")
+	}
+	err := fx.New(fx.NopLogger, fxsvc.OAuthClient()).Err()
+	if err == nil || !strings.Contains(err.Error(), "SVC_OAUTHCLIENT_ISSUER") {
+		t.Fatalf("fx.New error = %v, want one naming SVC_OAUTHCLIENT_ISSUER", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/reqstate"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -121,6 +122,8 @@ type routeFinder interface {
 	// hasAnonymous reports whether any route is anonymous: only then must a
 	// request without a token be routed (and spend the flood limit).
 	hasAnonymous() bool
+	// FindRoute is find for the telemetry wrapper, after the handler ran.
+	reqstate.Finder
 }
 
 // Middleware returns the gate as a plain middleware for hand-built stacks.
@@ -164,7 +167,11 @@ func (g *Gate) wrap(next http.Handler, routes routeFinder) http.Handler {
 }
 
 func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, routes routeFinder) {
+	st := g.tell(r, routes)
 	if g.meta != nil && r.URL.Path == g.meta.path {
+		if st != nil {
+			st.SetRoute(g.meta.path, true)
+		}
 		g.meta.ServeHTTP(w, r)
 		return
 	}
@@ -174,7 +181,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, excluded: true})))
 		return
 	}
-	q := gateRequest{g: g, r: r, routes: routes}
+	q := gateRequest{g: g, r: r, routes: routes, st: st}
 	if g.bans != nil {
 		if wait, banned := g.bans.Banned(q.address()); banned {
 			// Counted, not written: a banned forger must not fill the log.
@@ -249,6 +256,7 @@ type gateRequest struct {
 	g       *Gate
 	r       *http.Request
 	routes  routeFinder
+	st      *reqstate.State // nil without the telemetry wrapper
 	addr    string
 	hasAddr bool
 	pattern string
@@ -271,6 +279,9 @@ func (q *gateRequest) route() string {
 	if !q.looked && q.routes != nil {
 		q.pattern, _, q.found = q.routes.find(q.r)
 		q.looked = true
+		if q.st != nil {
+			q.st.SetRoute(q.pattern, q.found)
+		}
 	}
 	return q.pattern
 }
@@ -313,6 +324,9 @@ func (g *Gate) routedWithoutToken(q *gateRequest) bool {
 	r := q.r
 	pattern, gd, found := q.routes.find(r)
 	q.pattern, q.found, q.looked = pattern, found, true
+	if q.st != nil {
+		q.st.SetRoute(pattern, found)
+	}
 	if found {
 		return gd.anonymous
 	}
@@ -364,7 +378,8 @@ func (g *Gate) refuse(w http.ResponseWriter, r *http.Request, ref *Refusal) {
 
 // internalError answers 500: the verifier or the hook failed, not the caller.
 func (g *Gate) internalError(w http.ResponseWriter, r *http.Request, err error) {
-	g.log.Error("authn: request could not be authenticated", zap.String("url.path", r.URL.Path), zap.Error(err))
+	g.log.Error("authn: request could not be authenticated", zap.String("url.path", r.URL.Path),
+		requestIDField(r), zap.Error(err))
 	res := responsesFor(r)
 	res.RenderDescription(svcerrors.Description{Kind: svcerrors.Kind{
 		Status: http.StatusInternalServerError, Title: http.StatusText(http.StatusInternalServerError),

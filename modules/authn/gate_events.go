@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/requestid"
 )
 
 // EventsLogger is the name of the security events logger.
@@ -181,6 +182,9 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	sc := trace.SpanContextFromContext(r.Context())
 	if sc.IsValid() {
 		fields = append(fields, zap.String("trace_id", sc.TraceID().String()), zap.String("span_id", sc.SpanID().String()))
+	}
+	if id := requestid.From(r.Context()); id != "" {
+		fields = append(fields, zap.String(requestid.LogField, id))
 	}
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("svc.security.suppressed", suppressed))

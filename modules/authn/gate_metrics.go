@@ -7,6 +7,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/svckit/svc/internal/reqstate"
 )
 
 // meterScope is the instrumentation scope of the gate's metrics.
@@ -106,10 +108,14 @@ func (g *Gate) countBanStarted(ctx context.Context) {
 	}
 }
 
-// setEndUser names the caller on the server span (EndUser(true) only).
+// setEndUser names the caller on the server span and in the access log
+// (EndUser(true) only).
 func setEndUser(ctx context.Context, subject string) {
 	if subject == "" {
 		return
+	}
+	if st := reqstate.From(ctx); st != nil {
+		st.SetSubject(subject)
 	}
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {
 		span.SetAttributes(attribute.String("enduser.id", subject))

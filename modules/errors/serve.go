@@ -6,6 +6,8 @@ import (
 	"net/http"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/modules/requestid"
 )
 
 type ctxKey struct{}
@@ -68,6 +70,7 @@ func (r *Responses) ServeError(w http.ResponseWriter, req *http.Request, err err
 		r.log().Error("svc: unhandled handler error",
 			zap.String("http.request.method", req.Method),
 			zap.String("url.path", req.URL.Path),
+			requestIDField(req),
 			zap.Error(err))
 	}
 	out.Write(w)
@@ -104,6 +107,7 @@ func (fn HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	zap.L().Error("svc: unhandled handler error",
 		zap.String("http.request.method", r.Method),
 		zap.String("url.path", r.URL.Path),
+		requestIDField(r),
 		zap.Error(err))
 	http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
 }
@@ -122,4 +126,13 @@ func Respond(w http.ResponseWriter, r *http.Request, status int, detail string, 
 		d.Extensions = sortedMembers(extensions)
 	}
 	res.RenderDescription(d, r.URL.Path).Write(w)
+}
+
+// requestIDField is the request's ID for a log line, nothing when it has
+// none (no requestid.Middleware ran).
+func requestIDField(r *http.Request) zap.Field {
+	if id := requestid.From(r.Context()); id != "" {
+		return zap.String(requestid.LogField, id)
+	}
+	return zap.Skip()
 }

@@ -17,6 +17,15 @@ import (
 // Header is the request and response header carrying the ID.
 const Header = "X-Request-ID"
 
+// LogField is the log record field carrying the ID: the Elastic Common
+// Schema's http.request.id (OpenTelemetry names none). The access log, the
+// security records and the 500 log lines use it.
+const LogField = "http.request.id"
+
+// SpanAttribute is the server span's attribute carrying the ID, the same
+// name as the log field.
+const SpanAttribute = LogField
+
 // MaxLength is the longest ID accepted from a caller; a longer one is
 // replaced, so a caller cannot fill logs through it.
 const MaxLength = 128

@@ -54,6 +54,7 @@ type Server struct {
 	faults   []Fault
 	requests []Request
 	lifetime time.Duration
+	mint     func(Request) string
 }
 
 // Request is what the server received on its token endpoint.
@@ -98,6 +99,16 @@ func (s *Server) ClientOptions() []oauthclient.Option {
 func (s *Server) Lifetime(d time.Duration) {
 	s.mu.Lock()
 	s.lifetime = d
+	s.mu.Unlock()
+}
+
+// IssueWith makes the server issue the tokens mint returns for each
+// request instead of opaque ones: e.g. JWTs from an authntest.Issuer, so
+// that a service calling itself, or another service under test, accepts
+// them.
+func (s *Server) IssueWith(mint func(Request) string) {
+	s.mu.Lock()
+	s.mint = mint
 	s.mu.Unlock()
 }
 
@@ -172,14 +183,15 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	if !basic {
 		id, sec = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
 	}
+	rq := Request{Form: r.PostForm, ClientID: id, Basic: basic}
 	s.mu.Lock()
-	s.requests = append(s.requests, Request{Form: r.PostForm, ClientID: id, Basic: basic})
+	s.requests = append(s.requests, rq)
 	var fault *Fault
 	if len(s.faults) > 0 {
 		fault = &s.faults[0]
 		s.faults = s.faults[1:]
 	}
-	lifetime := s.lifetime
+	lifetime, mint := s.lifetime, s.mint
 	s.mu.Unlock()
 
 	switch {
@@ -193,8 +205,12 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusUnauthorized, "invalid_client", 0)
 		return
 	}
+	tok := fmt.Sprintf("tok-%d", s.seq.Add(1))
+	if mint != nil {
+		tok = mint(rq)
+	}
 	resp := map[string]any{
-		"access_token": fmt.Sprintf("tok-%d", s.seq.Add(1)),
+		"access_token": tok,
 		"token_type":   "Bearer",
 		"expires_in":   int(lifetime / time.Second),
 	}

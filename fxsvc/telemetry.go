@@ -1,0 +1,116 @@
+package fxsvc
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"reflect"
+
+	"github.com/caarlos0/env/v11"
+	"github.com/go-chi/chi/v5"
+	"go.opentelemetry.io/otel/trace"
+	"go.uber.org/fx"
+
+	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/modules/telemetry"
+)
+
+// accessLogGroup collects the [AccessLog] options of an app: a group, so
+// that adding it twice is harmless.
+const accessLogGroup = "svc.http.accesslog"
+
+type accessLogOn struct{}
+
+// AccessLog turns on the access log of [Serve]: one record per request
+// (logger svc.http.access on the graph's *zap.Logger, else
+// [DefaultLogger]), with the method, the route template, the status, the
+// body size, the duration, the caller's address (authn.Trusted proxies
+// honoured), the request ID and, under authn.EndUser(true), the subject. It is written outside the
+// authentication gate, so the gate's refusals are logged too.
+// SVC_ACCESS_LOG=true turns it on without code; the option wins over
+// SVC_ACCESS_LOG=false.
+func AccessLog() fx.Option {
+	return fx.Supply(fx.Annotated{Group: accessLogGroup, Target: accessLogOn{}})
+}
+
+// TelemetryOrder is the [Wrapper] order of the request telemetry of
+// [Serve]: outside the error format (0), so it sees every answer as sent.
+const TelemetryOrder = -100
+
+type telemetryEnv struct {
+	AccessLog *bool `env:"SVC_ACCESS_LOG"`
+}
+
+type telemetryIn struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	AccessLog []accessLogOn        `group:"svc.http.accesslog"`
+	Metrics   *metrics.Metrics     `optional:"true"`
+	Tracers   trace.TracerProvider `optional:"true"`
+	Log       logIn
+	Router    *chi.Mux       `optional:"true"`
+	ChiRouter chi.Router     `optional:"true"`
+	ServeMux  *http.ServeMux `optional:"true"`
+	Handler   http.Handler   `optional:"true"`
+}
+
+// newTelemetry builds the request telemetry [Serve] puts outermost: request
+// IDs always; HTTP server metrics while the app's metrics component is
+// active; server spans on the graph's trace.TracerProvider, else on the
+// global one once installed; the access log when asked for.
+func newTelemetry(in telemetryIn) (Wrapper, error) {
+	e, err := loadTelemetryEnv()
+	if err != nil {
+		return Wrapper{}, err
+	}
+	opts := []telemetry.Option{}
+	if len(in.AccessLog) > 0 || (e.AccessLog != nil && *e.AccessLog) {
+		log, err := in.Log.get()
+		if err != nil {
+			return Wrapper{}, err
+		}
+		opts = append(opts, telemetry.AccessLog(log))
+	}
+	if in.Tracers != nil {
+		opts = append(opts, telemetry.TracerProvider(in.Tracers))
+	}
+	// Without a gate, the router itself names the routes.
+	if router, err := pickRouter(serveIn{Router: in.Router, ChiRouter: in.ChiRouter, ServeMux: in.ServeMux, Handler: in.Handler}); err == nil {
+		opts = append(opts, telemetry.Router(router))
+	}
+	t := telemetry.New(opts...)
+	if m := in.Metrics; m != nil {
+		// Appended after the component's own hooks (it is built first): the
+		// provider is open here and still open when this stops.
+		in.Lifecycle.Append(fx.Hook{
+			OnStart: func(context.Context) error {
+				if !m.Active() {
+					return nil
+				}
+				p, err := m.Provider()
+				if err != nil {
+					return fmt.Errorf("fxsvc.Serve: HTTP server metrics: %w", err)
+				}
+				t.SetMeterProvider(p)
+				return nil
+			},
+			OnStop: func(context.Context) error {
+				t.SetMeterProvider(nil)
+				return nil
+			},
+		})
+	}
+	return Wrapper{Name: "telemetry", Order: TelemetryOrder, Wrap: func(h http.Handler) (http.Handler, error) {
+		return t.Handler(h), nil
+	}}, nil
+}
+
+// loadTelemetryEnv reads SVC_ACCESS_LOG; a bad value is a *SettingError
+// naming it.
+func loadTelemetryEnv() (telemetryEnv, error) {
+	var e telemetryEnv
+	if err := env.Parse(&e); err != nil {
+		return e, envSettingError(err, reflect.TypeFor[telemetryEnv]())
+	}
+	return e, nil
+}

@@ -1,0 +1,52 @@
+package authn
+
+import (
+	"net/http"
+
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/modules/requestid"
+)
+
+// tell hands the telemetry wrapper, when one is outside the gate, what it
+// needs to name the request: how to find its route after the handler ran
+// (unless the gate finds it on the way), and how the gate names the caller.
+// Without the wrapper it costs one ctx.Value lookup.
+func (g *Gate) tell(r *http.Request, routes routeFinder) *reqstate.State {
+	st := reqstate.From(r.Context())
+	if st != nil {
+		st.SetAddresser(g)
+		if routes != nil {
+			st.SetFinder(routes)
+		}
+	}
+	return st
+}
+
+// ClientAddress returns the caller's address as the gate sees it: the
+// peer, or, when the peer is one of the [Trusted] proxies, the address the
+// forwarding headers name. It is what bans, flood limits and security
+// records use; the access log uses it too.
+func (g *Gate) ClientAddress(r *http.Request) string { return g.trusted.clientAddress(r) }
+
+// FindRoute reports the route template r is dispatched to.
+func (c *chiRoutes) FindRoute(r *http.Request) (string, bool) {
+	p, _, found := c.find(r)
+	return p, found
+}
+
+// FindRoute reports the route template r is dispatched to.
+func (s *serveMuxRoutes) FindRoute(r *http.Request) (string, bool) {
+	p, _, found := s.find(r)
+	return p, found
+}
+
+// requestIDField is the request's ID for a log line, nothing when it has
+// none (no requestid.Middleware ran).
+func requestIDField(r *http.Request) zap.Field {
+	if id := requestid.From(r.Context()); id != "" {
+		return zap.String(requestid.LogField, id)
+	}
+	return zap.Skip()
+}

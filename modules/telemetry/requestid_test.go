@@ -1,0 +1,95 @@
+package telemetry_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/requestid"
+	"github.com/svckit/svc/modules/telemetry"
+)
+
+// The caller's ID reaches the response, the access log, the security
+// record and the 500 log lines of the gate and of the error format.
+func TestRequestIDRoundTrip(t *testing.T) {
+	h, logs := stack(t, nil)
+	const id = "req-7f3a:42"
+	for _, tc := range []struct {
+		name, path, token, other string
+		status                   int
+	}{
+		{"security record", "/orders/1", "", authn.EventsLogger, 401},
+		{"gate 500", "/orders/1", "broken-token", "", 500},
+		{"handler 500", "/fail", "alice-token", "", 500},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			logs.TakeAll()
+			r := httptest.NewRequest(http.MethodGet, tc.path, nil)
+			if tc.token != "" {
+				r.Header = bearer(tc.token)
+			}
+			r.Header.Set(requestid.Header, id)
+			w := httptest.NewRecorder()
+			h.ServeHTTP(w, r)
+			if w.Code != tc.status || w.Header().Get(requestid.Header) != id {
+				t.Fatalf("%d %q, want %d and the caller's ID echoed", w.Code, w.Header().Get(requestid.Header), tc.status)
+			}
+			if got := fieldsOf(only(t, logs, telemetry.AccessLogger))[requestid.LogField]; got != id {
+				t.Errorf("access record: %s = %v", requestid.LogField, got)
+			}
+			e := only(t, logs, tc.other)
+			if got := fieldsOf(e)[requestid.LogField]; got != id {
+				t.Errorf("%q record %q: %s = %v", tc.other, e.Message, requestid.LogField, got)
+			}
+		})
+	}
+}
+
+func TestMalformedRequestIDIsReplaced(t *testing.T) {
+	h, logs := stack(t, nil)
+	for _, bad := range []string{"has space", "new\nline", string(make([]byte, requestid.MaxLength+1))} {
+		logs.TakeAll()
+		r := httptest.NewRequest(http.MethodGet, "/hello", nil)
+		r.Header.Set(requestid.Header, bad)
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, r)
+		got := w.Header().Get(requestid.Header)
+		if got == bad || !requestid.Valid(got) || len(got) != 32 {
+			t.Fatalf("%q answered with ID %q, want a new one", bad, got)
+		}
+		if f := fieldsOf(only(t, logs, telemetry.AccessLogger)); f[requestid.LogField] != got {
+			t.Fatalf("logged ID %v, answered %q", f[requestid.LogField], got)
+		}
+	}
+}
+
+func TestRequestIDsOff(t *testing.T) {
+	h, logs := stack(t, []telemetry.Option{telemetry.RequestIDs(false)})
+	r := httptest.NewRequest(http.MethodGet, "/hello", nil)
+	r.Header.Set(requestid.Header, "abc")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	if got := w.Header().Get(requestid.Header); got != "" {
+		t.Fatalf("X-Request-ID %q echoed with RequestIDs(false)", got)
+	}
+	if _, has := fieldsOf(only(t, logs, telemetry.AccessLogger))[requestid.LogField]; has {
+		t.Fatal("access record carries an ID with RequestIDs(false)")
+	}
+}
+
+// With every part off the wrapper hands the server's writer and request to
+// next untouched.
+func TestAllOffCallsNextDirectly(t *testing.T) {
+	var gotW http.ResponseWriter
+	var gotR *http.Request
+	h := telemetry.New(telemetry.RequestIDs(false)).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotW, gotR = w, r
+	}))
+	w := httptest.NewRecorder()
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	h.ServeHTTP(w, r)
+	if gotW != http.ResponseWriter(w) || gotR != r {
+		t.Fatal("the wrapper with everything off still wrapped the writer or the request")
+	}
+}

@@ -1,0 +1,89 @@
+package telemetry
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/svckit/svc/modules/requestid"
+)
+
+// unsetGlobal is the process-global tracer provider before anyone installs
+// one: otel's delegate, which starts only non-recording spans until then.
+// While it is still the global one, the wrapper starts no span at all.
+var unsetGlobal = otel.GetTracerProvider()
+
+// traceContext reads the caller's W3C traceparent and tracestate, whatever
+// global propagator the app set: the server span continues the caller's
+// trace.
+var traceContext = propagation.TraceContext{}
+
+type tracerSlot struct {
+	tp     trace.TracerProvider
+	tracer trace.Tracer
+}
+
+// tracer is the tracer server spans start on, nil when tracing is off.
+func (t *Telemetry) tracer() trace.Tracer {
+	tp := t.cfg.tracers
+	if tp == nil {
+		if tp = otel.GetTracerProvider(); tp == unsetGlobal {
+			return nil
+		}
+	}
+	if _, off := tp.(noop.TracerProvider); off {
+		return nil
+	}
+	if s := t.tracers.Load(); s != nil && s.tp == tp {
+		// Safe: only comparable providers are cached, so == cannot panic.
+		return s.tracer
+	}
+	tracer := tp.Tracer(Scope)
+	if reflect.TypeOf(tp).Comparable() {
+		t.tracers.Store(&tracerSlot{tp: tp, tracer: tracer})
+	}
+	return tracer
+}
+
+func startSpan(ctx context.Context, tracer trace.Tracer, r *http.Request, method, id string) (context.Context, trace.Span) {
+	ctx = traceContext.Extract(ctx, propagation.HeaderCarrier(r.Header))
+	attrs := make([]attribute.KeyValue, 0, 4)
+	attrs = append(attrs,
+		attribute.String("http.request.method", method),
+		attribute.String("url.scheme", scheme(r)),
+		attribute.String("url.path", r.URL.Path),
+	)
+	if id != "" {
+		attrs = append(attrs, attribute.String(requestid.SpanAttribute, id))
+	}
+	// Named by method alone until the route is known: the gate finds it
+	// inside, the name is completed when the request ends.
+	return tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+}
+
+func endSpan(span trace.Span, method, route string, found bool, status int, size int64) {
+	if span.IsRecording() {
+		if found {
+			span.SetName(method + " " + route)
+			span.SetAttributes(attribute.String("http.route", route))
+		}
+		span.SetAttributes(
+			attribute.Int("http.response.status_code", status),
+			attribute.Int64("http.response.body.size", size),
+		)
+		if status >= 500 {
+			// A 4xx is the caller's error, not the server's: the span
+			// stays unset (semantic conventions, server spans).
+			span.SetStatus(codes.Error, "")
+			span.SetAttributes(attribute.String("error.type", statusText(status)))
+		}
+	}
+	span.End()
+}

@@ -1,0 +1,162 @@
+package telemetry_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/requestid"
+	"github.com/svckit/svc/modules/telemetry"
+)
+
+const (
+	callerTrace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	callerSpan  = "00f067aa0ba902b7"
+)
+
+func tracing(t *testing.T) (*tracetest.SpanRecorder, telemetry.Option) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
+	return sr, telemetry.TracerProvider(tp)
+}
+
+func spanAttrs(s sdktrace.ReadOnlySpan) map[attribute.Key]attribute.Value {
+	out := map[attribute.Key]attribute.Value{}
+	for _, kv := range s.Attributes() {
+		out[kv.Key] = kv.Value
+	}
+	return out
+}
+
+func TestServerSpanNamedByRouteContinuesTheCallersTrace(t *testing.T) {
+	sr, opt := tracing(t)
+	h, logs := stack(t, []telemetry.Option{opt}, authn.EndUser(true))
+	r := httptest.NewRequest(http.MethodGet, "/orders/42", nil)
+	r.Header = bearer("alice-token")
+	r.Header.Set("traceparent", "00-"+callerTrace+"-"+callerSpan+"-01")
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+
+	spans := sr.Ended()
+	if len(spans) != 1 {
+		t.Fatalf("%d spans, want 1", len(spans))
+	}
+	s := spans[0]
+	if s.Name() != "GET /orders/{id}" || s.SpanKind() != trace.SpanKindServer {
+		t.Errorf("span %q kind %v", s.Name(), s.SpanKind())
+	}
+	if s.SpanContext().TraceID().String() != callerTrace || s.Parent().SpanID().String() != callerSpan || !s.Parent().IsRemote() {
+		t.Errorf("trace %s parent %s: the caller's traceparent was not continued", s.SpanContext().TraceID(), s.Parent().SpanID())
+	}
+	a := spanAttrs(s)
+	for k, v := range map[attribute.Key]string{
+		"http.route":            "/orders/{id}",
+		"http.request.method":   "GET",
+		"enduser.id":            "alice",
+		requestid.SpanAttribute: w.Header().Get(requestid.Header),
+	} {
+		if a[k].AsString() != v {
+			t.Errorf("%s = %q, want %q", k, a[k].AsString(), v)
+		}
+	}
+	if a["http.response.status_code"].AsInt64() != 200 || s.Status().Code != codes.Unset {
+		t.Errorf("status %v, span status %v", a["http.response.status_code"], s.Status())
+	}
+	f := fieldsOf(only(t, logs, telemetry.AccessLogger))
+	if f["trace_id"] != callerTrace || f["span_id"] != s.SpanContext().SpanID().String() {
+		t.Errorf("access record trace_id %v span_id %v", f["trace_id"], f["span_id"])
+	}
+}
+
+// The gate's security events land on the wrapper's span: it is in the
+// context the gate sees.
+func TestGateRefusalLandsOnTheServerSpan(t *testing.T) {
+	sr, opt := tracing(t)
+	h, logs := stack(t, []telemetry.Option{opt})
+	r := httptest.NewRequest(http.MethodGet, "/orders/42", nil)
+	r.Header = bearer("forged-token")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	s := sr.Ended()[0]
+	var events []string
+	for _, e := range s.Events() {
+		events = append(events, e.Name)
+	}
+	if len(events) != 1 || events[0] != "svc.authentication.refused" {
+		t.Errorf("span events %v", events)
+	}
+	if s.Name() != "GET /orders/{id}" || spanAttrs(s)["http.response.status_code"].AsInt64() != 401 {
+		t.Errorf("span %q %v", s.Name(), spanAttrs(s))
+	}
+	rec := fieldsOf(only(t, logs, authn.EventsLogger))
+	if rec["trace_id"] != s.SpanContext().TraceID().String() {
+		t.Errorf("security record trace_id %v, span's %s", rec["trace_id"], s.SpanContext().TraceID())
+	}
+}
+
+func TestServerErrorMarksTheSpan(t *testing.T) {
+	sr, opt := tracing(t)
+	h, _ := stack(t, []telemetry.Option{opt})
+	r := httptest.NewRequest(http.MethodGet, "/fail", nil)
+	r.Header = bearer("alice-token")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	s := sr.Ended()[0]
+	if s.Status().Code != codes.Error || spanAttrs(s)["error.type"].AsString() != "500" {
+		t.Fatalf("a 500's span: status %v error.type %v", s.Status(), spanAttrs(s)["error.type"])
+	}
+}
+
+func TestUnknownURLSpanIsNamedByMethodAlone(t *testing.T) {
+	sr, opt := tracing(t)
+	h, _ := stack(t, []telemetry.Option{opt})
+	r := httptest.NewRequest(http.MethodGet, "/nope/secret", nil)
+	r.Header = bearer("alice-token")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	s := sr.Ended()[0]
+	if _, has := spanAttrs(s)["http.route"]; has || s.Name() != "GET" {
+		t.Fatalf("span %q attrs %v", s.Name(), spanAttrs(s))
+	}
+}
+
+// Without a tracer provider installed anywhere, no span is started: the
+// handler sees no span context and the gate no recording span.
+func TestNoSpanWithoutATracerProvider(t *testing.T) {
+	var sc trace.SpanContext
+	h := telemetry.New(telemetry.AccessLog(nil)).Handler(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+		sc = trace.SpanContextFromContext(r.Context())
+	}))
+	r := httptest.NewRequest(http.MethodGet, "/", nil)
+	r.Header.Set("traceparent", "00-"+callerTrace+"-"+callerSpan+"-01")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if sc.IsValid() {
+		t.Fatalf("span context %v without tracing", sc)
+	}
+}
+
+// uncomparable is a provider whose value cannot be compared with ==.
+type uncomparable struct {
+	trace.TracerProvider
+	_ []string // a slice field makes the type uncomparable
+}
+
+// A provider of an uncomparable type is used, not cached (caching would
+// compare it and panic).
+func TestUncomparableTracerProvider(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	defer func() { _ = tp.Shutdown(t.Context()) }()
+	h := telemetry.New(telemetry.TracerProvider(uncomparable{TracerProvider: tp})).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	for range 2 {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	}
+	if n := len(sr.Ended()); n != 2 {
+		t.Fatalf("%d spans, want 2", n)
+	}
+}

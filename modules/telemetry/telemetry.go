@@ -1,0 +1,218 @@
+// Package telemetry is a service's outermost HTTP wrapper: every request
+// gets a request ID, a server span, a place in the HTTP server metrics and
+// a line in the access log, each when turned on. It sits outside the
+// authentication gate, so the gate's refusals (401, 403, 429, 503) are
+// measured and logged like any answer, and it names each request by the
+// route template the gate found (modules/authn), never by its raw path.
+//
+//	t := telemetry.New(telemetry.AccessLog(logger), telemetry.MeterProvider(mp))
+//	handler := t.Handler(gate)
+//
+// fxsvc.Serve installs it for every app: request IDs always, HTTP metrics
+// while the metrics component is active, spans while a tracer provider is
+// installed (fxsvc.Tracing or otel.SetTracerProvider), the access log with
+// fxsvc.AccessLog or SVC_ACCESS_LOG=true.
+package telemetry
+
+import (
+	"context"
+	"net/http"
+	"sync/atomic"
+	"time"
+
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/modules/requestid"
+)
+
+// Scope is the instrumentation scope of the wrapper's metrics and spans.
+const Scope = "github.com/svckit/svc/modules/telemetry"
+
+// AccessLogger is the name of the access log's logger.
+const AccessLogger = "svc.http.access"
+
+// idHeader is X-Request-ID as net/http keys it.
+var idHeader = http.CanonicalHeaderKey(requestid.Header)
+
+// Option configures [New].
+type Option func(*config)
+
+type config struct {
+	log       *zap.Logger
+	meters    metric.MeterProvider
+	tracers   trace.TracerProvider
+	noIDs     bool
+	fallback  reqstate.Finder
+	hasRouter bool
+}
+
+// AccessLog writes one record per request to l's core under the logger
+// name svc.http.access (the logger's own name is not kept, like the
+// security records'). A nil l turns the access log off, the default.
+func AccessLog(l *zap.Logger) Option {
+	return func(c *config) {
+		if l == nil {
+			c.log = nil
+			return
+		}
+		c.log = zap.New(l.Core()).Named(AccessLogger)
+	}
+}
+
+// MeterProvider records the HTTP server metrics into mp from the start.
+// Without it they are off until [Telemetry.SetMeterProvider].
+func MeterProvider(mp metric.MeterProvider) Option { return func(c *config) { c.meters = mp } }
+
+// TracerProvider starts server spans on tp. Without it the wrapper uses
+// the process-global provider once one is installed (otel.SetTracerProvider)
+// and starts no span before: an app without tracing pays nothing for it.
+func TracerProvider(tp trace.TracerProvider) Option { return func(c *config) { c.tracers = tp } }
+
+// RequestIDs(false) leaves X-Request-ID alone: no ID is read, made or
+// echoed. Default on.
+func RequestIDs(on bool) Option { return func(c *config) { c.noIDs = !on } }
+
+// Router names routes when no authentication gate does: for a chi router
+// or a ServeMux (anything with Handler(*http.Request) (http.Handler,
+// string)) the wrapper asks it, after the handler ran, which route the
+// request was dispatched to. Any other handler gives no route. The gate,
+// when present, names the route instead, with no second lookup when it
+// already made one.
+func Router(h http.Handler) Option {
+	return func(c *config) { c.fallback, c.hasRouter = finderOf(h), true }
+}
+
+// Telemetry is the wrapper. Build it with [New]; it is safe for concurrent
+// use.
+type Telemetry struct {
+	cfg     config
+	meters  atomic.Pointer[httpMetrics]
+	tracers atomic.Pointer[tracerSlot]
+}
+
+// New builds the wrapper. Nothing is refused: every part is optional.
+func New(opts ...Option) *Telemetry {
+	t := &Telemetry{}
+	for _, o := range opts {
+		if o != nil {
+			o(&t.cfg)
+		}
+	}
+	t.SetMeterProvider(t.cfg.meters)
+	return t
+}
+
+// SetMeterProvider records the HTTP server metrics into mp from the next
+// request on; nil turns them off. fxsvc calls it when the metrics component
+// opens and closes.
+func (t *Telemetry) SetMeterProvider(mp metric.MeterProvider) {
+	if mp == nil {
+		t.meters.Store(nil)
+		return
+	}
+	t.meters.Store(newHTTPMetrics(mp))
+}
+
+// Handler wraps next. With every part off it calls next directly.
+func (t *Telemetry) Handler(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.serve(w, r, next) })
+}
+
+// exchange is one request's state, in one allocation: what the gate tells
+// (reqstate) and what the response writer saw.
+type exchange struct {
+	st  reqstate.State
+	rec recorder
+}
+
+func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
+	m := t.meters.Load()
+	tracer := t.tracer()
+	log := t.cfg.log
+	if t.cfg.noIDs && m == nil && tracer == nil && log == nil {
+		next.ServeHTTP(w, r)
+		return
+	}
+	ctx := r.Context()
+	id := ""
+	if !t.cfg.noIDs {
+		// By the canonical key: Get and Set would canonicalize
+		// "X-Request-ID" into a new string on every request.
+		if v := r.Header[idHeader]; len(v) > 0 && requestid.Valid(v[0]) {
+			id = v[0]
+		} else {
+			id = requestid.New()
+		}
+		w.Header()[idHeader] = []string{id}
+		ctx = requestid.With(ctx, id)
+	}
+	if m == nil && tracer == nil && log == nil {
+		next.ServeHTTP(w, r.WithContext(ctx))
+		return
+	}
+	start := time.Now()
+	x := &exchange{rec: recorder{ResponseWriter: w}}
+	if t.cfg.fallback != nil {
+		x.st.SetFinder(t.cfg.fallback)
+	}
+	ctx = reqstate.With(ctx, &x.st)
+	method := Method(r.Method)
+	var span trace.Span
+	if tracer != nil {
+		ctx, span = startSpan(ctx, tracer, r, method, id)
+	}
+	if m != nil {
+		m.enter(ctx, method, r)
+	}
+	finished := false
+	defer func() {
+		if !finished {
+			// The handler panicked: net/http cuts the connection, the
+			// caller sees no answer; count it as the 500 it stands for.
+			if x.rec.status == 0 {
+				x.rec.status = http.StatusInternalServerError
+			}
+			t.finish(ctx, r, x, m, span, log, method, id, start)
+		}
+	}()
+	next.ServeHTTP(&x.rec, r.WithContext(ctx))
+	finished = true
+	t.finish(ctx, r, x, m, span, log, method, id, start)
+}
+
+func (t *Telemetry) finish(ctx context.Context, r *http.Request, x *exchange, m *httpMetrics, span trace.Span, log *zap.Logger, method, id string, start time.Time) {
+	status := x.rec.statusCode()
+	route, found := x.st.Route(r)
+	elapsed := time.Since(start)
+	if m != nil {
+		m.leave(ctx, r, method, route, found, status, elapsed)
+	}
+	if span != nil {
+		endSpan(span, method, route, found, status, x.rec.bytes)
+	}
+	if log != nil {
+		writeAccess(log, r, x, span, method, route, found, status, id, elapsed)
+	}
+}
+
+// Method is the request method as telemetry names it: one of the methods
+// of RFC 9110 and PATCH, else "_OTHER" (the OpenTelemetry rule), so that a
+// caller cannot make up label values.
+func Method(m string) string {
+	switch m {
+	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
+		http.MethodConnect, http.MethodOptions, http.MethodTrace, http.MethodPatch:
+		return m
+	}
+	return "_OTHER"
+}
+
+func scheme(r *http.Request) string {
+	if r.TLS != nil {
+		return "https"
+	}
+	return "http"
+}
