@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"go.opentelemetry.io/contrib/instrumentation/runtime"
+	otelmetric "go.opentelemetry.io/otel/metric"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
@@ -42,6 +43,16 @@ func Metrics(opts ...metrics.Option) fx.Option {
 		// Build it even when nothing asks for it: the global provider is
 		// its point.
 		fx.Invoke(func(*metrics.Metrics) {}),
+		fx.Provide(func(m *metrics.Metrics) meterSource {
+			return func() (otelmetric.MeterProvider, bool, error) {
+				if !m.Active() {
+					return nil, false, nil
+				}
+				p, err := m.Provider()
+				return p, true, err
+			}
+		}),
+		fx.Provide(fx.Annotate(func(m *metrics.Metrics) stopPart { return stopPart{kind: "metrics", d: m.ShutdownTimeout()} }, fx.ResultTags(`group:"svc.stop.parts"`))),
 	)
 }
 

@@ -39,6 +39,7 @@ func Tracing(opts ...tracing.Option) fx.Option {
 		// Build it even when nothing asks for it: the global provider is
 		// its point.
 		fx.Invoke(func(*tracing.Tracing) {}),
+		fx.Provide(fx.Annotate(func(t *tracing.Tracing) stopPart { return stopPart{kind: "tracing", d: t.ShutdownTimeout()} }, fx.ResultTags(`group:"svc.stop.parts"`))),
 	)
 }
 
