@@ -8,6 +8,7 @@ import (
 	"github.com/caarlos0/env/v11"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
@@ -50,6 +51,7 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 			return nil
 		}),
 		fx.Provide(onlyOneAuthnGatePerApp),
+		describe("authn", func(g *authn.Gate, enc zapcore.ObjectEncoder) { encodeVerifier(enc, g.Verifier()) }),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteGuard { return g })),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
 		fx.Provide(fx.Annotate(
@@ -208,4 +210,21 @@ func (r gateRoutes) Routes() []Route {
 		return []Route{{Method: http.MethodGet, Pattern: p, Mode: "excluded"}}
 	}
 	return nil
+}
+
+// encodeVerifier writes, for the start line, which verifier the gate uses
+// and whom it trusts.
+func encodeVerifier(enc zapcore.ObjectEncoder, v authn.Verifier) {
+	enc.AddString("verifier", fmt.Sprintf("%T", v))
+	if iv, ok := v.(interface{ Issuers() []string }); ok {
+		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {
+			for _, iss := range iv.Issuers() {
+				arr.AppendString(iss)
+			}
+			return nil
+		}))
+	}
+	if dv, ok := v.(interface{ DiscoveryURL() string }); ok && dv.DiscoveryURL() != "" {
+		enc.AddString("discovery_url", dv.DiscoveryURL())
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"go.uber.org/fx"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/lifecycle"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -47,6 +48,13 @@ func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Response
 		lifecycle.Singleton("errors", by),
 		fx.Supply(fx.Private, errorsSpec{by: by, build: build}),
 		fx.Provide(onlyOneErrorFormatPerApp),
+		describe("errors", func(r *svcerrors.Responses, enc zapcore.ObjectEncoder) {
+			format := "rfc9457"
+			if r.Format() == svcerrors.FormatTMF {
+				format = "tmf630"
+			}
+			enc.AddString("format", format)
+		}),
 		fx.Provide(fx.Annotate(
 			func(res *svcerrors.Responses) Wrapper {
 				return Wrapper{Name: "errors", Order: 0, Wrap: func(h http.Handler) (http.Handler, error) {

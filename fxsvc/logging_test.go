@@ -240,7 +240,7 @@ func TestTheStartLineListsComponentsAndHidesSecrets(t *testing.T) {
 	app := runApp(t, fx.Supply(chi.NewRouter()), fxsvc.Errors(), fxsvc.Authn(nil), fxsvc.Metrics(),
 		fxsvc.OAuthClient(), fxsvc.Health(), fxsvc.Serve())
 	rec := app.waitFor(t, "svc: started")
-	if got := rec["components"]; !equalJSON(got, []any{"http", "errors", "authn", "metrics", "oauthclient", "health", "telemetry"}) {
+	if got := rec["components"]; !equalJSON(got, []any{"authn", "errors", "health", "http", "metrics", "oauthclient", "telemetry"}) {
 		t.Errorf("components %v", got)
 	}
 	cfg, _ := rec["config"].(map[string]any)

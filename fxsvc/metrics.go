@@ -3,10 +3,14 @@ package fxsvc
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"go.opentelemetry.io/contrib/instrumentation/runtime"
+	otelmetric "go.opentelemetry.io/otel/metric"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/metrics"
@@ -44,9 +48,20 @@ func Metrics(opts ...metrics.Option) fx.Option {
 			return err
 		}),
 		fx.Provide(onlyOneMetricsPerApp),
+		describe("metrics", encodeMetrics),
 		// Build it even when nothing asks for it: the global provider is
 		// its point.
 		fx.Invoke(func(*metrics.Metrics) {}),
+		fx.Provide(func(m *metrics.Metrics) meterSource {
+			return func() (otelmetric.MeterProvider, bool, error) {
+				if !m.Active() {
+					return nil, false, nil
+				}
+				p, err := m.Provider()
+				return p, true, err
+			}
+		}),
+		fx.Provide(fx.Annotate(func(m *metrics.Metrics) stopPart { return stopPart{kind: "metrics", d: m.ShutdownTimeout()} }, fx.ResultTags(`group:"svc.stop.parts"`))),
 	)
 }
 
@@ -102,3 +117,37 @@ type namedMetrics struct{ m *metrics.Metrics }
 func (n namedMetrics) Name() string                    { return metrics.Kind + "/" + n.m.Name() }
 func (n namedMetrics) Open(ctx context.Context) error  { return n.m.Open(ctx) }
 func (n namedMetrics) Close(ctx context.Context) error { return n.m.Close(ctx) }
+
+// encodeMetrics writes the component's resolved settings for the start
+// line. The endpoint prints with its credentials masked (secret.URL),
+// header values and the password as *** (secret.String).
+func encodeMetrics(m *metrics.Metrics, enc zapcore.ObjectEncoder) {
+	enc.AddString("name", m.Name())
+	enc.AddString("exporter", string(m.Exporter()))
+	enc.AddBool("active", m.Active())
+	cfg, err := m.Config()
+	if err != nil {
+		return
+	}
+	if cfg.ServiceName != "" {
+		enc.AddString("service_name", cfg.ServiceName)
+	}
+	if cfg.Endpoint.IsSet() {
+		enc.AddString("endpoint", cfg.Endpoint.String())
+	}
+	if len(cfg.Headers) > 0 {
+		_ = enc.AddObject("headers", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
+			for _, k := range slices.Sorted(maps.Keys(cfg.Headers)) {
+				enc.AddString(k, cfg.Headers[k].String())
+			}
+			return nil
+		}))
+	}
+	if cfg.BasicAuthUsername != "" {
+		enc.AddString("basic_auth_username", cfg.BasicAuthUsername)
+		enc.AddString("basic_auth_password", cfg.BasicAuthPassword.String())
+	}
+	enc.AddDuration("export_interval", cfg.ExportInterval)
+	enc.AddDuration("export_timeout", cfg.ExportTimeout)
+	enc.AddDuration("shutdown_timeout", cfg.ShutdownTimeout)
+}

@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"go.uber.org/fx"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/oauthclient"
@@ -38,6 +39,15 @@ func OAuthClient(opts ...oauthclient.Option) fx.Option {
 			return err
 		}),
 		fx.Provide(onlyOneOauthClientPerApp),
+		describe("oauthclient", func(c *oauthclient.Client, enc zapcore.ObjectEncoder) {
+			if iss := c.Issuer(); iss != "" {
+				enc.AddString("issuer", iss)
+			}
+			if ep := c.TokenEndpoint(); ep != "" {
+				enc.AddString("token_endpoint", ep)
+			}
+			enc.AddString("client_id", c.ClientID())
+		}),
 		// Build it even when no pattern asks for it yet, so discovery runs
 		// and a bad setting fails start, not the first request.
 		fx.Invoke(func(*oauthclient.Client) {}),

@@ -1,21 +1,34 @@
 package fxsvc
 
 import (
-	"fmt"
-	"maps"
+	"cmp"
 	"slices"
 	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
-
-	"github.com/svckit/svc/modules/authn"
-	svcerrors "github.com/svckit/svc/modules/errors"
-	"github.com/svckit/svc/modules/metrics"
-	"github.com/svckit/svc/modules/oauthclient"
-	"github.com/svckit/svc/modules/tracing"
 )
+
+// startInfoGroup collects each component's part of the start line.
+const startInfoGroup = "svc.start.info"
+
+// startInfo is one component's part of the start line. Each component's
+// option provides its own (see describe), so that Run names no component
+// type: an app links only the components it uses.
+type startInfo struct {
+	name   string
+	encode func(zapcore.ObjectEncoder) // its settings; nil when it has none to show
+}
+
+// describe provides a component's part of the start line, built from the
+// component's T when the line is written. encode must write no secret as
+// it is: secret.String and secret.URL print ***.
+func describe[T any](name string, encode func(T, zapcore.ObjectEncoder)) fx.Option {
+	return fx.Provide(fx.Annotate(func(v T) startInfo {
+		return startInfo{name: name, encode: func(enc zapcore.ObjectEncoder) { encode(v, enc) }}
+	}, fx.ResultTags(`group:"`+startInfoGroup+`"`)))
+}
 
 // runInfo is what [Run] says about the app in its start and stop lines:
 // where it listens, which components are active and how each is set up.
@@ -23,11 +36,7 @@ type runInfo struct {
 	log       *zap.Logger
 	ownLogger bool
 	server    *Server
-	metrics   *metrics.Metrics
-	oauth     *oauthclient.Client
-	errors    *svcerrors.Responses
-	gate      *authn.Gate
-	tracing   *tracing.Tracing
+	parts     []startInfo
 	wrappers  []string
 	stopStart time.Time
 	reason    string
@@ -35,13 +44,9 @@ type runInfo struct {
 
 type runInfoIn struct {
 	fx.In
-	Log     logIn
-	Server  *Server              `optional:"true"`
-	Metrics *metrics.Metrics     `optional:"true"`
-	OAuth   *oauthclient.Client  `optional:"true"`
-	Errors  *svcerrors.Responses `optional:"true"`
-	Gate    *authn.Gate          `optional:"true"`
-	Tracing *tracing.Tracing     `optional:"true"`
+	Log    logIn
+	Server *Server     `optional:"true"`
+	Parts  []startInfo `group:"svc.start.info"`
 	// Wrappers name the request-path components (health, cors,
 	// ratelimit, …); Serve builds them anyway.
 	Wrappers []Wrapper `group:"svc.http.wrappers"`
@@ -55,8 +60,9 @@ func collectRunInfo(info *runInfo) fx.Option {
 		if err != nil {
 			return err
 		}
-		*info = runInfo{log: log, ownLogger: in.Log.own(), server: in.Server, metrics: in.Metrics,
-			oauth: in.OAuth, errors: in.Errors, gate: in.Gate, tracing: in.Tracing}
+		*info = runInfo{log: log, ownLogger: in.Log.own(), server: in.Server, parts: in.Parts}
+		// fx hands value groups over in no set order.
+		slices.SortFunc(info.parts, func(a, b startInfo) int { return cmp.Compare(a.name, b.name) })
 		for _, w := range in.Wrappers {
 			info.wrappers = append(info.wrappers, w.Name)
 		}
@@ -71,44 +77,37 @@ func (i *runInfo) logger() *zap.Logger {
 	return i.log
 }
 
+// components names the active components, sorted.
+func (i *runInfo) components() []string {
+	var names []string
+	if i.server != nil {
+		names = append(names, "http")
+	}
+	for _, p := range i.parts {
+		names = append(names, p.name)
+	}
+	names = append(names, i.wrappers...)
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
 // started writes the start line: the address, the active components and
 // their resolved settings. Secrets are never among the fields: the ones a
-// component holds print as *** (secret.String, metrics.Config).
+// component holds print as *** (secret.String, secret.URL).
 func (i *runInfo) started(stopBudget time.Duration) {
-	var active []string
-	fields := []zap.Field{}
+	var fields []zap.Field
 	if i.server != nil {
-		active = append(active, "http")
 		fields = append(fields, zap.String("server.address", i.server.Addr()))
 	}
-	if i.errors != nil {
-		active = append(active, "errors")
-	}
-	if i.gate != nil {
-		active = append(active, "authn")
-	}
-	if i.metrics != nil {
-		active = append(active, "metrics")
-	}
-	if i.oauth != nil {
-		active = append(active, "oauthclient")
-	}
-	if i.tracing != nil {
-		active = append(active, "tracing")
-	}
-	for _, w := range slices.Sorted(slices.Values(i.wrappers)) {
-		if !slices.Contains(active, w) {
-			active = append(active, w)
-		}
-	}
-	fields = append(fields, zap.Strings("components", active),
+	fields = append(fields, zap.Strings("components", i.components()),
 		zap.Object("config", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
-			return i.encodeConfig(enc, stopBudget)
+			i.encodeConfig(enc, stopBudget)
+			return nil
 		})))
 	i.logger().Info("svc: started", fields...)
 }
 
-func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Duration) error {
+func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Duration) {
 	enc.AddDuration("shutdown_timeout", stopBudget)
 	if i.ownLogger {
 		enc.AddString("log", "the app's own logger")
@@ -131,89 +130,15 @@ func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Durati
 			return nil
 		}))
 	}
-	if r := i.errors; r != nil {
-		format := "rfc9457"
-		if r.Format() == svcerrors.FormatTMF {
-			format = "tmf630"
+	for _, p := range i.parts {
+		if p.encode == nil {
+			continue
 		}
-		_ = enc.AddObject("errors", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
-			enc.AddString("format", format)
+		_ = enc.AddObject(p.name, zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
+			p.encode(enc)
 			return nil
 		}))
 	}
-	if g := i.gate; g != nil {
-		_ = enc.AddObject("authn", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
-			return encodeVerifier(enc, g.Verifier())
-		}))
-	}
-	if m := i.metrics; m != nil {
-		_ = enc.AddObject("metrics", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
-			enc.AddString("name", m.Name())
-			enc.AddString("exporter", string(m.Exporter()))
-			enc.AddBool("active", m.Active())
-			if cfg, err := m.Config(); err == nil {
-				encodeMetricsConfig(enc, cfg)
-			}
-			return nil
-		}))
-	}
-	if c := i.oauth; c != nil {
-		_ = enc.AddObject("oauthclient", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
-			if iss := c.Issuer(); iss != "" {
-				enc.AddString("issuer", iss)
-			}
-			if ep := c.TokenEndpoint(); ep != "" {
-				enc.AddString("token_endpoint", ep)
-			}
-			enc.AddString("client_id", c.ClientID())
-			return nil
-		}))
-	}
-	return nil
-}
-
-// encodeMetricsConfig writes the resolved metrics settings. The endpoint
-// prints with its credentials masked (secret.URL), header values and the
-// password as *** (secret.String).
-func encodeMetricsConfig(enc zapcore.ObjectEncoder, cfg metrics.Config) {
-	if cfg.ServiceName != "" {
-		enc.AddString("service_name", cfg.ServiceName)
-	}
-	if cfg.Endpoint.IsSet() {
-		enc.AddString("endpoint", cfg.Endpoint.String())
-	}
-	if len(cfg.Headers) > 0 {
-		_ = enc.AddObject("headers", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
-			for _, k := range slices.Sorted(maps.Keys(cfg.Headers)) {
-				enc.AddString(k, cfg.Headers[k].String())
-			}
-			return nil
-		}))
-	}
-	if cfg.BasicAuthUsername != "" {
-		enc.AddString("basic_auth_username", cfg.BasicAuthUsername)
-		enc.AddString("basic_auth_password", cfg.BasicAuthPassword.String())
-	}
-	enc.AddDuration("export_interval", cfg.ExportInterval)
-	enc.AddDuration("export_timeout", cfg.ExportTimeout)
-	enc.AddDuration("shutdown_timeout", cfg.ShutdownTimeout)
-}
-
-// encodeVerifier says which verifier the gate uses and whom it trusts.
-func encodeVerifier(enc zapcore.ObjectEncoder, v authn.Verifier) error {
-	enc.AddString("verifier", fmt.Sprintf("%T", v))
-	if iv, ok := v.(interface{ Issuers() []string }); ok {
-		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {
-			for _, iss := range iv.Issuers() {
-				arr.AppendString(iss)
-			}
-			return nil
-		}))
-	}
-	if dv, ok := v.(interface{ DiscoveryURL() string }); ok && dv.DiscoveryURL() != "" {
-		enc.AddString("discovery_url", dv.DiscoveryURL())
-	}
-	return nil
 }
 
 // stopping notes why the app stops and when the stop began.

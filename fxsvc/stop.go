@@ -6,9 +6,6 @@ import (
 	"time"
 
 	"go.uber.org/fx"
-
-	"github.com/svckit/svc/modules/metrics"
-	"github.com/svckit/svc/modules/tracing"
 )
 
 // DefaultShutdownTimeout is the whole stop budget of [Run] and [Main]
@@ -52,9 +49,16 @@ type stopParts struct {
 
 type stopPartsIn struct {
 	fx.In
-	Server  *Server          `optional:"true"`
-	Metrics *metrics.Metrics `optional:"true"`
-	Tracing *tracing.Tracing `optional:"true"`
+	Server *Server    `optional:"true"`
+	Parts  []stopPart `group:"svc.stop.parts"`
+}
+
+// stopPart is a component's own share of the stop budget, provided by
+// fxsvc.Metrics and fxsvc.Tracing (so that stop.go names neither type and
+// an app without them links neither SDK).
+type stopPart struct {
+	kind string
+	d    time.Duration
 }
 
 // collectStopParts is invoked last, so that asking for the server and the
@@ -65,11 +69,13 @@ func collectStopParts(parts *stopParts) fx.Option {
 			parts.delay = in.Server.ShutdownDelay()
 			parts.drain = in.Server.DrainTimeout()
 		}
-		if in.Metrics != nil {
-			parts.flush = in.Metrics.ShutdownTimeout()
-		}
-		if in.Tracing != nil {
-			parts.traceFlush = in.Tracing.ShutdownTimeout()
+		for _, p := range in.Parts {
+			switch p.kind {
+			case "metrics":
+				parts.flush = p.d
+			case "tracing":
+				parts.traceFlush = p.d
+			}
 		}
 	})
 }

@@ -8,10 +8,10 @@ import (
 
 	"github.com/caarlos0/env/v11"
 	"github.com/go-chi/chi/v5"
+	otelmetric "go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/modules/metrics"
 	"github.com/svckit/svc/modules/telemetry"
 )
 
@@ -45,7 +45,7 @@ type telemetryIn struct {
 	fx.In
 	Lifecycle fx.Lifecycle
 	AccessLog []accessLogOn        `group:"svc.http.accesslog"`
-	Metrics   *metrics.Metrics     `optional:"true"`
+	Meters    meterSource          `optional:"true"`
 	Tracers   trace.TracerProvider `optional:"true"`
 	Log       logIn
 	Router    *chi.Mux       `optional:"true"`
@@ -79,15 +79,15 @@ func newTelemetry(in telemetryIn) (Wrapper, error) {
 		opts = append(opts, telemetry.Router(router))
 	}
 	t := telemetry.New(opts...)
-	if m := in.Metrics; m != nil {
+	if m := in.Meters; m != nil {
 		// Appended after the component's own hooks (it is built first): the
 		// provider is open here and still open when this stops.
 		in.Lifecycle.Append(fx.Hook{
 			OnStart: func(context.Context) error {
-				if !m.Active() {
+				p, active, err := m()
+				if !active {
 					return nil
 				}
-				p, err := m.Provider()
 				if err != nil {
 					return fmt.Errorf("fxsvc.Serve: HTTP server metrics: %w", err)
 				}
@@ -114,3 +114,8 @@ func loadTelemetryEnv() (telemetryEnv, error) {
 	}
 	return e, nil
 }
+
+// meterSource hands the telemetry the metrics component's provider while
+// it is active; fxsvc.Metrics provides it, so an app without metrics links
+// no metrics SDK.
+type meterSource func() (otelmetric.MeterProvider, bool, error)

@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/tracing"
@@ -41,9 +42,14 @@ func Tracing(opts ...tracing.Option) fx.Option {
 			return err
 		}),
 		fx.Provide(onlyOneTracingPerApp),
+		describe("tracing", func(t *tracing.Tracing, enc zapcore.ObjectEncoder) {
+			enc.AddString("name", t.Name())
+			enc.AddDuration("shutdown_timeout", t.ShutdownTimeout())
+		}),
 		// Build it even when nothing asks for it: the global provider is
 		// its point.
 		fx.Invoke(func(*tracing.Tracing) {}),
+		fx.Provide(fx.Annotate(func(t *tracing.Tracing) stopPart { return stopPart{kind: "tracing", d: t.ShutdownTimeout()} }, fx.ResultTags(`group:"svc.stop.parts"`))),
 	)
 }
 

@@ -85,4 +85,19 @@
 // or http on a host that is not loopback, or with a query or fragment), an
 // empty audience, an unusable held key or an invalid option makes Open,
 // and every Verify, return a *ConfigError naming the setting to fix.
+//
+// # Why not go-oidc's verifier
+//
+// coreos/go-oidc verifies OpenID Connect ID tokens for clients; a resource
+// server verifying access tokens needs more than it gives. Its RemoteKeySet
+// fetches again on every unknown kid with no bound (here: one fetch per
+// retry interval, whatever asks); it loads keys on first use, so an
+// identity provider that is down turns into slow failures (here: keys load
+// in the background and requests get a prompt 503 until they arrive); it
+// accepts RSA-PSS signatures whose salt length differs from the hash length
+// and lets the last of duplicate JSON members win (both refused here); and
+// it checks ID-token rules, `aud` being the client ID and no leeway,
+// rather than RFC 9068's access-token rules (typ, required exp, leeway,
+// scopes). An app that already trusts an *oidc.IDTokenVerifier can still
+// put it behind the gate with package authnoidc.
 package authn
