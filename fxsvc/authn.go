@@ -219,12 +219,12 @@ func encodeVerifier(enc zapcore.ObjectEncoder, v authn.Verifier) {
 	if iv, ok := v.(interface{ Issuers() []string }); ok {
 		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {
 			for _, iss := range iv.Issuers() {
-				arr.AppendString(iss)
+				arr.AppendString(logURL(iss))
 			}
 			return nil
 		}))
 	}
 	if dv, ok := v.(interface{ DiscoveryURL() string }); ok && dv.DiscoveryURL() != "" {
-		enc.AddString("discovery_url", dv.DiscoveryURL())
+		enc.AddString("discovery_url", logURL(dv.DiscoveryURL()))
 	}
 }

@@ -41,10 +41,10 @@ func OAuthClient(opts ...oauthclient.Option) fx.Option {
 		fx.Provide(onlyOneOauthClientPerApp),
 		describe("oauthclient", func(c *oauthclient.Client, enc zapcore.ObjectEncoder) {
 			if iss := c.Issuer(); iss != "" {
-				enc.AddString("issuer", iss)
+				enc.AddString("issuer", logURL(iss))
 			}
 			if ep := c.TokenEndpoint(); ep != "" {
-				enc.AddString("token_endpoint", ep)
+				enc.AddString("token_endpoint", logURL(ep))
 			}
 			enc.AddString("client_id", c.ClientID())
 		}),
