@@ -56,8 +56,9 @@ type serveConfig struct {
 	ShutdownDelay     shutdownDelay `env:"SVC_HTTP_SHUTDOWN_DELAY"`
 	TLSCertFile       string        `env:"SVC_HTTP_TLS_CERT_FILE"`
 	TLSKeyFile        string        `env:"SVC_HTTP_TLS_KEY_FILE"`
-	// optErr is the first invalid option: options cannot fail on their own.
-	optErr error
+	// optErrs are the invalid options: options cannot fail on their own,
+	// and every bad one is reported.
+	optErrs []error
 }
 
 // SettingError is an invalid setting: an environment variable or an option
@@ -98,16 +99,20 @@ func loadServeConfig(opts []ServeOption) (serveConfig, error) {
 			return n, nil
 		},
 	}})
+	var errs []error
 	if err != nil {
-		return cfg, envSettingError(err, reflect.TypeFor[serveConfig]())
+		errs = append(errs, envSettingError(err, reflect.TypeFor[serveConfig]()))
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.optErr == nil {
-		cfg.optErr = cfg.checkTLS()
+	errs = append(errs, cfg.optErrs...)
+	if len(errs) == 0 {
+		if err := cfg.checkTLS(); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return cfg, cfg.optErr
+	return cfg, joinErrors(errs)
 }
 
 // errBadDuration is the one message of every duration setting; it does not
@@ -161,9 +166,7 @@ func envSettingError(err error, t reflect.Type) error {
 // positiveOption records a non-positive duration given to option name.
 func (c *serveConfig) positiveOption(name string, d time.Duration, set func()) {
 	if d <= 0 {
-		if c.optErr == nil {
-			c.optErr = &SettingError{Setting: "fxsvc." + name, Problem: fmt.Sprintf("%v is not a positive duration", d)}
-		}
+		c.optErrs = append(c.optErrs, &SettingError{Setting: "fxsvc." + name, Problem: fmt.Sprintf("%v is not a positive duration", d)})
 		return
 	}
 	set()
@@ -208,9 +211,7 @@ func IdleTimeout(d time.Duration) ServeOption {
 func MaxHeaderBytes(n int) ServeOption {
 	return func(c *serveConfig) {
 		if n <= 0 {
-			if c.optErr == nil {
-				c.optErr = &SettingError{Setting: "fxsvc.MaxHeaderBytes", Problem: fmt.Sprintf("%d is not a positive number of bytes", n)}
-			}
+			c.optErrs = append(c.optErrs, &SettingError{Setting: "fxsvc.MaxHeaderBytes", Problem: fmt.Sprintf("%d is not a positive number of bytes", n)})
 			return
 		}
 		c.MaxHeaderBytes = n

@@ -169,3 +169,20 @@ func TestATestAppNeedsNoOutboundSettings(t *testing.T) {
 		t.Fatalf("without: exit %d: %s", code, errOut.String())
 	}
 }
+
+// Serve's bad options are all reported, with its bad variables.
+func TestServesBadOptionsAndVariablesAreReportedTogether(t *testing.T) {
+	t.Setenv("SVC_HTTP_IDLE_TIMEOUT", "idle")
+	var out, errOut bytes.Buffer
+	code := fxsvc.Run([]string{"check"}, &out, &errOut, fx.Supply(chi.NewRouter()),
+		fxsvc.Serve(fxsvc.ReadTimeout(-1), fxsvc.MaxHeaderBytes(0)))
+	msg := errOut.String()
+	if code != 1 || !strings.HasPrefix(msg, "svc: 3 invalid settings:") {
+		t.Fatalf("exit %d, stderr:\n%s", code, msg)
+	}
+	for _, s := range []string{"SVC_HTTP_IDLE_TIMEOUT", "fxsvc.ReadTimeout", "fxsvc.MaxHeaderBytes"} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("%s is not named:\n%s", s, msg)
+		}
+	}
+}
