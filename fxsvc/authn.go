@@ -8,6 +8,7 @@ import (
 	"github.com/caarlos0/env/v11"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
@@ -27,7 +28,7 @@ import (
 // naming the variable, when the issuer is unset or not an https URL (http
 // only on a loopback host) or the audience is empty or blank.
 //
-// The verifier logs to the app's *zap.Logger (zap.L() when the app
+// The verifier logs to the app's *zap.Logger ([DefaultLogger] when the app
 // provides none): key-loading failures at most once per kind per minute
 // with their cause, and the first success after failures once. A
 // *authn.JWTVerifier the app passes gets that logger too unless it was
@@ -35,7 +36,22 @@ import (
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 	return fx.Module("svc.authn",
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
+		checkSettingsFor(func(env settingsEnv) error {
+			if v == nil {
+				// Discover opens nothing: the verifier built only to
+				// check is dropped.
+				_, err := envVerifier(env.check, nil, zap.NewNop())
+				return err
+			}
+			// A verifier refusing its settings (authn.JWTVerifier.Err)
+			// fails at open otherwise, after the rest was built.
+			if ev, ok := v.(interface{ Err() error }); ok && ev.Err() != nil {
+				return fmt.Errorf("fxsvc.Authn: %w", ev.Err())
+			}
+			return nil
+		}),
 		fx.Provide(onlyOneAuthnGatePerApp),
+		describe("authn", func(g *authn.Gate, enc zapcore.ObjectEncoder) { encodeVerifier(enc, g.Verifier()) }),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteGuard { return g })),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
 		fx.Provide(fx.Annotate(
@@ -61,8 +77,8 @@ type authnIn struct {
 	fx.In
 	Spec         authnSpec
 	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
-	Logger       *zap.Logger          `optional:"true"`
-	Check        checkOnly            `optional:"true"`
+	Log          logIn
+	Check        checkOnly `optional:"true"`
 }
 
 type authnVerifierOpts struct{ opts []authn.VerifierOption }
@@ -105,9 +121,9 @@ func AuthnFromEnv() (AuthnEnv, bool, error) {
 // onlyOneAuthnGatePerApp builds the gate. Its name is what fx reports when
 // an app registers two.
 func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
-	log := in.Logger
-	if log == nil {
-		log = zap.L()
+	log, err := in.Log.get()
+	if err != nil {
+		return nil, err
 	}
 	var vo *authnVerifierOpts
 	switch len(in.VerifierOpts) {
@@ -119,7 +135,6 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	}
 	v := in.Spec.verifier
 	if v == nil {
-		var err error
 		if v, err = envVerifier(in.Check, vo, log); err != nil {
 			return nil, err
 		}
@@ -195,4 +210,21 @@ func (r gateRoutes) Routes() []Route {
 		return []Route{{Method: http.MethodGet, Pattern: p, Mode: "excluded"}}
 	}
 	return nil
+}
+
+// encodeVerifier writes, for the start line, which verifier the gate uses
+// and whom it trusts.
+func encodeVerifier(enc zapcore.ObjectEncoder, v authn.Verifier) {
+	enc.AddString("verifier", fmt.Sprintf("%T", v))
+	if iv, ok := v.(interface{ Issuers() []string }); ok {
+		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {
+			for _, iss := range iv.Issuers() {
+				arr.AppendString(logURL(iss))
+			}
+			return nil
+		}))
+	}
+	if dv, ok := v.(interface{ DiscoveryURL() string }); ok && dv.DiscoveryURL() != "" {
+		enc.AddString("discovery_url", logURL(dv.DiscoveryURL()))
+	}
 }

@@ -64,13 +64,16 @@ type checkIn struct {
 
 // Check builds the app's graph without starting it and writes one line per
 // route to stdout. It returns the exit status: 1 when the graph does not
-// build (the error goes to stderr). It needs no production setting for
-// inbound trust: with SVC_AUTHN_ISSUER unset, Authn(nil, …) gets a
-// stand-in verifier (nothing is verified by `check`); an issuer that is set
-// is still checked.
+// build (the error goes to stderr). Every invalid setting of the app's
+// components is reported at once, each naming its variable or option. It
+// needs no production setting for inbound trust: with SVC_AUTHN_ISSUER
+// unset, Authn(nil, …) gets a stand-in verifier (nothing is verified by
+// `check`); an issuer that is set is still checked.
 func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	var routes []Route
-	app := fx.New(append([]fx.Option{fx.NopLogger, fx.Supply(checkOnly{on: true})}, append(opts, fx.Invoke(func(in checkIn) error {
+	first := []fx.Option{fx.NopLogger, fx.Supply(checkOnly{on: true}),
+		checkAllSettings(logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
+	app := fx.New(append(first, append(opts, fx.Invoke(func(in checkIn) error {
 		var err error
 		routes, err = collectRoutes(in)
 		return err

@@ -4,7 +4,7 @@ import (
 	"net/http"
 
 	"go.uber.org/fx"
-	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/lifecycle"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -13,7 +13,8 @@ import (
 // Errors registers RFC 9457 problem details as the app's one error format.
 // It provides the *svcerrors.Responses and wraps the served router so that
 // router errors (404, 405, http.Error) take the format too. Only one error
-// format may be registered per app.
+// format may be registered per app. An error no entry knows answers a 500
+// and is logged (the app's *zap.Logger, else [DefaultLogger]).
 func Errors(opts ...svcerrors.Option) fx.Option {
 	return errorsModule("fxsvc.Errors", func(extra ...svcerrors.Option) *svcerrors.Responses {
 		return svcerrors.New(append(opts, extra...)...)
@@ -31,8 +32,8 @@ func TMFErrors(codePrefix, referenceError string, opts ...svcerrors.Option) fx.O
 
 type errorsIn struct {
 	fx.In
-	Spec   errorsSpec
-	Logger *zap.Logger `optional:"true"`
+	Spec errorsSpec
+	Log  logIn
 }
 
 // errorsSpec is one registration's choice of format, private to its module
@@ -47,6 +48,13 @@ func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Response
 		lifecycle.Singleton("errors", by),
 		fx.Supply(fx.Private, errorsSpec{by: by, build: build}),
 		fx.Provide(onlyOneErrorFormatPerApp),
+		describe("errors", func(r *svcerrors.Responses, enc zapcore.ObjectEncoder) {
+			format := "rfc9457"
+			if r.Format() == svcerrors.FormatTMF {
+				format = "tmf630"
+			}
+			enc.AddString("format", format)
+		}),
 		fx.Provide(fx.Annotate(
 			func(res *svcerrors.Responses) Wrapper {
 				return Wrapper{Name: "errors", Order: 0, Wrap: func(h http.Handler) (http.Handler, error) {
@@ -59,10 +67,13 @@ func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Response
 }
 
 // onlyOneErrorFormatPerApp builds the registered format. Its name is what
-// fx reports when an app registers two formats.
-func onlyOneErrorFormatPerApp(in errorsIn) *svcerrors.Responses {
-	if in.Logger != nil {
-		return in.Spec.build(svcerrors.Logger(in.Logger))
+// fx reports when an app registers two formats. The errors it answers with
+// a 500 without knowing them are logged to the app's logger, or to
+// [DefaultLogger] when the app has none: a 500 is never silent.
+func onlyOneErrorFormatPerApp(in errorsIn) (*svcerrors.Responses, error) {
+	log, err := in.Log.get()
+	if err != nil {
+		return nil, err
 	}
-	return in.Spec.build()
+	return in.Spec.build(svcerrors.Logger(log)), nil
 }

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode"
+
+	"go.uber.org/dig"
 )
 
 // A component that provides a value to the graph cannot meet its singleton
@@ -13,10 +15,16 @@ import (
 // that error into one sentence.
 var duplicateProvide = regexp.MustCompile(`already provided by "[^"]*"\.onlyOne(\w+)PerApp`)
 
+// explain is the sentence for a duplicate registration. Any other error a
+// constructor returned reaches the user as the
+// constructor wrote it: dig's chain ("could not build arguments for
+// function ... received non-nil error from function ...") names internals
+// the user never wrote and hides the variable to fix at the end of a long
+// line.
 func explain(err error) string {
 	m := duplicateProvide.FindStringSubmatch(err.Error())
 	if m == nil {
-		return err.Error()
+		return dig.RootCause(err).Error()
 	}
 	return fmt.Sprintf("only one %s may be registered per app: remove the second registration", words(m[1]))
 }

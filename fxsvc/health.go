@@ -63,7 +63,7 @@ type healthIn struct {
 	Gate   *authn.Gate         `optional:"true"`
 	Client *oauthclient.Client `optional:"true"`
 	Checks []ReadinessCheck    `group:"svc.readiness"`
-	Logger *zap.Logger         `optional:"true"`
+	Log    logIn
 }
 
 // Health serves two probes in front of the app's router, outside the
@@ -112,10 +112,11 @@ type readyFunc interface{ Ready() error }
 
 func newHealth(in healthIn) (*health, error) {
 	// An impossible key, so that the first probe logs either way.
-	h := &health{gated: in.Gate != nil, log: in.Logger, failing: "\x00"}
-	if h.log == nil {
-		h.log = zap.L()
+	log, err := in.Log.get()
+	if err != nil {
+		return nil, err
 	}
+	h := &health{gated: in.Gate != nil, log: log, failing: "\x00"}
 	if in.Gate != nil {
 		if r, ok := in.Gate.Verifier().(readyFunc); ok {
 			h.checks = append(h.checks, ReadinessCheck{Name: "authn", Check: ignoreCtx(r)})

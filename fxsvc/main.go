@@ -9,6 +9,7 @@ import (
 	"syscall"
 
 	"go.uber.org/fx"
+	"go.uber.org/zap"
 )
 
 // Main runs the app built from opts and exits with its status. It answers
@@ -20,7 +21,15 @@ import (
 //	               (anonymous, authenticated, excluded) and its scopes
 //
 // Any configuration error fails before anything starts, with the error on
-// stderr and exit status 1.
+// stderr and exit status 1. Every component's settings are read before any
+// component is built, and every bad one is reported together, each naming
+// its variable or option.
+//
+// The app logs to its own *zap.Logger, or to [DefaultLogger] (on stderr)
+// when it has none: one line once started (the address, the active
+// components, their settings with every secret as ***) and one once
+// stopped (why, how long the stop and the server's drain took, and how it
+// went).
 //
 // Stopping (on SIGINT or SIGTERM) has one budget, SVC_SHUTDOWN_TIMEOUT
 // (default 15 s, fx's stop timeout): the server drains first
@@ -56,14 +65,20 @@ func Run(args []string, stdout, stderr io.Writer, opts ...fx.Option) int {
 }
 
 func runApp(stderr io.Writer, opts []fx.Option) int {
-	budget, err := loadShutdownTimeout()
-	if err != nil {
-		fmt.Fprintf(stderr, "svc: %v\n", err)
-		return 1
+	// A bad budget is reported with every other bad setting; the default
+	// stands in until then.
+	budget, budgetErr := loadShutdownTimeout()
+	if budgetErr != nil {
+		budget = DefaultShutdownTimeout
 	}
 	var parts stopParts
-	all := append([]fx.Option{fx.NopLogger, fx.StopTimeout(budget)}, opts...)
-	app := fx.New(append(all, collectStopParts(&parts))...)
+	var info runInfo
+	all := append([]fx.Option{
+		fx.NopLogger, fx.StopTimeout(budget),
+		checkAllSettings(func() error { return budgetErr }, logSettingsCheck),
+		fx.Supply(&logFallback{w: stderr}),
+	}, opts...)
+	app := fx.New(append(all, collectStopParts(&parts), collectRunInfo(&info))...)
 	if err := app.Err(); err != nil {
 		fmt.Fprintf(stderr, "svc: %s\n", explain(err))
 		return 1
@@ -81,18 +96,26 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	defer cancel()
 	if err := app.Start(ctx); err != nil {
 		fmt.Fprintf(stderr, "svc: start: %v\n", err)
+		info.logger().Error("svc: start failed", zap.Error(err))
 		return 1
 	}
+	info.started(app.StopTimeout())
 	code := 0
+	reason := ""
 	select {
-	case <-signals:
+	case sig := <-signals:
+		reason = "signal " + sig.String()
 	case sig := <-app.Wait():
 		code = sig.ExitCode
+		reason = fmt.Sprintf("the app asked to stop (exit code %d)", code)
 	}
+	info.stopping(reason)
 	stopCtx, stopCancel := context.WithTimeout(context.Background(), app.StopTimeout())
 	defer stopCancel()
-	if err := app.Stop(stopCtx); err != nil {
-		if stopCtx.Err() != nil {
+	err := app.Stop(stopCtx)
+	budgetRanOut := err != nil && stopCtx.Err() != nil
+	if err != nil {
+		if budgetRanOut {
 			fmt.Fprintf(stderr, "svc: stop: the stop budget (%s or fx.StopTimeout, %v) ran out: %v\n", shutdownTimeoutVar, app.StopTimeout(), err)
 		} else {
 			fmt.Fprintf(stderr, "svc: stop: %v\n", err)
@@ -101,5 +124,6 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 			code = 1
 		}
 	}
+	info.stopped(err, budgetRanOut, code)
 	return code
 }

@@ -3,11 +3,14 @@ package fxsvc
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 
 	"go.opentelemetry.io/contrib/instrumentation/runtime"
 	otelmetric "go.opentelemetry.io/otel/metric"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/metrics"
@@ -18,7 +21,8 @@ import (
 // when the app starts (its provider becomes the process-global meter
 // provider) and closed when it stops (flush bounded by shutdown_timeout,
 // the previous global provider restored). It provides *metrics.Metrics to
-// the graph and uses the graph's *zap.Logger when there is one.
+// the graph and logs to the graph's *zap.Logger, or to [DefaultLogger] when
+// the app has none (a metrics.WithLogger in opts wins).
 //
 // It refuses: a second Metrics in one app (fx.New fails: fx refuses the
 // second provider of *metrics.Metrics, named onlyOneMetricsPerApp, before
@@ -39,7 +43,12 @@ func Metrics(opts ...metrics.Option) fx.Option {
 	return fx.Module("svc.metrics",
 		lifecycle.Singleton(metrics.Kind, "fxsvc.Metrics"),
 		fx.Supply(fx.Private, metricsOptions(opts)),
+		checkSettings(func() error {
+			_, err := metrics.New(append([]metrics.Option{metrics.WithLogger(zap.NewNop())}, opts...)...)
+			return err
+		}),
 		fx.Provide(onlyOneMetricsPerApp),
+		describe("metrics", encodeMetrics),
 		// Build it even when nothing asks for it: the global provider is
 		// its point.
 		fx.Invoke(func(*metrics.Metrics) {}),
@@ -62,17 +71,18 @@ type metricsParams struct {
 	fx.In
 	Lifecycle fx.Lifecycle
 	Options   metricsOptions
-	Logger    *zap.Logger `optional:"true"`
+	Log       logIn
 }
 
 // onlyOneMetricsPerApp builds and registers the component. Its name is
 // what fx reports when an app adds Metrics twice.
 func onlyOneMetricsPerApp(p metricsParams) (*metrics.Metrics, error) {
-	all := []metrics.Option(p.Options)
-	if p.Logger != nil {
-		// First, so a metrics.WithLogger in opts still wins.
-		all = append([]metrics.Option{metrics.WithLogger(p.Logger)}, all...)
+	log, err := p.Log.get()
+	if err != nil {
+		return nil, err
 	}
+	// First, so a metrics.WithLogger in opts still wins.
+	all := append([]metrics.Option{metrics.WithLogger(log)}, p.Options...)
 	m, err := metrics.New(all...)
 	if err != nil {
 		return nil, err
@@ -107,3 +117,37 @@ type namedMetrics struct{ m *metrics.Metrics }
 func (n namedMetrics) Name() string                    { return metrics.Kind + "/" + n.m.Name() }
 func (n namedMetrics) Open(ctx context.Context) error  { return n.m.Open(ctx) }
 func (n namedMetrics) Close(ctx context.Context) error { return n.m.Close(ctx) }
+
+// encodeMetrics writes the component's resolved settings for the start
+// line. The endpoint prints with its credentials masked (secret.URL),
+// header values and the password as *** (secret.String).
+func encodeMetrics(m *metrics.Metrics, enc zapcore.ObjectEncoder) {
+	enc.AddString("name", m.Name())
+	enc.AddString("exporter", string(m.Exporter()))
+	enc.AddBool("active", m.Active())
+	cfg, err := m.Config()
+	if err != nil {
+		return
+	}
+	if cfg.ServiceName != "" {
+		enc.AddString("service_name", cfg.ServiceName)
+	}
+	if cfg.Endpoint.IsSet() {
+		enc.AddString("endpoint", cfg.Endpoint.String())
+	}
+	if len(cfg.Headers) > 0 {
+		_ = enc.AddObject("headers", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
+			for _, k := range slices.Sorted(maps.Keys(cfg.Headers)) {
+				enc.AddString(k, cfg.Headers[k].String())
+			}
+			return nil
+		}))
+	}
+	if cfg.BasicAuthUsername != "" {
+		enc.AddString("basic_auth_username", cfg.BasicAuthUsername)
+		enc.AddString("basic_auth_password", cfg.BasicAuthPassword.String())
+	}
+	enc.AddDuration("export_interval", cfg.ExportInterval)
+	enc.AddDuration("export_timeout", cfg.ExportTimeout)
+	enc.AddDuration("shutdown_timeout", cfg.ShutdownTimeout)
+}

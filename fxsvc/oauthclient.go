@@ -1,8 +1,10 @@
 package fxsvc
 
 import (
+	"errors"
+
 	"go.uber.org/fx"
-	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/oauthclient"
@@ -12,8 +14,9 @@ import (
 // oauthclient.New from opts over the environment (SVC_OAUTHCLIENT_*),
 // opened when the app starts (discovery, when an issuer is set) and closed
 // when it stops (fetches in flight are cancelled). It provides
-// *oauthclient.Client to the graph, and uses the graph's *zap.Logger for
-// failed fetches when there is one (an oauthclient.Logger in opts wins).
+// *oauthclient.Client to the graph, and logs failed fetches to the graph's
+// *zap.Logger, or to [DefaultLogger] when the app has none (an
+// oauthclient.Logger in opts wins).
 //
 // It refuses: a second OAuthClient in one app (fx.New fails with a
 // *lifecycle.SingletonError), and a missing or invalid setting (the app
@@ -25,7 +28,26 @@ func OAuthClient(opts ...oauthclient.Option) fx.Option {
 	return fx.Module("svc.oauthclient",
 		lifecycle.Singleton(oauthclient.Kind, "fxsvc.OAuthClient"),
 		fx.Supply(fx.Private, oauthClientOptions(opts)),
+		checkSettingsFor(func(env settingsEnv) error {
+			// New opens nothing (no goroutine, no connection): the client
+			// built only to check is simply dropped. Closing it would close
+			// the idle connections of an http.Client the options share.
+			_, err := oauthclient.New(opts...)
+			if err != nil && env.forTests {
+				_, err = unconfiguredClient(opts, err)
+			}
+			return err
+		}),
 		fx.Provide(onlyOneOauthClientPerApp),
+		describe("oauthclient", func(c *oauthclient.Client, enc zapcore.ObjectEncoder) {
+			if iss := c.Issuer(); iss != "" {
+				enc.AddString("issuer", logURL(iss))
+			}
+			if ep := c.TokenEndpoint(); ep != "" {
+				enc.AddString("token_endpoint", logURL(ep))
+			}
+			enc.AddString("client_id", c.ClientID())
+		}),
 		// Build it even when no pattern asks for it yet, so discovery runs
 		// and a bad setting fails start, not the first request.
 		fx.Invoke(func(*oauthclient.Client) {}),
@@ -38,17 +60,19 @@ type oauthClientParams struct {
 	fx.In
 	Lifecycle fx.Lifecycle
 	Options   oauthClientOptions
-	Logger    *zap.Logger `optional:"true"`
-	ForTests  *forTests   `optional:"true"`
+	Log       logIn
+	ForTests  *forTests `optional:"true"`
 }
 
 // onlyOneOauthClientPerApp builds and registers the client. Its name is
 // what fx reports when an app adds OAuthClient twice.
 func onlyOneOauthClientPerApp(p oauthClientParams) (*oauthclient.Client, error) {
-	all := []oauthclient.Option(p.Options)
-	if p.Logger != nil {
-		all = append([]oauthclient.Option{oauthclient.Logger(p.Logger.Named("svc.oauthclient"))}, all...)
+	log, err := p.Log.get()
+	if err != nil {
+		return nil, err
 	}
+	// First, so an oauthclient.Logger in opts still wins.
+	all := append([]oauthclient.Option{oauthclient.Logger(log.Named("svc.oauthclient"))}, p.Options...)
 	c, err := oauthclient.New(all...)
 	if err != nil && p.ForTests != nil {
 		c, err = unconfiguredClient(all, err)
@@ -101,7 +125,18 @@ func providePattern(name string, build patternFunc, opts []oauthclient.PatternOp
 		_, err := build(name)
 		return fx.Error(err)
 	}
-	return fx.Provide(fx.Annotate(
+	check := checkSettings(func() error {
+		_, err := build(name, opts...)
+		// Checked without the app's client, which the graph gives later:
+		// the refusal for a missing one comes after every setting's, and
+		// only the build can tell whether the app has one.
+		var ce *oauthclient.ConfigError
+		if errors.As(err, &ce) && ce.Setting == "oauthclient.WithClient" {
+			return nil
+		}
+		return err
+	})
+	return fx.Options(check, fx.Provide(fx.Annotate(
 		func(c *oauthclient.Client) (*oauthclient.Pattern, error) {
 			all := opts
 			if c != nil {
@@ -112,7 +147,7 @@ func providePattern(name string, build patternFunc, opts []oauthclient.PatternOp
 		},
 		fx.ParamTags(`optional:"true"`),
 		fx.ResultTags(`name:"`+name+`"`),
-	))
+	)))
 }
 
 // validPatternName mirrors the oauthclient rule: nothing that could break

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-chi/chi/v5"
@@ -31,6 +32,11 @@ type Server struct {
 	stopping chan struct{} // closed when the drain starts
 	stopOnce sync.Once
 	drain    time.Duration
+	// drained and cutOff are what the last stop's drain took and how many
+	// requests it cut off, for Run's stop line; the stop hook may still be
+	// running when fx gives up on it.
+	drained atomic.Int64
+	cutOff  atomic.Int32
 
 	leaving   chan struct{} // closed when stop begins, before the delay
 	leaveOnce sync.Once
@@ -72,8 +78,8 @@ type serveIn struct {
 	ChiRouter  chi.Router     `optional:"true"`
 	ServeMux   *http.ServeMux `optional:"true"`
 	Handler    http.Handler   `optional:"true"`
-	Logger     *zap.Logger    `optional:"true"`
-	Overrides  []ServeOption  `group:"svc.http.options"`
+	Log        logIn
+	Overrides  []ServeOption `group:"svc.http.options"`
 }
 
 // ServeOverride adds options that [Serve] applies after its own (and after
@@ -123,6 +129,8 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // *SettingError naming the variable or option.
 func Serve(opts ...ServeOption) fx.Option {
 	return fx.Module("svc.http",
+		checkSettings(func() error { _, err := loadServeConfig(opts); return err }),
+		checkSettings(func() error { _, err := loadTelemetryEnv(); return err }),
 		fx.Provide(func(in serveIn) (*Server, error) {
 			cfg, err := loadServeConfig(append(append([]ServeOption(nil), opts...), in.Overrides...))
 			if err != nil {
@@ -149,9 +157,9 @@ func Serve(opts ...ServeOption) fx.Option {
 				MaxHeaderBytes:    cfg.MaxHeaderBytes,
 				BaseContext:       s.baseContext,
 			}
-			log := in.Logger
-			if log == nil {
-				log = zap.L()
+			log, err := in.Log.get()
+			if err != nil {
+				return nil, err
 			}
 			in.Lifecycle.Append(fx.Hook{
 				OnStart: func(context.Context) error { return s.start(log, in.Shutdowner) },
@@ -212,6 +220,8 @@ func (s *Server) start(log *zap.Logger, sd fx.Shutdowner) error {
 func (s *Server) stop(ctx context.Context, log *zap.Logger) error {
 	s.leave(ctx, log)
 	s.stopOnce.Do(func() { close(s.stopping) })
+	began := time.Now()
+	defer func() { s.drained.Store(int64(time.Since(began))) }()
 	ctx, cancel := context.WithTimeout(ctx, s.drain)
 	defer cancel()
 	err := s.srv.Shutdown(ctx)
@@ -227,9 +237,16 @@ func (s *Server) stop(ctx context.Context, log *zap.Logger) error {
 	// Requests still running past the drain bound are cut off.
 	_ = s.srv.Close()
 	if errors.Is(err, context.DeadlineExceeded) {
+		s.cutOff.Store(int32(s.running.count()))
 		log.Warn("svc: requests still running after the drain timeout were cut off (SVC_HTTP_DRAIN_TIMEOUT)",
 			zap.Duration("drain_timeout", s.drain), zap.Int("still_running", s.running.count()))
 		return nil
 	}
 	return fmt.Errorf("fxsvc.Serve: shutdown: %w", err)
+}
+
+// drainReport is what the last stop's drain took and how many requests it
+// cut off.
+func (s *Server) drainReport() (time.Duration, int) {
+	return time.Duration(s.drained.Load()), int(s.cutOff.Load())
 }

@@ -56,8 +56,9 @@ type serveConfig struct {
 	ShutdownDelay     shutdownDelay `env:"SVC_HTTP_SHUTDOWN_DELAY"`
 	TLSCertFile       string        `env:"SVC_HTTP_TLS_CERT_FILE"`
 	TLSKeyFile        string        `env:"SVC_HTTP_TLS_KEY_FILE"`
-	// optErr is the first invalid option: options cannot fail on their own.
-	optErr error
+	// optErrs are the invalid options: options cannot fail on their own,
+	// and every bad one is reported.
+	optErrs []error
 }
 
 // SettingError is an invalid setting: an environment variable or an option
@@ -98,16 +99,20 @@ func loadServeConfig(opts []ServeOption) (serveConfig, error) {
 			return n, nil
 		},
 	}})
+	var errs []error
 	if err != nil {
-		return cfg, envSettingError(err, reflect.TypeFor[serveConfig]())
+		errs = append(errs, envSettingError(err, reflect.TypeFor[serveConfig]()))
 	}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.optErr == nil {
-		cfg.optErr = cfg.checkTLS()
+	errs = append(errs, cfg.optErrs...)
+	if len(errs) == 0 {
+		if err := cfg.checkTLS(); err != nil {
+			errs = append(errs, err)
+		}
 	}
-	return cfg, cfg.optErr
+	return cfg, joinErrors(errs)
 }
 
 // errBadDuration is the one message of every duration setting; it does not
@@ -135,30 +140,33 @@ func parsePositiveDuration(v string) (time.Duration, error) {
 }
 
 // envSettingError turns caarlos0/env's error, which names the Go field,
-// into one naming the variable to fix.
+// into one naming the variable to fix: a *SettingError for one bad
+// variable, their errors.Join for several (every one is reported).
 func envSettingError(err error, t reflect.Type) error {
 	var agg env.AggregateError
-	if errors.As(err, &agg) {
-		for _, e := range agg.Errors {
-			var pe env.ParseError
-			if errors.As(e, &pe) {
-				setting := pe.Name
-				if f, ok := t.FieldByName(pe.Name); ok {
-					setting, _, _ = strings.Cut(f.Tag.Get("env"), ",")
-				}
-				return &SettingError{Setting: setting, Problem: pe.Err.Error()}
-			}
-		}
+	if !errors.As(err, &agg) {
+		return fmt.Errorf("fxsvc: reading the SVC_HTTP_* variables: %w", err)
 	}
-	return fmt.Errorf("fxsvc: reading the SVC_HTTP_* variables: %w", err)
+	var errs []error
+	for _, e := range agg.Errors {
+		var pe env.ParseError
+		if !errors.As(e, &pe) {
+			errs = append(errs, fmt.Errorf("fxsvc: reading the SVC_HTTP_* variables: %w", e))
+			continue
+		}
+		setting := pe.Name
+		if f, ok := t.FieldByName(pe.Name); ok {
+			setting, _, _ = strings.Cut(f.Tag.Get("env"), ",")
+		}
+		errs = append(errs, &SettingError{Setting: setting, Problem: pe.Err.Error()})
+	}
+	return joinErrors(errs)
 }
 
 // positiveOption records a non-positive duration given to option name.
 func (c *serveConfig) positiveOption(name string, d time.Duration, set func()) {
 	if d <= 0 {
-		if c.optErr == nil {
-			c.optErr = &SettingError{Setting: "fxsvc." + name, Problem: fmt.Sprintf("%v is not a positive duration", d)}
-		}
+		c.optErrs = append(c.optErrs, &SettingError{Setting: "fxsvc." + name, Problem: fmt.Sprintf("%v is not a positive duration", d)})
 		return
 	}
 	set()
@@ -203,9 +211,7 @@ func IdleTimeout(d time.Duration) ServeOption {
 func MaxHeaderBytes(n int) ServeOption {
 	return func(c *serveConfig) {
 		if n <= 0 {
-			if c.optErr == nil {
-				c.optErr = &SettingError{Setting: "fxsvc.MaxHeaderBytes", Problem: fmt.Sprintf("%d is not a positive number of bytes", n)}
-			}
+			c.optErrs = append(c.optErrs, &SettingError{Setting: "fxsvc.MaxHeaderBytes", Problem: fmt.Sprintf("%d is not a positive number of bytes", n)})
 			return
 		}
 		c.MaxHeaderBytes = n

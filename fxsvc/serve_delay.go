@@ -34,9 +34,7 @@ func parseShutdownDelay(v string) (any, error) {
 func ShutdownDelay(d time.Duration) ServeOption {
 	return func(c *serveConfig) {
 		if d < 0 {
-			if c.optErr == nil {
-				c.optErr = &SettingError{Setting: "fxsvc.ShutdownDelay", Problem: fmt.Sprintf("%v is negative: want 0 (no delay) or a positive duration", d)}
-			}
+			c.optErrs = append(c.optErrs, &SettingError{Setting: "fxsvc.ShutdownDelay", Problem: fmt.Sprintf("%v is negative: want 0 (no delay) or a positive duration", d)})
 			return
 		}
 		c.ShutdownDelay = shutdownDelay(d)

@@ -33,6 +33,13 @@ func loadShutdownTimeout() (time.Duration, error) {
 	return d, nil
 }
 
+// shutdownTimeoutCheck checks SVC_SHUTDOWN_TIMEOUT with the app's other
+// settings.
+func shutdownTimeoutCheck() error {
+	_, err := loadShutdownTimeout()
+	return err
+}
+
 // stopParts are the parts of the stop budget that the graph knows: the
 // server's shutdown delay and drain, the metrics flush and the tracing
 // flush, run one after the other.

@@ -11,7 +11,6 @@ import (
 	otelmetric "go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
-	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/telemetry"
 )
@@ -23,10 +22,10 @@ const accessLogGroup = "svc.http.accesslog"
 type accessLogOn struct{}
 
 // AccessLog turns on the access log of [Serve]: one record per request
-// (logger svc.http.access on the graph's *zap.Logger, else zap.L()), with
-// the method, the route template, the status, the body size, the duration,
-// the caller's address (authn.Trusted proxies honoured), the request ID
-// and, under authn.EndUser(true), the subject. It is written outside the
+// (logger svc.http.access on the graph's *zap.Logger, else
+// [DefaultLogger]), with the method, the route template, the status, the
+// body size, the duration, the caller's address (authn.Trusted proxies
+// honoured), the request ID and, under authn.EndUser(true), the subject. It is written outside the
 // authentication gate, so the gate's refusals are logged too.
 // SVC_ACCESS_LOG=true turns it on without code; the option wins over
 // SVC_ACCESS_LOG=false.
@@ -48,11 +47,11 @@ type telemetryIn struct {
 	AccessLog []accessLogOn        `group:"svc.http.accesslog"`
 	Meters    meterSource          `optional:"true"`
 	Tracers   trace.TracerProvider `optional:"true"`
-	Logger    *zap.Logger          `optional:"true"`
-	Router    *chi.Mux             `optional:"true"`
-	ChiRouter chi.Router           `optional:"true"`
-	ServeMux  *http.ServeMux       `optional:"true"`
-	Handler   http.Handler         `optional:"true"`
+	Log       logIn
+	Router    *chi.Mux       `optional:"true"`
+	ChiRouter chi.Router     `optional:"true"`
+	ServeMux  *http.ServeMux `optional:"true"`
+	Handler   http.Handler   `optional:"true"`
 }
 
 // newTelemetry builds the request telemetry [Serve] puts outermost: request
@@ -60,15 +59,15 @@ type telemetryIn struct {
 // active; server spans on the graph's trace.TracerProvider, else on the
 // global one once installed; the access log when asked for.
 func newTelemetry(in telemetryIn) (Wrapper, error) {
-	var e telemetryEnv
-	if err := env.Parse(&e); err != nil {
-		return Wrapper{}, envSettingError(err, reflect.TypeFor[telemetryEnv]())
+	e, err := loadTelemetryEnv()
+	if err != nil {
+		return Wrapper{}, err
 	}
 	opts := []telemetry.Option{}
 	if len(in.AccessLog) > 0 || (e.AccessLog != nil && *e.AccessLog) {
-		log := in.Logger
-		if log == nil {
-			log = zap.L()
+		log, err := in.Log.get()
+		if err != nil {
+			return Wrapper{}, err
 		}
 		opts = append(opts, telemetry.AccessLog(log))
 	}
@@ -104,6 +103,16 @@ func newTelemetry(in telemetryIn) (Wrapper, error) {
 	return Wrapper{Name: "telemetry", Order: TelemetryOrder, Wrap: func(h http.Handler) (http.Handler, error) {
 		return t.Handler(h), nil
 	}}, nil
+}
+
+// loadTelemetryEnv reads SVC_ACCESS_LOG; a bad value is a *SettingError
+// naming it.
+func loadTelemetryEnv() (telemetryEnv, error) {
+	var e telemetryEnv
+	if err := env.Parse(&e); err != nil {
+		return e, envSettingError(err, reflect.TypeFor[telemetryEnv]())
+	}
+	return e, nil
 }
 
 // meterSource hands the telemetry the metrics component's provider while

@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/tracing"
@@ -16,7 +17,8 @@ import (
 // provider and the W3C propagator the global one) and closed when it stops
 // (flush bounded by SVC_TRACING_SHUTDOWN_TIMEOUT, the previous provider
 // and propagator restored). It provides *tracing.Tracing to the graph and
-// uses the graph's *zap.Logger when there is one. Add it before Serve, so
+// logs to the graph's *zap.Logger, or to [DefaultLogger] when the app has
+// none (a tracing.WithLogger in opts wins). Add it before Serve, so
 // that it opens before the server accepts and flushes after the drain.
 //
 // The exporters are linked by import: a binary that lets the environment
@@ -35,7 +37,15 @@ func Tracing(opts ...tracing.Option) fx.Option {
 	return fx.Module("svc.tracing",
 		lifecycle.Singleton(tracing.Kind, "fxsvc.Tracing"),
 		fx.Supply(fx.Private, tracingOptions(opts)),
+		checkSettings(func() error {
+			_, err := tracing.New(append([]tracing.Option{tracing.WithLogger(zap.NewNop())}, opts...)...)
+			return err
+		}),
 		fx.Provide(onlyOneTracingPerApp),
+		describe("tracing", func(t *tracing.Tracing, enc zapcore.ObjectEncoder) {
+			enc.AddString("name", t.Name())
+			enc.AddDuration("shutdown_timeout", t.ShutdownTimeout())
+		}),
 		// Build it even when nothing asks for it: the global provider is
 		// its point.
 		fx.Invoke(func(*tracing.Tracing) {}),
@@ -49,17 +59,18 @@ type tracingParams struct {
 	fx.In
 	Lifecycle fx.Lifecycle
 	Options   tracingOptions
-	Logger    *zap.Logger `optional:"true"`
+	Log       logIn
 }
 
 // onlyOneTracingPerApp builds and registers the component. Its name is
 // what fx reports when an app adds Tracing twice.
 func onlyOneTracingPerApp(p tracingParams) (*tracing.Tracing, error) {
-	all := []tracing.Option(p.Options)
-	if p.Logger != nil {
-		// First, so a tracing.WithLogger in opts still wins.
-		all = append([]tracing.Option{tracing.WithLogger(p.Logger)}, all...)
+	log, err := p.Log.get()
+	if err != nil {
+		return nil, err
 	}
+	// First, so a tracing.WithLogger in opts still wins.
+	all := append([]tracing.Option{tracing.WithLogger(log)}, p.Options...)
 	t, err := tracing.New(all...)
 	if err != nil {
 		return nil, err

@@ -67,7 +67,10 @@ func errorFormat() fx.Option {
 	case "tmf":
 		return fxsvc.TMFErrors("EXAMPLE", svcerrors.KindDocs)
 	default:
-		return fx.Error(fmt.Errorf("example: SVC_EXAMPLE_ERRORS=%q is not an error format: use rfc9457 (the default, also \"problem\") or tmf", f))
+		// Reported with every other bad setting, not alone.
+		return fxsvc.CheckSettings(func() error {
+			return fmt.Errorf("example: SVC_EXAMPLE_ERRORS=%q is not an error format: use rfc9457 (the default, also \"problem\") or tmf", f)
+		})
 	}
 }
 

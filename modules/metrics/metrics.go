@@ -50,6 +50,8 @@ type Metrics struct {
 	slot     *target
 	previous metric.MeterProvider
 	meters   map[string]metric.Meter
+
+	otelErrors errorLimiter // OpenTelemetry's errors, one line per kind a minute
 }
 
 // New builds a component from options over the environment: SVC_METRICS_*

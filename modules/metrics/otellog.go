@@ -50,11 +50,12 @@ var (
 )
 
 // Handle logs err at error level on the current component's logger,
-// redacted; with no component open, on the standard logger as
-// OpenTelemetry's default handler does.
+// redacted, at most once per kind a minute (see logOTelError); with no
+// component open, on the standard logger as OpenTelemetry's default
+// handler does.
 func (*otelRouter) Handle(err error) {
 	if m := logOwner.Load(); m != nil {
-		m.log.Error("opentelemetry error", zap.Error(redact(err, m.cfg)))
+		m.logOTelError(err)
 		return
 	}
 	log.Print(err)
@@ -126,7 +127,14 @@ func (s routedSink) Error(err error, msg string, kv ...any) {
 		stdLogger.WithName(s.name).WithValues(s.kv...).Error(err, msg, kv...)
 		return
 	}
+	ok, suppressed := m.otelErrors.allow(s.message(msg))
+	if !ok {
+		return
+	}
 	fields := append(s.fields(m.cfg, kv), zap.Error(redact(err, m.cfg)))
+	if suppressed > 0 {
+		fields = append(fields, zap.Int("suppressed", suppressed))
+	}
 	m.log.Error(s.message(msg), fields...)
 }
 

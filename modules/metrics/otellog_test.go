@@ -72,7 +72,8 @@ func TestOTelErrorsReachTheZapLoggerRedacted(t *testing.T) {
 	_ = m.Close(ctx)
 	entry := logs.FilterMessage("opentelemetry error").All()[0]
 	text := fmt.Sprint(entry.ContextMap())
-	if entry.Level != zap.ErrorLevel || !strings.Contains(text, "***") || !strings.Contains(text, "400") {
+	if entry.Level != zap.ErrorLevel || !strings.Contains(text, "***") || !strings.Contains(text, "400") ||
+		entry.ContextMap()["failure"] != "export status 400" {
 		t.Fatalf("entry %v %s", entry.Level, text)
 	}
 	for _, s := range []string{"k3ysecret", "pa55word", base64.StdEncoding.EncodeToString([]byte("svc:pa55word"))} {

@@ -39,6 +39,7 @@ type Client struct {
 	http          *http.Client
 	clock         Clock
 	logger        *zap.Logger
+	fetchLog      fetchLog // failed fetches, one line per kind a minute
 	allowHTTP     bool
 	jitter        func(max time.Duration) time.Duration
 	epoch         time.Time // the clock at New; cache marks count from it
@@ -262,6 +263,19 @@ func (c *Client) Name() string { return Kind }
 
 // ClientID returns the configured client ID.
 func (c *Client) ClientID() string { return c.clientID }
+
+// Issuer returns the configured issuer, "" when only a token endpoint was
+// given.
+func (c *Client) Issuer() string { return c.issuer }
+
+// TokenEndpoint returns the token endpoint: the configured one, or the
+// discovered one once discovery succeeded; "" before that.
+func (c *Client) TokenEndpoint() string {
+	if m := c.meta.Load(); m != nil {
+		return m.tokenEndpoint
+	}
+	return ""
+}
 
 // Open reads the authorization server's metadata when an issuer is set and
 // no token endpoint was given. It fails with a [DiscoveryError] when the

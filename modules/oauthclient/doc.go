@@ -141,7 +141,8 @@
 // dropped), svc.outcome (success, failure) and error.type on failure; and
 // the span svc.oauthclient.fetch linked to the request that started it.
 // No attribute carries a token, secret, subject or server text. With
-// [Logger], each failed fetch is logged once at warning level.
+// [Logger], failed fetches are logged at warning level, once per pattern
+// and error type a minute, and a pattern's recovery once at info.
 // [RedactForm], [RedactBody] and [RedactHeader] hide client_secret,
 // client_assertion, assertion, subject_token and other credentials from
 // whatever a service logs itself.

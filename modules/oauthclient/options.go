@@ -157,10 +157,11 @@ func WithClock(clock Clock) Option {
 	})
 }
 
-// Logger sets a logger for failed fetches: one warning per failed fetch
-// (failures are remembered, so at most one per retry interval), with the
-// pattern, grant, error type and status. Tokens, secrets, assertions and
-// server response bodies are never logged.
+// Logger sets a logger for failed fetches: a warning with the pattern,
+// grant, error type and status, at most once per pattern and error type a
+// minute (the next one carries the count held back as suppressed), and,
+// once, an info line when a pattern's fetch works again after failures.
+// Tokens, secrets, assertions and server response bodies are never logged.
 func Logger(l *zap.Logger) Option {
 	return clientOption(func(c *clientConfig) error { c.logger = l; return nil })
 }

@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
-	"go.uber.org/zap"
 )
 
 // Telemetry names. Everything is recorded once per token fetch, never per
@@ -86,12 +85,9 @@ func (c *Client) endFetch(ctx context.Context, span trace.Span, rq *tokenRequest
 	if err != nil {
 		span.SetAttributes(attribute.String(attrError, errorType(err)))
 		span.SetStatus(codes.Error, errorType(err))
-		c.logger.Warn("svc.oauthclient token fetch failed",
-			zap.String(attrPattern, rq.pattern),
-			zap.String(attrGrant, rq.kind),
-			zap.String(attrError, errorType(err)),
-			zap.Int("http.response.status_code", status),
-		)
+		c.fetchLog.failed(c.logger, c.clock.Now(), rq, errorType(err), status)
+	} else {
+		c.fetchLog.succeeded(c.logger, c.clock.Now(), rq)
 	}
 	span.End()
 

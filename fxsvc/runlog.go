@@ -1,0 +1,186 @@
+package fxsvc
+
+import (
+	"cmp"
+	"net/url"
+	"slices"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// startInfoGroup collects each component's part of the start line.
+const startInfoGroup = "svc.start.info"
+
+// startInfo is one component's part of the start line. Each component's
+// option provides its own (see describe), so that Run names no component
+// type: an app links only the components it uses.
+type startInfo struct {
+	name   string
+	encode func(zapcore.ObjectEncoder) // its settings; nil when it has none to show
+}
+
+// describe provides a component's part of the start line, built from the
+// component's T when the line is written. encode must write no secret as
+// it is: secret.String and secret.URL print ***.
+func describe[T any](name string, encode func(T, zapcore.ObjectEncoder)) fx.Option {
+	return fx.Provide(fx.Annotate(func(v T) startInfo {
+		return startInfo{name: name, encode: func(enc zapcore.ObjectEncoder) { encode(v, enc) }}
+	}, fx.ResultTags(`group:"`+startInfoGroup+`"`)))
+}
+
+// runInfo is what [Run] says about the app in its start and stop lines:
+// where it listens, which components are active and how each is set up.
+type runInfo struct {
+	log       *zap.Logger
+	ownLogger bool
+	server    *Server
+	parts     []startInfo
+	wrappers  []string
+	stopStart time.Time
+	reason    string
+}
+
+type runInfoIn struct {
+	fx.In
+	Log    logIn
+	Server *Server     `optional:"true"`
+	Parts  []startInfo `group:"svc.start.info"`
+	// Wrappers name the request-path components (health, cors,
+	// ratelimit, …); Serve builds them anyway.
+	Wrappers []Wrapper `group:"svc.http.wrappers"`
+}
+
+// collectRunInfo is invoked last, like collectStopParts, so that asking
+// for the components builds none of them out of the app's own order.
+func collectRunInfo(info *runInfo) fx.Option {
+	return fx.Invoke(func(in runInfoIn) error {
+		log, err := in.Log.get()
+		if err != nil {
+			return err
+		}
+		*info = runInfo{log: log, ownLogger: in.Log.own(), server: in.Server, parts: in.Parts}
+		// fx hands value groups over in no set order.
+		slices.SortFunc(info.parts, func(a, b startInfo) int { return cmp.Compare(a.name, b.name) })
+		for _, w := range in.Wrappers {
+			info.wrappers = append(info.wrappers, w.Name)
+		}
+		return nil
+	})
+}
+
+func (i *runInfo) logger() *zap.Logger {
+	if i.log == nil {
+		return zap.NewNop()
+	}
+	return i.log
+}
+
+// components names the active components, sorted.
+func (i *runInfo) components() []string {
+	var names []string
+	if i.server != nil {
+		names = append(names, "http")
+	}
+	for _, p := range i.parts {
+		names = append(names, p.name)
+	}
+	names = append(names, i.wrappers...)
+	slices.Sort(names)
+	return slices.Compact(names)
+}
+
+// started writes the start line: the address, the active components and
+// their resolved settings. Secrets are never among the fields: the ones a
+// component holds print as *** (secret.String, secret.URL).
+func (i *runInfo) started(stopBudget time.Duration) {
+	var fields []zap.Field
+	if i.server != nil {
+		fields = append(fields, zap.String("server.address", i.server.Addr()))
+	}
+	fields = append(fields, zap.Strings("components", i.components()),
+		zap.Object("config", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
+			i.encodeConfig(enc, stopBudget)
+			return nil
+		})))
+	i.logger().Info("svc: started", fields...)
+}
+
+func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Duration) {
+	enc.AddDuration("shutdown_timeout", stopBudget)
+	if i.ownLogger {
+		enc.AddString("log", "the app's own logger")
+	} else if s, err := loadLogSettings(); err == nil {
+		_ = enc.AddObject("log", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
+			enc.AddString("level", s.level.String())
+			enc.AddString("format", s.format)
+			return nil
+		}))
+	}
+	if s := i.server; s != nil {
+		_ = enc.AddObject("http", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
+			enc.AddString("addr", s.srv.Addr)
+			enc.AddDuration("read_header_timeout", s.srv.ReadHeaderTimeout)
+			enc.AddDuration("read_timeout", s.srv.ReadTimeout)
+			enc.AddDuration("write_timeout", s.srv.WriteTimeout)
+			enc.AddDuration("idle_timeout", s.srv.IdleTimeout)
+			enc.AddInt("max_header_bytes", s.srv.MaxHeaderBytes)
+			enc.AddDuration("drain_timeout", s.drain)
+			return nil
+		}))
+	}
+	for _, p := range i.parts {
+		if p.encode == nil {
+			continue
+		}
+		_ = enc.AddObject(p.name, zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
+			p.encode(enc)
+			return nil
+		}))
+	}
+}
+
+// stopping notes why the app stops and when the stop began.
+func (i *runInfo) stopping(reason string) {
+	i.reason = reason
+	i.stopStart = time.Now()
+}
+
+// stopped writes the stop line: why, how long the stop and the server's
+// drain took, and how it went.
+func (i *runInfo) stopped(err error, budgetRanOut bool, code int) {
+	fields := []zap.Field{
+		zap.String("reason", i.reason),
+		zap.Duration("took", time.Since(i.stopStart)),
+		zap.Int("exit_code", code),
+	}
+	if s := i.server; s != nil {
+		drained, cut := s.drainReport()
+		fields = append(fields, zap.Duration("drain", drained), zap.Duration("drain_timeout", s.drain))
+		if cut > 0 {
+			fields = append(fields, zap.Int("requests_cut_off", cut))
+		}
+	}
+	switch {
+	case err == nil:
+		i.logger().Info("svc: stopped", append(fields, zap.String("outcome", "clean"))...)
+	case budgetRanOut:
+		i.logger().Error("svc: stopped", append(fields, zap.String("outcome", "the stop budget ran out ("+shutdownTimeoutVar+")"), zap.Error(err))...)
+	default:
+		i.logger().Error("svc: stopped", append(fields, zap.String("outcome", "failed"), zap.Error(err))...)
+	}
+}
+
+// logURL is raw without what a URL may carry that is not for a log: user
+// information and the query. The components refuse such URLs already; this
+// keeps the start line safe whatever a future component accepts.
+func logURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
+}
