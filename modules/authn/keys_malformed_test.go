@@ -54,7 +54,7 @@ func malformedKeys(t *testing.T) []struct {
 		{"RSA nil N", "no modulus", &rsa.PublicKey{E: 65537}},
 		{"nil RSA key", "no modulus", (*rsa.PublicKey)(nil)},
 		{"RSA 1024 bits", "below 2048", &k.rsa1024.PublicKey},
-		{"RSA over 8192 bits", "above 8192", withN(huge)},
+		{"RSA over 4096 bits", "above 4096", withN(huge)},
 	}
 }
 

@@ -15,9 +15,10 @@ import (
 const minRSABits = 2048
 
 // maxRSABits is the largest RSA modulus accepted. Verifying grows with the
-// square of the modulus: an 8192-bit key already costs about as much as a
-// P-521 one, and no provider signs with more.
-const maxRSABits = 8192
+// square of the modulus: a 4096-bit key costs about four times an ES256
+// verification, an 8192-bit one about fifteen, more than the verifier lets
+// any unsigned input cost (10 times); providers sign with 2048 to 4096.
+const maxRSABits = 4096
 
 // maxKidlessTries bounds how many keys a token is tried against, so a
 // large key set cannot multiply the cost of a forged token. At most one of
@@ -85,7 +86,7 @@ func newHeldKey(pub crypto.PublicKey, id, declaredAlg string) (*heldKey, error) 
 // checkRSAKey refuses an RSA key no signature can verify under, so a
 // malformed key is a configuration problem rather than a refusal of every
 // token as a forgery: a modulus that is missing, not positive or even, of
-// fewer than 2048 or more than 8192 bits, or a public exponent that is not
+// fewer than 2048 or more than 4096 bits, or a public exponent that is not
 // an odd number of at least 3.
 func checkRSAKey(key *rsa.PublicKey) error {
 	switch {
@@ -229,7 +230,7 @@ func appendTries(out, from []*heldKey, a alg) []*heldKey {
 
 // KeySet returns a verifier that trusts the public keys given here and
 // fetches nothing ("held keys"). Each key is a *rsa.PublicKey (2048 to
-// 8192 bits, odd modulus, odd exponent of at least 3), an *ecdsa.PublicKey
+// 4096 bits, odd modulus, odd exponent of at least 3), an *ecdsa.PublicKey
 // whose point is on P-256, P-384 or P-521, or an ed25519.PublicKey, as
 // parsed by crypto/x509 from PEM. A key that is none of these is a
 // *ConfigError naming it (keys[i]) and what is wrong with it. Held keys carry no

@@ -102,7 +102,7 @@ func newVerifier(issuer, audience string, opts []VerifierOption) *JWTVerifier {
 
 // finish settles the derived settings and the construction error.
 func (v *JWTVerifier) finish() {
-	v.algs = allAlgs()
+	v.algs = defaultAlgs()
 	if len(v.cfg.algorithms) > 0 {
 		v.algs = 0
 		for _, name := range v.cfg.algorithms {

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"math/big"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,7 +27,7 @@ func TestKidlessTokenTriesAtMostOneExpensiveKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p521.PublicKey, &second.PublicKey}, Clock(fixedClock()))
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p521.PublicKey, &second.PublicKey}, Clock(fixedClock()), Algorithms("ES512"))
 	if _, err := v.Verify(context.Background(), joseSign(t, jose.ES512, k.p521, "", validClaims())); err != nil {
 		t.Fatalf("the first expensive key: %v", err)
 	}
@@ -108,7 +109,7 @@ func TestHeldKeyExpensive(t *testing.T) {
 		{"RSA 2048", &k.rsa.PublicKey, false},
 		{"RSA 3071", &rsa.PublicKey{N: oddModulus(3071), E: 65537}, false},
 		{"RSA 3072", &rsa.PublicKey{N: oddModulus(3072), E: 65537}, true},
-		{"RSA 8192", &rsa.PublicKey{N: oddModulus(8192), E: 65537}, true},
+		{"RSA 4096", &rsa.PublicKey{N: oddModulus(4096), E: 65537}, true},
 	}
 	for _, c := range cases {
 		h, err := newHeldKey(c.key, "", "")
@@ -252,3 +253,25 @@ func TestMaxConcurrentVerificationsOption(t *testing.T) {
 		}
 	}
 }
+
+// Regression: issue 14 item 2.
+// By default no unsigned input can cost more than about ten fresh ES256
+// verifications: ES512 (one P-521 check costs about thirty) is refused
+// before any key work unless Algorithms names it, and RSA keys above 4096
+// bits (an 8192-bit check costs about fifteen) are not used.
+func TestDefaultsRefuseWhatCostsMoreThanTenES256Verifications(t *testing.T) {
+	k := keys(t)
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p521.PublicKey}, Clock(fixedClock()))
+	if r := reasonOf(t, mustErr(v.Verify(context.Background(), joseSign(t, jose.ES512, k.p521, "", validClaims())))); r != ReasonAlgorithm {
+		t.Fatalf("ES512 by default: reason %s, want algorithm (refused before the P-521 check)", r)
+	}
+	opted := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p521.PublicKey}, Clock(fixedClock()), Algorithms("ES256", "ES512"))
+	if _, err := opted.Verify(context.Background(), joseSign(t, jose.ES512, k.p521, "", validClaims())); err != nil {
+		t.Fatalf("ES512 named in Algorithms: %v", err)
+	}
+	if _, err := newHeldKey(&rsa.PublicKey{N: oddModulus(8192), E: 65537}, "", ""); err == nil || !strings.Contains(err.Error(), "above 4096") {
+		t.Fatalf("an RSA-8192 key: %v, want refused above 4096 bits", err)
+	}
+}
+
+func mustErr(_ Principal, err error) error { return err }

@@ -100,6 +100,13 @@ func (s algSet) has(a alg) bool { return s&(1<<a) != 0 }
 
 func allAlgs() algSet { return 1<<algCount - 1 }
 
+// defaultAlgs is the allow-list without Algorithms: every algorithm but
+// ES512. One P-521 verification costs about 30 times an ES256 one, so a
+// forged ES512 token would cost more than the verifier lets any unsigned
+// input cost (10 times a fresh ES256 verification); an app whose provider
+// signs with ES512 names it in Algorithms.
+func defaultAlgs() algSet { return allAlgs() &^ (1 << algES512) }
+
 // fits reports whether key k may verify algorithm a: the key's type (and
 // curve) must be the algorithm's, and a key that declares its own alg is
 // used for that alg only.
