@@ -161,6 +161,9 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	// No retries: a retried script could spend a budget twice, and each
 	// retry would stretch the wait past Timeout.
 	ro.MaxRetries = -1
+	// One dial per attempt: retried dials (5 by default) only add to the
+	// wait of a request while Redis is down.
+	ro.DialerRetries = 1
 	ro.ContextTimeoutEnabled = true
 	c := &Client{rdb: redis.NewClient(ro), cfg: cfg, log: zap.L(), metrics: newInstruments()}
 	for _, o := range opts {
