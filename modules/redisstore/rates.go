@@ -12,7 +12,8 @@ import (
 // gcra spends one request of a GCRA budget in one round trip. The time is
 // the server's (TIME), so that replicas with skewed clocks agree. The key
 // holds the theoretical arrival time in microseconds and expires once the
-// whole burst is available again.
+// whole burst is available again; it is written with %.0f so that no
+// server formats the 16-digit number with fewer digits.
 //
 // KEYS[1] the budget; ARGV[1] interval µs; ARGV[2] burst.
 // Returns {allowed 0|1, remaining, retry_after µs, reset_after µs}.
@@ -28,7 +29,7 @@ if newtat - tolerance > now then
   return {0, 0, newtat - tolerance - now, tat - now}
 end
 local reset = newtat - now
-redis.call('SET', KEYS[1], newtat, 'PX', math.ceil(reset / 1000))
+redis.call('SET', KEYS[1], string.format('%.0f', newtat), 'PX', math.ceil(reset / 1000))
 return {1, math.floor((now + tolerance - newtat) / interval), 0, reset}
 `)
 
@@ -46,7 +47,7 @@ func (s rates) Allow(ctx context.Context, k store.Key, r store.Rate) (store.Rate
 	err := s.c.do(ctx, "ratelimit", func(ctx context.Context) error {
 		var err error
 		res, err = gcra.Run(ctx, s.c.rdb, []string{s.c.key("rate", k)},
-			r.Interval.Microseconds(), max(1, r.Burst)).Int64Slice()
+			max(1, r.Interval.Microseconds()), max(1, r.Burst)).Int64Slice()
 		return err
 	})
 	if err == nil && len(res) != 4 {

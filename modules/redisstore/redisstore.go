@@ -222,9 +222,14 @@ func (e *Unavailable) Unwrap() []error { return []error{e.Err, errUnavailable, r
 // failure under op. It returns redis.Nil as is and wraps any other error
 // in *Unavailable.
 func (c *Client) do(ctx context.Context, op string, fn func(context.Context) error) error {
-	ctx, cancel := context.WithTimeout(ctx, c.cfg.Timeout)
-	defer cancel()
 	start := time.Now()
+	if d, ok := ctx.Deadline(); !ok || d.Sub(start) > c.cfg.Timeout {
+		// Only when the caller's own deadline is later: a timer per
+		// operation is a measurable share of a loopback round trip.
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, start.Add(c.cfg.Timeout))
+		defer cancel()
+	}
 	err := fn(ctx)
 	if errors.Is(err, redis.Nil) {
 		// A missing key is an answer, not a failure.

@@ -45,9 +45,6 @@ func (in *instruments) record(ctx context.Context, op string, d time.Duration, e
 		a, _ = in.attrs.LoadOrStore(op, metric.WithAttributeSet(attribute.NewSet(attribute.String("db.operation.name", op))))
 	}
 	opt := a.(metric.MeasurementOption)
-	// The caller's context may have ended with the operation; the
-	// measurement must not be dropped with it.
-	ctx = context.WithoutCancel(ctx)
 	in.duration.Record(ctx, d.Seconds(), opt)
 	if err != nil {
 		in.errors.Add(ctx, 1, opt)
