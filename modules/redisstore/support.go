@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -28,10 +27,10 @@ type instruments struct {
 	attrs    sync.Map // op -> *opAttrs
 }
 
-// newInstruments binds to the global meter provider of the moment the
-// client is built (fxsvc.Metrics sets it before the stores are built).
-func newInstruments() *instruments {
-	m := otel.GetMeterProvider().Meter(meterScope)
+// newInstruments binds to p (by default the global provider of the
+// moment the client is built; fxsvc.Metrics sets it before).
+func newInstruments(p metric.MeterProvider) *instruments {
+	m := p.Meter(meterScope)
 	d, _ := m.Float64Histogram("svc.redis.duration", metric.WithUnit("s"),
 		metric.WithDescription("Round-trip time of one Redis operation."))
 	e, _ := m.Int64Counter("svc.redis.errors", metric.WithUnit("{error}"),
