@@ -237,11 +237,7 @@ func (e *Unavailable) Unwrap() []error { return []error{e.Err, errUnavailable, r
 func (c *Client) do(ctx context.Context, op string, fn func(context.Context) error) error {
 	start := time.Now()
 	if d, ok := ctx.Deadline(); !ok || d.Sub(start) > c.cfg.Timeout {
-		// Only when the caller's own deadline is later: a timer per
-		// operation is a measurable share of a loopback round trip.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, start.Add(c.cfg.Timeout))
-		defer cancel()
+		ctx = bounded{Context: ctx, deadline: start.Add(c.cfg.Timeout)}
 	}
 	err := fn(ctx)
 	if errors.Is(err, redis.Nil) {
@@ -255,3 +251,16 @@ func (c *Client) do(ctx context.Context, op string, fn func(context.Context) err
 	}
 	return nil
 }
+
+// bounded gives a context the deadline of one operation without the timer
+// of context.WithDeadline (a measurable share of a loopback round trip).
+// go-redis needs only the Deadline: it sets the socket deadlines and the
+// dialer's from it, and bounds the wait for a pooled connection by
+// PoolTimeout (= Timeout), after which the passed deadline fails the
+// write at once. Done and Err stay the caller's.
+type bounded struct {
+	context.Context
+	deadline time.Time
+}
+
+func (b bounded) Deadline() (time.Time, bool) { return b.deadline, true }
