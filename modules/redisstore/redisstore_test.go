@@ -70,9 +70,9 @@ func TestOpenFailsNamingURL(t *testing.T) {
 	l, _ := net.Listen("tcp", "127.0.0.1:0")
 	addr := l.Addr().String()
 	l.Close()
-	_, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL("redis://:pw@" + addr), Timeout: 200 * time.Millisecond})
+	_, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL("redis://:hunter2@" + addr), Timeout: 200 * time.Millisecond})
 	var u *redisstore.Unavailable
-	if err == nil || !strings.Contains(err.Error(), "SVC_REDIS_URL redis://***@") || !errors.As(err, &u) {
+	if err == nil || !strings.Contains(err.Error(), "SVC_REDIS_URL redis://***@") || !errors.As(err, &u) || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("err = %v", err)
 	}
 }
