@@ -58,7 +58,7 @@ func FloodLogger(l *zap.Logger) FloodOption {
 // (the service's SVC_REDIS_PREFIX). A timeout that is not positive keeps
 // its default.
 func NewFlood(client redis.UniversalClient, prefix string, opts ...FloodOption) *Flood {
-	f := &Flood{client: client, prefix: prefix + "{flood}:", logger: zap.L}
+	f := &Flood{client: client, prefix: prefix + "flood:", logger: zap.L}
 	for _, o := range opts {
 		o(f)
 	}

@@ -57,7 +57,7 @@ func TestFloodGCRAStep(t *testing.T) {
 	if _, ok, err := s.Allow(ctx, "a", time.Now(), rule); !ok || err != nil {
 		t.Fatalf("no refill after the wait: %v %v", ok, err)
 	}
-	ttl, err := newClient(t, srv.Addr).PTTL(ctx, "test:{flood}:a").Result()
+	ttl, err := newClient(t, srv.Addr).PTTL(ctx, "test:flood:a").Result()
 	if err != nil || ttl <= 0 || ttl > 2*time.Second {
 		t.Fatalf("the key does not expire when the budget is full again: %v %v", ttl, err)
 	}

@@ -9,6 +9,10 @@
 // its token is verified, so a forger stops costing signature checks. State
 // per address is bounded: past MaxTracked addresses the oldest failures are
 // forgotten first, and active bans are kept.
+//
+// That state lives in this process unless a [Store] shared by the app's
+// replicas is given (WithStore; modules/redisstore keeps it on Redis), so
+// that a ban started through one replica refuses the caller on all.
 package bans
 
 import (

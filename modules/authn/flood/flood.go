@@ -6,6 +6,10 @@
 // over many addresses is the ingress's.
 //
 //	fxsvc.Authn(verifier, authn.Flood(flood.New(flood.Rate(10), flood.Burst(20))))
+//
+// Budgets live in this process unless a [Store] shared by the app's
+// replicas is given (WithStore; modules/redisstore keeps them on Redis),
+// so that an address has one budget across replicas.
 package flood
 
 import (
