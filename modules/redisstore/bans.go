@@ -16,10 +16,13 @@ import (
 
 // Defaults of [NewBans].
 const (
-	DefaultTimeout     = 500 * time.Millisecond
 	DefaultResyncEvery = 10 * time.Second
 	DefaultPingEvery   = time.Second
 )
+
+// defaultGateTimeout bounds a round trip of a store built without a
+// timeout.
+const defaultGateTimeout = 500 * time.Millisecond
 
 // Bans is a bans.Store on Redis, shared by every replica that uses the
 // same Redis and key prefix. Give it to the gate with
@@ -80,7 +83,7 @@ type banKey struct{ name, addr string }
 type BansOption func(*Bans)
 
 // BansTimeout bounds each round trip of Fail and of the subscriber's reads
-// (default DefaultTimeout). No request waits longer on Redis.
+// (default 500 ms). No request waits longer on Redis.
 func BansTimeout(d time.Duration) BansOption { return func(b *Bans) { b.timeout = d } }
 
 // BansResyncEvery is how often the local copy is read again in full even
@@ -119,7 +122,7 @@ func NewBans(client redis.UniversalClient, prefix string, opts ...BansOption) *B
 		o(b)
 	}
 	if b.timeout <= 0 {
-		b.timeout = DefaultTimeout
+		b.timeout = defaultGateTimeout
 	}
 	if b.resyncEvery <= 0 {
 		b.resyncEvery = DefaultResyncEvery

@@ -11,8 +11,8 @@ import (
 	"go.uber.org/zap"
 )
 
-// meterScope is the instrumentation scope of this package's metrics.
-const meterScope = "github.com/svckit/svc/modules/redisstore"
+// gateMeterScope is the instrumentation scope of the gate stores' metrics.
+const gateMeterScope = "github.com/svckit/svc/modules/redisstore"
 
 // warnEvery is how often a store that keeps failing logs: one line, with
 // the count of the failures it did not log.
@@ -93,7 +93,7 @@ func (f *failOpen) count(ctx context.Context, op string) {
 		// Resolved per provider, so that an app installing its own
 		// provider after this store was built still gets the counter.
 		f.provider = p
-		f.counter, _ = p.Meter(meterScope).Int64Counter("svc.redis.fail_open",
+		f.counter, _ = p.Meter(gateMeterScope).Int64Counter("svc.redis.fail_open",
 			metric.WithDescription("Operations of a Redis store that could not reach Redis and let the request through, by store and operation."),
 			metric.WithUnit("{operation}"))
 	}

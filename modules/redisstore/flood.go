@@ -40,7 +40,7 @@ type Flood struct {
 // FloodOption configures [NewFlood].
 type FloodOption func(*Flood)
 
-// FloodTimeout bounds each round trip (default DefaultTimeout). No request
+// FloodTimeout bounds each round trip (default 500 ms). No request
 // waits longer on Redis.
 func FloodTimeout(d time.Duration) FloodOption { return func(f *Flood) { f.timeout = d } }
 
@@ -63,7 +63,7 @@ func NewFlood(client redis.UniversalClient, prefix string, opts ...FloodOption) 
 		o(f)
 	}
 	if f.timeout <= 0 {
-		f.timeout = DefaultTimeout
+		f.timeout = defaultGateTimeout
 	}
 	f.report = newFailOpen("flood", func() *zap.Logger { return f.logger() })
 	return f
