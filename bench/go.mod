@@ -11,9 +11,11 @@ require (
 	github.com/go-chi/httprate v0.16.1
 	github.com/go-chi/jwtauth/v5 v5.3.3
 	github.com/go-jose/go-jose/v4 v4.1.8
+	github.com/go-redis/redis_rate/v10 v10.0.1
 	github.com/lestrrat-go/jwx/v2 v2.1.3
 	github.com/maypok86/otter/v2 v2.4.0
 	github.com/redis/go-redis/v9 v9.23.0
+	github.com/redis/rueidis v1.0.79
 	github.com/svckit/svc v0.0.0
 	go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp v0.72.0
 	go.opentelemetry.io/otel v1.47.0

@@ -1,0 +1,85 @@
+package fxsvc
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/modules/store"
+)
+
+type redisIn struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Logger    *zap.Logger `optional:"true"`
+}
+
+// Redis connects the app to Redis from SVC_REDIS_* (see
+// redisstore.FromEnv) and puts the shared state of the components behind
+// the gate there: it provides the *redisstore.Client and, from it,
+// store.Rates, store.Idempotency and store.Cache, which RateLimits,
+// Idempotency and ResponseCache pick up. The client PINGs Redis when the
+// app starts (a wrong address or password fails the start naming
+// SVC_REDIS_URL) and closes when it stops; /readyz (see [Health]) checks
+// it with a PING under the name "redis".
+//
+// It refuses a second Redis in one app and any SVC_REDIS_* value
+// redisstore.FromEnv refuses (fx.New fails naming the variable).
+func Redis(opts ...redisstore.Option) fx.Option {
+	return fx.Module("svc.redis",
+		lifecycle.Singleton("redis", "fxsvc.Redis"),
+		fx.Provide(func(in redisIn) (*redisstore.Client, error) {
+			cfg, err := redisstore.FromEnv()
+			if err != nil {
+				return nil, fmt.Errorf("fxsvc.Redis: %w", err)
+			}
+			return newRedis(in, cfg, opts)
+		}),
+		redisProvides,
+	)
+}
+
+// RedisConfig is [Redis] with the settings given instead of read from the
+// environment.
+func RedisConfig(cfg redisstore.Config, opts ...redisstore.Option) fx.Option {
+	return fx.Module("svc.redis",
+		lifecycle.Singleton("redis", "fxsvc.Redis"),
+		fx.Provide(func(in redisIn) (*redisstore.Client, error) { return newRedis(in, cfg, opts) }),
+		redisProvides,
+	)
+}
+
+var redisProvides = fx.Options(
+	fx.Provide(
+		func(c *redisstore.Client) store.Rates { return c.Rates() },
+		func(c *redisstore.Client) store.Idempotency { return c.Idempotency() },
+		func(c *redisstore.Client) store.Cache { return c.Cache() },
+		fx.Annotate(func(c *redisstore.Client) ReadinessCheck {
+			return ReadinessCheck{Name: "redis", Check: c.Ping}
+		}, fx.ResultTags(`group:"`+ReadinessGroup+`"`)),
+	),
+)
+
+func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option) (*redisstore.Client, error) {
+	if in.Logger != nil {
+		opts = append([]redisstore.Option{redisstore.Logger(in.Logger)}, opts...)
+	}
+	c, err := redisstore.New(cfg, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("fxsvc.Redis: %w", err)
+	}
+	in.Lifecycle.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if err := c.Ping(ctx); err != nil {
+				return fmt.Errorf("fxsvc.Redis: SVC_REDIS_URL %s does not answer PING: %w", cfg.URL, err)
+			}
+			return nil
+		},
+		OnStop: func(context.Context) error { return c.Close() },
+	})
+	return c, nil
+}

@@ -1,0 +1,185 @@
+package fxsvc_test
+
+import (
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-chi/chi/v5"
+	"go.uber.org/fx"
+
+	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/internal/behindtest"
+	"github.com/svckit/svc/internal/redistest"
+	"github.com/svckit/svc/modules/idempotency"
+	"github.com/svckit/svc/modules/ratelimit"
+	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/secret"
+	"github.com/svckit/svc/svctest"
+)
+
+// replica is one app of a service with its shared state on Redis: a
+// route limited to 20/s (burst 1) and an idempotent write whose runs are
+// counted in writes. The limit is named: in one test process each
+// replica's declaration would otherwise get its own default name.
+func replica(t *testing.T, srv *redistest.Server, writes *atomic.Int64) *svctest.App {
+	t.Helper()
+	router := func() *chi.Mux {
+		r := chi.NewRouter()
+		r.With(ratelimit.Limit("20/s", 1, ratelimit.Name("limited"))).Get("/limited", func(w http.ResponseWriter, _ *http.Request) {})
+		r.With(idempotency.Required()).Post("/orders", func(w http.ResponseWriter, _ *http.Request) {
+			writes.Add(1)
+			// Long enough that duplicates sent at once meet it in flight.
+			time.Sleep(300 * time.Millisecond)
+			w.WriteHeader(http.StatusCreated)
+		})
+		return r
+	}
+	return svctest.Start(t, fxsvc.Errors(), fxsvc.Authn(behindtest.Verifier{}), fxsvc.Health(),
+		fxsvc.RedisConfig(redisstore.Config{URL: secret.URL(srv.URL), Timeout: 300 * time.Millisecond}),
+		fxsvc.RateLimits(), fxsvc.Idempotency(idempotency.Wait(5*time.Second)),
+		fx.Provide(router), fxsvc.Serve())
+}
+
+func post(t *testing.T, app *svctest.App, key string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, app.URL+"/orders", strings.NewReader(`{"n":1}`))
+	req.Header.Set("Authorization", "Bearer "+behindtest.Alice)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Idempotency-Key", key)
+	resp, err := app.Client.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func TestRedisThreeReplicasShareOnePolicy(t *testing.T) {
+	srv := redistest.Start(t)
+	var writes atomic.Int64
+	apps := []*svctest.App{replica(t, srv, &writes), replica(t, srv, &writes), replica(t, srv, &writes)}
+
+	t.Run("one rate limit across replicas", func(t *testing.T) {
+		// Two callers per replica send as fast as they can for 1.5 s. GCRA
+		// with burst 1 admits 1 + elapsed/50ms in total, whichever replica
+		// answers; the upper bound is what sharing guarantees, the lower
+		// one that nobody is refused wrongly.
+		var admitted, refused atomic.Int64
+		start := time.Now()
+		stop := start.Add(1500 * time.Millisecond)
+		var wg sync.WaitGroup
+		for i := range 6 {
+			wg.Go(func() {
+				for time.Now().Before(stop) {
+					switch s := apps[i%3].Get(t, "/limited", behindtest.Alice).Status; s {
+					case http.StatusOK:
+						admitted.Add(1)
+					case http.StatusTooManyRequests:
+						refused.Add(1)
+					default:
+						t.Errorf("status %d", s)
+					}
+				}
+			})
+		}
+		wg.Wait()
+		elapsed := time.Since(start)
+		want := 1 + float64(elapsed)/float64(50*time.Millisecond)
+		got := float64(admitted.Load())
+		if got > want*1.1+2 || got < want*0.8 {
+			t.Fatalf("admitted %v in %v across 3 replicas (refused %d), want about %.0f (20/s shared)", got, elapsed, refused.Load(), want)
+		}
+		if refused.Load() == 0 {
+			t.Fatal("nothing refused: the limit was not enforced")
+		}
+	})
+
+	t.Run("one idempotency key sent to all three at once runs once", func(t *testing.T) {
+		writes.Store(0)
+		var wg sync.WaitGroup
+		statuses := make([]int, 3)
+		replayed := 0
+		var mu sync.Mutex
+		for i, app := range apps {
+			wg.Go(func() {
+				resp := post(t, app, "order-1")
+				resp.Body.Close()
+				mu.Lock()
+				statuses[i] = resp.StatusCode
+				if resp.Header.Get("Idempotent-Replayed") == "true" {
+					replayed++
+				}
+				mu.Unlock()
+			})
+		}
+		wg.Wait()
+		if writes.Load() != 1 || replayed != 2 {
+			t.Fatalf("handler ran %d times, %d replays; statuses %v", writes.Load(), replayed, statuses)
+		}
+		for _, s := range statuses {
+			if s != http.StatusCreated {
+				t.Fatalf("statuses %v, want 201 ×3", statuses)
+			}
+		}
+	})
+
+	t.Run("Redis down and back", func(t *testing.T) {
+		srv.Stop()
+		// Rate limits fail open.
+		for _, app := range apps {
+			if s := app.Get(t, "/limited", behindtest.Alice).Status; s != http.StatusOK && s != http.StatusTooManyRequests {
+				t.Fatalf("limited route while down: %d", s)
+			}
+		}
+		// Idempotent writes fail closed: 503 request-refused, the handler never runs.
+		writes.Store(0)
+		resp := post(t, apps[0], "order-down")
+		behindtest.Problem(t, resp, http.StatusServiceUnavailable, "request-refused")
+		if writes.Load() != 0 {
+			t.Fatal("a write ran while its duplicate could not be detected")
+		}
+		// Readiness says so.
+		if s := apps[1].Get(t, fxsvc.ReadyPath, "").Status; s != http.StatusServiceUnavailable {
+			t.Fatalf("/readyz while down: %d", s)
+		}
+
+		srv.Restart()
+		deadline := time.Now().Add(10 * time.Second)
+		for apps[2].Get(t, fxsvc.ReadyPath, "").Status != http.StatusOK {
+			if time.Now().After(deadline) {
+				t.Fatal("/readyz did not recover")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		// Every caller is served again, each admitted write ran once.
+		for i, app := range apps {
+			key := "order-after-" + string(rune('a'+i))
+			resp := post(t, app, key)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusCreated {
+				t.Fatalf("replica %d after recovery: %d", i, resp.StatusCode)
+			}
+			again := post(t, apps[(i+1)%3], key)
+			again.Body.Close()
+			if again.StatusCode != http.StatusCreated || again.Header.Get("Idempotent-Replayed") != "true" {
+				t.Fatalf("replay on another replica after recovery: %d %v", again.StatusCode, again.Header)
+			}
+		}
+		if writes.Load() != 3 {
+			t.Fatalf("%d writes ran after recovery, want 3", writes.Load())
+		}
+	})
+}
+
+func TestRedisRefusesBadEnvNamingTheVariable(t *testing.T) {
+	t.Setenv("SVC_REDIS_URL", "redis://:hunter2@127.0.0.1:1")
+	t.Setenv("SVC_REDIS_TIMEOUT", "soon")
+	app := fx.New(fx.NopLogger, fxsvc.Redis(), fx.Invoke(func(*redisstore.Client) {}))
+	err := app.Err()
+	if err == nil || !strings.Contains(err.Error(), "SVC_REDIS_TIMEOUT") || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,344 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/svckit/svc/internal/redistest"
+	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/modules/store"
+	"github.com/svckit/svc/secret"
+)
+
+func TestFromEnv(t *testing.T) {
+	cases := []struct {
+		name, env, val, want string
+	}{
+		{"no url", "SVC_REDIS_URL", "", "SVC_REDIS_URL is not set"},
+		{"bad pool", "SVC_REDIS_POOL_SIZE", "many", "SVC_REDIS_POOL_SIZE"},
+		{"negative pool", "SVC_REDIS_POOL_SIZE", "-1", "SVC_REDIS_POOL_SIZE"},
+		{"bad timeout", "SVC_REDIS_TIMEOUT", "soon", "SVC_REDIS_TIMEOUT"},
+		{"zero timeout", "SVC_REDIS_TIMEOUT", "0s", "SVC_REDIS_TIMEOUT"},
+		{"bad cache bound", "SVC_REDIS_CACHE_MAX_BYTES", "0", "SVC_REDIS_CACHE_MAX_BYTES"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("SVC_REDIS_URL", "redis://u:hunter2@127.0.0.1:1/0")
+			t.Setenv(tc.env, tc.val)
+			_, err := redisstore.FromEnv()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want it to name %s", err, tc.want)
+			}
+			if strings.Contains(err.Error(), "hunter2") || strings.Contains(err.Error(), "many") {
+				t.Fatalf("err repeats a value: %v", err)
+			}
+		})
+	}
+	t.Run("defaults", func(t *testing.T) {
+		t.Setenv("SVC_REDIS_URL", "rediss://u:hunter2@127.0.0.1:1/0")
+		c, err := redisstore.FromEnv()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Prefix != "svc:" || c.Timeout != 500*time.Millisecond || c.CacheMaxBytes != 1<<20 || c.PoolSize != 0 {
+			t.Fatalf("defaults = %+v", c)
+		}
+		if got := c.URL.String(); got != "rediss://***@127.0.0.1:1/0" {
+			t.Fatalf("URL prints %q", got)
+		}
+	})
+}
+
+func TestNewRefusesBadURLWithoutRepeatingIt(t *testing.T) {
+	_, err := redisstore.New(redisstore.Config{URL: secret.URL("http://u:hunter2@host/")})
+	if err == nil || !strings.Contains(err.Error(), "SVC_REDIS_URL") || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestOpenFailsNamingURL(t *testing.T) {
+	l, _ := net.Listen("tcp", "127.0.0.1:0")
+	addr := l.Addr().String()
+	l.Close()
+	_, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL("redis://:pw@" + addr), Timeout: 200 * time.Millisecond})
+	var u *redisstore.Unavailable
+	if err == nil || !strings.Contains(err.Error(), "SVC_REDIS_URL redis://***@") || !errors.As(err, &u) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func open(t *testing.T, srv *redistest.Server, opts ...redisstore.Option) *redisstore.Client {
+	t.Helper()
+	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(srv.URL), Timeout: 300 * time.Millisecond}, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func TestRatesGCRA(t *testing.T) {
+	srv := redistest.Start(t)
+	rates := open(t, srv).Rates()
+	ctx := t.Context()
+	k := store.Key{Space: "api", Owner: "iss:1", ID: "alice"}
+	// An interval long enough that no token comes back during the test.
+	r := store.Rate{Interval: time.Hour, Burst: 3}
+	for i := range 3 {
+		res, err := rates.Allow(ctx, k, r)
+		if err != nil || !res.Allowed || res.Remaining != 2-i {
+			t.Fatalf("request %d: %+v, %v", i, res, err)
+		}
+	}
+	res, err := rates.Allow(ctx, k, r)
+	if err != nil || res.Allowed || res.RetryAfter <= 50*time.Minute || res.RetryAfter > time.Hour {
+		t.Fatalf("4th request: %+v, %v", res, err)
+	}
+	// Another key, or the same parts joined differently, has its own budget.
+	other := store.Key{Space: "api", Owner: "iss", ID: "1:alice"}
+	if res, _ := rates.Allow(ctx, other, r); !res.Allowed || res.Remaining != 2 {
+		t.Fatalf("other key: %+v", res)
+	}
+}
+
+func TestRatesReloadScriptAfterRestart(t *testing.T) {
+	srv := redistest.Start(t)
+	c := open(t, srv)
+	k := store.Key{Space: "s", ID: "x"}
+	r := store.Rate{Interval: time.Hour, Burst: 1}
+	if res, _ := c.Rates().Allow(t.Context(), k, r); !res.Allowed {
+		t.Fatal("first refused")
+	}
+	srv.Restart() // empty data, empty script cache: EVALSHA answers NOSCRIPT
+	// The pool's old connections are dead; a fail-open answer is allowed
+	// while it notices, but the budget must be enforced again right after.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if err := c.Ping(t.Context()); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no recovery after restart")
+		}
+	}
+	if res, _ := c.Rates().Allow(t.Context(), k, r); !res.Allowed {
+		t.Fatal("first request after restart refused")
+	}
+	if res, _ := c.Rates().Allow(t.Context(), k, r); res.Allowed {
+		t.Fatal("budget not enforced after restart: the script did not run")
+	}
+}
+
+func TestRatesFailOpenWithRateLimitedWarning(t *testing.T) {
+	srv := redistest.Start(t)
+	core, logs := observer.New(zap.WarnLevel)
+	c := open(t, srv, redisstore.Logger(zap.New(core)))
+	k := store.Key{Space: "s", ID: "x"}
+	r := store.Rate{Interval: time.Hour, Burst: 1}
+	c.Rates().Allow(t.Context(), k, r)
+	srv.Stop()
+	for range 5 {
+		res, err := c.Rates().Allow(t.Context(), k, r)
+		if err != nil || !res.Allowed {
+			t.Fatalf("down: %+v, %v; want allowed (fail open)", res, err)
+		}
+	}
+	if n := logs.Len(); n != 1 {
+		t.Fatalf("%d warnings for 5 failures, want 1 per minute", n)
+	}
+	if !strings.Contains(logs.All()[0].Message, "fail open") {
+		t.Fatalf("warning %q", logs.All()[0].Message)
+	}
+	srv.Restart()
+	waitUp(t, c)
+	if res, _ := c.Rates().Allow(t.Context(), k, r); !res.Allowed {
+		t.Fatal("after recovery: refused (data was lost with the restart)")
+	}
+	if res, _ := c.Rates().Allow(t.Context(), k, r); res.Allowed {
+		t.Fatal("after recovery: budget not enforced")
+	}
+}
+
+func waitUp(t *testing.T, c *redisstore.Client) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for c.Ping(t.Context()) != nil {
+		if time.Now().After(deadline) {
+			t.Fatal("client did not recover")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestIdempotencyRecords(t *testing.T) {
+	srv := redistest.Start(t)
+	idem := open(t, srv).Idempotency()
+	ctx := t.Context()
+	k := store.Key{Space: "POST /orders", Owner: "iss", ID: "alice\nkey-1"}
+	claim := func(fp, owner string) store.Claim {
+		t.Helper()
+		c, err := idem.Claim(ctx, k, fp, owner, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c := claim("fp", "a"); c.State != store.Claimed {
+		t.Fatalf("first: %v", c.State)
+	}
+	if c := claim("fp", "b"); c.State != store.InFlight {
+		t.Fatalf("duplicate: %v", c.State)
+	}
+	if c := claim("other", "b"); c.State != store.Mismatch {
+		t.Fatalf("other payload: %v", c.State)
+	}
+	// Someone who does not own the record cannot complete or release it.
+	resp := store.Response{Status: 201, Header: map[string][]string{"Location": {"/orders/1"}}, Body: []byte(`{"id":1}`)}
+	if err := idem.Complete(ctx, k, "b", store.Response{Status: 500}, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := idem.Release(ctx, k, "b"); err != nil {
+		t.Fatal(err)
+	}
+	if c := claim("fp", "c"); c.State != store.InFlight {
+		t.Fatalf("after a stranger's complete/release: %v", c.State)
+	}
+	before := time.Now()
+	if err := idem.Complete(ctx, k, "a", resp, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	c := claim("fp", "d")
+	if c.State != store.Done || c.Response.Status != 201 || string(c.Response.Body) != `{"id":1}` ||
+		c.Response.Header.Get("Location") != "/orders/1" || c.Stored.Before(before.Add(-time.Second)) {
+		t.Fatalf("replay: %+v", c)
+	}
+	// The owner's late release does not drop a completed record.
+	_ = idem.Release(ctx, k, "a")
+	if c := claim("fp", "e"); c.State != store.Done {
+		t.Fatalf("after late release: %v", c.State)
+	}
+}
+
+func TestIdempotencyLeaseExpiredOwnerCannotClobber(t *testing.T) {
+	srv := redistest.Start(t)
+	idem := open(t, srv).Idempotency()
+	ctx := t.Context()
+	k := store.Key{Space: "s", ID: "k"}
+	if c, _ := idem.Claim(ctx, k, "fp", "slow", 20*time.Millisecond); c.State != store.Claimed {
+		t.Fatal("not claimed")
+	}
+	for { // until the lease runs out
+		time.Sleep(10 * time.Millisecond)
+		if c, _ := idem.Claim(ctx, k, "fp", "later", time.Minute); c.State == store.Claimed {
+			break
+		}
+	}
+	_ = idem.Complete(ctx, k, "slow", store.Response{Status: 200, Body: []byte("slow")}, time.Minute)
+	_ = idem.Release(ctx, k, "slow")
+	if c, _ := idem.Claim(ctx, k, "fp", "third", time.Minute); c.State != store.InFlight {
+		t.Fatalf("the slow owner clobbered the later one: %v", c.State)
+	}
+}
+
+func TestIdempotencyFailsClosed(t *testing.T) {
+	srv := redistest.Start(t)
+	c := open(t, srv)
+	srv.Stop()
+	_, err := c.Idempotency().Claim(t.Context(), store.Key{ID: "k"}, "fp", "o", time.Minute)
+	var refused *svcerrors.AdmissionRefused
+	if !errors.Is(err, store.ErrUnavailable) || !errors.As(err, &refused) {
+		t.Fatalf("err = %v, want store.ErrUnavailable and AdmissionRefused", err)
+	}
+	srv.Restart()
+	waitUp(t, c)
+	if cl, err := c.Idempotency().Claim(t.Context(), store.Key{ID: "k"}, "fp", "o", time.Minute); err != nil || cl.State != store.Claimed {
+		t.Fatalf("after recovery: %+v, %v", cl, err)
+	}
+}
+
+func TestCache(t *testing.T) {
+	srv := redistest.Start(t)
+	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(srv.URL), CacheMaxBytes: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	cache, ctx := c.Cache(), t.Context()
+	k := store.Key{Space: "cache", ID: "GET /a"}
+	if _, ok, err := cache.Get(ctx, k); ok || err != nil {
+		t.Fatalf("empty: %v %v", ok, err)
+	}
+	stored := time.Now().Add(-3 * time.Second)
+	e := store.Entry{Response: store.Response{Status: 200, Header: map[string][]string{"Etag": {`"x"`}}, Body: []byte("hi")}, Stored: stored}
+	if err := cache.Set(ctx, k, e, 50*time.Millisecond); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := cache.Get(ctx, k)
+	if !ok || err != nil || string(got.Response.Body) != "hi" || got.Response.Header.Get("ETag") != `"x"` || !got.Stored.Equal(stored) {
+		t.Fatalf("hit: %+v %v %v", got, ok, err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for ok {
+		if time.Now().After(deadline) {
+			t.Fatal("entry did not expire")
+		}
+		time.Sleep(20 * time.Millisecond)
+		_, ok, _ = cache.Get(ctx, k)
+	}
+	big := store.Entry{Response: store.Response{Status: 200, Body: make([]byte, 200)}}
+	_ = cache.Set(ctx, k, big, time.Minute)
+	if _, ok, _ := cache.Get(ctx, k); ok {
+		t.Fatal("an entry over CacheMaxBytes was stored")
+	}
+	srv.Stop()
+	if _, ok, err := cache.Get(ctx, k); ok || err != nil {
+		t.Fatalf("down: Get %v %v, want a miss without error (bypass)", ok, err)
+	}
+	if err := cache.Set(ctx, k, e, time.Minute); err != nil {
+		t.Fatalf("down: Set %v, want nil (bypass)", err)
+	}
+}
+
+// A Redis that accepts connections but never answers: no operation may
+// wait for it longer than Timeout (asserted with a bound a loaded machine
+// meets: 20× the timeout).
+func TestNoOperationOutwaitsTheTimeout(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close()
+		}
+	}()
+	timeout := 100 * time.Millisecond
+	c, err := redisstore.New(redisstore.Config{URL: secret.URL("redis://" + l.Addr().String()), Timeout: timeout})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background() // no deadline of its own
+	start := time.Now()
+	_, err = c.Idempotency().Claim(ctx, store.Key{ID: "k"}, "fp", "o", time.Minute)
+	if err == nil || time.Since(start) > 20*timeout {
+		t.Fatalf("claim: %v after %v", err, time.Since(start))
+	}
+	start = time.Now()
+	if res, _ := c.Rates().Allow(ctx, store.Key{ID: "k"}, store.Rate{Interval: time.Second, Burst: 1}); !res.Allowed || time.Since(start) > 20*timeout {
+		t.Fatalf("allow: %+v after %v", res, time.Since(start))
+	}
+}

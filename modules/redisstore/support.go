@@ -1,0 +1,112 @@
+package redisstore
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
+
+	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/store"
+)
+
+var (
+	errUnavailable = store.ErrUnavailable
+	refused        = &svcerrors.AdmissionRefused{}
+)
+
+const meterScope = "github.com/svckit/svc/modules/redisstore"
+
+type instruments struct {
+	duration metric.Float64Histogram
+	errors   metric.Int64Counter
+	attrs    sync.Map // op -> metric.MeasurementOption
+}
+
+// newInstruments binds to the global meter provider of the moment the
+// client is built (fxsvc.Metrics sets it before the stores are built).
+func newInstruments() *instruments {
+	m := otel.GetMeterProvider().Meter(meterScope)
+	d, _ := m.Float64Histogram("svc.redis.duration", metric.WithUnit("s"),
+		metric.WithDescription("Round-trip time of one Redis operation."))
+	e, _ := m.Int64Counter("svc.redis.errors", metric.WithUnit("{error}"),
+		metric.WithDescription("Redis operations that failed (timeout, connection refused, error reply)."))
+	return &instruments{duration: d, errors: e}
+}
+
+func (in *instruments) record(ctx context.Context, op string, d time.Duration, err error) {
+	a, ok := in.attrs.Load(op)
+	if !ok {
+		a, _ = in.attrs.LoadOrStore(op, metric.WithAttributeSet(attribute.NewSet(attribute.String("db.operation.name", op))))
+	}
+	opt := a.(metric.MeasurementOption)
+	in.duration.Record(ctx, d.Seconds(), opt)
+	if err != nil {
+		in.errors.Add(ctx, 1, opt)
+	}
+}
+
+// warner logs one warning per period and counts the ones it held back.
+type warner struct {
+	log    *zap.Logger
+	period time.Duration
+	now    func() time.Time
+
+	mu         sync.Mutex
+	last       time.Time
+	suppressed int
+}
+
+func newWarner(log *zap.Logger, period time.Duration, now func() time.Time) *warner {
+	return &warner{log: log, period: period, now: now}
+}
+
+func (w *warner) warn(msg string, err error) {
+	w.mu.Lock()
+	now := w.now()
+	if !w.last.IsZero() && now.Sub(w.last) < w.period {
+		w.suppressed++
+		w.mu.Unlock()
+		return
+	}
+	n := w.suppressed
+	w.last, w.suppressed = now, 0
+	w.mu.Unlock()
+	w.log.Warn(msg, zap.Error(err), zap.Int("suppressed", n))
+}
+
+// key joins the prefix, the store's kind and the key's parts, escaping
+// ':' and '%' in the parts so that no two keys join alike.
+func (c *Client) key(kind string, k store.Key) string {
+	var b strings.Builder
+	b.Grow(len(c.cfg.Prefix) + len(kind) + len(k.Space) + len(k.Owner) + len(k.ID) + 3)
+	b.WriteString(c.cfg.Prefix)
+	b.WriteString(kind)
+	for _, p := range [3]string{k.Space, k.Owner, k.ID} {
+		b.WriteByte(':')
+		escape(&b, p)
+	}
+	return b.String()
+}
+
+func escape(b *strings.Builder, s string) {
+	if !strings.ContainsAny(s, ":%") {
+		b.WriteString(s)
+		return
+	}
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case ':':
+			b.WriteString("%3A")
+		case '%':
+			b.WriteString("%25")
+		default:
+			b.WriteByte(s[i])
+		}
+	}
+}
