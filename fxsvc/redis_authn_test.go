@@ -17,25 +17,22 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/secret"
 )
 
-// TestAuthnOnRedisSharesBansBetweenApps: two apps, as two replicas, whose
-// graphs hold the Redis gate stores. A forger banned through one is
-// refused by the other, and stopping the apps stops the subscribers.
+// TestAuthnOnRedisSharesBansBetweenApps: two apps with fxsvc.Redis, as two
+// replicas. A forger whose failures are counted across both is banned by
+// both; the flood budget is one; stopping the apps stops the subscribers.
 func TestAuthnOnRedisSharesBansBetweenApps(t *testing.T) {
 	srv := redistest.Start(t)
 	replica := func() (*fx.App, http.Handler) {
 		var g *authn.Gate
 		app := fx.New(fx.NopLogger,
-			fx.Provide(func(lc fx.Lifecycle) redis.UniversalClient {
-				c := redis.NewClient(&redis.Options{Addr: srv.Addr})
-				lc.Append(fx.StopHook(c.Close))
-				return c
-			}),
-			fx.Provide(func(lc fx.Lifecycle, c redis.UniversalClient) (bans.Store, flood.Store) {
-				return fxsvc.RedisGateStores(lc, c, "app:", 200*time.Millisecond, zap.NewNop())
-			}),
-			fxsvc.Authn(tokens{}, authn.Bans(bans.New(bans.Threshold(2))), authn.Trusted("127.0.0.1/32")),
+			fx.Supply(zap.NewNop()),
+			fxsvc.RedisConfig(redisstore.Config{URL: secret.URL(srv.URL), Prefix: "app:", Timeout: 300 * time.Millisecond}),
+			fxsvc.Authn(tokens{}, authn.Bans(bans.New(bans.Threshold(2))), authn.Flood(flood.New(flood.Rate(0.01), flood.Burst(1))),
+				authn.Trusted("127.0.0.1/32")),
 			fx.Populate(&g))
 		if err := app.Start(context.Background()); err != nil {
 			t.Fatal(err)
@@ -48,12 +45,14 @@ func TestAuthnOnRedisSharesBansBetweenApps(t *testing.T) {
 		}
 		return app, h
 	}
+	var callPath func(h http.Handler, path, addr, token string) int
 	a, ha := replica()
 	b, hb := replica()
-	call := func(h http.Handler, token string) int {
-		req := httptest.NewRequest("GET", "/me", nil)
+	call := func(h http.Handler, token string) int { return callPath(h, "/me", "198.51.100.66", token) }
+	callPath = func(h http.Handler, path, addr, token string) int {
+		req := httptest.NewRequest("GET", path, nil)
 		req.RemoteAddr = "127.0.0.1:4000"
-		req.Header.Set("X-Forwarded-For", "198.51.100.66")
+		req.Header.Set("X-Forwarded-For", addr)
 		req.Header.Set("Authorization", "Bearer "+token)
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)
@@ -68,6 +67,9 @@ func TestAuthnOnRedisSharesBansBetweenApps(t *testing.T) {
 			t.Fatal("a ban counted across the two apps is not enforced by both")
 		}
 		time.Sleep(10 * time.Millisecond)
+	}
+	if callPath(ha, "/nowhere", "203.0.113.5", "alice-token") != 404 || callPath(hb, "/nowhere", "203.0.113.5", "alice-token") != 429 {
+		t.Fatal("the flood budget is not one across the two apps")
 	}
 	for _, app := range []*fx.App{a, b} {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

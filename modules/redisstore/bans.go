@@ -66,6 +66,7 @@ type Bans struct {
 	pingEvery   time.Duration
 	logger      func() *zap.Logger
 	report      *failOpen
+	record      recorder
 
 	mu    sync.RWMutex
 	local map[banKey]int64 // until, Unix milliseconds (Redis's clock)
@@ -115,6 +116,7 @@ func NewBans(client redis.UniversalClient, prefix string, opts ...BansOption) *B
 		failPrefix: prefix + "{bans}:fails:",
 		channel:    prefix + "bans:started",
 		logger:     zap.L,
+		record:     noRecord,
 		local:      map[banKey]int64{},
 		synced:     make(chan struct{}),
 	}
@@ -234,8 +236,10 @@ func (b *Bans) Fail(ctx context.Context, addr string, _ time.Time, r bans.Rule) 
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
 	m := member(r.Name, addr)
+	start := time.Now()
 	res, err := failScript.Run(ctx, b.client, []string{b.failPrefix + m, b.setKey},
 		m, r.Threshold, r.Window.Milliseconds(), r.Duration.Milliseconds(), b.channel).Int64Slice()
+	b.record(ctx, "bans.fail", time.Since(start), err)
 	if err != nil {
 		err = fmt.Errorf("redisstore: count a forged token in Redis (SVC_REDIS_URL): %w", err)
 		b.report.report(ctx, "bans.fail", err)

@@ -95,13 +95,15 @@ func (b *Bans) receive(ctx context.Context, ps *redis.PubSub) (synced bool, err 
 func (b *Bans) resync(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
+	start := time.Now()
 	now, err := b.client.Time(ctx).Result()
-	if err != nil {
-		return err
+	var zs []redis.Z
+	if err == nil {
+		zs, err = b.client.ZRangeByScoreWithScores(ctx, b.setKey, &redis.ZRangeBy{
+			Min: "(" + strconv.FormatInt(now.UnixMilli(), 10), Max: "+inf",
+		}).Result()
 	}
-	zs, err := b.client.ZRangeByScoreWithScores(ctx, b.setKey, &redis.ZRangeBy{
-		Min: "(" + strconv.FormatInt(now.UnixMilli(), 10), Max: "+inf",
-	}).Result()
+	b.record(ctx, "bans.resync", time.Since(start), err)
 	if err != nil {
 		return err
 	}

@@ -35,6 +35,7 @@ type Flood struct {
 	timeout time.Duration
 	logger  func() *zap.Logger
 	report  *failOpen
+	record  recorder
 }
 
 // FloodOption configures [NewFlood].
@@ -58,7 +59,7 @@ func FloodLogger(l *zap.Logger) FloodOption {
 // (the service's SVC_REDIS_PREFIX). A timeout that is not positive keeps
 // its default.
 func NewFlood(client redis.UniversalClient, prefix string, opts ...FloodOption) *Flood {
-	f := &Flood{client: client, prefix: prefix + "flood:", logger: zap.L}
+	f := &Flood{client: client, prefix: prefix + "flood:", logger: zap.L, record: noRecord}
 	for _, o := range opts {
 		o(f)
 	}
@@ -94,7 +95,9 @@ func (f *Flood) Allow(ctx context.Context, addr string, _ time.Time, r flood.Rul
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	interval := int64(math.Ceil(1e6 / r.Rate))
+	start := time.Now()
 	res, err := floodScript.Run(ctx, f.client, []string{f.prefix + addr}, interval, r.Burst).Int64Slice()
+	f.record(ctx, "flood.allow", time.Since(start), err)
 	if err != nil {
 		err = fmt.Errorf("redisstore: spend a flood budget in Redis (SVC_REDIS_URL): %w", err)
 		f.report.report(ctx, "flood.allow", err)

@@ -1,4 +1,0 @@
-package fxsvc
-
-// RedisGateStores exposes redisGateStores to the tests of the wiring.
-var RedisGateStores = redisGateStores
