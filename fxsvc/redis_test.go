@@ -2,6 +2,7 @@ package fxsvc_test
 
 import (
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,7 +26,7 @@ import (
 // route limited to 20/s (burst 1) and an idempotent write whose runs are
 // counted in writes. The limit is named: in one test process each
 // replica's declaration would otherwise get its own default name.
-func replica(t *testing.T, srv *redistest.Server, writes *atomic.Int64) *svctest.App {
+func replica(t *testing.T, srv *redistest.Server, writes, items *atomic.Int64) *svctest.App {
 	t.Helper()
 	router := func() *chi.Mux {
 		r := chi.NewRouter()
@@ -34,6 +35,10 @@ func replica(t *testing.T, srv *redistest.Server, writes *atomic.Int64) *svctest
 			writes.Add(1)
 			// Long enough that duplicates sent at once meet it in flight.
 			time.Sleep(300 * time.Millisecond)
+			w.WriteHeader(http.StatusCreated)
+		})
+		r.With(idempotency.Required()).Post("/items", func(w http.ResponseWriter, _ *http.Request) {
+			items.Add(1)
 			w.WriteHeader(http.StatusCreated)
 		})
 		return r
@@ -46,7 +51,12 @@ func replica(t *testing.T, srv *redistest.Server, writes *atomic.Int64) *svctest
 
 func post(t *testing.T, app *svctest.App, key string) *http.Response {
 	t.Helper()
-	req, _ := http.NewRequest(http.MethodPost, app.URL+"/orders", strings.NewReader(`{"n":1}`))
+	return postTo(t, app, "/orders", key)
+}
+
+func postTo(t *testing.T, app *svctest.App, path, key string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, app.URL+path, strings.NewReader(`{"n":1}`))
 	req.Header.Set("Authorization", "Bearer "+behindtest.Alice)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Idempotency-Key", key)
@@ -59,8 +69,8 @@ func post(t *testing.T, app *svctest.App, key string) *http.Response {
 
 func TestRedisThreeReplicasShareOnePolicy(t *testing.T) {
 	srv := redistest.Start(t)
-	var writes atomic.Int64
-	apps := []*svctest.App{replica(t, srv, &writes), replica(t, srv, &writes), replica(t, srv, &writes)}
+	var writes, items atomic.Int64
+	apps := []*svctest.App{replica(t, srv, &writes, &items), replica(t, srv, &writes, &items), replica(t, srv, &writes, &items)}
 
 	t.Run("one rate limit across replicas", func(t *testing.T) {
 		// Two callers per replica send as fast as they can for 1.5 s. GCRA
@@ -172,6 +182,69 @@ func TestRedisThreeReplicasShareOnePolicy(t *testing.T) {
 			t.Fatalf("%d writes ran after recovery, want 3", writes.Load())
 		}
 	})
+}
+
+func TestRedisOutageMidRunLosesNoAdmittedWrite(t *testing.T) {
+	srv := redistest.Start(t)
+	var writes, items atomic.Int64
+	apps := []*svctest.App{replica(t, srv, &writes, &items), replica(t, srv, &writes, &items), replica(t, srv, &writes, &items)}
+	// Writers send fresh keys to the three replicas while Redis goes away
+	// and comes back. Every answer is 201 (the write ran once) or 503
+	// request-refused (it did not run); nothing else.
+	var created, refused, n atomic.Int64
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for w := range 3 {
+		wg.Go(func() {
+			for i := 0; ; i++ {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				key := "item-" + string(rune('a'+w)) + "-" + strconv.Itoa(i)
+				resp := postTo(t, apps[(w+i)%3], "/items", key)
+				resp.Body.Close()
+				n.Add(1)
+				switch resp.StatusCode {
+				case http.StatusCreated:
+					created.Add(1)
+				case http.StatusServiceUnavailable:
+					refused.Add(1)
+				default:
+					t.Errorf("%s: status %d", key, resp.StatusCode)
+				}
+			}
+		})
+	}
+	waitFor := func(cond func() bool) {
+		deadline := time.Now().Add(10 * time.Second)
+		for !cond() {
+			if time.Now().After(deadline) {
+				t.Fatal("timed out")
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}
+	waitFor(func() bool { return created.Load() >= 20 })
+	srv.Stop()
+	waitFor(func() bool { return refused.Load() >= 5 })
+	srv.Restart()
+	mark := created.Load()
+	waitFor(func() bool { return created.Load() >= mark+20 })
+	close(stop)
+	wg.Wait()
+	if items.Load() != created.Load() {
+		t.Fatalf("handler ran %d times for %d answers 201 (%d refused of %d)", items.Load(), created.Load(), refused.Load(), n.Load())
+	}
+	// After recovery no caller is refused: every replica writes at once.
+	for i, app := range apps {
+		resp := postTo(t, app, "/items", "after-"+strconv.Itoa(i))
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("replica %d after recovery: %d", i, resp.StatusCode)
+		}
+	}
 }
 
 func TestRedisRefusesBadEnvNamingTheVariable(t *testing.T) {

@@ -144,3 +144,16 @@ func BenchmarkRateLimitAllocs(b *testing.B) {
 		f()
 	}
 }
+
+func BenchmarkRedisRateAllocs(b *testing.B) {
+	c := svcClient(b)
+	ctx := context.Background()
+	lim := redis_rate.NewLimiter(c.Redis())
+	limit := redis_rate.Limit{Rate: 1 << 30, Burst: 1 << 30, Period: time.Second}
+	b.ReportAllocs()
+	for b.Loop() {
+		if res, err := lim.Allow(ctx, "alice", limit); err != nil || res.Allowed != 1 {
+			b.Fatalf("%+v %v", res, err)
+		}
+	}
+}

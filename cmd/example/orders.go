@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -19,9 +20,15 @@ import (
 )
 
 // behindGate adds the components that run behind the gate. Routes opt in
-// with markers (mountOrders).
+// with markers (mountOrders). With SVC_REDIS_URL set their state lives on
+// Redis, shared by every replica; without it, in memory.
 func behindGate() fx.Option {
+	shared := fx.Options()
+	if os.Getenv("SVC_REDIS_URL") != "" {
+		shared = fxsvc.Redis()
+	}
 	return fx.Options(
+		shared,
 		fxsvc.RateLimits(),
 		fxsvc.Idempotency(),
 		fxsvc.Conditional(),

@@ -31,6 +31,8 @@ import (
 
 	"github.com/caarlos0/env/v11"
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/secret"
@@ -119,6 +121,7 @@ type Client struct {
 	cfg      Config
 	log      *zap.Logger
 	metrics  *instruments
+	meters   metric.MeterProvider
 	failOpen *warner
 }
 
@@ -133,6 +136,12 @@ func Logger(l *zap.Logger) Option {
 			c.log = l
 		}
 	}
+}
+
+// MeterProvider sets where svc.redis.duration and svc.redis.errors go
+// (default: the global provider when the client is built).
+func MeterProvider(p metric.MeterProvider) Option {
+	return func(c *Client) { c.meters = p }
 }
 
 // New builds a client from cfg without connecting (the pool dials on first
@@ -165,10 +174,14 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	// wait of a request while Redis is down.
 	ro.DialerRetries = 1
 	ro.ContextTimeoutEnabled = true
-	c := &Client{rdb: redis.NewClient(ro), cfg: cfg, log: zap.L(), metrics: newInstruments()}
+	c := &Client{rdb: redis.NewClient(ro), cfg: cfg, log: zap.L()}
 	for _, o := range opts {
 		o(c)
 	}
+	if c.meters == nil {
+		c.meters = otel.GetMeterProvider()
+	}
+	c.metrics = newInstruments(c.meters)
 	c.failOpen = newWarner(c.log, time.Minute, time.Now)
 	return c, nil
 }
@@ -224,11 +237,7 @@ func (e *Unavailable) Unwrap() []error { return []error{e.Err, errUnavailable, r
 func (c *Client) do(ctx context.Context, op string, fn func(context.Context) error) error {
 	start := time.Now()
 	if d, ok := ctx.Deadline(); !ok || d.Sub(start) > c.cfg.Timeout {
-		// Only when the caller's own deadline is later: a timer per
-		// operation is a measurable share of a loopback round trip.
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithDeadline(ctx, start.Add(c.cfg.Timeout))
-		defer cancel()
+		ctx = bounded{Context: ctx, deadline: start.Add(c.cfg.Timeout)}
 	}
 	err := fn(ctx)
 	if errors.Is(err, redis.Nil) {
@@ -242,3 +251,16 @@ func (c *Client) do(ctx context.Context, op string, fn func(context.Context) err
 	}
 	return nil
 }
+
+// bounded gives a context the deadline of one operation without the timer
+// of context.WithDeadline (a measurable share of a loopback round trip).
+// go-redis needs only the Deadline: it sets the socket deadlines and the
+// dialer's from it, and bounds the wait for a pooled connection by
+// PoolTimeout (= Timeout), after which the passed deadline fails the
+// write at once. Done and Err stay the caller's.
+type bounded struct {
+	context.Context
+	deadline time.Time
+}
+
+func (b bounded) Deadline() (time.Time, bool) { return b.deadline, true }

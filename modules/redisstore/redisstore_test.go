@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -340,5 +342,49 @@ func TestNoOperationOutwaitsTheTimeout(t *testing.T) {
 	start = time.Now()
 	if res, _ := c.Rates().Allow(ctx, store.Key{ID: "k"}, store.Rate{Interval: time.Second, Burst: 1}); !res.Allowed || time.Since(start) > 20*timeout {
 		t.Fatalf("allow: %+v after %v", res, time.Since(start))
+	}
+}
+
+func TestMetricsByOperation(t *testing.T) {
+	srv := redistest.Start(t)
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
+	c := open(t, srv, redisstore.MeterProvider(mp))
+	c.Rates().Allow(t.Context(), store.Key{ID: "a"}, store.Rate{Interval: time.Second, Burst: 1})
+	srv.Stop()
+	c.Cache().Get(t.Context(), store.Key{ID: "a"})
+
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(t.Context(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	durations, errs := map[string]uint64{}, map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch d := m.Data.(type) {
+			case metricdata.Histogram[float64]:
+				if m.Name != "svc.redis.duration" || m.Unit != "s" {
+					t.Errorf("histogram %s (%s)", m.Name, m.Unit)
+				}
+				for _, p := range d.DataPoints {
+					op, _ := p.Attributes.Value("db.operation.name")
+					durations[op.AsString()] += p.Count
+				}
+			case metricdata.Sum[int64]:
+				if m.Name != "svc.redis.errors" {
+					t.Errorf("counter %s", m.Name)
+				}
+				for _, p := range d.DataPoints {
+					op, _ := p.Attributes.Value("db.operation.name")
+					errs[op.AsString()] += p.Value
+				}
+			}
+		}
+	}
+	if durations["ratelimit"] != 1 || durations["cache.get"] != 1 || durations["ping"] != 1 {
+		t.Fatalf("durations by operation: %v", durations)
+	}
+	if errs["cache.get"] != 1 || errs["ratelimit"] != 0 {
+		t.Fatalf("errors by operation: %v", errs)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"sync"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -25,13 +24,13 @@ const meterScope = "github.com/svckit/svc/modules/redisstore"
 type instruments struct {
 	duration metric.Float64Histogram
 	errors   metric.Int64Counter
-	attrs    sync.Map // op -> metric.MeasurementOption
+	attrs    sync.Map // op -> *opAttrs
 }
 
-// newInstruments binds to the global meter provider of the moment the
-// client is built (fxsvc.Metrics sets it before the stores are built).
-func newInstruments() *instruments {
-	m := otel.GetMeterProvider().Meter(meterScope)
+// newInstruments binds to p (by default the global provider of the
+// moment the client is built; fxsvc.Metrics sets it before).
+func newInstruments(p metric.MeterProvider) *instruments {
+	m := p.Meter(meterScope)
 	d, _ := m.Float64Histogram("svc.redis.duration", metric.WithUnit("s"),
 		metric.WithDescription("Round-trip time of one Redis operation."))
 	e, _ := m.Int64Counter("svc.redis.errors", metric.WithUnit("{error}"),
@@ -39,15 +38,23 @@ func newInstruments() *instruments {
 	return &instruments{duration: d, errors: e}
 }
 
+// opAttrs are one operation's measurement options, built once: passing
+// them as prepared slices keeps a measurement from allocating.
+type opAttrs struct {
+	rec []metric.RecordOption
+	add []metric.AddOption
+}
+
 func (in *instruments) record(ctx context.Context, op string, d time.Duration, err error) {
 	a, ok := in.attrs.Load(op)
 	if !ok {
-		a, _ = in.attrs.LoadOrStore(op, metric.WithAttributeSet(attribute.NewSet(attribute.String("db.operation.name", op))))
+		o := metric.WithAttributeSet(attribute.NewSet(attribute.String("db.operation.name", op)))
+		a, _ = in.attrs.LoadOrStore(op, &opAttrs{rec: []metric.RecordOption{o}, add: []metric.AddOption{o}})
 	}
-	opt := a.(metric.MeasurementOption)
-	in.duration.Record(ctx, d.Seconds(), opt)
+	attrs := a.(*opAttrs)
+	in.duration.Record(ctx, d.Seconds(), attrs.rec...)
 	if err != nil {
-		in.errors.Add(ctx, 1, opt)
+		in.errors.Add(ctx, 1, attrs.add...)
 	}
 }
 
