@@ -12,6 +12,8 @@ import (
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
 )
 
 // Authn authenticates every request and websocket handshake the app's
@@ -33,6 +35,12 @@ import (
 // with their cause, and the first success after failures once. A
 // *authn.JWTVerifier the app passes gets that logger too unless it was
 // built with authn.Logger.
+//
+// When the graph provides a bans.Store or a flood.Store (fxsvc.Redis
+// does), the gate's authn.Bans and authn.Flood keep their state there,
+// shared by the app's replicas, unless they were built with a store of
+// their own (bans.WithStore, flood.WithStore). Neither store turns bans or
+// flood limits on: authn.Bans and authn.Flood still do.
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 	return fx.Module("svc.authn",
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
@@ -78,7 +86,9 @@ type authnIn struct {
 	Spec         authnSpec
 	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
 	Log          logIn
-	Check        checkOnly `optional:"true"`
+	Check        checkOnly   `optional:"true"`
+	BanStore     bans.Store  `optional:"true"`
+	FloodStore   flood.Store `optional:"true"`
 }
 
 type authnVerifierOpts struct{ opts []authn.VerifierOption }
@@ -143,7 +153,11 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	} else if s, ok := v.(loggerSetter); ok {
 		s.SetLogger(log)
 	}
-	g, err := authn.New(v, in.Spec.opts...)
+	opts := in.Spec.opts
+	if in.BanStore != nil || in.FloodStore != nil {
+		opts = append(opts[:len(opts):len(opts)], authn.SharedStores(in.BanStore, in.FloodStore))
+	}
+	g, err := authn.New(v, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fxsvc.Authn: %w", err)
 	}

@@ -8,6 +8,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/modules/store"
 )
@@ -22,7 +24,10 @@ type redisIn struct {
 // redisstore.FromEnv) and puts the shared state of the components behind
 // the gate there: it provides the *redisstore.Client and, from it,
 // store.Rates, store.Idempotency and store.Cache, which RateLimits,
-// Idempotency and ResponseCache pick up. The client PINGs Redis when the
+// Idempotency and ResponseCache pick up, and bans.Store and flood.Store,
+// which the gate's authn.Bans and authn.Flood of [Authn] pick up (the ban
+// store's subscriber, one pub/sub connection, opens and closes with the
+// app). The client PINGs Redis when the
 // app starts (a wrong address or password fails the start naming
 // SVC_REDIS_URL) and closes when it stops; /readyz (see [Health]) checks
 // it with a PING under the name "redis".
@@ -58,11 +63,22 @@ var redisProvides = fx.Options(
 		func(c *redisstore.Client) store.Rates { return c.Rates() },
 		func(c *redisstore.Client) store.Idempotency { return c.Idempotency() },
 		func(c *redisstore.Client) store.Cache { return c.Cache() },
+		redisBans,
+		func(c *redisstore.Client) flood.Store { return c.Flood() },
 		fx.Annotate(func(c *redisstore.Client) ReadinessCheck {
 			return ReadinessCheck{Name: "redis", Check: c.Ping}
 		}, fx.ResultTags(`group:"`+ReadinessGroup+`"`)),
 	),
 )
+
+// redisBans builds the gate's ban store, its subscriber on the app's
+// lifecycle (registered after the client's hooks, so it stops before the
+// client closes).
+func redisBans(lc fx.Lifecycle, c *redisstore.Client) bans.Store {
+	b := c.Bans()
+	lifecycle.Register(lc, b)
+	return b
+}
 
 func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option) (*redisstore.Client, error) {
 	if in.Logger != nil {

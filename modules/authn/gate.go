@@ -82,6 +82,12 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 		return nil, errors.New("authn: Bans needs Trusted(...): list your proxies' networks (or call Trusted() with none when callers connect directly), so that the address banned is the caller's")
 	}
 	g.bans, g.flood = g.cfg.bans, g.cfg.flood
+	if g.bans != nil {
+		g.bans = g.bans.Shared(g.cfg.sharedBans)
+	}
+	if g.flood != nil {
+		g.flood = g.flood.Shared(g.cfg.sharedFlood)
+	}
 	g.records = newRecordLimiter(time.Now)
 	g.SetLogger(zap.L())
 	return g, nil

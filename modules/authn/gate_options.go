@@ -38,6 +38,8 @@ type gateConfig struct {
 	trusted              []string
 	trustedSet           bool
 	flood                *flood.Limit
+	sharedBans           bans.Store
+	sharedFlood          flood.Store
 }
 
 // Exclude names paths that are never authenticated: an exact path such as
@@ -100,3 +102,14 @@ func Trusted(cidrs ...string) Option {
 // token (which must be routed to find out). Over the limit they are
 // answered 429 rate-limit-exceeded. Off unless given.
 func Flood(l *flood.Limit) Option { return func(c *gateConfig) { c.flood = l } }
+
+// SharedStores names the stores the gate's [Bans] and [Flood] keep their
+// state in when they were built without one (bans.WithStore,
+// flood.WithStore win): stores shared by the app's replicas, so that a ban
+// started on one replica refuses the caller on all of them and an address
+// has one flood budget. fxsvc passes the graph's stores (fxsvc.Redis) this
+// way. A nil store leaves that component in memory; neither turns Bans or
+// Flood on.
+func SharedStores(b bans.Store, f flood.Store) Option {
+	return func(c *gateConfig) { c.sharedBans, c.sharedFlood = b, f }
+}

@@ -9,11 +9,14 @@
 // its token is verified, so a forger stops costing signature checks. State
 // per address is bounded: past MaxTracked addresses the oldest failures are
 // forgotten first, and active bans are kept.
+//
+// That state lives in this process unless a [Store] shared by the app's
+// replicas is given (WithStore; modules/redisstore keeps it on Redis), so
+// that a ban started through one replica refuses the caller on all.
 package bans
 
 import (
-	"container/list"
-	"sync"
+	"context"
 	"time"
 )
 
@@ -27,6 +30,8 @@ const (
 
 // Bans counts forged-token failures per client address and bans an address
 // that reaches the threshold within the window. Safe for concurrent use.
+// Its state lives in a [Store]: in this process by default, or shared by
+// every replica when built with [WithStore].
 type Bans struct {
 	name       string
 	threshold  int
@@ -34,16 +39,8 @@ type Bans struct {
 	duration   time.Duration
 	maxTracked int
 	now        func() time.Time
-
-	mu      sync.Mutex
-	entries map[string]*list.Element // of *entry
-	order   *list.List               // least recently failed first
-}
-
-type entry struct {
-	addr     string
-	failures []time.Time // within the window, oldest first
-	until    time.Time   // zero when not banned
+	store      Store
+	explicit   bool // the store came from WithStore
 }
 
 // Option configures Bans.
@@ -61,11 +58,23 @@ func Window(d time.Duration) Option { return func(b *Bans) { b.window = d } }
 // Duration is how long a ban lasts. Default 15 minutes.
 func Duration(d time.Duration) Option { return func(b *Bans) { b.duration = d } }
 
-// MaxTracked bounds the addresses remembered. Default 100,000.
+// MaxTracked bounds the addresses the in-memory store remembers. Default
+// 100,000. A store given with WithStore keeps its own bound.
 func MaxTracked(n int) Option { return func(b *Bans) { b.maxTracked = n } }
 
 // Clock sets the time source (tests). Default time.Now.
 func Clock(now func() time.Time) Option { return func(b *Bans) { b.now = now } }
+
+// WithStore keeps the failures and bans in s instead of this process's
+// memory, so that replicas sharing s share one policy (see the Store
+// contract). A nil s keeps the in-memory default.
+func WithStore(s Store) Option {
+	return func(b *Bans) {
+		if s != nil {
+			b.store, b.explicit = s, true
+		}
+	}
+}
 
 // New returns Bans with the defaults above, changed by opts. Values that are
 // not positive keep their default.
@@ -90,28 +99,42 @@ func New(opts ...Option) *Bans {
 	if b.name == "" {
 		b.name = "default"
 	}
-	b.entries = map[string]*list.Element{}
-	b.order = list.New()
+	if b.store == nil {
+		b.store = newMemory(b.maxTracked)
+	}
 	return b
+}
+
+// Shared returns Bans with b's settings whose state lives in s, or b
+// itself when b was built WithStore (an explicit store wins) or s is nil.
+// It is how a container hands the gate's Bans the store its replicas
+// share; b and the result do not share state.
+func (b *Bans) Shared(s Store) *Bans {
+	if b.explicit || s == nil {
+		return b
+	}
+	c := *b
+	c.store, c.explicit = s, true
+	return &c
+}
+
+// Rule is the policy a Store applies in Fail.
+func (b *Bans) Rule() Rule {
+	return Rule{Name: b.name, Threshold: b.threshold, Window: b.window, Duration: b.duration}
 }
 
 // Name is the component's name.
 func (b *Bans) Name() string { return b.name }
 
-// Banned reports whether addr is banned now, and for how much longer.
+// Banned reports whether addr is banned now, and for how much longer. It
+// never waits on a network: a shared store answers from its local copy.
 func (b *Bans) Banned(addr string) (remaining time.Duration, banned bool) {
 	now := b.now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	el, ok := b.entries[addr]
-	if !ok {
+	until, ok := b.store.Banned(b.name, addr, now)
+	if !ok || !now.Before(until) {
 		return 0, false
 	}
-	e := el.Value.(*entry)
-	if e.until.IsZero() || !now.Before(e.until) {
-		return 0, false
-	}
-	return e.until.Sub(now), true
+	return until.Sub(now), true
 }
 
 // Started describes a ban that a failure started.
@@ -124,69 +147,17 @@ type Started struct {
 
 // Fail records one forged token from addr. It returns the ban it started,
 // if this failure reached the threshold; a caller already banned starts
-// nothing new.
+// nothing new. When the store fails (a shared store that cannot be
+// reached) nothing is started: bans fail open, and the store reports
+// its failure itself.
 func (b *Bans) Fail(addr string) (Started, bool) {
-	now := b.now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	var e *entry
-	if el, ok := b.entries[addr]; ok {
-		e = el.Value.(*entry)
-		b.order.MoveToBack(el)
-	} else {
-		b.evict(now)
-		e = &entry{addr: addr}
-		b.entries[addr] = b.order.PushBack(e)
-	}
-	if !e.until.IsZero() && now.Before(e.until) {
+	s, started, err := b.store.Fail(context.Background(), addr, b.now(), b.Rule())
+	if err != nil {
 		return Started{}, false
 	}
-	cut := 0
-	for cut < len(e.failures) && now.Sub(e.failures[cut]) >= b.window {
-		cut++
-	}
-	e.failures = append(e.failures[cut:], now)
-	if len(e.failures) < b.threshold {
-		return Started{}, false
-	}
-	e.until = now.Add(b.duration)
-	s := Started{Addr: addr, Failures: len(e.failures), Duration: b.duration, Until: e.until}
-	e.failures = nil
-	return s, true
+	return s, started
 }
 
-// evictScan bounds how far evict looks for an address that is not banned,
-// so that a table full of bans costs no more than that per insert.
-const evictScan = 64
-
-// evict makes room for one more address: among the least recently failing
-// addresses, one that is not banned goes first; only when none is near the
-// front does the oldest ban go.
-func (b *Bans) evict(now time.Time) {
-	for b.order.Len() >= b.maxTracked {
-		victim := b.order.Front()
-		n := 0
-		for el := victim; el != nil && n < evictScan; el, n = el.Next(), n+1 {
-			if e := el.Value.(*entry); e.until.IsZero() || !now.Before(e.until) {
-				victim = el
-				break
-			}
-		}
-		delete(b.entries, victim.Value.(*entry).addr)
-		b.order.Remove(victim)
-	}
-}
-
-// Active counts the bans in force now.
-func (b *Bans) Active() int {
-	now := b.now()
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	n := 0
-	for _, el := range b.entries {
-		if e := el.Value.(*entry); !e.until.IsZero() && now.Before(e.until) {
-			n++
-		}
-	}
-	return n
-}
+// Active counts the bans in force now (for a shared store: those its local
+// copy knows).
+func (b *Bans) Active() int { return b.store.Active(b.name, b.now()) }

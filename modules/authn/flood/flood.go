@@ -6,14 +6,15 @@
 // over many addresses is the ingress's.
 //
 //	fxsvc.Authn(verifier, authn.Flood(flood.New(flood.Rate(10), flood.Burst(20))))
+//
+// Budgets live in this process unless a [Store] shared by the app's
+// replicas is given (WithStore; modules/redisstore keeps them on Redis),
+// so that an address has one budget across replicas.
 package flood
 
 import (
-	"container/list"
-	"sync"
+	"context"
 	"time"
-
-	"golang.org/x/time/rate"
 )
 
 // Defaults of a Limit.
@@ -24,38 +25,45 @@ const (
 )
 
 // Limit is a token bucket per client address. Safe for concurrent use.
+// Its budgets live in a [Store]: in this process by default, or shared by
+// every replica when built with [WithStore].
 type Limit struct {
-	rate       rate.Limit
+	rate       float64
 	burst      int
 	maxTracked int
 	now        func() time.Time
-
-	mu      sync.Mutex
-	buckets map[string]*list.Element // of *bucket
-	order   *list.List               // least recently used first
-}
-
-type bucket struct {
-	addr string
-	lim  *rate.Limiter
+	store      Store
+	explicit   bool // the store came from WithStore
 }
 
 // Option configures a Limit.
 type Option func(*Limit)
 
 // Rate is the sustained requests per second allowed per address. Default 10.
-func Rate(perSecond float64) Option { return func(l *Limit) { l.rate = rate.Limit(perSecond) } }
+func Rate(perSecond float64) Option { return func(l *Limit) { l.rate = perSecond } }
 
 // Burst is how many requests an address may send at once. Default 20.
 func Burst(n int) Option { return func(l *Limit) { l.burst = n } }
 
-// MaxTracked bounds the addresses remembered; the least recently seen are
-// forgotten first (a forgotten address starts with a full bucket). Default
-// 100,000.
+// MaxTracked bounds the addresses the in-memory store remembers; the least
+// recently seen are forgotten first (a forgotten address starts with a
+// full bucket). Default 100,000. A store given with WithStore keeps its
+// own bound.
 func MaxTracked(n int) Option { return func(l *Limit) { l.maxTracked = n } }
 
 // Clock sets the time source (tests). Default time.Now.
 func Clock(now func() time.Time) Option { return func(l *Limit) { l.now = now } }
+
+// WithStore keeps the budgets in s instead of this process's memory, so
+// that replicas sharing s give an address one budget. A nil s keeps the
+// in-memory default.
+func WithStore(s Store) Option {
+	return func(l *Limit) {
+		if s != nil {
+			l.store, l.explicit = s, true
+		}
+	}
+}
 
 // New returns a Limit with the defaults above, changed by opts.
 func New(opts ...Option) *Limit {
@@ -72,34 +80,37 @@ func New(opts ...Option) *Limit {
 	if l.maxTracked <= 0 {
 		l.maxTracked = DefaultMaxTracked
 	}
-	l.buckets = map[string]*list.Element{}
-	l.order = list.New()
+	if l.store == nil {
+		l.store = newMemory(l.maxTracked)
+	}
 	return l
 }
 
+// Shared returns a Limit with l's settings whose budgets live in s, or l
+// itself when l was built WithStore (an explicit store wins) or s is nil.
+// It is how a container hands the gate's Limit the store its replicas
+// share; l and the result do not share budgets.
+func (l *Limit) Shared(s Store) *Limit {
+	if l.explicit || s == nil {
+		return l
+	}
+	c := *l
+	c.store, c.explicit = s, true
+	return &c
+}
+
+// Rule is the budget a Store applies in Allow.
+func (l *Limit) Rule() Rule { return Rule{Rate: l.rate, Burst: l.burst} }
+
 // Allow spends one request of addr's budget. When it is spent, ok is false
-// and retryAfter says when the next request would be allowed.
+// and retryAfter says when the next request would be allowed. When the
+// store fails (a shared store that cannot be reached) the request is
+// allowed: flood limits fail open, and the store reports its failure
+// itself.
 func (l *Limit) Allow(addr string) (retryAfter time.Duration, ok bool) {
-	now := l.now()
-	l.mu.Lock()
-	var b *bucket
-	if el, found := l.buckets[addr]; found {
-		b = el.Value.(*bucket)
-		l.order.MoveToBack(el)
-	} else {
-		for l.order.Len() >= l.maxTracked {
-			oldest := l.order.Front()
-			delete(l.buckets, oldest.Value.(*bucket).addr)
-			l.order.Remove(oldest)
-		}
-		b = &bucket{addr: addr, lim: rate.NewLimiter(l.rate, l.burst)}
-		l.buckets[addr] = l.order.PushBack(b)
+	wait, ok, err := l.store.Allow(context.Background(), addr, l.now(), l.Rule())
+	if err != nil {
+		return 0, true
 	}
-	l.mu.Unlock()
-	r := b.lim.ReserveN(now, 1)
-	if d := r.DelayFrom(now); d > 0 {
-		r.CancelAt(now)
-		return d, false
-	}
-	return 0, true
+	return wait, ok
 }

@@ -1,0 +1,34 @@
+package redisstore
+
+import (
+	"context"
+	"time"
+)
+
+// Bans returns a ban store on this connection (see [Bans]): keys under
+// the Config's Prefix, each round trip bounded by its Timeout, warnings to
+// the client's logger, and every round trip measured in svc.redis.duration
+// and svc.redis.errors under db.operation.name bans.fail or bans.resync.
+// Open and Close it with the app (fxsvc.Redis does). Each call returns a
+// new store with its own subscriber: make one per app.
+func (c *Client) Bans(opts ...BansOption) *Bans {
+	base := []BansOption{BansTimeout(c.cfg.Timeout), BansLogger(c.log), bansRecorder(c.metrics.record)}
+	return NewBans(c.rdb, c.cfg.Prefix, append(base, opts...)...)
+}
+
+// Flood returns a flood store on this connection (see [Flood]): keys
+// under the Config's Prefix, each round trip bounded by its Timeout,
+// warnings to the client's logger, round trips measured under
+// db.operation.name flood.allow.
+func (c *Client) Flood(opts ...FloodOption) *Flood {
+	base := []FloodOption{FloodTimeout(c.cfg.Timeout), FloodLogger(c.log), floodRecorder(c.metrics.record)}
+	return NewFlood(c.rdb, c.cfg.Prefix, append(base, opts...)...)
+}
+
+// recorder measures one round trip.
+type recorder func(ctx context.Context, op string, d time.Duration, err error)
+
+func noRecord(context.Context, string, time.Duration, error) {}
+
+func bansRecorder(r recorder) BansOption   { return func(b *Bans) { b.record = r } }
+func floodRecorder(r recorder) FloodOption { return func(f *Flood) { f.record = r } }

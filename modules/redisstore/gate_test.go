@@ -1,0 +1,100 @@
+package redisstore_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/redistest"
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/secret"
+)
+
+// roundTrips counts the svc.redis.duration points and svc.redis.errors of op.
+func roundTrips(t *testing.T, reader *sdkmetric.ManualReader, op string) (measured uint64, failed int64) {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	want := attribute.StringValue(op)
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			switch d := m.Data.(type) {
+			case metricdata.Histogram[float64]:
+				for _, p := range d.DataPoints {
+					if v, _ := p.Attributes.Value("db.operation.name"); v == want && m.Name == "svc.redis.duration" {
+						measured += p.Count
+					}
+				}
+			case metricdata.Sum[int64]:
+				for _, p := range d.DataPoints {
+					if v, _ := p.Attributes.Value("db.operation.name"); v == want && m.Name == "svc.redis.errors" {
+						failed += p.Value
+					}
+				}
+			}
+		}
+	}
+	return measured, failed
+}
+
+func TestClientStoresUseItsPrefixTimeoutAndMetrics(t *testing.T) {
+	reader := meters(t)
+	srv := redistest.Start(t)
+	c, err := redisstore.New(redisstore.Config{URL: secret.URL(srv.URL), Prefix: "svc-a:", Timeout: 200 * time.Millisecond},
+		redisstore.Logger(zap.NewNop()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close() })
+	b, f := c.Bans(), c.Flood()
+	ctx := context.Background()
+	if err := b.Open(ctx); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = b.Close(ctx) })
+	<-b.Synced()
+	if _, started, err := b.Fail(ctx, "a", time.Now(), bans.Rule{Name: "default", Threshold: 1, Window: time.Minute, Duration: time.Minute}); !started || err != nil {
+		t.Fatalf("Fail: %v %v", started, err)
+	}
+	if _, ok, err := f.Allow(ctx, "a", time.Now(), flood.Rule{Rate: 1, Burst: 1}); !ok || err != nil {
+		t.Fatalf("Allow: %v %v", ok, err)
+	}
+	admin := newClient(t, srv.Addr)
+	for _, k := range []string{"svc-a:{bans}:active", "svc-a:flood:a"} {
+		if n, err := admin.Exists(ctx, k).Result(); n != 1 || err != nil {
+			t.Fatalf("key %s not under the Config's prefix: %v %v", k, n, err)
+		}
+	}
+	srv.Stop()
+	start := time.Now()
+	if _, started, err := b.Fail(ctx, "b", time.Now(), bans.Rule{Name: "default", Threshold: 1, Window: time.Minute, Duration: time.Minute}); started || err == nil {
+		t.Fatal("Fail succeeded with Redis stopped")
+	}
+	if _, _, err := f.Allow(ctx, "a", time.Now(), flood.Rule{Rate: 1, Burst: 1}); err == nil {
+		t.Fatal("Allow with Redis stopped reported no error (the Limit fails open on it)")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("two operations took %v with a 200 ms timeout", d)
+	}
+	for _, c := range []struct {
+		op             string
+		measured, fail int64
+	}{{"bans.fail", 2, 1}, {"flood.allow", 2, 1}} {
+		m, f := roundTrips(t, reader, c.op)
+		if int64(m) != c.measured || f != c.fail {
+			t.Errorf("%s: %d round trips measured, %d errors; want %d and %d", c.op, m, f, c.measured, c.fail)
+		}
+	}
+	if m, _ := roundTrips(t, reader, "bans.resync"); m == 0 {
+		t.Error("the resync is not measured")
+	}
+}

@@ -1,0 +1,145 @@
+package redisstore_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
+	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/redisstore"
+)
+
+const docs = svcerrors.DefaultDocsURL + "#"
+
+// verifier accepts "good" and calls anything else forged.
+type verifier struct{}
+
+func (verifier) Verify(_ context.Context, tok string) (authn.Principal, error) {
+	if tok == "good" {
+		return authn.Principal{Subject: "alice", Issuer: "https://idp.test", Authenticated: true}, nil
+	}
+	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+}
+
+// replica is one app instance: its own Redis client, ban store, gate and
+// server, as a replica behind a load balancer would have.
+type replica struct {
+	srv   *httptest.Server
+	bans  *redisstore.Bans
+	flood *redisstore.Flood
+}
+
+func newClient(t *testing.T, addr string) *redis.Client {
+	t.Helper()
+	c := redis.NewClient(&redis.Options{Addr: addr, DialTimeout: 200 * time.Millisecond,
+		ReadTimeout: 200 * time.Millisecond, WriteTimeout: 200 * time.Millisecond})
+	t.Cleanup(func() { _ = c.Close() })
+	return c
+}
+
+func newReplica(t *testing.T, addr string, threshold int, bopts ...redisstore.BansOption) *replica {
+	t.Helper()
+	c := newClient(t, addr)
+	bs := redisstore.NewBans(c, "test:", append([]redisstore.BansOption{redisstore.BansTimeout(200 * time.Millisecond)}, bopts...)...)
+	fs := redisstore.NewFlood(c, "test:", redisstore.FloodTimeout(200*time.Millisecond))
+	if err := bs.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := bs.Close(ctx); err != nil {
+			t.Error(err)
+		}
+	})
+	g, err := authn.New(verifier{},
+		authn.Bans(bans.New(bans.Threshold(threshold), bans.Duration(time.Minute), bans.WithStore(bs))),
+		authn.Flood(flood.New(flood.Rate(0.01), flood.Burst(3), flood.WithStore(fs))),
+		authn.Trusted("127.0.0.1/32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /me", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
+	h, err := g.Handler(mux)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(svcerrors.New().Middleware(h))
+	t.Cleanup(srv.Close)
+	return &replica{srv: srv, bans: bs, flood: fs}
+}
+
+func waitSynced(t *testing.T, rs ...*replica) {
+	t.Helper()
+	for _, r := range rs {
+		select {
+		case <-r.bans.Synced():
+		case <-time.After(10 * time.Second):
+			t.Fatal("the ban store never read the ban set from Redis")
+		}
+	}
+}
+
+type answer struct {
+	status int
+	header http.Header
+	body   map[string]any
+	took   time.Duration
+}
+
+func get(t *testing.T, r *replica, path, addr, token string) answer {
+	t.Helper()
+	req, _ := http.NewRequest("GET", r.srv.URL+path, nil)
+	req.Header.Set("X-Forwarded-For", addr)
+	req.Header.Set("Authorization", "Bearer "+token)
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	a := answer{status: resp.StatusCode, header: resp.Header, took: time.Since(start)}
+	raw, _ := io.ReadAll(resp.Body)
+	_ = json.Unmarshal(raw, &a.body)
+	return a
+}
+
+// blackhole accepts connections and never answers: a Redis that hangs.
+func blackhole(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var conns []net.Conn
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			conns = append(conns, c)
+		}
+	}()
+	t.Cleanup(func() {
+		_ = l.Close()
+		<-done
+		for _, c := range conns {
+			_ = c.Close()
+		}
+	})
+	return l.Addr().String()
+}
