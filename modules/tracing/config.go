@@ -1,13 +1,12 @@
 package tracing
 
 import (
-	"encoding/base64"
 	"fmt"
 	"maps"
-	"net/url"
 	"strings"
 	"time"
 
+	"github.com/svckit/svc/internal/otlpconf"
 	"github.com/svckit/svc/secret"
 )
 
@@ -88,17 +87,10 @@ func DefaultConfig() Config {
 // AuthorizationHeader returns "Basic base64(username:password)" (RFC 7617)
 // from the basic auth fields, or from credentials embedded in Endpoint when
 // those are empty; "" when no Basic credentials are configured.
-func (c Config) AuthorizationHeader() secret.String {
-	user, pass := c.BasicAuthUsername, c.BasicAuthPassword.Value()
-	if user == "" && pass == "" {
-		u, err := url.Parse(c.Endpoint.Value())
-		if err != nil || u.User == nil {
-			return ""
-		}
-		user = u.User.Username()
-		pass, _ = u.User.Password()
-	}
-	return secret.String("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
+func (c Config) AuthorizationHeader() secret.String { return c.basic().AuthorizationHeader() }
+
+func (c Config) basic() otlpconf.Basic {
+	return otlpconf.Basic{Endpoint: c.Endpoint, Username: c.BasicAuthUsername, Password: c.BasicAuthPassword}
 }
 
 func (c Config) clone() Config {
