@@ -74,9 +74,9 @@ func ParseSeconds(v, example string) (time.Duration, error) {
 // (e.g. "export_interval") and environment variable.
 type KeyTable map[string][2]string
 
-// Add records the Go field goName of the struct type rt under its setting
+// add records the Go field goName of the struct type rt under its setting
 // name spec and the variable prefix plus the field's env tag.
-func (t KeyTable) Add(rt reflect.Type, prefix, goName, spec string) {
+func (t KeyTable) add(rt reflect.Type, prefix, goName, spec string) {
 	sf, _ := rt.FieldByName(goName)
 	key, _, _ := strings.Cut(sf.Tag.Get("env"), ",")
 	t[goName] = [2]string{spec, prefix + key}

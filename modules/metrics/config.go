@@ -88,33 +88,18 @@ func (c Config) clone() Config {
 	return c
 }
 
-// field describes one Config field for error messages.
-type field struct {
-	spec   string // spec name, e.g. "export_interval"
-	goName string // Config field name
-	option string // functional option setting it
-}
-
-var fields = []field{
-	{"service_name", "ServiceName", "metrics.WithServiceName"},
-	{"exporter", "Exporter", "metrics.WithExporter"},
-	{"endpoint", "Endpoint", "metrics.WithEndpoint"},
-	{"headers", "Headers", "metrics.WithHeaders"},
-	{"basic_auth_username", "BasicAuthUsername", "metrics.WithBasicAuth"},
-	{"basic_auth_password", "BasicAuthPassword", "metrics.WithBasicAuth"},
-	{"export_interval", "ExportInterval", "metrics.WithExportInterval"},
-	{"export_timeout", "ExportTimeout", "metrics.WithExportTimeout"},
-	{"resource_attributes", "ResourceAttributes", "metrics.WithResourceAttributes"},
-	{"shutdown_timeout", "ShutdownTimeout", "metrics.WithShutdownTimeout"},
-}
-
-func fieldBySpec(spec string) field {
-	for _, f := range fields {
-		if f.spec == spec {
-			return f
-		}
-	}
-	return field{spec: spec, goName: spec, option: spec}
+// fields names each Config field in errors: its setting, Go and option names.
+var fields = otlpconf.Fields{
+	{Spec: "service_name", GoName: "ServiceName", Option: "metrics.WithServiceName"},
+	{Spec: "exporter", GoName: "Exporter", Option: "metrics.WithExporter"},
+	{Spec: "endpoint", GoName: "Endpoint", Option: "metrics.WithEndpoint"},
+	{Spec: "headers", GoName: "Headers", Option: "metrics.WithHeaders"},
+	{Spec: "basic_auth_username", GoName: "BasicAuthUsername", Option: "metrics.WithBasicAuth"},
+	{Spec: "basic_auth_password", GoName: "BasicAuthPassword", Option: "metrics.WithBasicAuth"},
+	{Spec: "export_interval", GoName: "ExportInterval", Option: "metrics.WithExportInterval"},
+	{Spec: "export_timeout", GoName: "ExportTimeout", Option: "metrics.WithExportTimeout"},
+	{Spec: "resource_attributes", GoName: "ResourceAttributes", Option: "metrics.WithResourceAttributes"},
+	{Spec: "shutdown_timeout", GoName: "ShutdownTimeout", Option: "metrics.WithShutdownTimeout"},
 }
 
 // sources maps a field's setting name (export_interval, …) to the setting its value came from (an
@@ -122,12 +107,7 @@ func fieldBySpec(spec string) field {
 // Config, and errors name "Config.<Field>".
 type sources map[string]string
 
-func (s sources) name(spec string) string {
-	if n, ok := s[spec]; ok {
-		return n
-	}
-	return "Config." + fieldBySpec(spec).goName
-}
+func (s sources) name(spec string) string { return fields.Setting(s, spec) }
 
 func (s sources) fromConfig(spec string) bool {
 	_, ok := s[spec]
@@ -142,13 +122,7 @@ func (s sources) fail(spec, format string, args ...any) error {
 // was given: SVC_METRICS_BASIC_AUTH_PASSWORD beside
 // SVC_METRICS_BASIC_AUTH_USERNAME, Config.X beside Config.Y.
 func (s sources) failMissing(present, missing, reason string) error {
-	setting := "Config." + fieldBySpec(missing).goName
-	switch n := s.name(present); {
-	case strings.HasPrefix(n, EnvPrefix):
-		setting = EnvPrefix + strings.ToUpper(missing)
-	case strings.HasPrefix(n, "metrics."):
-		setting = fieldBySpec(missing).option
-	}
+	setting := fields.PartnerSetting(s, present, missing, EnvPrefix, "metrics.")
 	return &ConfigError{Setting: setting, Field: missing, Reason: reason}
 }
 

@@ -53,10 +53,7 @@ func envLoadDefault() (bool, error) {
 // readSVC fills c from SVC_TRACING_* through caarlos0/env and records in
 // src which variable set which field.
 func readSVC(c *Config, src sources) error {
-	keys := otlpconf.KeyTable{}
-	for _, f := range fields {
-		keys.Add(reflect.TypeFor[Config](), EnvPrefix, f.goName, f.spec)
-	}
+	keys := fields.Keys(reflect.TypeFor[Config](), EnvPrefix)
 	err := otlpconf.ReadEnv(c, EnvPrefix, "1", keys, src)
 	if err == nil {
 		return nil
