@@ -67,7 +67,9 @@ func TestCheckBasicAuth(t *testing.T) {
 }
 
 func TestAuthorizationHeader(t *testing.T) {
-	basic := func(s string) secret.String { return secret.String("Basic " + base64.StdEncoding.EncodeToString([]byte(s))) }
+	basic := func(s string) secret.String {
+		return secret.String("Basic " + base64.StdEncoding.EncodeToString([]byte(s)))
+	}
 	tests := []struct {
 		b    Basic
 		want secret.String
