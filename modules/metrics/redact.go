@@ -31,5 +31,5 @@ func (e redactingExporter) Shutdown(ctx context.Context) error {
 
 // redact hides every secret of c in err (see otlpconf.Redact).
 func redact(err error, c Config) error {
-	return otlpconf.Redact(err, otlpconf.Secrets{Basic: c.basic(), Headers: c.Headers})
+	return otlpconf.Redact(err, c.secrets())
 }

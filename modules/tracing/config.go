@@ -92,6 +92,10 @@ func (c Config) basic() otlpconf.Basic {
 	return otlpconf.Basic{Endpoint: c.Endpoint, Username: c.BasicAuthUsername, Password: c.BasicAuthPassword}
 }
 
+func (c Config) secrets() otlpconf.Secrets {
+	return otlpconf.Secrets{Basic: c.basic(), Headers: c.Headers}
+}
+
 func (c Config) clone() Config {
 	c.Headers = maps.Clone(c.Headers)
 	c.ResourceAttributes = maps.Clone(c.ResourceAttributes)
