@@ -1,11 +1,12 @@
 // Package otlpconf holds the OTLP exporter settings the metrics and tracing
 // modules share: the OTEL_EXPORTER_OTLP_HEADERS format and its checks, the
 // SVC_ENV_LOAD switch, the seconds-or-duration format, the OTEL_* fallback
-// lookup, the endpoint and Basic credential rules, and the redaction of
-// secrets from export errors, and what an exporter is handed (resource,
-// URL, headers). Each module keeps its own public types and
-// turns the plain reasons returned here into its own *ConfigError, so a
-// message reads the same whichever module refused the value.
+// lookup, the naming of the setting to fix, the endpoint and Basic
+// credential rules, what an exporter is handed (resource, URL, headers),
+// and the redaction of secrets from export errors. Each module keeps its
+// own public types and turns the plain reasons returned here into its own
+// *ConfigError, so a message reads the same whichever module refused the
+// value.
 package otlpconf
 
 import (
