@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/svckit/svc/secret"
 )
 
 // EnvLoadVar switches reading the SVC_* variables of both modules on or
@@ -148,4 +150,40 @@ func ReadEnv(dst any, prefix, example string, keys KeyTable, src map[string]stri
 		}
 	}
 	return err
+}
+
+// The standard OpenTelemetry variables both modules fall back on.
+const (
+	EnvServiceName  = "OTEL_SERVICE_NAME"
+	EnvOTLPEndpoint = "OTEL_EXPORTER_OTLP_ENDPOINT"
+	EnvOTLPHeaders  = "OTEL_EXPORTER_OTLP_HEADERS"
+)
+
+// ApplyFallbacks fills the settings still empty from the standard
+// OpenTelemetry variables: OTEL_SERVICE_NAME, then
+// OTEL_EXPORTER_OTLP_<signal>_ENDPOINT and _HEADERS (signal is "METRICS"
+// or "TRACES"), each before its general form. It records in src which
+// variable set which setting. Headers that do not parse are a
+// *SettingError naming the variable, never quoting a value.
+func ApplyFallbacks[H ~map[string]secret.String](signal string, serviceName *string, endpoint *secret.URL, headers *H, src map[string]string) error {
+	if *serviceName == "" {
+		if v := Lookup(EnvServiceName); v != "" {
+			*serviceName, src["service_name"] = v, EnvServiceName
+		}
+	}
+	if !endpoint.IsSet() {
+		if v, name := FirstSet("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT", EnvOTLPEndpoint); v != "" {
+			*endpoint, src["endpoint"] = secret.URL(v), name
+		}
+	}
+	if len(*headers) == 0 {
+		if v, name := FirstSet("OTEL_EXPORTER_OTLP_"+signal+"_HEADERS", EnvOTLPHeaders); v != "" {
+			h, err := ParseHeaders(v)
+			if err != nil {
+				return &SettingError{Setting: name, Field: "headers", Reason: err.Error()}
+			}
+			*headers, src["headers"] = h, name
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package otlpconf
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +132,45 @@ func TestFirstSet(t *testing.T) {
 	}
 	if v, n := FirstSet("OTLPCONF_TEST_UNSET"); v != "" || n != "" {
 		t.Fatalf("unset: got %q from %q", v, n)
+	}
+}
+
+type testHeaders map[string]secret.String
+
+func TestApplyFallbacks(t *testing.T) {
+	t.Setenv(EnvServiceName, "orders")
+	t.Setenv(EnvOTLPEndpoint, "http://general:4318")
+	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://traces:4318/v1/traces")
+	t.Setenv(EnvOTLPHeaders, "x-k=general")
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_HEADERS", "x-k=metrics")
+
+	var name string
+	var ep secret.URL
+	var h testHeaders
+	src := map[string]string{}
+	if err := ApplyFallbacks("TRACES", &name, &ep, &h, src); err != nil {
+		t.Fatal(err)
+	}
+	if name != "orders" || ep.Value() != "http://traces:4318/v1/traces" || h["x-k"].Value() != "general" {
+		t.Fatalf("got %q, %q, %v: the signal's own variable wins, another signal's is ignored", name, ep.Value(), h)
+	}
+	want := map[string]string{"service_name": EnvServiceName, "endpoint": "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "headers": EnvOTLPHeaders}
+	if len(src) != len(want) || src["service_name"] != want["service_name"] || src["endpoint"] != want["endpoint"] || src["headers"] != want["headers"] {
+		t.Fatalf("src = %v, want %v", src, want)
+	}
+
+	// Settings already given are left alone, and not attributed.
+	name, ep, h = "mine", "http://mine", testHeaders{"x": "y"}
+	src = map[string]string{}
+	if err := ApplyFallbacks("METRICS", &name, &ep, &h, src); err != nil || name != "mine" || ep.Value() != "http://mine" || h["x"].Value() != "y" || len(h) != 1 || len(src) != 0 {
+		t.Fatalf("got %q, %q, %v, src %v, %v", name, ep.Value(), h, src, err)
+	}
+
+	t.Setenv("OTEL_EXPORTER_OTLP_METRICS_HEADERS", "s3cret")
+	h = nil
+	err := ApplyFallbacks("METRICS", &name, &ep, &h, map[string]string{})
+	var se *SettingError
+	if !errors.As(err, &se) || *se != (SettingError{Setting: "OTEL_EXPORTER_OTLP_METRICS_HEADERS", Field: "headers", Reason: "member 1 is not key=value"}) {
+		t.Fatalf("got %v, want a SettingError naming the variable without its value", err)
 	}
 }

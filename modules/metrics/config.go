@@ -176,7 +176,7 @@ func resolve(c Config, src sources) (Config, error) {
 		}
 	}
 	if c.Exporter == ExporterOTLPHTTP && c.Endpoint.IsSet() {
-		c.Endpoint = otlpconf.WithSignalPath(c.Endpoint, src.name("endpoint") == envOTLPEndpoint, "/v1/metrics")
+		c.Endpoint = otlpconf.WithSignalPath(c.Endpoint, src.name("endpoint") == otlpconf.EnvOTLPEndpoint, "/v1/metrics")
 	}
 	return c, nil
 }

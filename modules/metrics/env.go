@@ -5,7 +5,6 @@ import (
 	"reflect"
 
 	"github.com/svckit/svc/internal/otlpconf"
-	"github.com/svckit/svc/secret"
 )
 
 // Environment variables read besides SVC_METRICS_*.
@@ -13,12 +12,6 @@ const (
 	// EnvLoadVar switches reading SVC_METRICS_* on or off ("true"/"false",
 	// "1"/"0", "yes"/"no", "on"/"off"); unset means on.
 	EnvLoadVar = otlpconf.EnvLoadVar
-
-	envServiceName         = "OTEL_SERVICE_NAME"
-	envOTLPEndpoint        = "OTEL_EXPORTER_OTLP_ENDPOINT"
-	envOTLPMetricsEndpoint = "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT"
-	envOTLPHeaders         = "OTEL_EXPORTER_OTLP_HEADERS"
-	envOTLPMetricsHeaders  = "OTEL_EXPORTER_OTLP_METRICS_HEADERS"
 )
 
 // LoadConfig reads the SVC_METRICS_* variables and the OTEL_* fallbacks
@@ -53,9 +46,8 @@ func readSVC(c *Config, src sources) error {
 	if err == nil {
 		return nil
 	}
-	var se *otlpconf.SettingError
-	if errors.As(err, &se) {
-		return &ConfigError{Setting: se.Setting, Field: se.Field, Reason: se.Reason}
+	if ce := configError(err); ce != err {
+		return ce
 	}
 	return &Error{Msg: "metrics: read " + EnvPrefix + "* variables", Err: err}
 }
@@ -63,24 +55,15 @@ func readSVC(c *Config, src sources) error {
 // applyOTELFallbacks fills fields still empty from the standard
 // OpenTelemetry variables. Signal-specific variables win over general ones.
 func applyOTELFallbacks(c *Config, src sources) error {
-	if c.ServiceName == "" {
-		if v := otlpconf.Lookup(envServiceName); v != "" {
-			c.ServiceName, src["service_name"] = v, envServiceName
-		}
+	return configError(otlpconf.ApplyFallbacks("METRICS", &c.ServiceName, &c.Endpoint, &c.Headers, src))
+}
+
+// configError turns a refusal of the shared rules into this package's
+// *ConfigError; any other error (or nil) is returned as it is.
+func configError(err error) error {
+	var se *otlpconf.SettingError
+	if errors.As(err, &se) {
+		return &ConfigError{Setting: se.Setting, Field: se.Field, Reason: se.Reason}
 	}
-	if !c.Endpoint.IsSet() {
-		if v, name := otlpconf.FirstSet(envOTLPMetricsEndpoint, envOTLPEndpoint); v != "" {
-			c.Endpoint, src["endpoint"] = secret.URL(v), name
-		}
-	}
-	if len(c.Headers) == 0 {
-		if v, name := otlpconf.FirstSet(envOTLPMetricsHeaders, envOTLPHeaders); v != "" {
-			h, err := otlpconf.ParseHeaders(v)
-			if err != nil {
-				return &ConfigError{Setting: name, Field: "headers", Reason: err.Error()}
-			}
-			c.Headers, src["headers"] = h, name
-		}
-	}
-	return nil
+	return err
 }

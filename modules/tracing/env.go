@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/svckit/svc/internal/otlpconf"
-	"github.com/svckit/svc/secret"
 )
 
 // Environment variables read besides SVC_TRACING_*.
@@ -17,13 +16,8 @@ const (
 	// switch the metrics component reads.
 	EnvLoadVar = otlpconf.EnvLoadVar
 
-	envServiceName        = "OTEL_SERVICE_NAME"
-	envOTLPEndpoint       = "OTEL_EXPORTER_OTLP_ENDPOINT"
-	envOTLPTracesEndpoint = "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT"
-	envOTLPHeaders        = "OTEL_EXPORTER_OTLP_HEADERS"
-	envOTLPTracesHeaders  = "OTEL_EXPORTER_OTLP_TRACES_HEADERS"
-	envSampler            = "OTEL_TRACES_SAMPLER"
-	envSamplerArg         = "OTEL_TRACES_SAMPLER_ARG"
+	envSampler    = "OTEL_TRACES_SAMPLER"
+	envSamplerArg = "OTEL_TRACES_SAMPLER_ARG"
 )
 
 // LoadConfig reads the SVC_TRACING_* variables and the OTEL_* fallbacks
@@ -58,9 +52,8 @@ func readSVC(c *Config, src sources) error {
 	if err == nil {
 		return nil
 	}
-	var se *otlpconf.SettingError
-	if errors.As(err, &se) {
-		return &ConfigError{Setting: se.Setting, Field: se.Field, Reason: se.Reason}
+	if ce := configError(err); ce != err {
+		return ce
 	}
 	return &Error{Msg: "tracing: read " + EnvPrefix + "* variables", Err: err}
 }
@@ -68,24 +61,8 @@ func readSVC(c *Config, src sources) error {
 // applyOTELFallbacks fills fields still empty from the standard
 // OpenTelemetry variables. Signal-specific variables win over general ones.
 func applyOTELFallbacks(c *Config, src sources) error {
-	if c.ServiceName == "" {
-		if v := otlpconf.Lookup(envServiceName); v != "" {
-			c.ServiceName, src["service_name"] = v, envServiceName
-		}
-	}
-	if !c.Endpoint.IsSet() {
-		if v, name := otlpconf.FirstSet(envOTLPTracesEndpoint, envOTLPEndpoint); v != "" {
-			c.Endpoint, src["endpoint"] = secret.URL(v), name
-		}
-	}
-	if len(c.Headers) == 0 {
-		if v, name := otlpconf.FirstSet(envOTLPTracesHeaders, envOTLPHeaders); v != "" {
-			h, err := otlpconf.ParseHeaders(v)
-			if err != nil {
-				return &ConfigError{Setting: name, Field: "headers", Reason: err.Error()}
-			}
-			c.Headers, src["headers"] = h, name
-		}
+	if err := otlpconf.ApplyFallbacks("TRACES", &c.ServiceName, &c.Endpoint, &c.Headers, src); err != nil {
+		return configError(err)
 	}
 	return samplerFallbacks(c, src)
 }
@@ -116,4 +93,14 @@ func samplerFallbacks(c *Config, src sources) error {
 	}
 	c.SamplerRatio, src["sampler_ratio"] = &r, envSamplerArg
 	return nil
+}
+
+// configError turns a refusal of the shared rules into this package's
+// *ConfigError; any other error (or nil) is returned as it is.
+func configError(err error) error {
+	var se *otlpconf.SettingError
+	if errors.As(err, &se) {
+		return &ConfigError{Setting: se.Setting, Field: se.Field, Reason: se.Reason}
+	}
+	return err
 }
