@@ -52,17 +52,6 @@ func getWithTraceparent(t *testing.T, app *svctest.App, path string) *http.Respo
 	return resp
 }
 
-func flushTracing(t *testing.T, tr *tracing.Tracing) {
-	t.Helper()
-	p, err := tr.Provider()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.ForceFlush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // Issue 10, proof: a real OTLP/HTTP receiver gets the request's span named
 // by its route, in the trace of the incoming traceparent.
 //
@@ -79,7 +68,7 @@ func TestTracingProofReceiverGetsTheRouteSpanInTheIncomingTrace(t *testing.T) {
 	if resp := getWithTraceparent(t, app, "/items/42"); resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	flushTracing(t, tr)
+	tracingtest.Flush(t, tr)
 
 	span, ok := rcv.Find("GET /items/{id}")
 	if !ok {
@@ -108,7 +97,7 @@ func TestTracingSecurityEventsLandInTheRequestSpan(t *testing.T) {
 	if resp := getWithTraceparent(t, app, "/me"); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	flushTracing(t, tr)
+	tracingtest.Flush(t, tr)
 
 	span, ok := rcv.Find("GET /me")
 	if !ok {

@@ -20,7 +20,6 @@ import (
 	"encoding/base64"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/svckit/svc/internal/behind"
 )
@@ -82,28 +81,15 @@ func New(opts ...Option) (*Component, error) {
 	return &Component{paths: paths, maxBody: c.maxBody}, nil
 }
 
-type componentKey struct{}
-
 // Middleware makes c the component of the routes behind it; the routes'
 // markers act at dispatch, after the gate admitted the request.
-func (c *Component) Middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, behind.With(r, componentKey{}, c))
-	})
-}
+func (c *Component) Middleware(next http.Handler) http.Handler { return slot.Middleware(c, next) }
 
-var (
-	defaultOnce      sync.Once
-	defaultComponent *Component
-)
+// slot carries the component of a route to its markers; a route with no
+// middleware in front gets the defaults.
+var slot = behind.NewSlot(func() (*Component, error) { return New() })
 
-func componentFor(r *http.Request) *Component {
-	if c, ok := r.Context().Value(componentKey{}).(*Component); ok {
-		return c
-	}
-	defaultOnce.Do(func() { defaultComponent, _ = New() })
-	return defaultComponent
-}
+func componentFor(r *http.Request) *Component { return slot.For(r) }
 
 // ETagOf is the strong entity tag [ETags] gives body: a quoted, truncated
 // SHA-256. A [CurrentFunc] computes the current tag of a resource with it

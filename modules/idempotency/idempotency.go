@@ -25,7 +25,6 @@ package idempotency
 import (
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/svckit/svc/internal/behind"
@@ -147,30 +146,17 @@ func New(opts ...Option) (*Component, error) {
 	return comp, nil
 }
 
-type componentKey struct{}
-
 // Middleware makes c the component of the routes behind it. It does
 // nothing else: the routes' markers act at dispatch, after the gate
 // admitted the request. Put it in front of the router (fxsvc.Idempotency
 // does) so that Include and Exclude see paths from the app's root.
-func (c *Component) Middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, behind.With(r, componentKey{}, c))
-	})
-}
+func (c *Component) Middleware(next http.Handler) http.Handler { return slot.Middleware(c, next) }
 
-var (
-	defaultOnce      sync.Once
-	defaultComponent *Component
-)
+// slot carries the component of a route to its markers; a route with no
+// middleware in front gets the defaults.
+var slot = behind.NewSlot(func() (*Component, error) { return New() })
 
-func componentFor(r *http.Request) *Component {
-	if c, ok := r.Context().Value(componentKey{}).(*Component); ok {
-		return c
-	}
-	defaultOnce.Do(func() { defaultComponent, _ = New() })
-	return defaultComponent
-}
+func componentFor(r *http.Request) *Component { return slot.For(r) }
 
 // Describe tells `check` whether a route is idempotent, read from its
 // markers: "idempotency=required", "idempotency=optional" or "".

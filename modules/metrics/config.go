@@ -1,13 +1,12 @@
 package metrics
 
 import (
-	"encoding/base64"
 	"fmt"
 	"maps"
-	"net/url"
 	"strings"
 	"time"
 
+	"github.com/svckit/svc/internal/otlpconf"
 	"github.com/svckit/svc/secret"
 )
 
@@ -77,17 +76,14 @@ func DefaultConfig() Config {
 // AuthorizationHeader returns "Basic base64(username:password)" (RFC 7617)
 // from the basic auth fields, or from credentials embedded in Endpoint when
 // those are empty; "" when no Basic credentials are configured.
-func (c Config) AuthorizationHeader() secret.String {
-	user, pass := c.BasicAuthUsername, c.BasicAuthPassword.Value()
-	if user == "" && pass == "" {
-		u, err := url.Parse(c.Endpoint.Value())
-		if err != nil || u.User == nil {
-			return ""
-		}
-		user = u.User.Username()
-		pass, _ = u.User.Password()
-	}
-	return secret.String("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
+func (c Config) AuthorizationHeader() secret.String { return c.basic().AuthorizationHeader() }
+
+func (c Config) basic() otlpconf.Basic {
+	return otlpconf.Basic{Endpoint: c.Endpoint, Username: c.BasicAuthUsername, Password: c.BasicAuthPassword}
+}
+
+func (c Config) secrets() otlpconf.Secrets {
+	return otlpconf.Secrets{Basic: c.basic(), Headers: c.Headers}
 }
 
 func (c Config) clone() Config {
@@ -96,33 +92,18 @@ func (c Config) clone() Config {
 	return c
 }
 
-// field describes one Config field for error messages.
-type field struct {
-	spec   string // spec name, e.g. "export_interval"
-	goName string // Config field name
-	option string // functional option setting it
-}
-
-var fields = []field{
-	{"service_name", "ServiceName", "metrics.WithServiceName"},
-	{"exporter", "Exporter", "metrics.WithExporter"},
-	{"endpoint", "Endpoint", "metrics.WithEndpoint"},
-	{"headers", "Headers", "metrics.WithHeaders"},
-	{"basic_auth_username", "BasicAuthUsername", "metrics.WithBasicAuth"},
-	{"basic_auth_password", "BasicAuthPassword", "metrics.WithBasicAuth"},
-	{"export_interval", "ExportInterval", "metrics.WithExportInterval"},
-	{"export_timeout", "ExportTimeout", "metrics.WithExportTimeout"},
-	{"resource_attributes", "ResourceAttributes", "metrics.WithResourceAttributes"},
-	{"shutdown_timeout", "ShutdownTimeout", "metrics.WithShutdownTimeout"},
-}
-
-func fieldBySpec(spec string) field {
-	for _, f := range fields {
-		if f.spec == spec {
-			return f
-		}
-	}
-	return field{spec: spec, goName: spec, option: spec}
+// fields names each Config field in errors: its setting, Go and option names.
+var fields = otlpconf.Fields{
+	{Spec: "service_name", GoName: "ServiceName", Option: "metrics.WithServiceName"},
+	{Spec: "exporter", GoName: "Exporter", Option: "metrics.WithExporter"},
+	{Spec: "endpoint", GoName: "Endpoint", Option: "metrics.WithEndpoint"},
+	{Spec: "headers", GoName: "Headers", Option: "metrics.WithHeaders"},
+	{Spec: "basic_auth_username", GoName: "BasicAuthUsername", Option: "metrics.WithBasicAuth"},
+	{Spec: "basic_auth_password", GoName: "BasicAuthPassword", Option: "metrics.WithBasicAuth"},
+	{Spec: "export_interval", GoName: "ExportInterval", Option: "metrics.WithExportInterval"},
+	{Spec: "export_timeout", GoName: "ExportTimeout", Option: "metrics.WithExportTimeout"},
+	{Spec: "resource_attributes", GoName: "ResourceAttributes", Option: "metrics.WithResourceAttributes"},
+	{Spec: "shutdown_timeout", GoName: "ShutdownTimeout", Option: "metrics.WithShutdownTimeout"},
 }
 
 // sources maps a field's setting name (export_interval, …) to the setting its value came from (an
@@ -130,12 +111,7 @@ func fieldBySpec(spec string) field {
 // Config, and errors name "Config.<Field>".
 type sources map[string]string
 
-func (s sources) name(spec string) string {
-	if n, ok := s[spec]; ok {
-		return n
-	}
-	return "Config." + fieldBySpec(spec).goName
-}
+func (s sources) name(spec string) string { return fields.Setting(s, spec) }
 
 func (s sources) fromConfig(spec string) bool {
 	_, ok := s[spec]
@@ -150,13 +126,7 @@ func (s sources) fail(spec, format string, args ...any) error {
 // was given: SVC_METRICS_BASIC_AUTH_PASSWORD beside
 // SVC_METRICS_BASIC_AUTH_USERNAME, Config.X beside Config.Y.
 func (s sources) failMissing(present, missing, reason string) error {
-	setting := "Config." + fieldBySpec(missing).goName
-	switch n := s.name(present); {
-	case strings.HasPrefix(n, EnvPrefix):
-		setting = EnvPrefix + strings.ToUpper(missing)
-	case strings.HasPrefix(n, "metrics."):
-		setting = fieldBySpec(missing).option
-	}
+	setting := fields.PartnerSetting(s, present, missing, EnvPrefix, "metrics.")
 	return &ConfigError{Setting: setting, Field: missing, Reason: reason}
 }
 
@@ -181,17 +151,17 @@ func resolve(c Config, src sources) (Config, error) {
 	}
 	var endpointUser bool
 	if c.Endpoint.IsSet() {
-		if c.Endpoint, endpointUser, err = checkEndpoint(c, src); err != nil {
+		if endpointUser, err = checkEndpoint(c, src); err != nil {
 			return c, err
 		}
 	}
 	if err := checkBasicAuth(c, src, endpointUser); err != nil {
 		return c, err
 	}
-	if err := checkHeaders(c.Headers); err != nil {
+	if err := otlpconf.CheckHeaders(c.Headers); err != nil {
 		return c, src.fail("headers", "%v", err)
 	}
-	if _, has := c.headerKey("authorization"); has && c.AuthorizationHeader().IsSet() {
+	if otlpconf.HasHeader(c.Headers, "authorization") && c.AuthorizationHeader().IsSet() {
 		return c, src.fail("headers", "an Authorization header and Basic credentials are both set; keep one")
 	}
 	for k := range c.ResourceAttributes {
@@ -206,7 +176,7 @@ func resolve(c Config, src sources) (Config, error) {
 		}
 	}
 	if c.Exporter == ExporterOTLPHTTP && c.Endpoint.IsSet() {
-		c.Endpoint = withSignalPath(c.Endpoint, src.name("endpoint") == envOTLPEndpoint)
+		c.Endpoint = otlpconf.WithSignalPath(c.Endpoint, src.name("endpoint") == otlpconf.EnvOTLPEndpoint, "/v1/metrics")
 	}
 	return c, nil
 }
@@ -221,60 +191,25 @@ func positive(d, def time.Duration, spec string, src sources) (time.Duration, er
 	return d, nil
 }
 
-// checkEndpoint refuses an endpoint the exporters could not use. The
-// reasons never quote the URL: it may hold credentials.
-func checkEndpoint(c Config, src sources) (secret.URL, bool, error) {
-	u, err := url.Parse(c.Endpoint.Value())
-	if err != nil || u.Host == "" {
-		return c.Endpoint, false, src.fail("endpoint", "not an absolute http or https URL with a host")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return c.Endpoint, false, src.fail("endpoint", "scheme %q is not http or https", u.Scheme)
-	}
-	if u.User != nil && (c.BasicAuthUsername != "" || c.BasicAuthPassword.IsSet()) {
-		return c.Endpoint, false, src.fail("endpoint", "the URL carries credentials and Basic credentials are set too; keep one")
-	}
-	if u.User != nil && strings.Contains(u.User.Username(), ":") {
-		return c.Endpoint, false, src.fail("endpoint", "the user name in the URL holds a colon (RFC 7617)")
-	}
-	return c.Endpoint, u.User != nil, nil
+// checkEndpoint refuses an endpoint the exporters could not use and
+// reports whether it carries credentials.
+func checkEndpoint(c Config, src sources) (bool, error) {
+	user, f := c.basic().CheckEndpoint()
+	return user, src.fault(f)
 }
 
 func checkBasicAuth(c Config, src sources, fromEndpoint bool) error {
-	user, pass := c.BasicAuthUsername != "", c.BasicAuthPassword.IsSet()
+	return src.fault(c.basic().CheckBasicAuth(fromEndpoint))
+}
+
+// fault names the setting of a refusal of the shared rules the way it
+// was given.
+func (s sources) fault(f *otlpconf.Fault) error {
 	switch {
-	case fromEndpoint:
+	case f == nil:
 		return nil
-	case user && !pass:
-		return src.failMissing("basic_auth_username", "basic_auth_password", "a Basic user name is set without a password; set both or neither")
-	case pass && !user:
-		return src.failMissing("basic_auth_password", "basic_auth_username", "a Basic password is set without a user name; set both or neither")
-	case user && strings.Contains(c.BasicAuthUsername, ":"):
-		return src.fail("basic_auth_username", "a Basic user name must not hold a colon (RFC 7617)")
+	case f.Missing != "":
+		return s.failMissing(f.Field, f.Missing, f.Reason)
 	}
-	return nil
-}
-
-func (c Config) headerKey(name string) (string, bool) {
-	for k := range c.Headers {
-		if strings.EqualFold(k, name) {
-			return k, true
-		}
-	}
-	return "", false
-}
-
-// withSignalPath gives an otlp-http endpoint its /v1/metrics path: always
-// after a base URL from OTEL_EXPORTER_OTLP_ENDPOINT (as the OpenTelemetry
-// specification says), and when an explicit endpoint has no path.
-func withSignalPath(ep secret.URL, base bool) secret.URL {
-	u, err := url.Parse(ep.Value())
-	if err != nil {
-		return ep
-	}
-	if base || u.Path == "" || u.Path == "/" {
-		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/metrics"
-		u.RawPath = ""
-	}
-	return secret.URL(u.String())
+	return s.fail(f.Field, "%s", f.Reason)
 }

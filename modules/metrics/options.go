@@ -25,7 +25,7 @@ type builder struct {
 	defExp  Exporter
 }
 
-func (b *builder) set(spec string) { b.src[spec] = fieldBySpec(spec).option }
+func (b *builder) set(spec string) { b.src[spec] = fields.BySpec(spec).Option }
 
 // WithName names the component (default "default"); it shows in errors,
 // logs and the lifecycle name "metrics/<name>".

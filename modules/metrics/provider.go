@@ -3,15 +3,11 @@ package metrics
 import (
 	"context"
 	"fmt"
-	"net/url"
-	"os"
-	"path/filepath"
-	"sort"
 
-	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/resource"
 
+	"github.com/svckit/svc/internal/otlpconf"
 	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
@@ -27,30 +23,8 @@ func (m *Metrics) newProvider(ctx context.Context) (*sdkmetric.MeterProvider, er
 	), nil
 }
 
-// resource is built from the config only: the environment was read (or
-// deliberately not) when the config was.
 func (m *Metrics) resource() *resource.Resource {
-	name := m.cfg.ServiceName
-	if name == "" {
-		// OpenTelemetry's default for an unnamed service.
-		name = "unknown_service:" + filepath.Base(os.Args[0])
-	}
-	keys := make([]string, 0, len(m.cfg.ResourceAttributes))
-	for k := range m.cfg.ResourceAttributes {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	attrs := []attribute.KeyValue{
-		attribute.String("telemetry.sdk.name", "opentelemetry"),
-		attribute.String("telemetry.sdk.language", "go"),
-	}
-	for _, k := range keys {
-		attrs = append(attrs, attribute.String(k, m.cfg.ResourceAttributes[k]))
-	}
-	// service.name last, so the field wins over a resource attribute of the
-	// same key.
-	attrs = append(attrs, attribute.String("service.name", name))
-	return resource.NewSchemaless(attrs...)
+	return otlpconf.Resource(m.cfg.ServiceName, m.cfg.ResourceAttributes)
 }
 
 // newReader asks the linked exporter (build checked it is) for its reader,
@@ -77,35 +51,8 @@ func (m *Metrics) newReader(ctx context.Context) (sdkmetric.Reader, error) {
 	return r, nil
 }
 
-// exportURL is the endpoint without embedded credentials (they travel as a
-// Basic header) or OpenTelemetry's default collector address. Passing it
-// always keeps the exporter from reading OTEL_EXPORTER_OTLP_*ENDPOINT on
-// its own: the config already decided.
 func (m *Metrics) exportURL() string {
-	if !m.cfg.Endpoint.IsSet() {
-		if m.cfg.Exporter == ExporterOTLPGRPC {
-			return "http://localhost:4317"
-		}
-		return "http://localhost:4318/v1/metrics"
-	}
-	u, err := url.Parse(m.cfg.Endpoint.Value())
-	if err != nil { // resolve checked it; keep secrets out of any error path
-		return ""
-	}
-	u.User = nil
-	return u.String()
+	return otlpconf.ExportURL(m.cfg.Endpoint, m.cfg.Exporter == ExporterOTLPGRPC, "/v1/metrics")
 }
 
-// exportHeaders are the configured headers plus the Basic authorization.
-// Always passed (even empty) so the exporter does not read
-// OTEL_EXPORTER_OTLP_HEADERS on its own behind FromConfig's back.
-func (m *Metrics) exportHeaders() map[string]string {
-	h := make(map[string]string, len(m.cfg.Headers)+1)
-	for k, v := range m.cfg.Headers {
-		h[k] = v.Value()
-	}
-	if auth := m.cfg.AuthorizationHeader(); auth.IsSet() {
-		h["Authorization"] = auth.Value()
-	}
-	return h
-}
+func (m *Metrics) exportHeaders() map[string]string { return m.cfg.secrets().ExportHeaders() }

@@ -21,7 +21,6 @@ package ratelimit
 import (
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/svckit/svc/internal/behind"
 	"github.com/svckit/svc/modules/store"
@@ -107,31 +106,18 @@ func New(opts ...Option) (*Limiter, error) {
 	return l, nil
 }
 
-type limiterKey struct{}
-
 // Middleware makes l the limiter of the routes behind it. It limits
 // nothing itself: the routes' [Limit] markers do, once the route is
 // chosen and the gate has admitted the request. Put it in front of the
 // router (fxsvc.RateLimits does) so that Include and Exclude see paths
 // from the app's root.
-func (l *Limiter) Middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, behind.With(r, limiterKey{}, l))
-	})
-}
+func (l *Limiter) Middleware(next http.Handler) http.Handler { return slot.Middleware(l, next) }
 
-var (
-	defaultOnce    sync.Once
-	defaultLimiter *Limiter
-)
+// slot carries the limiter of a route to its markers; a route with no
+// middleware in front gets the defaults.
+var slot = behind.NewSlot(func() (*Limiter, error) { return New() })
 
-func limiterFor(r *http.Request) *Limiter {
-	if l, ok := r.Context().Value(limiterKey{}).(*Limiter); ok {
-		return l
-	}
-	defaultOnce.Do(func() { defaultLimiter, _ = New() })
-	return defaultLimiter
-}
+func limiterFor(r *http.Request) *Limiter { return slot.For(r) }
 
 // key is the budget a request spends from.
 func (l *Limiter) keyOf(r *http.Request, space string, fn KeyFunc) store.Key {

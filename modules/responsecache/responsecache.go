@@ -21,7 +21,6 @@ package responsecache
 import (
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/svckit/svc/internal/behind"
@@ -102,28 +101,15 @@ func New(opts ...Option) (*Component, error) {
 	return comp, nil
 }
 
-type componentKey struct{}
-
 // Middleware makes c the cache of the routes behind it; the routes'
 // markers act at dispatch, after the gate admitted the request.
-func (c *Component) Middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		next.ServeHTTP(w, behind.With(r, componentKey{}, c))
-	})
-}
+func (c *Component) Middleware(next http.Handler) http.Handler { return slot.Middleware(c, next) }
 
-var (
-	defaultOnce      sync.Once
-	defaultComponent *Component
-)
+// slot carries the component of a route to its markers; a route with no
+// middleware in front gets the defaults.
+var slot = behind.NewSlot(func() (*Component, error) { return New() })
 
-func componentFor(r *http.Request) *Component {
-	if c, ok := r.Context().Value(componentKey{}).(*Component); ok {
-		return c
-	}
-	defaultOnce.Do(func() { defaultComponent, _ = New() })
-	return defaultComponent
-}
+func componentFor(r *http.Request) *Component { return slot.For(r) }
 
 // Describe tells `check` whether a route is cached: "cache=anonymous"
 // (Cached), "cache=shared" or "".

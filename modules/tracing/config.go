@@ -1,13 +1,11 @@
 package tracing
 
 import (
-	"encoding/base64"
 	"fmt"
 	"maps"
-	"net/url"
-	"strings"
 	"time"
 
+	"github.com/svckit/svc/internal/otlpconf"
 	"github.com/svckit/svc/secret"
 )
 
@@ -88,17 +86,14 @@ func DefaultConfig() Config {
 // AuthorizationHeader returns "Basic base64(username:password)" (RFC 7617)
 // from the basic auth fields, or from credentials embedded in Endpoint when
 // those are empty; "" when no Basic credentials are configured.
-func (c Config) AuthorizationHeader() secret.String {
-	user, pass := c.BasicAuthUsername, c.BasicAuthPassword.Value()
-	if user == "" && pass == "" {
-		u, err := url.Parse(c.Endpoint.Value())
-		if err != nil || u.User == nil {
-			return ""
-		}
-		user = u.User.Username()
-		pass, _ = u.User.Password()
-	}
-	return secret.String("Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
+func (c Config) AuthorizationHeader() secret.String { return c.basic().AuthorizationHeader() }
+
+func (c Config) basic() otlpconf.Basic {
+	return otlpconf.Basic{Endpoint: c.Endpoint, Username: c.BasicAuthUsername, Password: c.BasicAuthPassword}
+}
+
+func (c Config) secrets() otlpconf.Secrets {
+	return otlpconf.Secrets{Basic: c.basic(), Headers: c.Headers}
 }
 
 func (c Config) clone() Config {
@@ -111,34 +106,19 @@ func (c Config) clone() Config {
 	return c
 }
 
-// field describes one Config field for error messages.
-type field struct {
-	spec   string // snake_case name, e.g. "export_timeout"
-	goName string // Config field name
-	option string // functional option setting it
-}
-
-var fields = []field{
-	{"service_name", "ServiceName", "tracing.WithServiceName"},
-	{"exporter", "Exporter", "tracing.WithExporter"},
-	{"endpoint", "Endpoint", "tracing.WithEndpoint"},
-	{"headers", "Headers", "tracing.WithHeaders"},
-	{"basic_auth_username", "BasicAuthUsername", "tracing.WithBasicAuth"},
-	{"basic_auth_password", "BasicAuthPassword", "tracing.WithBasicAuth"},
-	{"sampler", "Sampler", "tracing.WithSampler"},
-	{"sampler_ratio", "SamplerRatio", "tracing.WithSamplerRatio"},
-	{"export_timeout", "ExportTimeout", "tracing.WithExportTimeout"},
-	{"resource_attributes", "ResourceAttributes", "tracing.WithResourceAttributes"},
-	{"shutdown_timeout", "ShutdownTimeout", "tracing.WithShutdownTimeout"},
-}
-
-func fieldBySpec(spec string) field {
-	for _, f := range fields {
-		if f.spec == spec {
-			return f
-		}
-	}
-	return field{spec: spec, goName: spec, option: spec}
+// fields names each Config field in errors: its setting, Go and option names.
+var fields = otlpconf.Fields{
+	{Spec: "service_name", GoName: "ServiceName", Option: "tracing.WithServiceName"},
+	{Spec: "exporter", GoName: "Exporter", Option: "tracing.WithExporter"},
+	{Spec: "endpoint", GoName: "Endpoint", Option: "tracing.WithEndpoint"},
+	{Spec: "headers", GoName: "Headers", Option: "tracing.WithHeaders"},
+	{Spec: "basic_auth_username", GoName: "BasicAuthUsername", Option: "tracing.WithBasicAuth"},
+	{Spec: "basic_auth_password", GoName: "BasicAuthPassword", Option: "tracing.WithBasicAuth"},
+	{Spec: "sampler", GoName: "Sampler", Option: "tracing.WithSampler"},
+	{Spec: "sampler_ratio", GoName: "SamplerRatio", Option: "tracing.WithSamplerRatio"},
+	{Spec: "export_timeout", GoName: "ExportTimeout", Option: "tracing.WithExportTimeout"},
+	{Spec: "resource_attributes", GoName: "ResourceAttributes", Option: "tracing.WithResourceAttributes"},
+	{Spec: "shutdown_timeout", GoName: "ShutdownTimeout", Option: "tracing.WithShutdownTimeout"},
 }
 
 // sources maps a field's snake_case name to the setting its value came
@@ -146,12 +126,7 @@ func fieldBySpec(spec string) field {
 // through Config, and errors name "Config.<Field>".
 type sources map[string]string
 
-func (s sources) name(spec string) string {
-	if n, ok := s[spec]; ok {
-		return n
-	}
-	return "Config." + fieldBySpec(spec).goName
-}
+func (s sources) name(spec string) string { return fields.Setting(s, spec) }
 
 func (s sources) fromConfig(spec string) bool {
 	_, ok := s[spec]
@@ -166,12 +141,6 @@ func (s sources) fail(spec, format string, args ...any) error {
 // was given: SVC_TRACING_BASIC_AUTH_PASSWORD beside
 // SVC_TRACING_BASIC_AUTH_USERNAME, Config.X beside Config.Y.
 func (s sources) failMissing(present, missing, reason string) error {
-	setting := "Config." + fieldBySpec(missing).goName
-	switch n := s.name(present); {
-	case strings.HasPrefix(n, EnvPrefix):
-		setting = EnvPrefix + strings.ToUpper(missing)
-	case strings.HasPrefix(n, "tracing."):
-		setting = fieldBySpec(missing).option
-	}
+	setting := fields.PartnerSetting(s, present, missing, EnvPrefix, "tracing.")
 	return &ConfigError{Setting: setting, Field: missing, Reason: reason}
 }

@@ -56,18 +56,6 @@ func open(t *testing.T, tr *tracing.Tracing) {
 	t.Cleanup(func() { _ = tr.Close(context.Background()) })
 }
 
-// flush exports every ended span now.
-func flush(t *testing.T, tr *tracing.Tracing) {
-	t.Helper()
-	p, err := tr.Provider()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := p.ForceFlush(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-}
-
 func noFactory(context.Context, tracing.ExportSettings) (sdktrace.SpanExporter, error) {
 	return nil, errors.New("unused")
 }

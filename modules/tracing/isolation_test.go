@@ -27,7 +27,7 @@ func TestFromConfigExporterIgnoresOTELVariables(t *testing.T) {
 	}
 	open(t, tr)
 	startFrom("", "isolated")
-	flush(t, tr)
+	tracingtest.Flush(t, tr)
 	if _, ok := rcv.Find("isolated"); !ok || len(elsewhere.Headers()) != 0 {
 		t.Fatalf("configured receiver got %d exports, the OTEL one %d", len(rcv.Headers()), len(elsewhere.Headers()))
 	}

@@ -59,7 +59,7 @@ func TestOTLPHTTPExportCarriesHeadersAndTraceContext(t *testing.T) {
 	}
 	open(t, tr)
 	startFrom(traceparent("01"), "handle")
-	flush(t, tr)
+	tracingtest.Flush(t, tr)
 
 	span, ok := rcv.Find("handle")
 	if !ok {
@@ -91,7 +91,7 @@ func TestEndpointCredentialsBecomeBasicAuthorization(t *testing.T) {
 	}
 	open(t, tr)
 	startFrom("", "work")
-	flush(t, tr)
+	tracingtest.Flush(t, tr)
 	if _, ok := rcv.Find("work"); !ok {
 		t.Fatal("no span exported")
 	}
@@ -112,7 +112,7 @@ func TestUnsampledTraceparentIsNotExported(t *testing.T) {
 	open(t, tr)
 	sc := startFrom(traceparent("00"), "dropped")
 	startFrom("", "kept")
-	flush(t, tr)
+	tracingtest.Flush(t, tr)
 	if sc.TraceID().String() != incomingTraceID || sc.IsSampled() {
 		t.Fatalf("span context %v", sc)
 	}

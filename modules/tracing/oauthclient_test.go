@@ -43,7 +43,7 @@ func TestOAuthClientFetchSpansAreExported(t *testing.T) {
 		t.Fatal(err)
 	}
 	request.End()
-	flush(t, tr)
+	tracingtest.Flush(t, tr)
 
 	fetch, ok := rcv.Find(oauthclient.SpanFetch)
 	if !ok {

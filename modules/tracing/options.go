@@ -24,7 +24,7 @@ type builder struct {
 	console io.Writer
 }
 
-func (b *builder) set(spec string) { b.src[spec] = fieldBySpec(spec).option }
+func (b *builder) set(spec string) { b.src[spec] = fields.BySpec(spec).Option }
 
 // WithName names the component (default "default"); it shows in errors,
 // logs and the lifecycle name "tracing/<name>".

@@ -2,11 +2,10 @@ package tracing
 
 import (
 	"fmt"
-	"net/url"
 	"strings"
 	"time"
 
-	"github.com/svckit/svc/secret"
+	"github.com/svckit/svc/internal/otlpconf"
 )
 
 // resolve validates c, fills defaults and resolves auto. It never reads the
@@ -37,10 +36,10 @@ func resolve(c Config, src sources) (Config, error) {
 	if err := checkBasicAuth(c, src, endpointUser); err != nil {
 		return c, err
 	}
-	if err := checkHeaders(c.Headers); err != nil {
+	if err := otlpconf.CheckHeaders(c.Headers); err != nil {
 		return c, src.fail("headers", "%v", err)
 	}
-	if c.hasHeader("authorization") && c.AuthorizationHeader().IsSet() {
+	if otlpconf.HasHeader(c.Headers, "authorization") && c.AuthorizationHeader().IsSet() {
 		return c, src.fail("headers", "an Authorization header and Basic credentials are both set; keep one")
 	}
 	for k := range c.ResourceAttributes {
@@ -59,7 +58,7 @@ func resolve(c Config, src sources) (Config, error) {
 		return c, err
 	}
 	if c.Exporter == ExporterOTLPHTTP && c.Endpoint.IsSet() {
-		c.Endpoint = withSignalPath(c.Endpoint, src.name("endpoint") == envOTLPEndpoint)
+		c.Endpoint = otlpconf.WithSignalPath(c.Endpoint, src.name("endpoint") == otlpconf.EnvOTLPEndpoint, "/v1/traces")
 	}
 	return c, nil
 }
@@ -96,61 +95,25 @@ func positive(d, def time.Duration, spec string, src sources) (time.Duration, er
 	return d, nil
 }
 
-// checkEndpoint refuses an endpoint the exporters could not use, and says
-// whether it carries credentials. The reasons never quote the URL: it may
-// hold credentials.
+// checkEndpoint refuses an endpoint the exporters could not use and
+// reports whether it carries credentials.
 func checkEndpoint(c Config, src sources) (bool, error) {
-	u, err := url.Parse(c.Endpoint.Value())
-	if err != nil || u.Host == "" {
-		return false, src.fail("endpoint", "not an absolute http or https URL with a host")
-	}
-	if u.Scheme != "http" && u.Scheme != "https" {
-		return false, src.fail("endpoint", "scheme %q is not http or https", u.Scheme)
-	}
-	if u.User != nil && (c.BasicAuthUsername != "" || c.BasicAuthPassword.IsSet()) {
-		return false, src.fail("endpoint", "the URL carries credentials and Basic credentials are set too; keep one")
-	}
-	if u.User != nil && strings.Contains(u.User.Username(), ":") {
-		return false, src.fail("endpoint", "the user name in the URL holds a colon (RFC 7617)")
-	}
-	return u.User != nil, nil
+	user, f := c.basic().CheckEndpoint()
+	return user, src.fault(f)
 }
 
 func checkBasicAuth(c Config, src sources, fromEndpoint bool) error {
-	user, pass := c.BasicAuthUsername != "", c.BasicAuthPassword.IsSet()
+	return src.fault(c.basic().CheckBasicAuth(fromEndpoint))
+}
+
+// fault names the setting of a refusal of the shared rules the way it
+// was given.
+func (s sources) fault(f *otlpconf.Fault) error {
 	switch {
-	case fromEndpoint:
+	case f == nil:
 		return nil
-	case user && !pass:
-		return src.failMissing("basic_auth_username", "basic_auth_password", "a Basic user name is set without a password; set both or neither")
-	case pass && !user:
-		return src.failMissing("basic_auth_password", "basic_auth_username", "a Basic password is set without a user name; set both or neither")
-	case user && strings.Contains(c.BasicAuthUsername, ":"):
-		return src.fail("basic_auth_username", "a Basic user name must not hold a colon (RFC 7617)")
+	case f.Missing != "":
+		return s.failMissing(f.Field, f.Missing, f.Reason)
 	}
-	return nil
-}
-
-func (c Config) hasHeader(name string) bool {
-	for k := range c.Headers {
-		if strings.EqualFold(k, name) {
-			return true
-		}
-	}
-	return false
-}
-
-// withSignalPath gives an otlp-http endpoint its /v1/traces path: always
-// after a base URL from OTEL_EXPORTER_OTLP_ENDPOINT (as the OpenTelemetry
-// specification says), and when an explicit endpoint has no path.
-func withSignalPath(ep secret.URL, base bool) secret.URL {
-	u, err := url.Parse(ep.Value())
-	if err != nil {
-		return ep
-	}
-	if base || u.Path == "" || u.Path == "/" {
-		u.Path = strings.TrimSuffix(u.Path, "/") + "/v1/traces"
-		u.RawPath = ""
-	}
-	return secret.URL(u.String())
+	return s.fail(f.Field, "%s", f.Reason)
 }

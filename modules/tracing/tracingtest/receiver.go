@@ -5,7 +5,7 @@
 //
 //	rcv := tracingtest.NewReceiver(t)
 //	tr, _ := tracing.New(tracing.WithEndpoint(rcv.URL))    // with otlptracehttp imported
-//	// … open, serve a request, then flush: tr.Provider() → ForceFlush, or Close
+//	// … open, serve a request, then tracingtest.Flush(t, tr) (or Close)
 //	span, ok := rcv.Find("GET /items/{id}")
 //
 // It is for tests only and is linked into no binary that does not import it.

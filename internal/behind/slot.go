@@ -1,0 +1,42 @@
+package behind
+
+import (
+	"net/http"
+	"sync"
+)
+
+// Slot is where a component of type T (a pointer) rides on the requests
+// of the routes behind its middleware, for the routes' markers to find.
+// A marker on a route with no middleware in front gets the component's
+// defaults, built once per process.
+type Slot[T comparable] struct {
+	build func() (T, error)
+	once  sync.Once
+	def   T
+}
+
+// NewSlot returns the slot of one component type; build makes the default
+// component, and its error is dropped: build must not fail on the
+// defaults.
+func NewSlot[T comparable](build func() (T, error)) *Slot[T] {
+	return &Slot[T]{build: build}
+}
+
+// Middleware puts c on every request it passes on, with the path the
+// app's root saw (see [With]). The slot itself is the context key: it is
+// a pointer, so the lookup boxes nothing.
+func (s *Slot[T]) Middleware(c T, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, With(r, s, c))
+	})
+}
+
+// For returns the component the nearest middleware put on r, or the
+// default one.
+func (s *Slot[T]) For(r *http.Request) T {
+	if c, ok := r.Context().Value(s).(T); ok {
+		return c
+	}
+	s.once.Do(func() { s.def, _ = s.build() })
+	return s.def
+}

@@ -1,0 +1,61 @@
+package behind
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+type slotA struct{ name string }
+type slotB struct{ name string }
+
+func TestSlot(t *testing.T) {
+	builds := 0
+	a := NewSlot(func() (*slotA, error) { builds++; return &slotA{name: "default"}, nil })
+	b := NewSlot(func() (*slotB, error) { return &slotB{name: "default b"}, nil })
+	mine := &slotA{name: "mine"}
+
+	var gotA *slotA
+	var gotB *slotB
+	var root string
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotA, gotB, root = a.For(r), b.For(r), Root(r)
+	})
+	// The outer component records the root path; a mount rewrites the
+	// path before the inner one, which must not record it again.
+	h := a.Middleware(mine, http.StripPrefix("/mount", b.Middleware(&slotB{name: "inner b"}, inner)))
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/mount/x", nil))
+	if gotA != mine || gotB == nil || gotB.name != "inner b" || root != "/mount/x" {
+		t.Fatalf("got %v, %v, root %q: each slot must see its own middleware's component and the outer root", gotA, gotB, root)
+	}
+	if builds != 0 {
+		t.Fatalf("the default was built %d times with a component present", builds)
+	}
+
+	bare := httptest.NewRequest(http.MethodGet, "/", nil)
+	for range 3 {
+		if got := a.For(bare); got == nil || got.name != "default" {
+			t.Fatalf("no middleware: got %v, want the default", got)
+		}
+	}
+	if builds != 1 {
+		t.Fatalf("default built %d times, want once", builds)
+	}
+}
+
+// The markers look their component up on every request; the rate
+// limiter's admitted path has a 0-allocation goal.
+func TestSlotForAllocatesNothing(t *testing.T) {
+	s := NewSlot(func() (*slotA, error) { return &slotA{}, nil })
+	c := &slotA{}
+	var r *http.Request
+	s.Middleware(c, http.HandlerFunc(func(_ http.ResponseWriter, req *http.Request) { r = req })).
+		ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
+	if n := testing.AllocsPerRun(100, func() {
+		if s.For(r) != c {
+			t.Fatal("wrong component")
+		}
+	}); n != 0 {
+		t.Fatalf("For allocates %v times per call, want 0", n)
+	}
+}

@@ -1,0 +1,87 @@
+// Package otlpconf holds the OTLP exporter settings the metrics and tracing
+// modules share: the OTEL_EXPORTER_OTLP_HEADERS format and its checks, the
+// SVC_ENV_LOAD switch, the seconds-or-duration format, the OTEL_* fallback
+// lookup, the naming of the setting to fix, the endpoint and Basic
+// credential rules, what an exporter is handed (resource, URL, headers),
+// and the redaction of secrets from export errors. Each module keeps its
+// own public types and turns the plain reasons returned here into its own
+// *ConfigError, so a message reads the same whichever module refused the
+// value.
+package otlpconf
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"golang.org/x/net/http/httpguts"
+
+	"github.com/svckit/svc/secret"
+)
+
+// ParseHeaders reads the OTEL_EXPORTER_OTLP_HEADERS format: comma-separated
+// key=value pairs with percent-encoded values. Its errors name the
+// offending key or position, never a value.
+func ParseHeaders(s string) (map[string]secret.String, error) {
+	kv, err := ParseKeyValues(s, true)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]secret.String, len(kv))
+	for k, v := range kv {
+		out[k] = secret.String(v)
+	}
+	return out, nil
+}
+
+// ParseKeyValues reads "k=v,k2=v2" with percent-encoded values (the W3C
+// baggage form the OTEL_* variables use). Empty members are skipped. With
+// secretValues the errors never quote a value.
+func ParseKeyValues(s string, secretValues bool) (map[string]string, error) {
+	out := map[string]string{}
+	for i, member := range strings.Split(s, ",") {
+		if strings.TrimSpace(member) == "" {
+			continue
+		}
+		k, v, ok := strings.Cut(member, "=")
+		k = strings.TrimSpace(k)
+		if !ok || k == "" {
+			if secretValues {
+				return nil, fmt.Errorf("member %d is not key=value", i+1)
+			}
+			return nil, fmt.Errorf("member %d %q is not key=value", i+1, member)
+		}
+		dec, err := url.PathUnescape(strings.TrimSpace(v))
+		if err != nil {
+			return nil, fmt.Errorf("the value of %q is not percent-encoded correctly", k)
+		}
+		out[k] = dec
+	}
+	return out, nil
+}
+
+// CheckHeaders refuses header names and values net/http would refuse at
+// the first export, so the mistake shows at construction instead. Its
+// errors name the header, never its value.
+func CheckHeaders(h map[string]secret.String) error {
+	for k, v := range h {
+		if !httpguts.ValidHeaderFieldName(k) {
+			return fmt.Errorf("%q is not a valid header name", k)
+		}
+		if !httpguts.ValidHeaderFieldValue(v.Value()) {
+			return fmt.Errorf("the value of header %q holds a control character", k)
+		}
+	}
+	return nil
+}
+
+// HasHeader reports whether h holds name, compared without regard to case
+// as HTTP header names are.
+func HasHeader(h map[string]secret.String, name string) bool {
+	for k := range h {
+		if strings.EqualFold(k, name) {
+			return true
+		}
+	}
+	return false
+}
