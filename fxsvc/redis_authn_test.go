@@ -18,6 +18,7 @@ import (
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/modules/redisstore/fxredis"
 	"github.com/svckit/svc/secret"
 )
 
@@ -30,7 +31,7 @@ func TestAuthnOnRedisSharesBansBetweenApps(t *testing.T) {
 		var g *authn.Gate
 		app := fx.New(fx.NopLogger,
 			fx.Supply(zap.NewNop()),
-			fxsvc.RedisConfig(redisstore.Config{URL: secret.URL(srv.URL), Prefix: "app:", Timeout: 300 * time.Millisecond}),
+			fxredis.Config(redisstore.Config{URL: secret.URL(srv.URL), Prefix: "app:", Timeout: 300 * time.Millisecond}),
 			fxsvc.Authn(tokens{}, authn.Bans(bans.New(bans.Threshold(2))), authn.Flood(flood.New(flood.Rate(0.01), flood.Burst(1))),
 				authn.Trusted("127.0.0.1/32")),
 			fx.Populate(&g))

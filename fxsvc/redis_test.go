@@ -18,6 +18,7 @@ import (
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/modules/redisstore/fxredis"
 	"github.com/svckit/svc/secret"
 	"github.com/svckit/svc/svctest"
 )
@@ -44,7 +45,7 @@ func replica(t *testing.T, srv *redistest.Server, writes, items *atomic.Int64) *
 		return r
 	}
 	return svctest.Start(t, fxsvc.Errors(), fxsvc.Authn(behindtest.Verifier{}), fxsvc.Health(),
-		fxsvc.RedisConfig(redisstore.Config{URL: secret.URL(srv.URL), Timeout: 300 * time.Millisecond}),
+		fxredis.Config(redisstore.Config{URL: secret.URL(srv.URL), Timeout: 300 * time.Millisecond}),
 		fxsvc.RateLimits(), fxsvc.Idempotency(idempotency.Wait(5*time.Second)),
 		fx.Provide(router), fxsvc.Serve())
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/svckit/svc/modules/conditional"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
+	_ "github.com/svckit/svc/modules/redisstore/fxredis" // fxsvc.Redis: the Redis stores, linked only where used
 	"github.com/svckit/svc/modules/responsecache"
 )
 

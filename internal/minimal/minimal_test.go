@@ -4,16 +4,22 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"go.uber.org/fx"
+
+	"github.com/svckit/svc/fxsvc"
 )
 
 // heavy are the import-path prefixes a binary carries only when it exports
-// metrics: gRPC, the OTLP exporters and protobufs, the Prometheus client.
+// metrics or keeps state on Redis: gRPC, the OTLP exporters and protobufs,
+// the Prometheus client, the Redis client.
 var heavy = []string{
 	"google.golang.org/grpc",
 	"google.golang.org/protobuf",
 	"go.opentelemetry.io/otel/exporters/",
 	"go.opentelemetry.io/proto/",
 	"github.com/prometheus/",
+	"github.com/redis/",
 }
 
 // TestLinksNoExporter holds issue 11's rule: an app on fxsvc.Errors and
@@ -62,5 +68,14 @@ func TestLinksNoExporter(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// fxsvc.Redis in a binary that does not link modules/redisstore/fxredis
+// fails to build the app, naming the import to add.
+func TestRedisWithoutTheStoresLinkedSaysWhatToImport(t *testing.T) {
+	err := fx.New(fx.NopLogger, fxsvc.Redis()).Err()
+	if err == nil || !strings.Contains(err.Error(), `import _ "github.com/svckit/svc/modules/redisstore/fxredis"`) {
+		t.Fatalf("fx.New error = %v, want one naming the fxredis import", err)
 	}
 }

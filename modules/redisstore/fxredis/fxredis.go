@@ -1,0 +1,108 @@
+// Package fxredis is the fx wiring of modules/redisstore: fxsvc.Redis()
+// once this package is linked (import it, even blank), or Redis and Config
+// here directly. It lives apart from fxsvc so that an app without Redis
+// links no Redis client.
+package fxredis
+
+import (
+	"context"
+	"fmt"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/modules/store"
+)
+
+type redisIn struct {
+	fx.In
+	Lifecycle fx.Lifecycle
+	Logger    *zap.Logger `optional:"true"`
+}
+
+func init() { fxsvc.RegisterRedis(func() fx.Option { return Redis() }) }
+
+// Redis connects the app to Redis from SVC_REDIS_* (see
+// redisstore.FromEnv) and puts the shared state of the components behind
+// the gate there: it provides the *redisstore.Client and, from it,
+// store.Rates, store.Idempotency and store.Cache, which RateLimits,
+// Idempotency and ResponseCache pick up, and bans.Store and flood.Store,
+// which the gate's authn.Bans and authn.Flood of fxsvc.Authn pick up (the ban
+// store's subscriber, one pub/sub connection, opens and closes with the
+// app). The client PINGs Redis when the
+// app starts (a wrong address or password fails the start naming
+// SVC_REDIS_URL) and closes when it stops; /readyz (see fxsvc.Health) checks
+// it with a PING under the name "redis".
+//
+// It refuses a second Redis in one app and any SVC_REDIS_* value
+// redisstore.FromEnv refuses (fx.New fails naming the variable).
+func Redis(opts ...redisstore.Option) fx.Option {
+	return fx.Module("svc.redis",
+		lifecycle.Singleton("redis", "fxsvc.Redis"),
+		fx.Provide(func(in redisIn) (*redisstore.Client, error) {
+			cfg, err := redisstore.FromEnv()
+			if err != nil {
+				return nil, fmt.Errorf("fxsvc.Redis: %w", err)
+			}
+			return newRedis(in, cfg, opts)
+		}),
+		redisProvides,
+	)
+}
+
+// Config is [Redis] with the settings given instead of read from the
+// environment.
+func Config(cfg redisstore.Config, opts ...redisstore.Option) fx.Option {
+	return fx.Module("svc.redis",
+		lifecycle.Singleton("redis", "fxsvc.Redis"),
+		fx.Provide(func(in redisIn) (*redisstore.Client, error) { return newRedis(in, cfg, opts) }),
+		redisProvides,
+	)
+}
+
+var redisProvides = fx.Options(
+	fx.Provide(
+		func(c *redisstore.Client) store.Rates { return c.Rates() },
+		func(c *redisstore.Client) store.Idempotency { return c.Idempotency() },
+		func(c *redisstore.Client) store.Cache { return c.Cache() },
+		redisBans,
+		func(c *redisstore.Client) flood.Store { return c.Flood() },
+		fx.Annotate(func(c *redisstore.Client) fxsvc.ReadinessCheck {
+			return fxsvc.ReadinessCheck{Name: "redis", Check: c.Ping}
+		}, fx.ResultTags(`group:"`+fxsvc.ReadinessGroup+`"`)),
+	),
+)
+
+// redisBans builds the gate's ban store, its subscriber on the app's
+// lifecycle (registered after the client's hooks, so it stops before the
+// client closes).
+func redisBans(lc fx.Lifecycle, c *redisstore.Client) bans.Store {
+	b := c.Bans()
+	lifecycle.Register(lc, b)
+	return b
+}
+
+func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option) (*redisstore.Client, error) {
+	if in.Logger != nil {
+		opts = append([]redisstore.Option{redisstore.Logger(in.Logger)}, opts...)
+	}
+	c, err := redisstore.New(cfg, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("fxsvc.Redis: %w", err)
+	}
+	in.Lifecycle.Append(fx.Hook{
+		OnStart: func(ctx context.Context) error {
+			if err := c.Ping(ctx); err != nil {
+				return fmt.Errorf("fxsvc.Redis: SVC_REDIS_URL %s does not answer PING: %w", cfg.URL, err)
+			}
+			return nil
+		},
+		OnStop: func(context.Context) error { return c.Close() },
+	})
+	return c, nil
+}
