@@ -22,6 +22,7 @@ import (
 
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/authntest"
 )
 
 // App is a started app.
@@ -62,7 +63,7 @@ func Start(t testing.TB, opts ...fx.Option) *App {
 	t.Cleanup(app.RequireStop)
 	if in.Gate != nil {
 		if r, ok := in.Gate.Verifier().(interface{ Ready() error }); ok {
-			if err := waitReady(r, ReadyTimeout); err != nil {
+			if err := authntest.WaitReady(r, ReadyTimeout); err != nil {
 				t.Fatalf("svctest: %v", err)
 			}
 		}
@@ -71,17 +72,6 @@ func Start(t testing.TB, opts ...fx.Option) *App {
 		URL:    "http://" + in.Server.Addr(),
 		Client: &http.Client{Timeout: 10 * time.Second},
 		Server: in.Server,
-	}
-}
-
-func waitReady(r interface{ Ready() error }, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		err := r.Ready()
-		if err == nil || time.Now().After(deadline) {
-			return err
-		}
-		time.Sleep(5 * time.Millisecond)
 	}
 }
 
