@@ -93,16 +93,24 @@ func svcClient(b *testing.B) *redisstore.Client {
 	return c
 }
 
-// A budget no benchmark exhausts: every call is an admitted request.
+// Budgets no benchmark exhausts: every call is an admitted request. A
+// whole-millisecond interval (10/s, 1000/s) takes svc's two-command
+// script; any other (5000/s) the three-command one.
 var (
-	key  = store.Key{Space: "bench", Owner: "iss", ID: "alice"}
-	rate = store.Rate{Interval: time.Microsecond, Burst: 1 << 30}
+	key   = store.Key{Space: "bench", Owner: "iss", ID: "alice"}
+	rates = []struct {
+		name string
+		rate store.Rate
+	}{
+		{"interval=1ms", store.Rate{Interval: time.Millisecond, Burst: 1 << 30}},
+		{"interval=200µs", store.Rate{Interval: 200 * time.Microsecond, Burst: 1 << 30}},
+	}
 )
 
-func allow(b *testing.B, rates store.Rates) func() {
+func allow(b *testing.B, s store.Rates, rate store.Rate) func() {
 	ctx := context.Background()
 	return func() {
-		if res, err := rates.Allow(ctx, key, rate); err != nil || !res.Allowed {
+		if res, err := s.Allow(ctx, key, rate); err != nil || !res.Allowed {
 			b.Fatalf("%+v %v", res, err)
 		}
 	}
@@ -116,9 +124,13 @@ func BenchmarkRateLimitVsPingPaired(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportAllocs()
-	sa, sz := pair.Paired(b, 16, allow(b, c.Rates()), ping)
-	pair.Report(b, "svc", "ping", sa, sz)
+	for _, r := range rates {
+		b.Run(r.name, func(b *testing.B) {
+			b.ReportAllocs()
+			sa, sz := pair.Paired(b, 16, allow(b, c.Rates(), r.rate), ping)
+			pair.Report(b, "svc", "ping", sa, sz)
+		})
+	}
 }
 
 func BenchmarkRateLimitVsRedisRatePaired(b *testing.B) {
@@ -131,17 +143,25 @@ func BenchmarkRateLimitVsRedisRatePaired(b *testing.B) {
 			b.Fatalf("%+v %v", res, err)
 		}
 	}
-	b.ReportAllocs()
-	sa, sz := pair.Paired(b, 16, allow(b, c.Rates()), peer)
-	pair.Report(b, "svc", "redis_rate", sa, sz)
+	for _, r := range rates {
+		b.Run(r.name, func(b *testing.B) {
+			b.ReportAllocs()
+			sa, sz := pair.Paired(b, 16, allow(b, c.Rates(), r.rate), peer)
+			pair.Report(b, "svc", "redis_rate", sa, sz)
+		})
+	}
 }
 
 func BenchmarkRateLimitAllocs(b *testing.B) {
 	c := svcClient(b)
-	f := allow(b, c.Rates())
-	b.ReportAllocs()
-	for b.Loop() {
-		f()
+	for _, r := range rates {
+		b.Run(r.name, func(b *testing.B) {
+			f := allow(b, c.Rates(), r.rate)
+			b.ReportAllocs()
+			for b.Loop() {
+				f()
+			}
+		})
 	}
 }
 

@@ -9,28 +9,45 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-// gcra spends one request of a GCRA budget in one round trip. The time is
-// the server's (TIME), so that replicas with skewed clocks agree. The key
-// holds the theoretical arrival time in microseconds and expires once the
-// whole burst is available again; it is written with %.0f so that no
-// server formats the 16-digit number with fewer digits.
+// Both scripts spend one request of a GCRA budget in one round trip, on
+// the server's clock (replicas with skewed clocks agree), and answer one
+// integer, because every redis.call, reply element and parsed element is a
+// measurable share of a loopback round trip: allowed, the time until the
+// whole burst is back (at least one interval, so positive); refused, minus
+// the wait until a request would fit (negative). The rest of RateResult
+// follows from it and the Rate. KEYS[1] is the budget, ARGV[1] the
+// interval and ARGV[2] the burst.
 //
-// KEYS[1] the budget; ARGV[1] interval µs; ARGV[2] burst.
-// Returns {allowed 0|1, remaining, retry_after µs, reset_after µs}.
-var gcra = redis.NewScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+// gcraMillis keeps the theoretical arrival time (tat) as the key's own
+// expiry: PTTL reads tat - now, SET … PX writes it, and the key vanishes
+// once the whole burst is back. Two commands and no clock read, but Redis
+// keeps expiries in whole milliseconds, so it serves only intervals that
+// are whole milliseconds (10/s, 1000/s, 6/min). Units: milliseconds.
+var gcraMillis = redis.NewScript(`
 local interval = tonumber(ARGV[1])
-local tolerance = interval * tonumber(ARGV[2])
-local tat = tonumber(redis.call('GET', KEYS[1]) or now)
-if tat < now then tat = now end
-local newtat = tat + interval
-if newtat - tolerance > now then
-  return {0, 0, newtat - tolerance - now, tat - now}
-end
-local reset = newtat - now
-redis.call('SET', KEYS[1], string.format('%.0f', newtat), 'PX', math.ceil(reset / 1000))
-return {1, math.floor((now + tolerance - newtat) / interval), 0, reset}
+local tat = math.max(redis.call('PTTL', KEYS[1]), 0) + interval
+local early = tat - interval * ARGV[2]
+if early > 0 then return -early end
+redis.call('SET', KEYS[1], '', 'PX', tat)
+return tat
+`)
+
+// gcraMicros serves every other interval: the key holds tat in
+// microseconds since the epoch, read against TIME, written with %.0f so
+// that no server formats the 16-digit number with fewer digits, and
+// expiring once the whole burst is back. A key gcraMillis wrote holds no
+// number; its expiry is read instead. Units: microseconds.
+var gcraMicros = redis.NewScript(`
+local t = redis.call('TIME')
+local now = t[1] * 1000000 + t[2]
+local interval = tonumber(ARGV[1])
+local tat = tonumber(redis.call('GET', KEYS[1]))
+if not tat then tat = now + math.max(redis.call('PTTL', KEYS[1]), 0) * 1000 end
+tat = math.max(tat, now) + interval
+local early = tat - interval * ARGV[2] - now
+if early > 0 then return -early end
+redis.call('SET', KEYS[1], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
+return tat - now
 `)
 
 type rates struct{ c *Client }
@@ -40,27 +57,43 @@ type rates struct{ c *Client }
 // fails open: while Redis does not answer within Timeout every request is
 // allowed (RateResult{Allowed: true} with nil error), a warning is logged
 // at most once a minute and svc.redis.errors counts each failure.
+//
+// A budget is kept in whole milliseconds when its interval is a whole
+// number of milliseconds (two commands in the script), else in
+// microseconds (three). Both keep the key's expiry at the theoretical
+// arrival time, so a limit whose rate changes between deploys carries its
+// spent budget over.
 func (c *Client) Rates() store.Rates { return rates{c} }
 
 func (s rates) Allow(ctx context.Context, k store.Key, r store.Rate) (store.RateResult, error) {
-	var res []int64
+	script, unit := gcraMicros, time.Microsecond
+	if r.Interval%time.Millisecond == 0 {
+		script, unit = gcraMillis, time.Millisecond
+	}
+	interval, burst := max(1, int64(r.Interval/unit)), int64(max(1, r.Burst))
+	var n int64
 	err := s.c.do(ctx, "ratelimit", func(ctx context.Context) error {
 		var err error
-		res, err = gcra.Run(ctx, s.c.rdb, []string{s.c.key("rate", k)},
-			max(1, r.Interval.Microseconds()), max(1, r.Burst)).Int64Slice()
+		n, err = script.Run(ctx, s.c.rdb, []string{s.c.key("rate", k)}, interval, burst).Int64()
 		return err
 	})
-	if err == nil && len(res) != 4 {
+	if err == nil && n == 0 {
 		err = &Unavailable{Op: "ratelimit", Err: errShape}
 	}
 	if err != nil {
 		s.c.failOpen.warn("redisstore: Redis did not answer a rate-limit check; requests are admitted unlimited until it does (fail open)", err)
 		return store.RateResult{Allowed: true, Remaining: max(0, r.Burst-1)}, nil
 	}
+	window := interval * burst
+	if n < 0 {
+		return store.RateResult{
+			RetryAfter: time.Duration(-n) * unit,
+			ResetAfter: time.Duration(-n+window-interval) * unit,
+		}, nil
+	}
 	return store.RateResult{
-		Allowed:    res[0] == 1,
-		Remaining:  int(res[1]),
-		RetryAfter: time.Duration(res[2]) * time.Microsecond,
-		ResetAfter: time.Duration(res[3]) * time.Microsecond,
+		Allowed:    true,
+		Remaining:  int((window - n) / interval),
+		ResetAfter: time.Duration(n) * unit,
 	}, nil
 }

@@ -87,27 +87,75 @@ func open(t *testing.T, srv *redistest.Server, opts ...redisstore.Option) *redis
 	return c
 }
 
+// The two scripts (whole-millisecond intervals, and any other) answer alike.
 func TestRatesGCRA(t *testing.T) {
 	srv := redistest.Start(t)
 	rates := open(t, srv).Rates()
 	ctx := t.Context()
-	k := store.Key{Space: "api", Owner: "iss:1", ID: "alice"}
-	// An interval long enough that no token comes back during the test.
-	r := store.Rate{Interval: time.Hour, Burst: 3}
-	for i := range 3 {
-		res, err := rates.Allow(ctx, k, r)
-		if err != nil || !res.Allowed || res.Remaining != 2-i {
-			t.Fatalf("request %d: %+v, %v", i, res, err)
-		}
+	for _, tc := range []struct {
+		name     string
+		interval time.Duration // long enough that no request comes back during the test
+	}{
+		{"whole milliseconds", time.Hour},
+		{"microseconds", time.Hour + time.Microsecond},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := store.Key{Space: tc.name, Owner: "iss:1", ID: "alice"}
+			r := store.Rate{Interval: tc.interval, Burst: 3}
+			for i := range 3 {
+				res, err := rates.Allow(ctx, k, r)
+				// The whole burst is back (i+1) intervals later.
+				reset := time.Duration(i+1) * tc.interval
+				if err != nil || !res.Allowed || res.Remaining != 2-i || res.RetryAfter != 0 ||
+					res.ResetAfter <= reset-time.Minute || res.ResetAfter > reset {
+					t.Fatalf("request %d: %+v, %v", i, res, err)
+				}
+			}
+			res, err := rates.Allow(ctx, k, r)
+			if err != nil || res.Allowed || res.Remaining != 0 ||
+				res.RetryAfter <= tc.interval-time.Minute || res.RetryAfter > tc.interval ||
+				res.ResetAfter-res.RetryAfter != 2*tc.interval {
+				t.Fatalf("4th request: %+v, %v", res, err)
+			}
+			// Another key, or the same parts joined differently, has its own budget.
+			other := store.Key{Space: tc.name, Owner: "iss", ID: "1:alice"}
+			if res, _ := rates.Allow(ctx, other, r); !res.Allowed || res.Remaining != 2 {
+				t.Fatalf("other key: %+v", res)
+			}
+		})
 	}
-	res, err := rates.Allow(ctx, k, r)
-	if err != nil || res.Allowed || res.RetryAfter <= 50*time.Minute || res.RetryAfter > time.Hour {
-		t.Fatalf("4th request: %+v, %v", res, err)
-	}
-	// Another key, or the same parts joined differently, has its own budget.
-	other := store.Key{Space: "api", Owner: "iss", ID: "1:alice"}
-	if res, _ := rates.Allow(ctx, other, r); !res.Allowed || res.Remaining != 2 {
-		t.Fatalf("other key: %+v", res)
+}
+
+// A limit whose rate changes between deploys (so from one script to the
+// other) keeps what was spent: both keep the key's expiry at the
+// theoretical arrival time.
+func TestRatesCarryOverBetweenScripts(t *testing.T) {
+	srv := redistest.Start(t)
+	rates := open(t, srv).Rates()
+	ctx := t.Context()
+	millis := store.Rate{Interval: time.Hour, Burst: 3}
+	micros := store.Rate{Interval: time.Hour + time.Microsecond, Burst: 3}
+	for _, tc := range []struct {
+		name         string
+		first, after store.Rate
+	}{
+		{"milliseconds then microseconds", millis, micros},
+		{"microseconds then milliseconds", micros, millis},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			k := store.Key{Space: "carry", ID: tc.name}
+			for range 2 {
+				if res, err := rates.Allow(ctx, k, tc.first); err != nil || !res.Allowed {
+					t.Fatalf("first rate: %+v, %v", res, err)
+				}
+			}
+			if res, err := rates.Allow(ctx, k, tc.after); err != nil || !res.Allowed || res.Remaining != 0 {
+				t.Fatalf("third request, other rate: %+v, %v (want allowed, 0 remaining)", res, err)
+			}
+			if res, err := rates.Allow(ctx, k, tc.after); err != nil || res.Allowed {
+				t.Fatalf("fourth request: %+v, %v (want refused)", res, err)
+			}
+		})
 	}
 }
 
