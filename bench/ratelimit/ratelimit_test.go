@@ -18,6 +18,7 @@ import (
 	"github.com/svckit/svc/bench/internal/pair"
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/store"
+	"github.com/svckit/svc/modules/telemetry"
 )
 
 type discardWriter struct {
@@ -42,8 +43,13 @@ func contenders(b *testing.B) map[string]http.Handler {
 	return map[string]http.Handler{
 		"svc-marker":     marker,
 		"svc-middleware": l.Middleware(marker),
-		"httprate":       httprate.LimitByIP(perHour, time.Hour)(handler),
-		"bare":           handler,
+		// As in an fxsvc app: svc's telemetry wrapper (request IDs) in
+		// front, and the same wrapper alone, whose allocations the limiter
+		// must not add to.
+		"svc-telemetry-middleware": telemetry.New().Handler(l.Middleware(marker)),
+		"telemetry-only":           telemetry.New().Handler(handler),
+		"httprate":                 httprate.LimitByIP(perHour, time.Hour)(handler),
+		"bare":                     handler,
 	}
 }
 

@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/svckit/svc/internal/reqstate"
+
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -51,10 +53,17 @@ func (c *scoped) Value(k any) any {
 	return c.Context.Value(k)
 }
 
-// Root is the request path from the app's root: the one recorded by
-// [With], else the request's own.
+// Root is the request path from the app's root: the one svc's telemetry
+// wrapper recorded (the outermost handler of every fxsvc app), else the
+// one recorded by [With], else the request's own.
 func Root(r *http.Request) string {
-	if p, ok := r.Context().Value(rootKey{}).(*string); ok {
+	ctx := r.Context()
+	if st := reqstate.From(ctx); st != nil {
+		if p, ok := st.Root(); ok {
+			return p
+		}
+	}
+	if p, ok := ctx.Value(rootKey{}).(*string); ok {
 		return *p
 	}
 	return r.URL.Path

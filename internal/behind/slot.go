@@ -3,6 +3,8 @@ package behind
 import (
 	"net/http"
 	"sync"
+
+	"github.com/svckit/svc/internal/reqstate"
 )
 
 // Slot is where a component of type T (a pointer) rides on the requests
@@ -23,10 +25,16 @@ func NewSlot[T comparable](build func() (T, error)) *Slot[T] {
 }
 
 // Middleware puts c on every request it passes on, with the path the
-// app's root saw (see [With]). The slot itself is the context key: it is
-// a pointer, so the lookup boxes nothing.
+// app's root saw (see [With]). Behind svc's telemetry wrapper (every
+// fxsvc app) c rides in the request's reqstate.State, which costs no
+// allocation; elsewhere on a context and a request copy. The slot itself
+// is the key: it is a pointer, so the lookup boxes nothing.
 func (s *Slot[T]) Middleware(c T, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if st := reqstate.From(r.Context()); st != nil && st.Carry(s, c) {
+			next.ServeHTTP(w, r)
+			return
+		}
 		next.ServeHTTP(w, With(r, s, c))
 	})
 }
@@ -34,7 +42,13 @@ func (s *Slot[T]) Middleware(c T, next http.Handler) http.Handler {
 // For returns the component the nearest middleware put on r, or the
 // default one.
 func (s *Slot[T]) For(r *http.Request) T {
-	if c, ok := r.Context().Value(s).(T); ok {
+	ctx := r.Context()
+	if st := reqstate.From(ctx); st != nil {
+		if c, ok := st.Carried(s); ok {
+			return c.(T)
+		}
+	}
+	if c, ok := ctx.Value(s).(T); ok {
 		return c
 	}
 	s.once.Do(func() { s.def, _ = s.build() })

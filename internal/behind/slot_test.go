@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+
+	"github.com/svckit/svc/internal/reqstate"
 )
 
 type slotA struct{ name string }
@@ -57,5 +59,58 @@ func TestSlotForAllocatesNothing(t *testing.T) {
 		}
 	}); n != 0 {
 		t.Fatalf("For allocates %v times per call, want 0", n)
+	}
+}
+
+// withState returns a request carrying a reqstate.State whose root is
+// root, as svc's telemetry wrapper makes it.
+func withState(path, root string) (*http.Request, *reqstate.State) {
+	st := &reqstate.State{}
+	st.SetRoot(root)
+	r := httptest.NewRequest(http.MethodGet, path, nil)
+	return r.WithContext(reqstate.With(r.Context(), st)), st
+}
+
+// Behind svc's telemetry wrapper the components ride in the request's
+// State: the same answers as on the context, and no allocation.
+func TestSlotInRequestState(t *testing.T) {
+	a := NewSlot(func() (*slotA, error) { return &slotA{name: "default"}, nil })
+	b := NewSlot(func() (*slotB, error) { return &slotB{name: "default b"}, nil })
+	mine, innerB := &slotA{name: "mine"}, &slotB{name: "inner b"}
+
+	var gotA *slotA
+	var gotB *slotB
+	var root string
+	inner := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		gotA, gotB, root = a.For(r), b.For(r), Root(r)
+	})
+	h := a.Middleware(mine, http.StripPrefix("/mount", b.Middleware(&slotB{name: "outer b"}, b.Middleware(innerB, inner))))
+	r, _ := withState("/mount/x", "/mount/x")
+	h.ServeHTTP(httptest.NewRecorder(), r)
+	if gotA != mine || gotB != innerB || root != "/mount/x" {
+		t.Fatalf("got %v, %v, root %q: want each slot's nearest component and the wrapper's root", gotA, gotB, root)
+	}
+
+	flat := a.Middleware(mine, b.Middleware(innerB, inner))
+	r, _ = withState("/x", "/x")
+	w := httptest.NewRecorder()
+	if n := testing.AllocsPerRun(100, func() { flat.ServeHTTP(w, r) }); n != 0 {
+		t.Fatalf("two components in a State allocate %v times per request, want 0", n)
+	}
+}
+
+// A State full of other components leaves the slot on the context.
+func TestSlotFallsBackToTheContextWhenTheStateIsFull(t *testing.T) {
+	a := NewSlot(func() (*slotA, error) { return &slotA{name: "default"}, nil })
+	mine := &slotA{name: "mine"}
+	r, st := withState("/x", "/x")
+	for i := range 4 {
+		st.Carry(i, i)
+	}
+	var got *slotA
+	a.Middleware(mine, http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { got = a.For(r) })).
+		ServeHTTP(httptest.NewRecorder(), r)
+	if got != mine {
+		t.Fatalf("got %v, want the middleware's component", got)
 	}
 }

@@ -10,6 +10,11 @@
 // wrapper asks for it only when telemetry is on. A request without the
 // wrapper carries no State, and the gate pays one ctx.Value lookup.
 //
+// It also carries, for the components behind the gate (internal/behind),
+// the path the app's root saw and the components their middlewares chose
+// for the request, so that putting one on a request costs no context and
+// no request copy.
+//
 // A State belongs to one request and is used by the goroutine serving it:
 // the gate writes it before dispatching, the wrapper reads it after the
 // handler returned.
@@ -40,9 +45,24 @@ type State struct {
 	addr    Addresser
 	subject string
 	hasSubj bool
+
+	root    string
+	hasRoot bool
+	carried [maxCarried]carried
 }
 
+// maxCarried is how many components a State carries: the four behind the
+// gate. A fifth rides on the context instead.
+const maxCarried = 4
+
+type carried struct{ key, val any }
+
 type key struct{}
+
+// Key is the context key a State is stored under: a context type that
+// carries a State among other values (the telemetry wrapper's, one per
+// request) answers it with the *State.
+func Key() any { return key{} }
 
 // With returns ctx carrying s.
 func With(ctx context.Context, s *State) context.Context { return context.WithValue(ctx, key{}, s) }
@@ -88,3 +108,35 @@ func (s *State) ClientAddress(r *http.Request) (string, bool) {
 
 // Subject returns the subject the gate recorded, "" and false when none.
 func (s *State) Subject() (string, bool) { return s.subject, s.hasSubj }
+
+// SetRoot records the request path as the app's root saw it.
+func (s *State) SetRoot(path string) { s.root, s.hasRoot = path, true }
+
+// Root is the path [State.SetRoot] recorded.
+func (s *State) Root() (string, bool) { return s.root, s.hasRoot }
+
+// Carry puts val under key, replacing what key held (the nearest
+// middleware wins), and reports false when the State is full.
+func (s *State) Carry(key, val any) bool {
+	for i := range s.carried {
+		c := &s.carried[i]
+		if c.key == nil || c.key == key {
+			c.key, c.val = key, val
+			return true
+		}
+	}
+	return false
+}
+
+// Carried returns what [State.Carry] put under key.
+func (s *State) Carried(key any) (any, bool) {
+	for i := range s.carried {
+		switch s.carried[i].key {
+		case key:
+			return s.carried[i].val, true
+		case nil:
+			return nil, false
+		}
+	}
+	return nil, false
+}

@@ -58,3 +58,43 @@ func TestFromWithoutState(t *testing.T) {
 		t.Fatal("From did not return the State put in")
 	}
 }
+
+func TestCarryReplacesByKeyAndRefusesWhenFull(t *testing.T) {
+	var s State
+	if _, ok := s.Carried("a"); ok {
+		t.Fatal("an empty State carried something")
+	}
+	keys := []any{"a", "b", "c", "d"}
+	for i, k := range keys {
+		if !s.Carry(k, i) {
+			t.Fatalf("Carry(%v) refused with %d carried", k, i)
+		}
+	}
+	// The nearest middleware wins: a second Carry of a key replaces it.
+	if !s.Carry("b", "inner") {
+		t.Fatal("Carry refused to replace a key it holds")
+	}
+	if v, ok := s.Carried("b"); !ok || v != "inner" {
+		t.Fatalf("Carried(b) = %v %v, want inner", v, ok)
+	}
+	if s.Carry("e", 5) {
+		t.Fatal("a full State took a fifth key")
+	}
+	if _, ok := s.Carried("e"); ok {
+		t.Fatal("Carried found the key Carry refused")
+	}
+	if v, ok := s.Carried("d"); !ok || v != 3 {
+		t.Fatalf("Carried(d) = %v %v", v, ok)
+	}
+}
+
+func TestRoot(t *testing.T) {
+	var s State
+	if _, ok := s.Root(); ok {
+		t.Fatal("Root reported before SetRoot")
+	}
+	s.SetRoot("/api/orders")
+	if p, ok := s.Root(); !ok || p != "/api/orders" {
+		t.Fatalf("Root = %q %v", p, ok)
+	}
+}

@@ -51,6 +51,11 @@ func With(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, key{}, id)
 }
 
+// ContextKey is the key [With] stores the ID under, for a context type
+// that carries the ID among other values in one allocation (the telemetry
+// wrapper's): it must answer this key with the ID as a string.
+func ContextKey() any { return key{} }
+
 // From returns the request's ID, "" when no Middleware ran.
 func From(ctx context.Context) string {
 	id, _ := ctx.Value(key{}).(string)

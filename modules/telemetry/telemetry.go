@@ -121,11 +121,33 @@ func (t *Telemetry) Handler(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { t.serve(w, r, next) })
 }
 
-// exchange is one request's state, in one allocation: what the gate tells
-// (reqstate) and what the response writer saw.
+// exchange is one request's state, in one allocation: its context (the
+// request ID and what the gate and the components behind it tell) and
+// what the response writer saw.
 type exchange struct {
-	st  reqstate.State
+	requestContext
 	rec recorder
+}
+
+// requestContext is the context the wrapper gives a request: one node
+// answering both the request ID's key and the reqstate key, where two
+// context.WithValue calls would allocate twice (and box the ID once more).
+type requestContext struct {
+	context.Context
+	id any // the request ID as a string, nil when IDs are off
+	st reqstate.State
+}
+
+func (c *requestContext) Value(k any) any {
+	switch k {
+	case reqstate.Key():
+		return &c.st
+	case requestid.ContextKey():
+		if c.id != nil {
+			return c.id
+		}
+	}
+	return c.Context.Value(k)
 }
 
 func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
@@ -136,7 +158,6 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 		next.ServeHTTP(w, r)
 		return
 	}
-	ctx := r.Context()
 	id := ""
 	if !t.cfg.noIDs {
 		// By the canonical key: Get and Set would canonicalize
@@ -147,18 +168,23 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 			id = requestid.New()
 		}
 		w.Header()[idHeader] = []string{id}
-		ctx = requestid.With(ctx, id)
 	}
 	if m == nil && tracer == nil && log == nil {
-		next.ServeHTTP(w, r.WithContext(ctx))
+		rc := &requestContext{Context: r.Context(), id: id}
+		rc.st.SetRoot(r.URL.Path)
+		next.ServeHTTP(w, r.WithContext(rc))
 		return
 	}
 	start := time.Now()
-	x := &exchange{rec: recorder{ResponseWriter: w}}
+	x := &exchange{requestContext: requestContext{Context: r.Context()}, rec: recorder{ResponseWriter: w}}
+	if id != "" {
+		x.id = id
+	}
+	x.st.SetRoot(r.URL.Path)
 	if t.cfg.fallback != nil {
 		x.st.SetFinder(t.cfg.fallback)
 	}
-	ctx = reqstate.With(ctx, &x.st)
+	var ctx context.Context = &x.requestContext
 	method := Method(r.Method)
 	var span trace.Span
 	if tracer != nil {

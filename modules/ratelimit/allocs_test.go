@@ -1,0 +1,47 @@
+package ratelimit_test
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/svckit/svc/modules/ratelimit"
+	"github.com/svckit/svc/modules/store"
+	"github.com/svckit/svc/modules/telemetry"
+)
+
+type discardWriter struct{ h http.Header }
+
+func (w *discardWriter) Header() http.Header         { return w.h }
+func (w *discardWriter) WriteHeader(int)             {}
+func (w *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+
+// Issue 12: the admitted path of the in-memory store allocates nothing.
+// Behind svc's telemetry wrapper (every fxsvc app) the component
+// middleware and the marker together add no allocation to a request.
+func TestAdmittedPathAddsNoAllocation(t *testing.T) {
+	l, err := ratelimit.New(ratelimit.Store(store.NewMemory()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	limited := telemetry.New().Handler(l.Middleware(ratelimit.Limit("1099511627776/h", 1000)(ok)))
+	bare := telemetry.New().Handler(ok)
+	r := httptest.NewRequest(http.MethodGet, "/orders", nil)
+	r.RemoteAddr = "203.0.113.7:51234"
+	w := &discardWriter{h: http.Header{}}
+	serve := func(h http.Handler) func() {
+		return func() {
+			clear(w.h)
+			h.ServeHTTP(w, r)
+		}
+	}
+	serve(limited)()
+	if w.h.Get("RateLimit") == "" {
+		t.Fatal("the limit did not run: no RateLimit header")
+	}
+	with, without := testing.AllocsPerRun(200, serve(limited)), testing.AllocsPerRun(200, serve(bare))
+	if with != without {
+		t.Fatalf("a rate-limited request allocates %v times, the same request without the limit %v: the limiter must add none", with, without)
+	}
+}
