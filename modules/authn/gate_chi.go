@@ -139,6 +139,8 @@ func (g *Gate) validateRoute(method, pattern string, gd guard) error {
 		return &InstallError{method, pattern, "is excluded from authentication but requires scopes: remove it from authn.Exclude or drop the scopes"}
 	case g.meta != nil && pattern == g.meta.path:
 		return &InstallError{method, pattern, "is at the protected-resource metadata path, which the gate answers itself: move the route"}
+	case gd.outside != "":
+		return &InstallError{method, pattern, "has " + gd.outside + " outside authn.Require, so it would run for a caller the route then refuses 403: put authn.Require first (outer)"}
 	}
 	return nil
 }

@@ -81,6 +81,18 @@ type guard struct {
 	anonymous bool
 	requires  bool
 	scopes    []string
+	// outside names a component marker (rate limit, idempotency,
+	// conditional request, response cache) that wraps an authn.Require
+	// marker: it would run before the scope check.
+	outside string
+}
+
+// behindMarker is a marker of a component that must run behind the
+// route's authorization (modules/ratelimit, idempotency, conditional,
+// responsecache): it names itself and wraps the route's handler.
+type behindMarker interface {
+	BehindGate() string
+	WrappedHandler() http.Handler
 }
 
 func (gd guard) mode() string {
@@ -95,12 +107,17 @@ func (gd guard) mode() string {
 var probe = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 
 // guardOf reads the markers among a route's middlewares and in its handler
-// chain.
+// chain, outermost first, through the markers of the components behind
+// the gate.
 func guardOf(h http.Handler, mws []func(http.Handler) http.Handler) guard {
 	var gd guard
+	seen := "" // the first component marker met so far
 	add := func(m *marker) {
 		gd.anonymous = gd.anonymous || m.anonymous
 		if m.requires {
+			if seen != "" && gd.outside == "" {
+				gd.outside = seen
+			}
 			gd.requires = true
 			for _, s := range m.scopes {
 				if !slices.Contains(gd.scopes, s) {
@@ -109,21 +126,29 @@ func guardOf(h http.Handler, mws []func(http.Handler) http.Handler) guard {
 			}
 		}
 	}
+	// walk follows one chain of markers: a middleware applied to probe,
+	// or the route's handler.
+	walk := func(x http.Handler) {
+		for depth := 0; x != nil && depth < 32; depth++ {
+			switch m := x.(type) {
+			case *marker:
+				add(m)
+				x = m.next
+			case behindMarker:
+				if seen == "" {
+					seen = m.BehindGate()
+				}
+				x = m.WrappedHandler()
+			default:
+				return
+			}
+		}
+	}
 	for _, mw := range mws {
-		if mw == nil {
-			continue
-		}
-		if m, ok := mw(probe).(*marker); ok {
-			add(m)
+		if mw != nil {
+			walk(mw(probe))
 		}
 	}
-	for depth := 0; h != nil && depth < 32; depth++ {
-		m, ok := h.(*marker)
-		if !ok {
-			break
-		}
-		add(m)
-		h = m.next
-	}
+	walk(h)
 	return gd
 }

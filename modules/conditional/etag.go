@@ -23,6 +23,10 @@ type etagMarker struct{ next http.Handler }
 // WrappedHandler lets `check` read the markers inside this one.
 func (m *etagMarker) WrappedHandler() http.Handler { return m.next }
 
+// BehindGate names the marker for the gate, which refuses a route where it
+// sits outside authn.Require.
+func (m *etagMarker) BehindGate() string { return "conditional.ETags" }
+
 func (m *etagMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
 	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !c.paths.Applies(r) || behind.Unrouted(r) {

@@ -49,6 +49,16 @@ type matchMarker struct {
 // WrappedHandler lets `check` read the markers inside this one.
 func (m *matchMarker) WrappedHandler() http.Handler { return m.next }
 
+// BehindGate names the marker for the gate, which refuses a route where it
+// sits outside authn.Require: a caller lacking a scope would learn the
+// resource's state from a 412 or 428.
+func (m *matchMarker) BehindGate() string {
+	if m.required {
+		return "conditional.Require"
+	}
+	return "conditional.Match"
+}
+
 func (m *matchMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {
 	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:

@@ -21,7 +21,8 @@ import (
 // carry an Idempotency-Key (else 400 idempotency-key-invalid). Use it with
 // chi's r.With, r.Use and r.Group, wrap a ServeMux handler in it, or pass
 // it to behindhuma.Use on a Huma operation. Put
-// authn.Require before it (outer). Safe methods (GET, HEAD, OPTIONS,
+// authn.Require before it (outer): the gate refuses at install a route
+// where Required wraps authn.Require. Safe methods (GET, HEAD, OPTIONS,
 // TRACE) pass through untouched.
 func Required() func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler { return &marker{next: next, required: true} }
@@ -40,6 +41,15 @@ type marker struct {
 
 // WrappedHandler lets `check` read the markers inside this one.
 func (m *marker) WrappedHandler() http.Handler { return m.next }
+
+// BehindGate names the marker for the gate, which refuses a route where it
+// sits outside authn.Require.
+func (m *marker) BehindGate() string {
+	if m.required {
+		return "idempotency.Required"
+	}
+	return "idempotency.Optional"
+}
 
 // space is the store space of every idempotency record.
 const space = "idempotency"

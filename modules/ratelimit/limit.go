@@ -82,8 +82,9 @@ var declarations atomic.Int64
 // most limit (see [Parse]) with burst requests at once, sharing one budget
 // per caller across those routes. Use it with chi's r.With, r.Use and
 // r.Group, wrap a ServeMux handler in it, or pass it to behindhuma.Use on a
-// Huma operation. Put authn.Require before it (outer),
-// so that a caller refused for a missing scope spends nothing.
+// Huma operation. Put authn.Require before it (outer), so that a caller
+// refused for a missing scope spends nothing: the gate refuses at install
+// a route where Limit wraps authn.Require.
 //
 // A request over the budget answers 429 rate-limit-exceeded with
 // Retry-After. A store failure answers 500 and is logged. Limit panics on a
@@ -123,6 +124,10 @@ type marker struct {
 
 // WrappedHandler lets `check` read the markers inside this one.
 func (m *marker) WrappedHandler() http.Handler { return m.next }
+
+// BehindGate names the marker for the gate, which refuses a route where it
+// sits outside authn.Require.
+func (m *marker) BehindGate() string { return "ratelimit.Limit" }
 
 func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l := limiterFor(r)

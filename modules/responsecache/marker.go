@@ -36,6 +36,15 @@ type marker struct {
 // WrappedHandler lets `check` read the markers inside this one.
 func (m *marker) WrappedHandler() http.Handler { return m.next }
 
+// BehindGate names the marker for the gate, which refuses a route where it
+// sits outside authn.Require: a cache hit there would skip the scope check.
+func (m *marker) BehindGate() string {
+	if m.shared {
+		return "responsecache.Shared"
+	}
+	return "responsecache.Cached"
+}
+
 // space is the store space of cached responses.
 const space = "responsecache"
 
