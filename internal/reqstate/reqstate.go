@@ -109,6 +109,13 @@ func (s *State) ClientAddress(r *http.Request) (string, bool) {
 // Subject returns the subject the gate recorded, "" and false when none.
 func (s *State) Subject() (string, bool) { return s.subject, s.hasSubj }
 
+// Inherit takes the root path and the carried components of outer, the
+// State of an enclosing telemetry wrapper, so that a wrapper nested in
+// another hides none of them.
+func (s *State) Inherit(outer *State) {
+	s.root, s.hasRoot, s.carried = outer.root, outer.hasRoot, outer.carried
+}
+
 // SetRoot records the request path as the app's root saw it.
 func (s *State) SetRoot(path string) { s.root, s.hasRoot = path, true }
 

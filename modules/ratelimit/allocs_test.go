@@ -45,3 +45,20 @@ func TestAdmittedPathAddsNoAllocation(t *testing.T) {
 		t.Fatalf("a rate-limited request allocates %v times, the same request without the limit %v: the limiter must add none", with, without)
 	}
 }
+
+// A telemetry wrapper nested in another (an app served inside another
+// app's handler) still finds the outer limiter and the outer root path.
+func TestNestedTelemetryWrappersKeepTheLimiter(t *testing.T) {
+	l, err := ratelimit.New(ratelimit.Exclude("/api/orders"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
+	inner := telemetry.New().Handler(ratelimit.Limit("10/s", 5)(ok))
+	h := telemetry.New().Handler(l.Middleware(http.StripPrefix("/api", inner)))
+	w := &discardWriter{h: http.Header{}}
+	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/orders", nil))
+	if v := w.h.Get("RateLimit"); v != "" {
+		t.Fatalf("RateLimit %q: the marker used the default limiter, not the outer one excluding /api/orders", v)
+	}
+}

@@ -138,6 +138,16 @@ type requestContext struct {
 	st reqstate.State
 }
 
+// begin records the app's root path for the components behind the gate,
+// or, inside another telemetry wrapper, takes what its State holds.
+func (c *requestContext) begin(r *http.Request) {
+	if outer := reqstate.From(c.Context); outer != nil {
+		c.st.Inherit(outer)
+		return
+	}
+	c.st.SetRoot(r.URL.Path)
+}
+
 func (c *requestContext) Value(k any) any {
 	switch k {
 	case reqstate.Key():
@@ -171,7 +181,7 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	}
 	if m == nil && tracer == nil && log == nil {
 		rc := &requestContext{Context: r.Context(), id: id}
-		rc.st.SetRoot(r.URL.Path)
+		rc.begin(r)
 		next.ServeHTTP(w, r.WithContext(rc))
 		return
 	}
@@ -180,7 +190,7 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	if id != "" {
 		x.id = id
 	}
-	x.st.SetRoot(r.URL.Path)
+	x.begin(r)
 	if t.cfg.fallback != nil {
 		x.st.SetFinder(t.cfg.fallback)
 	}
