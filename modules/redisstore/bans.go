@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn/bans"
@@ -67,6 +68,7 @@ type Bans struct {
 	logger      func() *zap.Logger
 	report      *failOpen
 	record      recorder
+	meters      func() metric.MeterProvider
 
 	mu    sync.RWMutex
 	local map[banKey]int64 // until, Unix milliseconds (Redis's clock)
@@ -132,7 +134,7 @@ func NewBans(client redis.UniversalClient, prefix string, opts ...BansOption) *B
 	if b.pingEvery <= 0 {
 		b.pingEvery = DefaultPingEvery
 	}
-	b.report = newFailOpen("bans", func() *zap.Logger { return b.logger() })
+	b.report = newFailOpen("bans", func() *zap.Logger { return b.logger() }, b.meters)
 	return b
 }
 
@@ -242,7 +244,7 @@ func (b *Bans) Fail(ctx context.Context, addr string, _ time.Time, r bans.Rule) 
 	b.record(ctx, "bans.fail", time.Since(start), err)
 	if err != nil {
 		err = fmt.Errorf("redisstore: count a forged token in Redis (SVC_REDIS_URL): %w", err)
-		b.report.report(ctx, "bans.fail", err)
+		b.report.admit(ctx, "bans.fail", err)
 		return bans.Started{}, false, err
 	}
 	b.report.ok()

@@ -81,7 +81,7 @@ func (s rates) Allow(ctx context.Context, k store.Key, r store.Rate) (store.Rate
 		err = &Unavailable{Op: "ratelimit", Err: errShape}
 	}
 	if err != nil {
-		s.c.failOpen.warn("redisstore: Redis did not answer a rate-limit check; requests are admitted unlimited until it does (fail open)", err)
+		s.c.failOpen.admit(ctx, "ratelimit", err)
 		return store.RateResult{Allowed: true, Remaining: max(0, r.Burst-1)}, nil
 	}
 	window := interval * burst

@@ -88,8 +88,10 @@ func open(t *testing.T, srv *redistest.Server, opts ...redisstore.Option) *redis
 }
 
 // The two scripts (whole-millisecond intervals, and any other) answer alike.
-func TestRatesGCRA(t *testing.T) {
-	srv := redistest.Start(t)
+func TestRatesGCRA(t *testing.T) { redistest.EachEngine(t, testRatesGCRA) }
+
+func testRatesGCRA(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	rates := open(t, srv).Rates()
 	ctx := t.Context()
 	for _, tc := range []struct {
@@ -130,7 +132,11 @@ func TestRatesGCRA(t *testing.T) {
 // other) keeps what was spent: both keep the key's expiry at the
 // theoretical arrival time.
 func TestRatesCarryOverBetweenScripts(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testRatesCarryOverBetweenScripts)
+}
+
+func testRatesCarryOverBetweenScripts(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	rates := open(t, srv).Rates()
 	ctx := t.Context()
 	millis := store.Rate{Interval: time.Hour, Burst: 3}
@@ -160,7 +166,11 @@ func TestRatesCarryOverBetweenScripts(t *testing.T) {
 }
 
 func TestRatesReloadScriptAfterRestart(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testRatesReloadScriptAfterRestart)
+}
+
+func testRatesReloadScriptAfterRestart(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	c := open(t, srv)
 	k := store.Key{Space: "s", ID: "x"}
 	r := store.Rate{Interval: time.Hour, Burst: 1}
@@ -188,9 +198,14 @@ func TestRatesReloadScriptAfterRestart(t *testing.T) {
 }
 
 func TestRatesFailOpenWithRateLimitedWarning(t *testing.T) {
-	srv := redistest.Start(t)
-	core, logs := observer.New(zap.WarnLevel)
-	c := open(t, srv, redisstore.Logger(zap.New(core)))
+	redistest.EachEngine(t, testRatesFailOpenWithRateLimitedWarning)
+}
+
+func testRatesFailOpenWithRateLimitedWarning(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
+	core, logs := observer.New(zap.InfoLevel)
+	reader := sdkmetric.NewManualReader()
+	c := open(t, srv, redisstore.Logger(zap.New(core)), redisstore.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
 	k := store.Key{Space: "s", ID: "x"}
 	r := store.Rate{Interval: time.Hour, Burst: 1}
 	c.Rates().Allow(t.Context(), k, r)
@@ -201,11 +216,14 @@ func TestRatesFailOpenWithRateLimitedWarning(t *testing.T) {
 			t.Fatalf("down: %+v, %v; want allowed (fail open)", res, err)
 		}
 	}
-	if n := logs.Len(); n != 1 {
-		t.Fatalf("%d warnings for 5 failures, want 1 per minute", n)
+	w := logs.FilterMessageSnippet("failing open").FilterField(zap.String("svc.redis.store", "ratelimit")).All()
+	if len(w) != 1 || w[0].Level != zap.WarnLevel || w[0].ContextMap()["db.operation.name"] != "ratelimit" {
+		t.Fatalf("warnings for 5 failures: %v, want 1 per minute", logs.All())
 	}
-	if !strings.Contains(logs.All()[0].Message, "fail open") {
-		t.Fatalf("warning %q", logs.All()[0].Message)
+	// Both counters: the failed operation and the request let through.
+	errs, failOpen := redisCounters(t, reader)
+	if errs["ratelimit"] != 5 || failOpen["ratelimit/ratelimit"] != 5 || len(failOpen) != 1 {
+		t.Fatalf("svc.redis.errors %v, svc.redis.fail_open %v; want 5 each for ratelimit", errs, failOpen)
 	}
 	srv.Restart()
 	waitUp(t, c)
@@ -215,6 +233,36 @@ func TestRatesFailOpenWithRateLimitedWarning(t *testing.T) {
 	if res, _ := c.Rates().Allow(t.Context(), k, r); res.Allowed {
 		t.Fatal("after recovery: budget not enforced")
 	}
+}
+
+// redisCounters reads svc.redis.errors by db.operation.name and
+// svc.redis.fail_open by store/operation.
+func redisCounters(t *testing.T, reader *sdkmetric.ManualReader) (errs, failOpen map[string]int64) {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(t.Context(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	errs, failOpen = map[string]int64{}, map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			if !ok {
+				continue
+			}
+			for _, p := range sum.DataPoints {
+				op, _ := p.Attributes.Value("db.operation.name")
+				switch m.Name {
+				case "svc.redis.errors":
+					errs[op.AsString()] += p.Value
+				case "svc.redis.fail_open":
+					st, _ := p.Attributes.Value("svc.redis.store")
+					failOpen[st.AsString()+"/"+op.AsString()] += p.Value
+				}
+			}
+		}
+	}
+	return errs, failOpen
 }
 
 func waitUp(t *testing.T, c *redisstore.Client) {
@@ -228,8 +276,10 @@ func waitUp(t *testing.T, c *redisstore.Client) {
 	}
 }
 
-func TestIdempotencyRecords(t *testing.T) {
-	srv := redistest.Start(t)
+func TestIdempotencyRecords(t *testing.T) { redistest.EachEngine(t, testIdempotencyRecords) }
+
+func testIdempotencyRecords(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	idem := open(t, srv).Idempotency()
 	ctx := t.Context()
 	k := store.Key{Space: "POST /orders", Owner: "iss", ID: "alice\nkey-1"}
@@ -278,7 +328,11 @@ func TestIdempotencyRecords(t *testing.T) {
 }
 
 func TestIdempotencyLeaseExpiredOwnerCannotClobber(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testIdempotencyLeaseExpiredOwnerCannotClobber)
+}
+
+func testIdempotencyLeaseExpiredOwnerCannotClobber(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	idem := open(t, srv).Idempotency()
 	ctx := t.Context()
 	k := store.Key{Space: "s", ID: "k"}
@@ -298,8 +352,10 @@ func TestIdempotencyLeaseExpiredOwnerCannotClobber(t *testing.T) {
 	}
 }
 
-func TestIdempotencyFailsClosed(t *testing.T) {
-	srv := redistest.Start(t)
+func TestIdempotencyFailsClosed(t *testing.T) { redistest.EachEngine(t, testIdempotencyFailsClosed) }
+
+func testIdempotencyFailsClosed(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	c := open(t, srv)
 	srv.Stop()
 	_, err := c.Idempotency().Claim(t.Context(), store.Key{ID: "k"}, "fp", "o", time.Minute)
@@ -314,8 +370,10 @@ func TestIdempotencyFailsClosed(t *testing.T) {
 	}
 }
 
-func TestCache(t *testing.T) {
-	srv := redistest.Start(t)
+func TestCache(t *testing.T) { redistest.EachEngine(t, testCache) }
+
+func testCache(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(srv.URL), CacheMaxBytes: 100})
 	if err != nil {
 		t.Fatal(err)
