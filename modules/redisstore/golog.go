@@ -32,14 +32,24 @@ type goRedisLog struct {
 }
 
 var (
-	goRedisLogs    = &goRedisLog{th: newThrottle(warnEvery), passwords: map[string]struct{}{}}
+	goRedisLogs    = newGoRedisLog()
 	goRedisLogOnce sync.Once
 )
+
+func newGoRedisLog() *goRedisLog {
+	return &goRedisLog{th: newThrottle(warnEvery), passwords: map[string]struct{}{}}
+}
+
+// routeGoRedisLogs installs the sink as go-redis's logger, once per
+// process, and makes c's logger its target until c closes.
+func routeGoRedisLogs(c *Client, password string) {
+	goRedisLogOnce.Do(func() { redis.SetLogger(goRedisLogs) })
+	goRedisLogs.attach(c, password)
+}
 
 // attach makes c's logger the target of go-redis's lines until c closes
 // and remembers its password to mask it.
 func (g *goRedisLog) attach(c *Client, password string) {
-	goRedisLogOnce.Do(func() { redis.SetLogger(g) })
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.open = append(g.open, c)

@@ -229,7 +229,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	c.metrics = newInstruments(c.meters)
 	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log }, c.meterProvider)
-	goRedisLogs.attach(c, ro.Password)
+	routeGoRedisLogs(c, ro.Password)
 	c.rdb = redis.NewClient(ro)
 	return c, nil
 }
