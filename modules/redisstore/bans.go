@@ -50,7 +50,9 @@ const defaultGateTimeout = 500 * time.Millisecond
 // returns an error within Timeout, Banned keeps answering from the copy it
 // has (known bans are still enforced until they end), a warning is logged
 // at most once a minute with the count of the ones held back, and the
-// counter svc.redis.fail_open grows. When Redis answers again the
+// counter svc.redis.fail_open counts each forged token that went uncounted
+// (db.operation.name bans.fail; a lost subscription is logged, not
+// counted, as it lets no request through by itself). When Redis answers again the
 // subscriber resubscribes and resyncs, without a restart. A Redis that
 // restarts without persistence has forgotten its bans; the replicas then
 // forget them too at the resync. Removing a member from the ban set (ZREM)

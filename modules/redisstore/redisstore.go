@@ -163,7 +163,8 @@ type Client struct {
 // Option configures [Open].
 type Option func(*Client)
 
-// Logger sets where the rate-limited warnings of a failing Redis go
+// Logger sets where the rate-limited warnings of a failing Redis go, and
+// go-redis's own log lines while this is the most recent open client
 // (default zap.L()).
 func Logger(l *zap.Logger) Option {
 	return func(c *Client) {
