@@ -26,7 +26,11 @@ import (
 // replicas. A forger whose failures are counted across both is banned by
 // both; the flood budget is one; stopping the apps stops the subscribers.
 func TestAuthnOnRedisSharesBansBetweenApps(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testAuthnOnRedisSharesBansBetweenApps)
+}
+
+func testAuthnOnRedisSharesBansBetweenApps(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	replica := func() (*fx.App, http.Handler) {
 		var g *authn.Gate
 		app := fx.New(fx.NopLogger,

@@ -1,6 +1,7 @@
 package fxsvc_test
 
 import (
+	"errors"
 	"net/http"
 	"strconv"
 	"strings"
@@ -69,7 +70,11 @@ func postTo(t *testing.T, app *svctest.App, path, key string) *http.Response {
 }
 
 func TestRedisThreeReplicasShareOnePolicy(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testRedisThreeReplicasShareOnePolicy)
+}
+
+func testRedisThreeReplicasShareOnePolicy(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	var writes, items atomic.Int64
 	apps := []*svctest.App{replica(t, srv, &writes, &items), replica(t, srv, &writes, &items), replica(t, srv, &writes, &items)}
 
@@ -254,6 +259,24 @@ func TestRedisRefusesBadEnvNamingTheVariable(t *testing.T) {
 	app := fx.New(fx.NopLogger, fxsvc.Redis(), fx.Invoke(func(*redisstore.Client) {}))
 	err := app.Err()
 	if err == nil || !strings.Contains(err.Error(), "SVC_REDIS_TIMEOUT") || strings.Contains(err.Error(), "hunter2") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// A wrong password fails the app's start naming SVC_REDIS_URL and saying
+// Redis refused authentication, without the password.
+func TestRedisStartFailsOnRefusedAuthentication(t *testing.T) {
+	srv := redistest.Start(t, redistest.Password("right-pw-4d2e"))
+	url := strings.Replace(srv.URL, "right-pw-4d2e", "wrong-pw-0b7c", 1)
+	app := fx.New(fx.NopLogger, fxredis.Config(redisstore.Config{URL: secret.URL(url), Timeout: 2 * time.Second}),
+		fx.Invoke(func(*redisstore.Client) {}))
+	err := app.Start(t.Context())
+	if err == nil {
+		_ = app.Stop(t.Context())
+		t.Fatal("the app started with a wrong Redis password")
+	}
+	if !errors.Is(err, redisstore.ErrAuthRefused) || !strings.Contains(err.Error(), "fxsvc.Redis: redisstore: SVC_REDIS_URL redis://***@") ||
+		!strings.Contains(err.Error(), "refused authentication") || strings.Contains(err.Error(), "pw-") {
 		t.Fatalf("err = %v", err)
 	}
 }

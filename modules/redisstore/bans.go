@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn/bans"
@@ -49,7 +50,9 @@ const defaultGateTimeout = 500 * time.Millisecond
 // returns an error within Timeout, Banned keeps answering from the copy it
 // has (known bans are still enforced until they end), a warning is logged
 // at most once a minute with the count of the ones held back, and the
-// counter svc.redis.fail_open grows. When Redis answers again the
+// counter svc.redis.fail_open counts each forged token that went uncounted
+// (db.operation.name bans.fail; a lost subscription is logged, not
+// counted, as it lets no request through by itself). When Redis answers again the
 // subscriber resubscribes and resyncs, without a restart. A Redis that
 // restarts without persistence has forgotten its bans; the replicas then
 // forget them too at the resync. Removing a member from the ban set (ZREM)
@@ -67,6 +70,7 @@ type Bans struct {
 	logger      func() *zap.Logger
 	report      *failOpen
 	record      recorder
+	meters      func() metric.MeterProvider
 
 	mu    sync.RWMutex
 	local map[banKey]int64 // until, Unix milliseconds (Redis's clock)
@@ -132,7 +136,7 @@ func NewBans(client redis.UniversalClient, prefix string, opts ...BansOption) *B
 	if b.pingEvery <= 0 {
 		b.pingEvery = DefaultPingEvery
 	}
-	b.report = newFailOpen("bans", func() *zap.Logger { return b.logger() })
+	b.report = newFailOpen("bans", func() *zap.Logger { return b.logger() }, b.meters)
 	return b
 }
 
@@ -242,7 +246,7 @@ func (b *Bans) Fail(ctx context.Context, addr string, _ time.Time, r bans.Rule) 
 	b.record(ctx, "bans.fail", time.Since(start), err)
 	if err != nil {
 		err = fmt.Errorf("redisstore: count a forged token in Redis (SVC_REDIS_URL): %w", err)
-		b.report.report(ctx, "bans.fail", err)
+		b.report.admit(ctx, "bans.fail", err)
 		return bans.Started{}, false, err
 	}
 	b.report.ok()

@@ -33,7 +33,7 @@ func (b *Bans) run(ctx context.Context, done chan<- struct{}) {
 		if ctx.Err() != nil {
 			return
 		}
-		b.report.report(ctx, "bans.subscribe", fmt.Errorf("redisstore: ban subscription to Redis (SVC_REDIS_URL) lost, the ban set is read again once it is back: %w", err))
+		b.report.warn("bans.subscribe", fmt.Errorf("redisstore: ban subscription to Redis (SVC_REDIS_URL) lost, the ban set is read again once it is back: %w", err))
 		if !sleep(ctx, backoff) {
 			return
 		}

@@ -42,7 +42,11 @@ func refusedBanned(a answer) bool {
 }
 
 func TestABanOnOneReplicaRefusesTheCallerOnAllWithinASecond(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testABanOnOneReplicaRefusesTheCallerOnAllWithinASecond)
+}
+
+func testABanOnOneReplicaRefusesTheCallerOnAllWithinASecond(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	a, b, c := newReplica(t, srv.Addr, 3), newReplica(t, srv.Addr, 3), newReplica(t, srv.Addr, 3)
 	waitSynced(t, a, b, c)
 	// The failures count across replicas: one through each reaches 3.
@@ -69,7 +73,11 @@ func TestABanOnOneReplicaRefusesTheCallerOnAllWithinASecond(t *testing.T) {
 }
 
 func TestFailCountsWithinTheWindowAndStartsOneBan(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testFailCountsWithinTheWindowAndStartsOneBan)
+}
+
+func testFailCountsWithinTheWindowAndStartsOneBan(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	s := redisstore.NewBans(newClient(t, srv.Addr), "test:")
 	ctx := context.Background()
 	rule := bans.Rule{Name: "edge", Threshold: 2, Window: 100 * time.Millisecond, Duration: time.Hour}
@@ -104,7 +112,11 @@ func TestFailCountsWithinTheWindowAndStartsOneBan(t *testing.T) {
 // replica's subscriber was away (its message lost) is seen once the
 // subscriber is back, because each subscription starts with a full read.
 func TestAResubscribeReadsTheBansMissedWhileAway(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testAResubscribeReadsTheBansMissedWhileAway)
+}
+
+func testAResubscribeReadsTheBansMissedWhileAway(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	r := newReplica(t, srv.Addr, 3)
 	waitSynced(t, r)
 	admin := newClient(t, srv.Addr)
@@ -126,7 +138,11 @@ func TestAResubscribeReadsTheBansMissedWhileAway(t *testing.T) {
 }
 
 func TestAPeriodicResyncDropsBansRedisNoLongerHolds(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testAPeriodicResyncDropsBansRedisNoLongerHolds)
+}
+
+func testAPeriodicResyncDropsBansRedisNoLongerHolds(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	a := newReplica(t, srv.Addr, 1, redisstore.BansResyncEvery(100*time.Millisecond))
 	b := newReplica(t, srv.Addr, 1, redisstore.BansResyncEvery(100*time.Millisecond))
 	waitSynced(t, a, b)
@@ -185,8 +201,12 @@ func failOpenCount(t *testing.T, reader *sdkmetric.ManualReader, store, op strin
 // logged once with a count and measured. Restarted, bans work again
 // without a restart of the replicas.
 func TestBansFailOpenWhileRedisIsDownAndRecoverWhenItReturns(t *testing.T) {
+	redistest.EachEngine(t, testBansFailOpenWhileRedisIsDownAndRecoverWhenItReturns)
+}
+
+func testBansFailOpenWhileRedisIsDownAndRecoverWhenItReturns(t *testing.T, engine redistest.Option) {
 	reader := meters(t)
-	srv := redistest.Start(t)
+	srv := redistest.Start(t, engine)
 	core, logs := observer.New(zapcore.InfoLevel)
 	log := redisstore.BansLogger(zap.New(core))
 	a, b := newReplica(t, srv.Addr, 2, log), newReplica(t, srv.Addr, 2, log)

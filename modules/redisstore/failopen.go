@@ -3,6 +3,7 @@ package redisstore
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.opentelemetry.io/otel"
@@ -11,95 +12,158 @@ import (
 	"go.uber.org/zap"
 )
 
-// gateMeterScope is the instrumentation scope of the gate stores' metrics.
-const gateMeterScope = "github.com/svckit/svc/modules/redisstore"
+// gateMeterScope is the instrumentation scope of the fail-open counter.
+const gateMeterScope = meterScope
 
-// warnEvery is how often a store that keeps failing logs: one line, with
-// the count of the failures it did not log.
+// warnEvery is how often one kind of failure is logged while it lasts:
+// one line, with the count of the ones held back.
 const warnEvery = time.Minute
 
-// failOpen reports a store that could not reach Redis and let the request
-// through: a warning at most once per warnEvery (with the count of the
-// ones it held back), one line when Redis answers again, and the counter
-// svc.redis.fail_open on every occurrence. Errors from go-redis name the
-// address and the failure, never the password.
-type failOpen struct {
-	store  string // "bans" or "flood"
-	logger func() *zap.Logger
+// maxKinds bounds the kinds a throttle tells apart; any further kind
+// shares one budget, so that no caller can grow the map without bound.
+const maxKinds = 64
+
+// throttle lets one line per kind through each period and counts the
+// ones it held back. It is the one rate limit on every log line of this
+// package: the fail-open warnings of the stores and go-redis's own lines.
+type throttle struct {
+	period time.Duration
 	now    func() time.Time
 
-	mu  sync.Mutex
-	ops map[string]*opState // by operation, so one failing operation does not hide another
-
-	metersMu sync.Mutex
-	provider metric.MeterProvider
-	counter  metric.Int64Counter
+	failing atomic.Bool // a cheap "nothing to reset" for the success path
+	mu      sync.Mutex
+	kinds   map[string]*kindState
 }
 
-type opState struct {
+type kindState struct {
 	last       time.Time
 	suppressed int
 }
 
-func newFailOpen(store string, logger func() *zap.Logger) *failOpen {
-	return &failOpen{store: store, logger: logger, now: time.Now, ops: map[string]*opState{}}
+func newThrottle(period time.Duration) *throttle {
+	return &throttle{period: period, now: time.Now, kinds: map[string]*kindState{}}
 }
 
-// report records one failure of op.
-func (f *failOpen) report(ctx context.Context, op string, err error) {
-	f.count(ctx, op)
-	now := f.now()
-	f.mu.Lock()
-	st := f.ops[op]
+// pass reports whether a line of kind may be written now and, if so, how
+// many of that kind were held back since the last one written.
+func (t *throttle) pass(kind string) (suppressed int, ok bool) {
+	now := t.now()
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	st := t.kinds[kind]
 	if st == nil {
-		st = &opState{}
-		f.ops[op] = st
+		if len(t.kinds) >= maxKinds {
+			kind = "other"
+			st = t.kinds[kind]
+		}
+		if st == nil {
+			st = &kindState{}
+			t.kinds[kind] = st
+		}
 	}
-	if !st.last.IsZero() && now.Sub(st.last) < warnEvery {
+	t.failing.Store(true)
+	if !st.last.IsZero() && now.Sub(st.last) < t.period {
 		st.suppressed++
-		f.mu.Unlock()
-		return
+		return 0, false
 	}
 	n := st.suppressed
 	st.last, st.suppressed = now, 0
-	f.mu.Unlock()
-	f.logger().Warn("svc.redis: "+f.store+" store cannot reach Redis; failing open (requests are let through) until it answers again",
+	return n, true
+}
+
+// reset forgets every kind, so that the next failure is written at once.
+// It reports whether there was anything to forget and how many lines
+// were held back that no line told of.
+func (t *throttle) reset() (suppressed int, was bool) {
+	if !t.failing.Load() {
+		return 0, false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for _, st := range t.kinds {
+		suppressed += st.suppressed
+	}
+	was = len(t.kinds) > 0
+	t.kinds = map[string]*kindState{}
+	t.failing.Store(false)
+	return suppressed, was
+}
+
+// failOpen reports a fail-open store (rate limits, bans, flood) that
+// could not reach Redis: a warning at most once per warnEvery and
+// operation (with the count of the ones held back), one line when Redis
+// answers again, and for every request let through unchecked the counter
+// svc.redis.fail_open{svc.redis.store, db.operation.name}. Errors from
+// go-redis name the address and the failure, never the password.
+type failOpen struct {
+	store  string // "ratelimit", "bans" or "flood"
+	logger func() *zap.Logger
+	meters func() metric.MeterProvider
+	th     *throttle
+
+	metersMu sync.Mutex
+	provider metric.MeterProvider
+	counter  metric.Int64Counter
+	attrs    map[string]metric.AddOption // by operation
+}
+
+// newFailOpen reports for store to logger's logger; meters nil means the
+// global provider at the time of each count.
+func newFailOpen(store string, logger func() *zap.Logger, meters func() metric.MeterProvider) *failOpen {
+	if meters == nil {
+		meters = otel.GetMeterProvider
+	}
+	return &failOpen{store: store, logger: logger, meters: meters, th: newThrottle(warnEvery), attrs: map[string]metric.AddOption{}}
+}
+
+// admit records one request that op let through without its check,
+// because Redis failed with err.
+func (f *failOpen) admit(ctx context.Context, op string, err error) {
+	f.count(ctx, op)
+	f.warn(op, err)
+}
+
+// warn logs a failure of op that let no request through by itself (the
+// ban subscriber losing its connection), rate-limited like admit.
+func (f *failOpen) warn(op string, err error) {
+	n, ok := f.th.pass(op)
+	if !ok {
+		return
+	}
+	f.logger().Warn("svc.redis: "+f.store+" store cannot reach Redis; failing open (requests are let through unchecked) until it answers again",
 		zap.String("svc.redis.store", f.store), zap.String("db.operation.name", op),
 		zap.Error(err), zap.Int("svc.suppressed", n))
 }
 
 // ok records a success; the first after failures is logged once, with
-// the failures no warning told of.
+// the failures no warning told of. Without failures it costs one atomic
+// load.
 func (f *failOpen) ok() {
-	f.mu.Lock()
-	was, n := len(f.ops) > 0, 0
-	for _, st := range f.ops {
-		n += st.suppressed
-	}
-	if was {
-		f.ops = map[string]*opState{}
-	}
-	f.mu.Unlock()
-	if was {
+	if n, was := f.th.reset(); was {
 		f.logger().Info("svc.redis: "+f.store+" store reaches Redis again",
 			zap.String("svc.redis.store", f.store), zap.Int("svc.suppressed", n))
 	}
 }
 
 func (f *failOpen) count(ctx context.Context, op string) {
-	p := otel.GetMeterProvider()
+	p := f.meters()
 	f.metersMu.Lock()
 	if f.provider != p {
 		// Resolved per provider, so that an app installing its own
 		// provider after this store was built still gets the counter.
 		f.provider = p
 		f.counter, _ = p.Meter(gateMeterScope).Int64Counter("svc.redis.fail_open",
-			metric.WithDescription("Operations of a Redis store that could not reach Redis and let the request through, by store and operation."),
-			metric.WithUnit("{operation}"))
+			metric.WithDescription("Requests a fail-open Redis store (ratelimit, bans, flood) let through without its check because Redis did not answer, by store and operation."),
+			metric.WithUnit("{request}"))
 	}
 	c := f.counter
+	a, ok := f.attrs[op]
+	if !ok {
+		a = metric.WithAttributeSet(attribute.NewSet(attribute.String("svc.redis.store", f.store), attribute.String("db.operation.name", op)))
+		f.attrs[op] = a
+	}
 	f.metersMu.Unlock()
 	if c != nil {
-		c.Add(ctx, 1, metric.WithAttributes(attribute.String("svc.redis.store", f.store), attribute.String("db.operation.name", op)))
+		c.Add(ctx, 1, a)
 	}
 }

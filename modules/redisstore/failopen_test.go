@@ -3,9 +3,13 @@ package redisstore
 import (
 	"context"
 	"errors"
+	"strconv"
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -13,28 +17,35 @@ import (
 
 func TestFailOpenWarnsOnceAMinuteWithTheCountHeldBack(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
+	reader := sdkmetric.NewManualReader()
+	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	now := time.Unix(1_700_000_000, 0)
-	f := newFailOpen("bans", func() *zap.Logger { return zap.New(core) })
-	f.now = func() time.Time { return now }
+	f := newFailOpen("bans", func() *zap.Logger { return zap.New(core) }, func() metric.MeterProvider { return mp })
+	f.th.now = func() time.Time { return now }
 	boom := errors.New("dial tcp 127.0.0.1:6379: connect: connection refused")
 	ctx := context.Background()
 	for i := 0; i < 4; i++ {
-		f.report(ctx, "bans.fail", boom)
+		f.admit(ctx, "bans.fail", boom)
 	}
-	f.report(ctx, "bans.subscribe", boom) // another operation is not hidden
+	f.warn("bans.subscribe", boom) // another operation is not hidden
 	now = now.Add(time.Minute)
-	f.report(ctx, "bans.fail", boom)
+	f.admit(ctx, "bans.fail", boom)
 	w := logs.FilterMessageSnippet("failing open").FilterField(zap.String("db.operation.name", "bans.fail")).All()
 	if len(w) != 2 || w[0].ContextMap()["svc.suppressed"] != int64(0) || w[1].ContextMap()["svc.suppressed"] != int64(3) {
 		t.Fatalf("warnings: %v", w)
 	}
-	if w[0].ContextMap()["error"] != boom.Error() || w[0].ContextMap()["svc.redis.store"] != "bans" {
+	if w[0].ContextMap()["error"] != boom.Error() || w[0].ContextMap()["svc.redis.store"] != "bans" || w[0].Level != zapcore.WarnLevel {
 		t.Fatalf("warning fields: %v", w[0].ContextMap())
 	}
 	if logs.FilterField(zap.String("db.operation.name", "bans.subscribe")).Len() != 1 {
 		t.Fatal("a second operation's failure was held back by the first's")
 	}
-	f.report(ctx, "bans.fail", boom) // held back
+	// Every admitted request is counted, logged or not; a warning that
+	// let no request through is not.
+	if got := countsByOp(t, reader); len(got) != 1 || got["bans/bans.fail"] != 5 {
+		t.Fatalf("svc.redis.fail_open = %v, want only bans/bans.fail = 5", got)
+	}
+	f.admit(ctx, "bans.fail", boom) // held back
 	f.ok()
 	f.ok()
 	back := logs.FilterMessageSnippet("reaches Redis again").All()
@@ -42,8 +53,74 @@ func TestFailOpenWarnsOnceAMinuteWithTheCountHeldBack(t *testing.T) {
 		t.Fatalf("recovery lines: %v", back)
 	}
 	// After recovery, the next failure warns at once.
-	f.report(ctx, "bans.fail", boom)
+	f.admit(ctx, "bans.fail", boom)
 	if logs.FilterMessageSnippet("failing open").Len() != 4 {
 		t.Fatal("the first failure after a recovery was held back")
+	}
+}
+
+func countsByOp(t *testing.T, reader *sdkmetric.ManualReader) map[string]int64 {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if m.Name != "svc.redis.fail_open" || m.Unit != "{request}" {
+				t.Fatalf("metric %s (%s)", m.Name, m.Unit)
+			}
+			for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
+				s, _ := p.Attributes.Value("svc.redis.store")
+				op, _ := p.Attributes.Value("db.operation.name")
+				got[s.AsString()+"/"+op.AsString()] += p.Value
+			}
+		}
+	}
+	return got
+}
+
+func TestThrottleOnePerPeriodAndKindWithSuppressedCount(t *testing.T) {
+	now := time.Unix(1000, 0)
+	th := newThrottle(time.Minute)
+	th.now = func() time.Time { return now }
+	pass := func(kind string) string {
+		n, ok := th.pass(kind)
+		return strconv.FormatBool(ok) + "/" + strconv.Itoa(n)
+	}
+	steps := []struct {
+		advance time.Duration
+		kind    string
+		want    string // passed/suppressed
+	}{
+		{0, "a", "true/0"},
+		{0, "a", "false/0"},
+		{0, "b", "true/0"}, // another kind has its own budget
+		{59 * time.Second, "a", "false/0"},
+		{time.Second, "a", "true/2"}, // a minute after the first: the two held back
+		{0, "a", "false/0"},
+	}
+	for i, s := range steps {
+		now = now.Add(s.advance)
+		if got := pass(s.kind); got != s.want {
+			t.Fatalf("step %d (%s): %s, want %s", i, s.kind, got, s.want)
+		}
+	}
+	if n, was := th.reset(); !was || n != 1 {
+		t.Fatalf("reset: %d %v, want 1 held back", n, was)
+	}
+	if _, was := th.reset(); was {
+		t.Fatal("a second reset found something to forget")
+	}
+	if got := pass("a"); got != "true/0" {
+		t.Fatalf("after reset: %s", got)
+	}
+	// Kinds are bounded: past maxKinds they share one budget.
+	for i := range 2 * maxKinds {
+		th.pass("kind" + strconv.Itoa(i))
+	}
+	if len(th.kinds) > maxKinds+1 {
+		t.Fatalf("%d kinds kept, want at most %d", len(th.kinds), maxKinds+1)
 	}
 }

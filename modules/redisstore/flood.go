@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn/flood"
@@ -36,6 +37,7 @@ type Flood struct {
 	logger  func() *zap.Logger
 	report  *failOpen
 	record  recorder
+	meters  func() metric.MeterProvider
 }
 
 // FloodOption configures [NewFlood].
@@ -66,7 +68,7 @@ func NewFlood(client redis.UniversalClient, prefix string, opts ...FloodOption) 
 	if f.timeout <= 0 {
 		f.timeout = defaultGateTimeout
 	}
-	f.report = newFailOpen("flood", func() *zap.Logger { return f.logger() })
+	f.report = newFailOpen("flood", func() *zap.Logger { return f.logger() }, f.meters)
 	return f
 }
 
@@ -100,7 +102,7 @@ func (f *Flood) Allow(ctx context.Context, addr string, _ time.Time, r flood.Rul
 	f.record(ctx, "flood.allow", time.Since(start), err)
 	if err != nil {
 		err = fmt.Errorf("redisstore: spend a flood budget in Redis (SVC_REDIS_URL): %w", err)
-		f.report.report(ctx, "flood.allow", err)
+		f.report.admit(ctx, "flood.allow", err)
 		return 0, false, err
 	}
 	f.report.ok()

@@ -15,7 +15,11 @@ import (
 )
 
 func TestFloodBudgetIsOnePerAddressAcrossReplicas(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testFloodBudgetIsOnePerAddressAcrossReplicas)
+}
+
+func testFloodBudgetIsOnePerAddressAcrossReplicas(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	rs := []*replica{newReplica(t, srv.Addr, 3), newReplica(t, srv.Addr, 3), newReplica(t, srv.Addr, 3)}
 	const caller = "203.0.113.77"
 	// Burst 3 in all: one unknown URL through each replica spends it.
@@ -38,8 +42,10 @@ func TestFloodBudgetIsOnePerAddressAcrossReplicas(t *testing.T) {
 	}
 }
 
-func TestFloodGCRAStep(t *testing.T) {
-	srv := redistest.Start(t)
+func TestFloodGCRAStep(t *testing.T) { redistest.EachEngine(t, testFloodGCRAStep) }
+
+func testFloodGCRAStep(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	s := redisstore.NewFlood(newClient(t, srv.Addr), "test:")
 	ctx := context.Background()
 	rule := flood.Rule{Rate: 2, Burst: 2}
@@ -64,8 +70,12 @@ func TestFloodGCRAStep(t *testing.T) {
 }
 
 func TestFloodFailsOpenWhileRedisIsDownAndRecovers(t *testing.T) {
+	redistest.EachEngine(t, testFloodFailsOpenWhileRedisIsDownAndRecovers)
+}
+
+func testFloodFailsOpenWhileRedisIsDownAndRecovers(t *testing.T, engine redistest.Option) {
 	reader := meters(t)
-	srv := redistest.Start(t)
+	srv := redistest.Start(t, engine)
 	core, logs := observer.New(zapcore.InfoLevel)
 	s := redisstore.NewFlood(newClient(t, srv.Addr), "test:", redisstore.FloodTimeout(200*time.Millisecond), redisstore.FloodLogger(zap.New(core)))
 	l := flood.New(flood.Rate(0.01), flood.Burst(1), flood.WithStore(s))

@@ -3,6 +3,8 @@ package redisstore
 import (
 	"context"
 	"time"
+
+	"go.opentelemetry.io/otel/metric"
 )
 
 // Bans returns a ban store on this connection (see [Bans]): keys under
@@ -12,7 +14,7 @@ import (
 // Open and Close it with the app (fxsvc.Redis does). Each call returns a
 // new store with its own subscriber: make one per app.
 func (c *Client) Bans(opts ...BansOption) *Bans {
-	base := []BansOption{BansTimeout(c.cfg.Timeout), BansLogger(c.log), bansRecorder(c.metrics.record)}
+	base := []BansOption{BansTimeout(c.cfg.Timeout), BansLogger(c.log), bansRecorder(c.metrics.record), bansMeters(c.meterProvider)}
 	return NewBans(c.rdb, c.cfg.Prefix, append(base, opts...)...)
 }
 
@@ -21,7 +23,7 @@ func (c *Client) Bans(opts ...BansOption) *Bans {
 // warnings to the client's logger, round trips measured under
 // db.operation.name flood.allow.
 func (c *Client) Flood(opts ...FloodOption) *Flood {
-	base := []FloodOption{FloodTimeout(c.cfg.Timeout), FloodLogger(c.log), floodRecorder(c.metrics.record)}
+	base := []FloodOption{FloodTimeout(c.cfg.Timeout), FloodLogger(c.log), floodRecorder(c.metrics.record), floodMeters(c.meterProvider)}
 	return NewFlood(c.rdb, c.cfg.Prefix, append(base, opts...)...)
 }
 
@@ -32,3 +34,8 @@ func noRecord(context.Context, string, time.Duration, error) {}
 
 func bansRecorder(r recorder) BansOption   { return func(b *Bans) { b.record = r } }
 func floodRecorder(r recorder) FloodOption { return func(f *Flood) { f.record = r } }
+
+// bansMeters and floodMeters count svc.redis.fail_open on the client's
+// provider instead of the global one.
+func bansMeters(m func() metric.MeterProvider) BansOption   { return func(b *Bans) { b.meters = m } }
+func floodMeters(m func() metric.MeterProvider) FloodOption { return func(f *Flood) { f.meters = m } }

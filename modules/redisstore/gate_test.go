@@ -47,8 +47,12 @@ func roundTrips(t *testing.T, reader *sdkmetric.ManualReader, op string) (measur
 }
 
 func TestClientStoresUseItsPrefixTimeoutAndMetrics(t *testing.T) {
+	redistest.EachEngine(t, testClientStoresUseItsPrefixTimeoutAndMetrics)
+}
+
+func testClientStoresUseItsPrefixTimeoutAndMetrics(t *testing.T, engine redistest.Option) {
 	reader := meters(t)
-	srv := redistest.Start(t)
+	srv := redistest.Start(t, engine)
 	c, err := redisstore.New(redisstore.Config{URL: secret.URL(srv.URL), Prefix: "svc-a:", Timeout: 200 * time.Millisecond},
 		redisstore.Logger(zap.NewNop()))
 	if err != nil {

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
@@ -142,4 +144,34 @@ func blackhole(t *testing.T) string {
 		}
 	})
 	return l.Addr().String()
+}
+
+// redisCounters reads svc.redis.errors by db.operation.name and
+// svc.redis.fail_open by store/operation.
+func redisCounters(t *testing.T, reader *sdkmetric.ManualReader) (errs, failOpen map[string]int64) {
+	t.Helper()
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(t.Context(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	errs, failOpen = map[string]int64{}, map[string]int64{}
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			sum, ok := m.Data.(metricdata.Sum[int64])
+			if !ok {
+				continue
+			}
+			for _, p := range sum.DataPoints {
+				op, _ := p.Attributes.Value("db.operation.name")
+				switch m.Name {
+				case "svc.redis.errors":
+					errs[op.AsString()] += p.Value
+				case "svc.redis.fail_open":
+					st, _ := p.Attributes.Value("svc.redis.store")
+					failOpen[st.AsString()+"/"+op.AsString()] += p.Value
+				}
+			}
+		}
+	}
+	return errs, failOpen
 }

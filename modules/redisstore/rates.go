@@ -56,7 +56,8 @@ type rates struct{ c *Client }
 // reloaded with EVAL after a Redis restart emptied the script cache). It
 // fails open: while Redis does not answer within Timeout every request is
 // allowed (RateResult{Allowed: true} with nil error), a warning is logged
-// at most once a minute and svc.redis.errors counts each failure.
+// at most once a minute, svc.redis.errors counts each failed operation and
+// svc.redis.fail_open each request let through unchecked.
 //
 // A budget is kept in whole milliseconds when its interval is a whole
 // number of milliseconds (two commands in the script), else in
@@ -81,7 +82,7 @@ func (s rates) Allow(ctx context.Context, k store.Key, r store.Rate) (store.Rate
 		err = &Unavailable{Op: "ratelimit", Err: errShape}
 	}
 	if err != nil {
-		s.c.failOpen.warn("redisstore: Redis did not answer a rate-limit check; requests are admitted unlimited until it does (fail open)", err)
+		s.c.failOpen.admit(ctx, "ratelimit", err)
 		return store.RateResult{Allowed: true, Remaining: max(0, r.Burst-1)}, nil
 	}
 	window := interval * burst

@@ -10,8 +10,8 @@
 // on NOSCRIPT):
 //
 //   - Rates fails open: the request is admitted, a warning is logged at
-//     most once a minute with the count of the ones it suppressed, and
-//     svc.redis.errors counts every failure.
+//     most once a minute with the count of the ones it held back, and
+//     svc.redis.fail_open counts the request (as Bans and Flood do).
 //   - Idempotency fails closed: Claim returns an [*Unavailable] error,
 //     which the idempotency component answers 503 request-refused rather
 //     than risk running a write twice.
@@ -20,10 +20,26 @@
 //
 // No operation waits longer than Config.Timeout, whatever the caller's
 // context says.
+//
+// Two counters tell failures apart:
+//
+//   - svc.redis.errors ({error}, by db.operation.name): every operation
+//     Redis did not answer (timeout, refused connection, error reply),
+//     whatever the store did about it.
+//   - svc.redis.fail_open ({request}, by svc.redis.store = ratelimit,
+//     bans or flood, and db.operation.name): every request a fail-open
+//     store let through without its check. A rate-limit check during an
+//     outage adds one to both.
+//
+// Connections: redis:// or rediss:// (TLS, verified against the system
+// roots, the PEM file of SVC_REDIS_TLS_CA_FILE, or Config.TLS), with a
+// password or an ACL user in the URL; Redis 7 and Valkey 8. go-redis's own
+// log lines go to the client's logger, never to stderr (see New).
 package redisstore
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"strings"
@@ -62,10 +78,21 @@ type Config struct {
 	// CacheMaxBytes bounds one cached response (default 1 MiB); a larger
 	// one is not stored.
 	CacheMaxBytes int `env:"CACHE_MAX_BYTES" envDefault:"1048576"`
+	// TLSCAFile is a PEM file of the CAs that a rediss:// server's
+	// certificate must chain to, read when the client is built (default:
+	// the system roots). It is refused with a redis:// URL, where it would
+	// be ignored.
+	TLSCAFile string `env:"TLS_CA_FILE"`
+	// TLS is the TLS configuration of a rediss:// connection, in code only
+	// (e.g. a client certificate); its ServerName defaults to the URL's
+	// host. TLSCAFile, when set, replaces its RootCAs; setting both
+	// RootCAs and TLSCAFile is refused, as is TLS with a redis:// URL.
+	TLS *tls.Config `env:"-"`
 }
 
 // FromEnv reads the Config from SVC_REDIS_URL, SVC_REDIS_PREFIX,
-// SVC_REDIS_POOL_SIZE, SVC_REDIS_TIMEOUT and SVC_REDIS_CACHE_MAX_BYTES.
+// SVC_REDIS_POOL_SIZE, SVC_REDIS_TIMEOUT, SVC_REDIS_CACHE_MAX_BYTES and
+// SVC_REDIS_TLS_CA_FILE.
 // It refuses a value that does not parse, naming the variable (never
 // repeating the URL, which may hold a password).
 func FromEnv() (Config, error) {
@@ -96,6 +123,8 @@ func envName(field string) string {
 		return "POOL_SIZE"
 	case "CacheMaxBytes":
 		return "CACHE_MAX_BYTES"
+	case "TLSCAFile":
+		return "TLS_CA_FILE"
 	}
 	return strings.ToUpper(field)
 }
@@ -110,6 +139,12 @@ func (c Config) validate() error {
 		return errors.New("redisstore: SVC_REDIS_TIMEOUT must be a positive duration such as 500ms")
 	case c.CacheMaxBytes <= 0:
 		return errors.New("redisstore: SVC_REDIS_CACHE_MAX_BYTES must be positive")
+	case !strings.HasPrefix(c.URL.Value(), "rediss://") && c.TLSCAFile != "":
+		return errors.New("redisstore: SVC_REDIS_TLS_CA_FILE is set but SVC_REDIS_URL is not rediss://: use rediss:// for TLS, or unset SVC_REDIS_TLS_CA_FILE")
+	case !strings.HasPrefix(c.URL.Value(), "rediss://") && c.TLS != nil:
+		return errors.New("redisstore: Config.TLS is set but SVC_REDIS_URL is not rediss://: use rediss:// for TLS")
+	case c.TLS != nil && c.TLS.RootCAs != nil && c.TLSCAFile != "":
+		return errors.New("redisstore: both Config.TLS.RootCAs and SVC_REDIS_TLS_CA_FILE are set: give the CAs once")
 	}
 	return nil
 }
@@ -122,13 +157,14 @@ type Client struct {
 	log      *zap.Logger
 	metrics  *instruments
 	meters   metric.MeterProvider
-	failOpen *warner
+	failOpen *failOpen // the rate-limit store's
 }
 
 // Option configures [Open].
 type Option func(*Client)
 
-// Logger sets where the rate-limited warnings of a failing Redis go
+// Logger sets where the rate-limited warnings of a failing Redis go, and
+// go-redis's own log lines while this is the most recent open client
 // (default zap.L()).
 func Logger(l *zap.Logger) Option {
 	return func(c *Client) {
@@ -138,15 +174,23 @@ func Logger(l *zap.Logger) Option {
 	}
 }
 
-// MeterProvider sets where svc.redis.duration and svc.redis.errors go
-// (default: the global provider when the client is built).
+// MeterProvider sets where svc.redis.duration, svc.redis.errors and
+// svc.redis.fail_open go (default: the global provider when the client is
+// built).
 func MeterProvider(p metric.MeterProvider) Option {
 	return func(c *Client) { c.meters = p }
 }
 
 // New builds a client from cfg without connecting (the pool dials on first
-// use). It refuses an invalid Config and a URL go-redis cannot read (the
-// error names SVC_REDIS_URL and shows it masked).
+// use). It refuses an invalid Config, a URL go-redis cannot read (the
+// error names SVC_REDIS_URL and shows it masked) and a TLSCAFile it cannot
+// read or that holds no PEM certificate (naming SVC_REDIS_TLS_CA_FILE).
+//
+// The first New also routes go-redis's own log lines, which go-redis
+// prints to stderr by default and keeps in one logger per process, to
+// the Logger of the most recent client still open, rate-limited to one
+// line a minute per kind, with its password masked (see redis.SetLogger:
+// from then on this holds for every go-redis client of the process).
 func New(cfg Config, opts ...Option) (*Client, error) {
 	if cfg.Prefix == "" {
 		cfg.Prefix = DefaultPrefix
@@ -174,7 +218,10 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	// wait of a request while Redis is down.
 	ro.DialerRetries = 1
 	ro.ContextTimeoutEnabled = true
-	c := &Client{rdb: redis.NewClient(ro), cfg: cfg, log: zap.L()}
+	if ro.TLSConfig, err = tlsConfig(cfg, ro.TLSConfig); err != nil {
+		return nil, err
+	}
+	c := &Client{cfg: cfg, log: zap.L()}
 	for _, o := range opts {
 		o(c)
 	}
@@ -182,20 +229,24 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		c.meters = otel.GetMeterProvider()
 	}
 	c.metrics = newInstruments(c.meters)
-	c.failOpen = newWarner(c.log, time.Minute, time.Now)
+	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log }, c.meterProvider)
+	routeGoRedisLogs(c, ro.Password)
+	c.rdb = redis.NewClient(ro)
 	return c, nil
 }
 
-// Open is New followed by one PING, so that a wrong address or password
-// fails the start naming SVC_REDIS_URL.
+func (c *Client) meterProvider() metric.MeterProvider { return c.meters }
+
+// Open is New followed by Check, so that a wrong address, password or
+// CA fails the start naming SVC_REDIS_URL.
 func Open(ctx context.Context, cfg Config, opts ...Option) (*Client, error) {
 	c, err := New(cfg, opts...)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.Ping(ctx); err != nil {
+	if err := c.Check(ctx); err != nil {
 		_ = c.Close()
-		return nil, fmt.Errorf("redisstore: SVC_REDIS_URL %s does not answer PING: %w", cfg.URL, err)
+		return nil, err
 	}
 	return c, nil
 }
@@ -205,8 +256,12 @@ func (c *Client) Ping(ctx context.Context) error {
 	return c.do(ctx, "ping", func(ctx context.Context) error { return c.rdb.Ping(ctx).Err() })
 }
 
-// Close closes the pool; the stores fail after it.
-func (c *Client) Close() error { return c.rdb.Close() }
+// Close closes the pool; the stores fail after it. go-redis's log lines
+// go to another open client's logger from then on, if there is one.
+func (c *Client) Close() error {
+	goRedisLogs.detach(c)
+	return c.rdb.Close()
+}
 
 // Redis returns the go-redis client, for the app's own commands (prefix
 // its keys with Key).

@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/internal/redistest"
-	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/modules/store"
 	"github.com/svckit/svc/secret"
@@ -88,8 +87,10 @@ func open(t *testing.T, srv *redistest.Server, opts ...redisstore.Option) *redis
 }
 
 // The two scripts (whole-millisecond intervals, and any other) answer alike.
-func TestRatesGCRA(t *testing.T) {
-	srv := redistest.Start(t)
+func TestRatesGCRA(t *testing.T) { redistest.EachEngine(t, testRatesGCRA) }
+
+func testRatesGCRA(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	rates := open(t, srv).Rates()
 	ctx := t.Context()
 	for _, tc := range []struct {
@@ -130,7 +131,11 @@ func TestRatesGCRA(t *testing.T) {
 // other) keeps what was spent: both keep the key's expiry at the
 // theoretical arrival time.
 func TestRatesCarryOverBetweenScripts(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testRatesCarryOverBetweenScripts)
+}
+
+func testRatesCarryOverBetweenScripts(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	rates := open(t, srv).Rates()
 	ctx := t.Context()
 	millis := store.Rate{Interval: time.Hour, Burst: 3}
@@ -160,7 +165,11 @@ func TestRatesCarryOverBetweenScripts(t *testing.T) {
 }
 
 func TestRatesReloadScriptAfterRestart(t *testing.T) {
-	srv := redistest.Start(t)
+	redistest.EachEngine(t, testRatesReloadScriptAfterRestart)
+}
+
+func testRatesReloadScriptAfterRestart(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
 	c := open(t, srv)
 	k := store.Key{Space: "s", ID: "x"}
 	r := store.Rate{Interval: time.Hour, Burst: 1}
@@ -188,9 +197,14 @@ func TestRatesReloadScriptAfterRestart(t *testing.T) {
 }
 
 func TestRatesFailOpenWithRateLimitedWarning(t *testing.T) {
-	srv := redistest.Start(t)
-	core, logs := observer.New(zap.WarnLevel)
-	c := open(t, srv, redisstore.Logger(zap.New(core)))
+	redistest.EachEngine(t, testRatesFailOpenWithRateLimitedWarning)
+}
+
+func testRatesFailOpenWithRateLimitedWarning(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
+	core, logs := observer.New(zap.InfoLevel)
+	reader := sdkmetric.NewManualReader()
+	c := open(t, srv, redisstore.Logger(zap.New(core)), redisstore.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
 	k := store.Key{Space: "s", ID: "x"}
 	r := store.Rate{Interval: time.Hour, Burst: 1}
 	c.Rates().Allow(t.Context(), k, r)
@@ -201,11 +215,14 @@ func TestRatesFailOpenWithRateLimitedWarning(t *testing.T) {
 			t.Fatalf("down: %+v, %v; want allowed (fail open)", res, err)
 		}
 	}
-	if n := logs.Len(); n != 1 {
-		t.Fatalf("%d warnings for 5 failures, want 1 per minute", n)
+	w := logs.FilterMessageSnippet("failing open").FilterField(zap.String("svc.redis.store", "ratelimit")).All()
+	if len(w) != 1 || w[0].Level != zap.WarnLevel || w[0].ContextMap()["db.operation.name"] != "ratelimit" {
+		t.Fatalf("warnings for 5 failures: %v, want 1 per minute", logs.All())
 	}
-	if !strings.Contains(logs.All()[0].Message, "fail open") {
-		t.Fatalf("warning %q", logs.All()[0].Message)
+	// Both counters: the failed operation and the request let through.
+	errs, failOpen := redisCounters(t, reader)
+	if errs["ratelimit"] != 5 || failOpen["ratelimit/ratelimit"] != 5 || len(failOpen) != 1 {
+		t.Fatalf("svc.redis.errors %v, svc.redis.fail_open %v; want 5 each for ratelimit", errs, failOpen)
 	}
 	srv.Restart()
 	waitUp(t, c)
@@ -225,135 +242,6 @@ func waitUp(t *testing.T, c *redisstore.Client) {
 			t.Fatal("client did not recover")
 		}
 		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func TestIdempotencyRecords(t *testing.T) {
-	srv := redistest.Start(t)
-	idem := open(t, srv).Idempotency()
-	ctx := t.Context()
-	k := store.Key{Space: "POST /orders", Owner: "iss", ID: "alice\nkey-1"}
-	claim := func(fp, owner string) store.Claim {
-		t.Helper()
-		c, err := idem.Claim(ctx, k, fp, owner, time.Minute)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return c
-	}
-	if c := claim("fp", "a"); c.State != store.Claimed {
-		t.Fatalf("first: %v", c.State)
-	}
-	if c := claim("fp", "b"); c.State != store.InFlight {
-		t.Fatalf("duplicate: %v", c.State)
-	}
-	if c := claim("other", "b"); c.State != store.Mismatch {
-		t.Fatalf("other payload: %v", c.State)
-	}
-	// Someone who does not own the record cannot complete or release it.
-	resp := store.Response{Status: 201, Header: map[string][]string{"Location": {"/orders/1"}}, Body: []byte(`{"id":1}`)}
-	if err := idem.Complete(ctx, k, "b", store.Response{Status: 500}, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	if err := idem.Release(ctx, k, "b"); err != nil {
-		t.Fatal(err)
-	}
-	if c := claim("fp", "c"); c.State != store.InFlight {
-		t.Fatalf("after a stranger's complete/release: %v", c.State)
-	}
-	before := time.Now()
-	if err := idem.Complete(ctx, k, "a", resp, time.Minute); err != nil {
-		t.Fatal(err)
-	}
-	c := claim("fp", "d")
-	if c.State != store.Done || c.Response.Status != 201 || string(c.Response.Body) != `{"id":1}` ||
-		c.Response.Header.Get("Location") != "/orders/1" || c.Stored.Before(before.Add(-time.Second)) {
-		t.Fatalf("replay: %+v", c)
-	}
-	// The owner's late release does not drop a completed record.
-	_ = idem.Release(ctx, k, "a")
-	if c := claim("fp", "e"); c.State != store.Done {
-		t.Fatalf("after late release: %v", c.State)
-	}
-}
-
-func TestIdempotencyLeaseExpiredOwnerCannotClobber(t *testing.T) {
-	srv := redistest.Start(t)
-	idem := open(t, srv).Idempotency()
-	ctx := t.Context()
-	k := store.Key{Space: "s", ID: "k"}
-	if c, _ := idem.Claim(ctx, k, "fp", "slow", 20*time.Millisecond); c.State != store.Claimed {
-		t.Fatal("not claimed")
-	}
-	for { // until the lease runs out
-		time.Sleep(10 * time.Millisecond)
-		if c, _ := idem.Claim(ctx, k, "fp", "later", time.Minute); c.State == store.Claimed {
-			break
-		}
-	}
-	_ = idem.Complete(ctx, k, "slow", store.Response{Status: 200, Body: []byte("slow")}, time.Minute)
-	_ = idem.Release(ctx, k, "slow")
-	if c, _ := idem.Claim(ctx, k, "fp", "third", time.Minute); c.State != store.InFlight {
-		t.Fatalf("the slow owner clobbered the later one: %v", c.State)
-	}
-}
-
-func TestIdempotencyFailsClosed(t *testing.T) {
-	srv := redistest.Start(t)
-	c := open(t, srv)
-	srv.Stop()
-	_, err := c.Idempotency().Claim(t.Context(), store.Key{ID: "k"}, "fp", "o", time.Minute)
-	var refused *svcerrors.AdmissionRefused
-	if !errors.Is(err, store.ErrUnavailable) || !errors.As(err, &refused) {
-		t.Fatalf("err = %v, want store.ErrUnavailable and AdmissionRefused", err)
-	}
-	srv.Restart()
-	waitUp(t, c)
-	if cl, err := c.Idempotency().Claim(t.Context(), store.Key{ID: "k"}, "fp", "o", time.Minute); err != nil || cl.State != store.Claimed {
-		t.Fatalf("after recovery: %+v, %v", cl, err)
-	}
-}
-
-func TestCache(t *testing.T) {
-	srv := redistest.Start(t)
-	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(srv.URL), CacheMaxBytes: 100})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	cache, ctx := c.Cache(), t.Context()
-	k := store.Key{Space: "cache", ID: "GET /a"}
-	if _, ok, err := cache.Get(ctx, k); ok || err != nil {
-		t.Fatalf("empty: %v %v", ok, err)
-	}
-	stored := time.Now().Add(-3 * time.Second)
-	e := store.Entry{Response: store.Response{Status: 200, Header: map[string][]string{"Etag": {`"x"`}}, Body: []byte("hi")}, Stored: stored}
-	if err := cache.Set(ctx, k, e, 50*time.Millisecond); err != nil {
-		t.Fatal(err)
-	}
-	got, ok, err := cache.Get(ctx, k)
-	if !ok || err != nil || string(got.Response.Body) != "hi" || got.Response.Header.Get("ETag") != `"x"` || !got.Stored.Equal(stored) {
-		t.Fatalf("hit: %+v %v %v", got, ok, err)
-	}
-	deadline := time.Now().Add(5 * time.Second)
-	for ok {
-		if time.Now().After(deadline) {
-			t.Fatal("entry did not expire")
-		}
-		time.Sleep(20 * time.Millisecond)
-		_, ok, _ = cache.Get(ctx, k)
-	}
-	big := store.Entry{Response: store.Response{Status: 200, Body: make([]byte, 200)}}
-	_ = cache.Set(ctx, k, big, time.Minute)
-	if _, ok, _ := cache.Get(ctx, k); ok {
-		t.Fatal("an entry over CacheMaxBytes was stored")
-	}
-	srv.Stop()
-	if _, ok, err := cache.Get(ctx, k); ok || err != nil {
-		t.Fatalf("down: Get %v %v, want a miss without error (bypass)", ok, err)
-	}
-	if err := cache.Set(ctx, k, e, time.Minute); err != nil {
-		t.Fatalf("down: Set %v, want nil (bypass)", err)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
-	"go.uber.org/zap"
 
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/store"
@@ -56,35 +55,6 @@ func (in *instruments) record(ctx context.Context, op string, d time.Duration, e
 	if err != nil {
 		in.errors.Add(ctx, 1, attrs.add...)
 	}
-}
-
-// warner logs one warning per period and counts the ones it held back.
-type warner struct {
-	log    *zap.Logger
-	period time.Duration
-	now    func() time.Time
-
-	mu         sync.Mutex
-	last       time.Time
-	suppressed int
-}
-
-func newWarner(log *zap.Logger, period time.Duration, now func() time.Time) *warner {
-	return &warner{log: log, period: period, now: now}
-}
-
-func (w *warner) warn(msg string, err error) {
-	w.mu.Lock()
-	now := w.now()
-	if !w.last.IsZero() && now.Sub(w.last) < w.period {
-		w.suppressed++
-		w.mu.Unlock()
-		return
-	}
-	n := w.suppressed
-	w.last, w.suppressed = now, 0
-	w.mu.Unlock()
-	w.log.Warn(msg, zap.Error(err), zap.Int("suppressed", n))
 }
 
 // key joins the prefix, the store's kind and the key's parts, escaping

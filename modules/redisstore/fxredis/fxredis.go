@@ -35,8 +35,8 @@ func init() { fxsvc.RegisterRedis(func() fx.Option { return Redis() }) }
 // which the gate's authn.Bans and authn.Flood of fxsvc.Authn pick up (the ban
 // store's subscriber, one pub/sub connection, opens and closes with the
 // app). The client PINGs Redis when the
-// app starts (a wrong address or password fails the start naming
-// SVC_REDIS_URL) and closes when it stops; /readyz (see fxsvc.Health) checks
+// app starts (a wrong address, password or CA fails the start naming
+// SVC_REDIS_URL; see redisstore.Client.Check) and closes when it stops; /readyz (see fxsvc.Health) checks
 // it with a PING under the name "redis".
 //
 // It refuses a second Redis in one app and any SVC_REDIS_* value
@@ -97,8 +97,8 @@ func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option) (*red
 	}
 	in.Lifecycle.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
-			if err := c.Ping(ctx); err != nil {
-				return fmt.Errorf("fxsvc.Redis: SVC_REDIS_URL %s does not answer PING: %w", cfg.URL, err)
+			if err := c.Check(ctx); err != nil {
+				return fmt.Errorf("fxsvc.Redis: %w", err)
 			}
 			return nil
 		},

@@ -1,0 +1,95 @@
+package redisstore
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
+	"go.uber.org/zap"
+)
+
+// goRedisLog takes go-redis's own log lines (its dial failures while
+// Redis is down, among others), which it would otherwise print to
+// stderr, and writes them to the logger of the most recently built
+// Client that is still open (of the last one built when all are closed),
+// at warn level, at most one line per minute per kind of line (go-redis's
+// format string) with the count of the ones held back in svc.suppressed.
+// Every password of a Client ever built is replaced by *** before the
+// line is written.
+//
+// go-redis keeps one logger per process (redis.SetLogger), so this sink is
+// installed once, by the first New, and serves every go-redis client of
+// the process from then on, the app's own included.
+type goRedisLog struct {
+	th *throttle
+
+	mu        sync.Mutex
+	open      []*Client // in order of building
+	last      *Client
+	passwords map[string]struct{}
+}
+
+var (
+	goRedisLogs    = newGoRedisLog()
+	goRedisLogOnce sync.Once
+)
+
+func newGoRedisLog() *goRedisLog {
+	return &goRedisLog{th: newThrottle(warnEvery), passwords: map[string]struct{}{}}
+}
+
+// routeGoRedisLogs installs the sink as go-redis's logger, once per
+// process, and makes c's logger its target until c closes.
+func routeGoRedisLogs(c *Client, password string) {
+	goRedisLogOnce.Do(func() { redis.SetLogger(goRedisLogs) })
+	goRedisLogs.attach(c, password)
+}
+
+// attach makes c's logger the target of go-redis's lines until c closes
+// and remembers its password to mask it.
+func (g *goRedisLog) attach(c *Client, password string) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.open = append(g.open, c)
+	g.last = c
+	if password != "" {
+		g.passwords[password] = struct{}{}
+	}
+}
+
+// detach drops c; a closed client gets lines only while no other is open.
+func (g *goRedisLog) detach(c *Client) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for i, o := range g.open {
+		if o == c {
+			g.open = append(g.open[:i], g.open[i+1:]...)
+			break
+		}
+	}
+}
+
+// Printf implements go-redis's logging interface.
+func (g *goRedisLog) Printf(_ context.Context, format string, v ...any) {
+	n, ok := g.th.pass(format)
+	if !ok {
+		return
+	}
+	line := strings.TrimSpace(fmt.Sprintf(format, v...))
+	g.mu.Lock()
+	target := g.last
+	if len(g.open) > 0 {
+		target = g.open[len(g.open)-1]
+	}
+	for pw := range g.passwords {
+		line = strings.ReplaceAll(line, pw, "***")
+	}
+	g.mu.Unlock()
+	log := zap.L()
+	if target != nil {
+		log = target.log
+	}
+	log.Warn("svc.redis: go-redis: "+line, zap.Int("svc.suppressed", n))
+}
