@@ -24,6 +24,7 @@ type opGuard struct {
 	requires  bool
 	scopes    []string
 	rejects   []svcerrors.Rejection
+	notes     []func(http.Handler) http.Handler // see Notes
 }
 
 func guardOf(op *huma.Operation) opGuard {
@@ -38,6 +39,7 @@ func update(op *huma.Operation, change func(gd *opGuard), enforce bool) {
 	gd := guardOf(op)
 	gd.scopes = slices.Clone(gd.scopes)
 	gd.rejects = slices.Clone(gd.rejects)
+	gd.notes = slices.Clone(gd.notes)
 	change(&gd)
 	if op.Metadata == nil {
 		op.Metadata = map[string]any{}
@@ -104,6 +106,27 @@ func Rejects(rejections ...svcerrors.Rejection) func(*huma.Operation) {
 				}
 			}
 		}, false)
+	}
+}
+
+// Notes declares, for `check`, net/http route markers that run inside the
+// operation rather than on its route: behindhuma.Use puts the markers of
+// the components behind the gate (rate limits, idempotency, conditional
+// requests, caching) among Huma's middlewares, where the router's walk
+// cannot see them. The adapters of [NewChi] and [NewGo] register the
+// operation's handler in a handler that `check` reads them through and
+// that serves a request exactly as the handler alone: the markers are
+// applied once, at registration, to be read, and never serve a request
+// from there. In `check` they print the notes they print on a chi route.
+// Notes does not run the markers: pass them to behindhuma.Use for that.
+// On an API built on a bare humachi or humago adapter it changes nothing.
+func Notes(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
+	markers = slices.DeleteFunc(slices.Clone(markers), func(m func(http.Handler) http.Handler) bool { return m == nil })
+	return func(op *huma.Operation) {
+		if len(markers) == 0 {
+			return
+		}
+		update(op, func(gd *opGuard) { gd.notes = append(gd.notes, markers...) }, false)
 	}
 }
 
