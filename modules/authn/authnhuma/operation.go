@@ -1,6 +1,7 @@
 package authnhuma
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 
@@ -41,6 +42,13 @@ func update(op *huma.Operation, change func(gd *opGuard), enforce bool) {
 	gd.rejects = slices.Clone(gd.rejects)
 	gd.notes = slices.Clone(gd.notes)
 	change(&gd)
+	// A copy of the map, not the map: a Huma group runs its modifiers
+	// twice, for the document and for the router, each time on a shallow
+	// copy of the operation that shares the registered operation's map.
+	// Written in place, the first run would leave its guard in the map the
+	// second starts from (a marker noted twice, enforceGuard seen as
+	// added and left off the operation the router runs).
+	op.Metadata = maps.Clone(op.Metadata)
 	if op.Metadata == nil {
 		op.Metadata = map[string]any{}
 	}
