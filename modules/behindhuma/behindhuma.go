@@ -41,8 +41,10 @@ var probe = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 
 // Use is a Huma operation option that runs the given net/http markers
 // around the operation, in order (the first is outermost), declares their
-// refusals in the API document and their notes for `check`. On a group
-// (grp.UseModifier) it applies to every operation of the group.
+// refusals in the API document and their notes for `check`. Pass it to
+// each operation: Huma v2.37 does not run the middlewares a group's
+// modifier adds (huma#804), so on a group (grp.UseSimpleModifier) the
+// markers would be documented and listed by `check` but never run.
 func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 	var rejects []svcerrors.Rejection
 	for _, m := range markers {

@@ -82,7 +82,10 @@ func Anonymous(op *huma.Operation) {
 // On a group (grp.UseSimpleModifier(authnhuma.Require("admin"))) it applies
 // to every operation registered through the group; a group's scopes and
 // its operation's own are all required. The check runs before Huma reads
-// the request body.
+// the request body. On a bare humachi or humago adapter a group's Require
+// is documentation only: Huma v2.37 does not run the middlewares a group's
+// modifier adds (huma#804), and enforceGuard is one; the route markers of
+// [NewChi] and [NewGo] enforce it.
 func Require(scopes ...string) func(*huma.Operation) {
 	scopes = slices.Clone(scopes)
 	return func(op *huma.Operation) {
