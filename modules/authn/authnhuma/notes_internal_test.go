@@ -28,7 +28,12 @@ func TestANotedHandlerServesAsTheHandlerAlone(t *testing.T) {
 	if ran != 101 {
 		t.Fatalf("the handler ran %d times, want 101", ran)
 	}
-	if h, ok := noted(&huma.Operation{}, fn).(http.HandlerFunc); !ok {
+	if h := noted(&huma.Operation{}, fn); !isHandlerFunc(h) {
 		t.Fatalf("an operation without notes is registered as %T", h)
 	}
+}
+
+func isHandlerFunc(h http.Handler) bool {
+	_, ok := h.(http.HandlerFunc)
+	return ok
 }
