@@ -106,14 +106,7 @@ func collectRoutes(in checkIn) ([]Route, error) {
 	if router != nil {
 		err := chi.Walk(router, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
 			route := guarded(in.Guard, method, pattern, h, mws)
-			for _, n := range in.Noters {
-				if note := n(h, mws); note != "" {
-					route.Notes = append(route.Notes, note)
-				}
-			}
-			// fx hands a value group over in no fixed order: sort, so that
-			// check prints the same line every time.
-			sort.Strings(route.Notes)
+			route.Notes = noteRoute(in.Noters, h, mws)
 			routes = append(routes, route)
 			return nil
 		})
@@ -136,6 +129,20 @@ func collectRoutes(in checkIn) ([]Route, error) {
 		return routes[i].Method < routes[j].Method
 	})
 	return routes, nil
+}
+
+// noteRoute is what the components say of a route, read from its markers.
+func noteRoute(noters []RouteNoter, h http.Handler, mws []func(http.Handler) http.Handler) []string {
+	var notes []string
+	for _, n := range noters {
+		if note := n(h, mws); note != "" {
+			notes = append(notes, note)
+		}
+	}
+	// fx hands a value group over in no fixed order: sort, so that check
+	// prints the same line every time.
+	sort.Strings(notes)
+	return notes
 }
 
 func guarded(g RouteGuard, method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) Route {

@@ -32,8 +32,9 @@ func ServeMux() fx.Option {
 
 type serveMuxIn struct {
 	fx.In
-	Mux   *authn.ServeMux
-	Guard RouteGuard `optional:"true"`
+	Mux    *authn.ServeMux
+	Guard  RouteGuard   `optional:"true"`
+	Noters []RouteNoter `group:"svc.route.notes"`
 }
 
 // serveMuxRoutes lists a ServeMux's routes for `check`.
@@ -50,6 +51,7 @@ func (s serveMuxRoutes) Routes() []Route {
 		}
 		r := guarded(s.in.Guard, method, rt.Path, rt.Handler, nil)
 		r.Pattern = rt.Host + rt.Path
+		r.Notes = noteRoute(s.in.Noters, rt.Handler, nil)
 		out = append(out, r)
 	}
 	return out

@@ -39,6 +39,15 @@ func TestHumaAPI(t *testing.T) {
 			if _, body := call(t, "GET", base+"/api/reports", reader); !strings.Contains(body, `"owner":"alice"`) {
 				t.Fatalf("/api/reports: %s", body)
 			}
+			// The components behind the gate on Huma operations (behindhuma).
+			if resp, _ := call(t, "GET", base+"/api/reports", reader); resp.Header.Get("ETag") == "" {
+				t.Fatalf("/api/reports without an ETag: %v", resp.Header)
+			} else if again, _ := send(t, "GET", base+"/api/reports", reader, "", "If-None-Match", resp.Header.Get("ETag")); again.StatusCode != http.StatusNotModified {
+				t.Fatalf("/api/reports with its ETag in If-None-Match: %d", again.StatusCode)
+			}
+			if resp, _ := call(t, "GET", base+"/api/greeting", ""); !strings.HasPrefix(resp.Header.Get("RateLimit-Policy"), `"`) {
+				t.Fatalf("/api/greeting is not rate-limited: %v", resp.Header)
+			}
 			resp, body := call(t, "GET", base+"/api/reports?year=1900", reader)
 			wantAnchor := `validation-failed`
 			if format == "tmf" {

@@ -124,6 +124,9 @@ func TestCheckCommand(t *testing.T) {
 		"GET  /hello                                 anonymous",
 		"GET  /healthz                               excluded",
 		"GET  /.well-known/oauth-protected-resource  excluded",
+		// Huma operations list the markers behindhuma put on them.
+		"GET  /api/greeting  anonymous  ratelimit=5/s burst 10",
+		"GET  /api/reports  authenticated  read  conditional=etags",
 	} {
 		// Columns widen with the longest method and notes: compare words.
 		if !strings.Contains(strings.Join(strings.Fields(out.String()), " "), strings.Join(strings.Fields(line), " ")) {

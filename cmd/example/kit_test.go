@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"strings"
 	"testing"
 
@@ -69,5 +70,34 @@ func TestCheckPrintsTheSameEveryTime(t *testing.T) {
 		} else if out.String() != first {
 			t.Fatalf("run %d differs:\n%s\nfirst:\n%s", i, out.String(), first)
 		}
+	}
+}
+
+// The README shows check's whole output for the example: it is the real
+// one, word for word.
+func TestTheReadmeShowsTheCheckOutput(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const command = "go run ./cmd/example check      #"
+	start := strings.Index(string(readme), command)
+	if start < 0 {
+		t.Fatalf("README.md has no line %q", command)
+	}
+	shown := string(readme[start:])
+	shown = shown[strings.Index(shown, "\n")+1:]
+	shown = shown[:strings.Index(shown, "```")]
+	var out, errOut bytes.Buffer
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, options()...); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	var want []string
+	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		want = append(want, strings.TrimRight("# "+line, " "))
+	}
+	if got := strings.TrimRight(shown, "\n"); got != strings.Join(want, "\n") {
+		t.Fatalf("README.md shows:\n%s\ncheck prints (regenerate the block with `go run ./cmd/example check | sed 's/ *$//; s/^/# /'`):\n%s",
+			got, strings.Join(want, "\n"))
 	}
 }

@@ -58,6 +58,11 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	m.next.ServeHTTP(w, r)
 }
 
+// WrappedHandler lets `check` read the markers of the components behind
+// the gate inside this one (on a ServeMux, a route's markers are nested
+// handlers, Require or Anonymous outermost).
+func (m *marker) WrappedHandler() http.Handler { return m.next }
+
 // refuseAtRoute refuses from a route's marker: recorded like the gate's own
 // refusals (a missing scope as an authorization refusal) when the gate is
 // in front, rendered in the registered format either way.

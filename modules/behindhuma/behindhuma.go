@@ -12,8 +12,10 @@
 // in the API document with the registered error model, ProblemDetail or
 // TMFError (the spec's document_idempotency).
 //
-// Huma operations work on humachi and humago adapters; `check` lists the
-// gate's guard of an operation but not these markers.
+// Huma operations work on humachi and humago adapters. On an API built
+// with authnhuma.NewChi or NewGo, `check` lists an operation's markers as
+// it lists a chi route's (authnhuma.Notes): the same notes, at no cost to
+// a request.
 package behindhuma
 
 import (
@@ -38,9 +40,11 @@ import (
 var probe = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 
 // Use is a Huma operation option that runs the given net/http markers
-// around the operation, in order (the first is outermost), and declares
-// their refusals in the API document. On a group
-// (grp.UseModifier) it applies to every operation of the group.
+// around the operation, in order (the first is outermost), declares their
+// refusals in the API document and their notes for `check`. Pass it to
+// each operation: Huma v2.37 does not run the middlewares a group's
+// modifier adds (huma#804), so on a group (grp.UseSimpleModifier) the
+// markers would be documented and listed by `check` but never run.
 func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 	var rejects []svcerrors.Rejection
 	for _, m := range markers {
@@ -49,6 +53,7 @@ func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 		}
 	}
 	declare := authnhuma.Rejects(rejects...)
+	note := authnhuma.Notes(markers...)
 	return func(op *huma.Operation) {
 		for _, m := range markers {
 			op.Middlewares = append(op.Middlewares, bridge(m))
@@ -56,6 +61,7 @@ func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 		if len(rejects) > 0 {
 			declare(op)
 		}
+		note(op)
 	}
 }
 

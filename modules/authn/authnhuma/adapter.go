@@ -113,7 +113,8 @@ func (s *settings) configure(cfg huma.Config) huma.Config {
 }
 
 // chiAdapter registers each operation through humachi on r.With(its
-// markers), so that chi.Walk hands the markers to the gate.
+// markers), so that chi.Walk hands the markers to the gate, and its
+// handler in one that carries its [Notes] for `check`.
 type chiAdapter struct {
 	router chi.Router
 	s      *settings
@@ -124,6 +125,9 @@ func (a *chiAdapter) Handle(op *huma.Operation, handler func(huma.Context)) {
 	mws, handler := a.s.handle(op, handler)
 	if len(mws) > 0 {
 		r = r.With(mws...)
+	}
+	if len(guardOf(op).notes) > 0 {
+		r = notedRouter{Router: r, op: op}
 	}
 	humachi.NewAdapter(r).Handle(op, handler)
 }
@@ -140,7 +144,7 @@ type goAdapter struct {
 
 func (a *goAdapter) Handle(op *huma.Operation, handler func(huma.Context)) {
 	mws, handler := a.s.handle(op, handler)
-	humago.NewAdapter(markedMux{Mux: a.mux, mws: mws}, a.prefix).Handle(op, handler)
+	humago.NewAdapter(markedMux{Mux: a.mux, mws: mws, op: op}, a.prefix).Handle(op, handler)
 }
 
 func (a *goAdapter) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.ServeHTTP(w, r) }
@@ -148,10 +152,11 @@ func (a *goAdapter) ServeHTTP(w http.ResponseWriter, r *http.Request) { a.mux.Se
 type markedMux struct {
 	Mux
 	mws []func(http.Handler) http.Handler
+	op  *huma.Operation
 }
 
 func (m markedMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *http.Request)) {
-	var h http.Handler = http.HandlerFunc(fn)
+	h := noted(m.op, fn)
 	for i := len(m.mws) - 1; i >= 0; i-- {
 		h = m.mws[i](h)
 	}

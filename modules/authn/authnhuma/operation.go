@@ -1,6 +1,7 @@
 package authnhuma
 
 import (
+	"maps"
 	"net/http"
 	"slices"
 
@@ -24,6 +25,7 @@ type opGuard struct {
 	requires  bool
 	scopes    []string
 	rejects   []svcerrors.Rejection
+	notes     []func(http.Handler) http.Handler // see Notes
 }
 
 func guardOf(op *huma.Operation) opGuard {
@@ -38,7 +40,15 @@ func update(op *huma.Operation, change func(gd *opGuard), enforce bool) {
 	gd := guardOf(op)
 	gd.scopes = slices.Clone(gd.scopes)
 	gd.rejects = slices.Clone(gd.rejects)
+	gd.notes = slices.Clone(gd.notes)
 	change(&gd)
+	// A copy of the map, not the map: a Huma group runs its modifiers
+	// twice, for the document and for the router, each time on a shallow
+	// copy of the operation that shares the registered operation's map.
+	// Written in place, the first run would leave its guard in the map the
+	// second starts from (a marker noted twice, enforceGuard seen as
+	// added and left off the operation the router runs).
+	op.Metadata = maps.Clone(op.Metadata)
 	if op.Metadata == nil {
 		op.Metadata = map[string]any{}
 	}
@@ -72,7 +82,10 @@ func Anonymous(op *huma.Operation) {
 // On a group (grp.UseSimpleModifier(authnhuma.Require("admin"))) it applies
 // to every operation registered through the group; a group's scopes and
 // its operation's own are all required. The check runs before Huma reads
-// the request body.
+// the request body. On a bare humachi or humago adapter a group's Require
+// is documentation only: Huma v2.37 does not run the middlewares a group's
+// modifier adds (huma#804), and enforceGuard is one; the route markers of
+// [NewChi] and [NewGo] enforce it.
 func Require(scopes ...string) func(*huma.Operation) {
 	scopes = slices.Clone(scopes)
 	return func(op *huma.Operation) {
@@ -104,6 +117,27 @@ func Rejects(rejections ...svcerrors.Rejection) func(*huma.Operation) {
 				}
 			}
 		}, false)
+	}
+}
+
+// Notes declares, for `check`, net/http route markers that run inside the
+// operation rather than on its route: behindhuma.Use puts the markers of
+// the components behind the gate (rate limits, idempotency, conditional
+// requests, caching) among Huma's middlewares, where the router's walk
+// cannot see them. The adapters of [NewChi] and [NewGo] register the
+// operation's handler in a handler that `check` reads them through and
+// that serves a request exactly as the handler alone: the markers are
+// applied once, at registration, to be read, and never serve a request
+// from there. In `check` they print the notes they print on a chi route.
+// Notes does not run the markers: pass them to behindhuma.Use for that.
+// On an API built on a bare humachi or humago adapter it changes nothing.
+func Notes(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
+	markers = slices.DeleteFunc(slices.Clone(markers), func(m func(http.Handler) http.Handler) bool { return m == nil })
+	return func(op *huma.Operation) {
+		if len(markers) == 0 {
+			return
+		}
+		update(op, func(gd *opGuard) { gd.notes = append(gd.notes, markers...) }, false)
 	}
 }
 
