@@ -161,10 +161,29 @@ func markers(op *huma.Operation) []func(http.Handler) http.Handler {
 // checked it; on an API built on a bare adapter it is what keeps Require
 // from being documentation only.
 func enforceGuard(ctx huma.Context, next func(huma.Context)) {
+	if Admit(ctx) {
+		next(ctx)
+	}
+}
+
+// Admit enforces the guard of ctx's operation (its [Require] scopes, the
+// group's included) where a Huma middleware stands: it reports whether the
+// caller may go on, and when not it has already written the refusal the
+// guard's own middleware would (401 authentication-required without a
+// verified caller, 403 insufficient-scope with the gate's challenge). An
+// operation without Require admits every request.
+//
+// It is for middlewares that must not act for a caller the operation
+// refuses: Huma runs a group's middlewares, and an operation's in the
+// order its options were given, so on a bare humachi or humago adapter
+// such a middleware may run before the guard's (behindhuma's bridges call
+// Admit so that a rate limit spends nothing on a caller refused 403).
+// Behind [NewChi] and [NewGo] the route markers refused such a caller
+// before Huma ran, and Admit is true. It allocates nothing when it admits.
+func Admit(ctx huma.Context) bool {
 	gd := guardOf(ctx.Operation())
 	if !gd.requires {
-		next(ctx)
-		return
+		return true
 	}
 	p, ok := authn.PrincipalFrom(ctx.Context())
 	switch {
@@ -173,8 +192,9 @@ func enforceGuard(ctx huma.Context, next func(huma.Context)) {
 	case !p.Scopes.HasAll(gd.scopes...):
 		refuse(ctx, &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: gd.scopes})
 	default:
-		next(ctx)
+		return true
 	}
+	return false
 }
 
 // refuse answers a refusal the way a route marker does (recorded, with the
