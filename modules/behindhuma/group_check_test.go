@@ -2,8 +2,8 @@ package behindhuma_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -30,7 +30,9 @@ import (
 // one without, whose markers come from behindhuma.Group, beside one
 // operation outside them.
 func shop(api huma.API) {
-	h := func(context.Context, *struct{}) (*statusOut, error) { return &statusOut{Status: http.StatusNoContent}, nil }
+	h := func(context.Context, *struct{}) (*statusOut, error) {
+		return &statusOut{Status: http.StatusNoContent}, nil
+	}
 	orders := huma.NewGroup(api, "/orders")
 	orders.UseSimpleModifier(authnhuma.Require("write"))
 	behindhuma.Group(orders, ratelimit.Limit("10/s", 20), idempotency.Optional())
@@ -95,7 +97,9 @@ func TestCheckListsTheGroupMarkersOnEachOperation(t *testing.T) {
 // UseSimpleModifier or UseModifier. Use given to an operation of a group
 // runs.
 func TestUseOnAGroupIsRefusedAtRegistration(t *testing.T) {
-	h := func(context.Context, *struct{}) (*statusOut, error) { return &statusOut{Status: http.StatusNoContent}, nil }
+	h := func(context.Context, *struct{}) (*statusOut, error) {
+		return &statusOut{Status: http.StatusNoContent}, nil
+	}
 	for _, rt := range humaRouters {
 		for _, tc := range []struct {
 			name string
