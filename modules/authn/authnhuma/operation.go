@@ -26,7 +26,11 @@ type opGuard struct {
 	scopes    []string
 	rejects   []svcerrors.Rejection
 	notes     []func(http.Handler) http.Handler // see Notes
+	noted     []*noteMark                       // the Notes calls applied
 }
+
+// noteMark is one Notes call; its address tells the calls apart.
+type noteMark struct{ _ byte }
 
 func guardOf(op *huma.Operation) opGuard {
 	if op == nil {
@@ -41,6 +45,7 @@ func update(op *huma.Operation, change func(gd *opGuard), enforce bool) {
 	gd.scopes = slices.Clone(gd.scopes)
 	gd.rejects = slices.Clone(gd.rejects)
 	gd.notes = slices.Clone(gd.notes)
+	gd.noted = slices.Clone(gd.noted)
 	change(&gd)
 	// A copy of the map, not the map: a Huma group runs its modifiers
 	// twice, for the document and for the router, each time on a shallow
@@ -85,7 +90,9 @@ func Anonymous(op *huma.Operation) {
 // the request body. On a bare humachi or humago adapter a group's Require
 // is documentation only: Huma v2.37 does not run the middlewares a group's
 // modifier adds (huma#804), and enforceGuard is one; the route markers of
-// [NewChi] and [NewGo] enforce it.
+// [NewChi] and [NewGo] enforce it. (On a bare adapter an operation
+// carrying the markers of behindhuma.Use or behindhuma.Group is the
+// exception: they check it with [Admit] before they run.)
 func Require(scopes ...string) func(*huma.Operation) {
 	scopes = slices.Clone(scopes)
 	return func(op *huma.Operation) {
@@ -129,15 +136,24 @@ func Rejects(rejections ...svcerrors.Rejection) func(*huma.Operation) {
 // that serves a request exactly as the handler alone: the markers are
 // applied once, at registration, to be read, and never serve a request
 // from there. In `check` they print the notes they print on a chi route.
-// Notes does not run the markers: pass them to behindhuma.Use for that.
-// On an API built on a bare humachi or humago adapter it changes nothing.
+// Notes does not run the markers: pass them to behindhuma.Use (or, for a
+// group, behindhuma.Group) for that. One Notes value notes its markers
+// once on an operation however often it is applied (a group without a
+// prefix applies its modifiers twice to the operation itself). On an API
+// built on a bare humachi or humago adapter it changes nothing.
 func Notes(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 	markers = slices.DeleteFunc(slices.Clone(markers), func(m func(http.Handler) http.Handler) bool { return m == nil })
+	mark := &noteMark{}
 	return func(op *huma.Operation) {
-		if len(markers) == 0 {
+		// A group without a prefix runs its modifiers twice on the
+		// operation itself: noted once.
+		if len(markers) == 0 || slices.Contains(guardOf(op).noted, mark) {
 			return
 		}
-		update(op, func(gd *opGuard) { gd.notes = append(gd.notes, markers...) }, false)
+		update(op, func(gd *opGuard) {
+			gd.notes = append(gd.notes, markers...)
+			gd.noted = append(gd.noted, mark)
+		}, false)
 	}
 }
 
