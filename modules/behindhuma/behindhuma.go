@@ -1,21 +1,28 @@
 // Package behindhuma puts the components that run behind the
 // authentication gate (ratelimit, idempotency, conditional, responsecache)
-// on Huma operations:
+// on Huma operations and groups:
 //
 //	huma.Post(api, "/orders", createOrder,
 //		behindhuma.Use(ratelimit.Limit("10/s", 20), idempotency.Required()))
 //
-// Each marker runs as an operation middleware, after the gate admitted
-// the request and before Huma reads the body, and sees the response the
-// operation writes. On an API built with authnhuma.NewChi or NewGo the
-// markers' refusals (for idempotency: 400, 409, 413 and 422) are listed
-// in the API document with the registered error model, ProblemDetail or
-// TMFError (the spec's document_idempotency).
+//	reports := huma.NewGroup(api, "/reports")
+//	behindhuma.Group(reports, ratelimit.Limit("5/s", 10))
+//
+// Each marker runs as a Huma middleware, after the gate admitted the
+// request and before Huma reads the body, and sees the response the
+// operation writes. It runs only for a caller the operation's guard
+// (authnhuma.Require, the group's included) admits, whatever the order of
+// the options and on every adapter: a caller refused 401 or 403 spends no
+// budget, claims no Idempotency-Key and is never answered from the cache.
+// On an API built with authnhuma.NewChi or NewGo the markers' refusals
+// (for idempotency: 400, 409, 413 and 422) are listed in the API document
+// with the registered error model, ProblemDetail or TMFError (the spec's
+// document_idempotency).
 //
 // Huma operations work on humachi and humago adapters. On an API built
-// with authnhuma.NewChi or NewGo, `check` lists an operation's markers as
-// it lists a chi route's (authnhuma.Notes): the same notes, at no cost to
-// a request.
+// with authnhuma.NewChi or NewGo, `check` lists an operation's markers,
+// its group's included, as it lists a chi route's (authnhuma.Notes): the
+// same notes, at no cost to a request.
 package behindhuma
 
 import (

@@ -30,12 +30,14 @@ import (
 // which Huma runs, and never as middlewares a group's modifier adds, which
 // Huma v2.37 does not run (huma#804): the modifier Group adds only
 // describes them, so that a Huma that fixes huma#804 runs nothing twice.
-// They run only for a caller the operation's guard admits (its Require and
-// its groups', [Use]), on the adapters of authnhuma.NewChi and NewGo, whose
-// route markers refuse before Huma runs, and on bare humachi and humago
-// adapters, where a group's middlewares run before an operation's own.
-// Operations registered through grp before the call have none of it, as
-// with grp.UseMiddleware. Group panics on a nil group.
+// They run outside the markers an operation of the group gets from [Use],
+// and, like those, only for a caller the operation's guard admits (its
+// authnhuma.Require and its groups'): on the adapters of authnhuma.NewChi
+// and NewGo the route markers refuse such a caller before Huma runs; on
+// bare humachi and humago adapters, where a group's middlewares run before
+// an operation's own, each marker first lets the guard refuse
+// (authnhuma.Admit). Operations registered through grp before the call
+// have none of it, as with grp.UseMiddleware. Group panics on a nil group.
 func Group(grp *huma.Group, markers ...func(http.Handler) http.Handler) {
 	if grp == nil {
 		panic("behindhuma.Group: nil *huma.Group")
