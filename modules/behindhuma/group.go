@@ -18,26 +18,25 @@ import (
 //	orders := huma.NewGroup(api, "/orders")
 //	orders.UseSimpleModifier(authnhuma.Require("orders"))
 //	behindhuma.Group(orders, ratelimit.Limit("10/s", 20))
-//	huma.Post(orders, "/", create) // one budget per caller for the group…
-//	huma.Get(orders, "/{id}", show) // …shared by its operations
+//	huma.Get(orders, "/{id}", show)              // one budget per caller,
+//	huma.Post(orders, "/{id}/cancel", cancel)   // shared by the group
 //
 // A marker is one value for the whole group: a rate limit's budget is
-// shared by the group's operations (per caller, keyed as on a chi group),
-// where the same limit given to each operation with [Use] would give each
-// a budget of its own.
+// shared, per caller, by the group's operations, as on a chi group.
 //
 // The markers run as the group's Huma middlewares (grp.UseMiddleware),
 // which Huma runs, and never as middlewares a group's modifier adds, which
 // Huma v2.37 does not run (huma#804): the modifier Group adds only
 // describes them, so that a Huma that fixes huma#804 runs nothing twice.
-// They run outside the markers an operation of the group gets from [Use],
-// and, like those, only for a caller the operation's guard admits (its
-// authnhuma.Require and its groups'): on the adapters of authnhuma.NewChi
-// and NewGo the route markers refuse such a caller before Huma runs; on
-// bare humachi and humago adapters, where a group's middlewares run before
-// an operation's own, each marker first lets the guard refuse
-// (authnhuma.Admit). Operations registered through grp before the call
-// have none of it, as with grp.UseMiddleware. Group panics on a nil group.
+// Huma v2.37 runs them before the markers an operation of the group gets
+// from [Use] (that order is Huma's). Like those, they run only for a
+// caller the operation's guard admits (its authnhuma.Require and its
+// groups'): on the adapters of authnhuma.NewChi and NewGo the route
+// markers refuse such a caller before Huma runs; on bare humachi and
+// humago adapters, where a group's middlewares run before an operation's
+// own, each marker first lets the guard refuse (authnhuma.Admit).
+// Operations registered through grp before the call have none of it, as
+// with grp.UseMiddleware. Group panics on a nil group.
 func Group(grp *huma.Group, markers ...func(http.Handler) http.Handler) {
 	if grp == nil {
 		panic("behindhuma.Group: nil *huma.Group")
