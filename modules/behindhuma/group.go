@@ -18,8 +18,8 @@ import (
 //	orders := huma.NewGroup(api, "/orders")
 //	orders.UseSimpleModifier(authnhuma.Require("orders"))
 //	behindhuma.Group(orders, ratelimit.Limit("10/s", 20))
-//	huma.Get(orders, "/{id}", show)              // one budget per caller,
-//	huma.Post(orders, "/{id}/cancel", cancel)   // shared by the group
+//	huma.Get(orders, "/{id}", show)            // one budget per caller,
+//	huma.Post(orders, "/{id}/cancel", cancel) // shared by the group
 //
 // A marker is one value for the whole group: a rate limit's budget is
 // shared, per caller, by the group's operations, as on a chi group.
