@@ -26,9 +26,9 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-// shop registers operations through two groups, one with a prefix and
-// one without, whose markers come from behindhuma.Group, beside one
-// operation outside them.
+// shop registers operations through three groups, one with a prefix, one
+// inside it and one without a prefix, whose markers come from
+// behindhuma.Group, beside one operation outside them.
 func shop(api huma.API) {
 	h := func(context.Context, *struct{}) (*statusOut, error) {
 		return &statusOut{Status: http.StatusNoContent}, nil
@@ -38,6 +38,9 @@ func shop(api huma.API) {
 	behindhuma.Group(orders, ratelimit.Limit("10/s", 20), idempotency.Optional())
 	huma.Get(orders, "/{id}", h)
 	huma.Put(orders, "/{id}", h, behindhuma.Use(conditional.ETags()))
+	archive := huma.NewGroup(orders, "/archive")
+	behindhuma.Group(archive, responsecache.Shared())
+	huma.Get(archive, "/{id}", h)
 	feeds := huma.NewGroup(api)
 	behindhuma.Group(feeds, responsecache.Shared())
 	huma.Get(feeds, "/feed", h)
@@ -49,10 +52,11 @@ func shop(api huma.API) {
 // no operation outside it.
 func TestCheckListsTheGroupMarkersOnEachOperation(t *testing.T) {
 	want := map[string]string{
-		"GET /orders/{id}": "authenticated write idempotency=optional ratelimit=10/s burst 20",
-		"PUT /orders/{id}": "authenticated write conditional=etags idempotency=optional ratelimit=10/s burst 20",
-		"GET /feed":        "authenticated cache=shared",
-		"GET /plain":       "authenticated",
+		"GET /orders/{id}":         "authenticated write idempotency=optional ratelimit=10/s burst 20",
+		"PUT /orders/{id}":         "authenticated write conditional=etags idempotency=optional ratelimit=10/s burst 20",
+		"GET /orders/archive/{id}": "authenticated write cache=shared idempotency=optional ratelimit=10/s burst 20",
+		"GET /feed":                "authenticated cache=shared",
+		"GET /plain":               "authenticated",
 	}
 	components := fx.Options(fxsvc.Errors(), fxsvc.Authn(behindtest.Verifier{}), fxsvc.RateLimits(),
 		fxsvc.Idempotency(), fxsvc.Conditional(), fxsvc.ResponseCache(), fxsvc.Serve(fxsvc.Addr("256.0.0.1:1")))

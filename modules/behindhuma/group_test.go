@@ -116,7 +116,8 @@ func forbidden(t *testing.T, resp *http.Response) {
 }
 
 // A group's limit is one budget per caller for all the group's operations,
-// on every adapter; an operation outside the group is not limited.
+// those of a group inside it included, on every adapter; an operation
+// outside the group is not limited.
 func TestAGroupLimitIsOneBudgetPerCallerAcrossItsOperations(t *testing.T) {
 	for _, rt := range humaRouters {
 		t.Run(rt.name, func(t *testing.T) {
@@ -126,14 +127,15 @@ func TestAGroupLimitIsOneBudgetPerCallerAcrossItsOperations(t *testing.T) {
 			behindhuma.Group(grp, ratelimit.Limit("1/h", 3, ratelimit.Name("group")))
 			huma.Get(grp, "/a", counted(&runs, http.StatusNoContent))
 			huma.Post(grp, "/b", counted(&runs, http.StatusNoContent))
+			huma.Get(huma.NewGroup(grp, "/in"), "/c", counted(&runs, http.StatusNoContent))
 			huma.Get(api, "/free", counted(&runs, http.StatusNoContent))
 			srv := behindtest.Stack(t, router, components(t, &countingStore{m: store.NewMemory()})...)
 
-			for i, q := range []struct{ method, path string }{{"GET", "/g/a"}, {"POST", "/g/b"}, {"GET", "/g/a"}} {
+			for i, q := range []struct{ method, path string }{{"GET", "/g/a"}, {"POST", "/g/b"}, {"GET", "/g/in/c"}} {
 				admitted(t, behindtest.Do(t, srv, q.method, q.path, behindtest.Alice, ""), "group", string(rune('2'-i)))
 			}
 			limited(t, behindtest.Do(t, srv, "POST", "/g/b", behindtest.Alice, ""))
-			limited(t, behindtest.Do(t, srv, "GET", "/g/a", behindtest.Alice, ""))
+			limited(t, behindtest.Do(t, srv, "GET", "/g/in/c", behindtest.Alice, ""))
 			admitted(t, behindtest.Do(t, srv, "POST", "/g/b", behindtest.Bob, ""), "group", "2")
 			free := behindtest.Do(t, srv, "GET", "/free", behindtest.Alice, "")
 			if _ = behindtest.Body(t, free); free.StatusCode != http.StatusNoContent || free.Header.Get("RateLimit") != "" {
