@@ -1,21 +1,28 @@
 // Package behindhuma puts the components that run behind the
 // authentication gate (ratelimit, idempotency, conditional, responsecache)
-// on Huma operations:
+// on Huma operations and groups:
 //
 //	huma.Post(api, "/orders", createOrder,
 //		behindhuma.Use(ratelimit.Limit("10/s", 20), idempotency.Required()))
 //
-// Each marker runs as an operation middleware, after the gate admitted
-// the request and before Huma reads the body, and sees the response the
-// operation writes. On an API built with authnhuma.NewChi or NewGo the
-// markers' refusals (for idempotency: 400, 409, 413 and 422) are listed
-// in the API document with the registered error model, ProblemDetail or
-// TMFError (the spec's document_idempotency).
+//	reports := huma.NewGroup(api, "/reports")
+//	behindhuma.Group(reports, ratelimit.Limit("5/s", 10))
+//
+// Each marker runs as a Huma middleware, after the gate admitted the
+// request and before Huma reads the body, and sees the response the
+// operation writes. It runs only for a caller the operation's guard
+// (authnhuma.Require, the group's included) admits, whatever the order of
+// the options and on every adapter: a caller refused 401 or 403 spends no
+// budget, claims no Idempotency-Key and is never answered from the cache.
+// On an API built with authnhuma.NewChi or NewGo the markers' refusals
+// (for idempotency: 400, 409, 413 and 422) are listed in the API document
+// with the registered error model, ProblemDetail or TMFError (the spec's
+// document_idempotency).
 //
 // Huma operations work on humachi and humago adapters. On an API built
-// with authnhuma.NewChi or NewGo, `check` lists an operation's markers as
-// it lists a chi route's (authnhuma.Notes): the same notes, at no cost to
-// a request.
+// with authnhuma.NewChi or NewGo, `check` lists an operation's markers,
+// its group's included, as it lists a chi route's (authnhuma.Notes): the
+// same notes, at no cost to a request.
 package behindhuma
 
 import (
@@ -25,6 +32,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/danielgtaylor/huma/v2"
@@ -41,11 +49,38 @@ var probe = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 
 // Use is a Huma operation option that runs the given net/http markers
 // around the operation, in order (the first is outermost), declares their
-// refusals in the API document and their notes for `check`. Pass it to
-// each operation: Huma v2.37 does not run the middlewares a group's
-// modifier adds (huma#804), so on a group (grp.UseSimpleModifier) the
-// markers would be documented and listed by `check` but never run.
+// refusals in the API document and their notes for `check`:
+//
+//	huma.Post(api, "/orders", create, behindhuma.Use(ratelimit.Limit("10/s", 20)))
+//
+// The markers run only for a caller the operation's guard admits, whatever
+// the order of the options: a caller refused 401 or 403 spends no budget,
+// claims no Idempotency-Key and is never answered from the cache.
+//
+// Use refuses, with a panic at registration, to be a group's modifier
+// (grp.UseSimpleModifier(behindhuma.Use(...))): Huma v2.37 does not run
+// the middlewares a group's modifier adds (huma#804), so the markers would
+// be documented and listed by `check` but never run. Use [Group] for a
+// group. The refusal reads the registration's call stack for Huma's group
+// code, the one place where the two uses differ.
 func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
+	markers = present(markers)
+	describe := describe(markers)
+	return func(op *huma.Operation) {
+		if inGroupModifier() {
+			panic("behindhuma.Use is an operation option: as a huma.Group's modifier its markers would never run " +
+				"(Huma does not run middlewares a group's modifier adds, huma#804); use behindhuma.Group(grp, markers...)")
+		}
+		for _, m := range markers {
+			op.Middlewares = append(op.Middlewares, bridge(m))
+		}
+		describe(op)
+	}
+}
+
+// describe returns the modifier that declares the markers' refusals in the
+// API document and their notes for `check`, and runs nothing.
+func describe(markers []func(http.Handler) http.Handler) func(*huma.Operation) {
 	var rejects []svcerrors.Rejection
 	for _, m := range markers {
 		if r, ok := m(probe).(behind.Refuser); ok {
@@ -55,9 +90,6 @@ func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 	declare := authnhuma.Rejects(rejects...)
 	note := authnhuma.Notes(markers...)
 	return func(op *huma.Operation) {
-		for _, m := range markers {
-			op.Middlewares = append(op.Middlewares, bridge(m))
-		}
 		if len(rejects) > 0 {
 			declare(op)
 		}
@@ -65,11 +97,22 @@ func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 	}
 }
 
+func present(markers []func(http.Handler) http.Handler) []func(http.Handler) http.Handler {
+	return slices.DeleteFunc(slices.Clone(markers), func(m func(http.Handler) http.Handler) bool { return m == nil })
+}
+
 // bridge runs a net/http middleware as a Huma middleware: the operation
 // writes through the middleware's response writer, so that a marker that
-// keeps or replaces the response (a cache, a replay) sees it.
+// keeps or replaces the response (a cache, a replay) sees it. It first
+// lets the operation's guard refuse a caller it does not admit (on a bare
+// adapter a group's middlewares, and an operation's Use given before its
+// Require, run before the guard's middleware), so that the marker never
+// acts for a caller the operation refuses.
 func bridge(mw func(http.Handler) http.Handler) func(huma.Context, func(huma.Context)) {
 	return func(ctx huma.Context, next func(huma.Context)) {
+		if !authnhuma.Admit(ctx) {
+			return
+		}
 		r, w, ok := unwrap(ctx)
 		if !ok {
 			// Not a humachi or humago context: the marker cannot see the

@@ -24,7 +24,8 @@
 // operations registered later are gated as they land, the installer
 // refuses the same set-ups as on chi (Anonymous and Require together, an
 // excluded operation with scopes), and `check` lists the operations, with
-// the markers behindhuma.Use put on them ([Notes]) as on chi routes. A Huma
+// the markers behindhuma.Use and behindhuma.Group put on them ([Notes]) as
+// on chi routes. A Huma
 // API on a chi sub-router mounted in a larger chi router is gated operation
 // by operation. Huma's own documentation routes (the API document in its
 // four spellings, the docs page, the schemas) need a token unless
@@ -35,7 +36,8 @@
 // On an API built with a bare adapter (humachi.New) the gate cannot see the
 // guards before routing and fails closed: an Anonymous operation needs a
 // token there; an operation's Require is still enforced, inside Huma (a
-// group's is not: see [Require]).
+// group's is not: see [Require]). Middlewares that must not act for a
+// caller the operation refuses ask [Admit] first, as behindhuma's do.
 //
 // The caller is a typed input field: [Caller] (required), [OptionalCaller]
 // (for Anonymous operations) and [Token] (the verified token, for token

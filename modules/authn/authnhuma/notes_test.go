@@ -69,15 +69,21 @@ func registerNoted(api huma.API, served *atomic.Int64) {
 	grp := huma.NewGroup(api, "/group")
 	grp.UseSimpleModifier(authnhuma.Notes(countingMarker(served)))
 	huma.Get(grp, "/one", h)
+	// Without a prefix Huma runs the group's modifiers twice on the
+	// operation itself, not on copies.
+	plain := huma.NewGroup(api)
+	plain.UseSimpleModifier(authnhuma.Notes(countingMarker(served)))
+	huma.Get(plain, "/plain-group", h)
 }
 
 // The markers given to Notes are read, never run: the operations serve as
 // without them, `check` finds each once where it was declared (once on an
-// operation of a group, whose modifiers Huma runs twice), and an operation
+// operation of a group, whose modifiers Huma runs twice, with a prefix or
+// without), and an operation
 // with notes but no guard is registered without a middleware chain, so
 // that a request does the same work as on an operation without notes.
 func TestNotesAreReadAndNeverRun(t *testing.T) {
-	want := map[string]int{"/noted": 1, "/anonymous-noted": 2, "/bare": 0, "/group/one": 1}
+	want := map[string]int{"/noted": 1, "/anonymous-noted": 2, "/bare": 0, "/group/one": 1, "/plain-group": 1}
 	for _, tc := range []struct {
 		name  string
 		build func(served *atomic.Int64) (http.Handler, func(t *testing.T) map[string]int)

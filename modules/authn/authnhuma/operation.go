@@ -26,7 +26,11 @@ type opGuard struct {
 	scopes    []string
 	rejects   []svcerrors.Rejection
 	notes     []func(http.Handler) http.Handler // see Notes
+	noted     []*noteMark                       // the Notes calls applied
 }
+
+// noteMark is one Notes call; its address tells the calls apart.
+type noteMark struct{ _ byte }
 
 func guardOf(op *huma.Operation) opGuard {
 	if op == nil {
@@ -41,6 +45,7 @@ func update(op *huma.Operation, change func(gd *opGuard), enforce bool) {
 	gd.scopes = slices.Clone(gd.scopes)
 	gd.rejects = slices.Clone(gd.rejects)
 	gd.notes = slices.Clone(gd.notes)
+	gd.noted = slices.Clone(gd.noted)
 	change(&gd)
 	// A copy of the map, not the map: a Huma group runs its modifiers
 	// twice, for the document and for the router, each time on a shallow
@@ -85,7 +90,9 @@ func Anonymous(op *huma.Operation) {
 // the request body. On a bare humachi or humago adapter a group's Require
 // is documentation only: Huma v2.37 does not run the middlewares a group's
 // modifier adds (huma#804), and enforceGuard is one; the route markers of
-// [NewChi] and [NewGo] enforce it.
+// [NewChi] and [NewGo] enforce it. (On a bare adapter an operation
+// carrying the markers of behindhuma.Use or behindhuma.Group is the
+// exception: they check it with [Admit] before they run.)
 func Require(scopes ...string) func(*huma.Operation) {
 	scopes = slices.Clone(scopes)
 	return func(op *huma.Operation) {
@@ -129,15 +136,24 @@ func Rejects(rejections ...svcerrors.Rejection) func(*huma.Operation) {
 // that serves a request exactly as the handler alone: the markers are
 // applied once, at registration, to be read, and never serve a request
 // from there. In `check` they print the notes they print on a chi route.
-// Notes does not run the markers: pass them to behindhuma.Use for that.
-// On an API built on a bare humachi or humago adapter it changes nothing.
+// Notes does not run the markers: pass them to behindhuma.Use (or, for a
+// group, behindhuma.Group) for that. One Notes value notes its markers
+// once on an operation however often it is applied (a group without a
+// prefix applies its modifiers twice to the operation itself). On an API
+// built on a bare humachi or humago adapter it changes nothing.
 func Notes(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 	markers = slices.DeleteFunc(slices.Clone(markers), func(m func(http.Handler) http.Handler) bool { return m == nil })
+	mark := &noteMark{}
 	return func(op *huma.Operation) {
-		if len(markers) == 0 {
+		// A group without a prefix runs its modifiers twice on the
+		// operation itself: noted once.
+		if len(markers) == 0 || slices.Contains(guardOf(op).noted, mark) {
 			return
 		}
-		update(op, func(gd *opGuard) { gd.notes = append(gd.notes, markers...) }, false)
+		update(op, func(gd *opGuard) {
+			gd.notes = append(gd.notes, markers...)
+			gd.noted = append(gd.noted, mark)
+		}, false)
 	}
 }
 
@@ -161,10 +177,29 @@ func markers(op *huma.Operation) []func(http.Handler) http.Handler {
 // checked it; on an API built on a bare adapter it is what keeps Require
 // from being documentation only.
 func enforceGuard(ctx huma.Context, next func(huma.Context)) {
+	if Admit(ctx) {
+		next(ctx)
+	}
+}
+
+// Admit enforces the guard of ctx's operation (its [Require] scopes, the
+// group's included) where a Huma middleware stands: it reports whether the
+// caller may go on, and when not it has already written the refusal the
+// guard's own middleware would (401 authentication-required without a
+// verified caller, 403 insufficient-scope with the gate's challenge). An
+// operation without Require admits every request.
+//
+// It is for middlewares that must not act for a caller the operation
+// refuses: Huma runs a group's middlewares, and an operation's in the
+// order its options were given, so on a bare humachi or humago adapter
+// such a middleware may run before the guard's (behindhuma's bridges call
+// Admit so that a rate limit spends nothing on a caller refused 403).
+// Behind [NewChi] and [NewGo] the route markers refused such a caller
+// before Huma ran, and Admit is true. It allocates nothing when it admits.
+func Admit(ctx huma.Context) bool {
 	gd := guardOf(ctx.Operation())
 	if !gd.requires {
-		next(ctx)
-		return
+		return true
 	}
 	p, ok := authn.PrincipalFrom(ctx.Context())
 	switch {
@@ -173,8 +208,9 @@ func enforceGuard(ctx huma.Context, next func(huma.Context)) {
 	case !p.Scopes.HasAll(gd.scopes...):
 		refuse(ctx, &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: gd.scopes})
 	default:
-		next(ctx)
+		return true
 	}
+	return false
 }
 
 // refuse answers a refusal the way a route marker does (recorded, with the

@@ -1,0 +1,216 @@
+package behindhuma_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/danielgtaylor/huma/v2"
+	"github.com/danielgtaylor/huma/v2/adapters/humachi"
+	"github.com/go-chi/chi/v5"
+	"go.uber.org/fx"
+
+	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/internal/behindtest"
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/authnhuma"
+	"github.com/svckit/svc/modules/behindhuma"
+	"github.com/svckit/svc/modules/conditional"
+	"github.com/svckit/svc/modules/idempotency"
+	"github.com/svckit/svc/modules/ratelimit"
+	"github.com/svckit/svc/modules/responsecache"
+	"github.com/svckit/svc/modules/store"
+)
+
+// shop registers operations through three groups, one with a prefix, one
+// inside it and one without a prefix, whose markers come from
+// behindhuma.Group, beside one operation outside them.
+func shop(api huma.API) {
+	h := func(context.Context, *struct{}) (*statusOut, error) {
+		return &statusOut{Status: http.StatusNoContent}, nil
+	}
+	orders := huma.NewGroup(api, "/orders")
+	orders.UseSimpleModifier(authnhuma.Require("write"))
+	behindhuma.Group(orders, ratelimit.Limit("10/s", 20), idempotency.Optional())
+	huma.Get(orders, "/{id}", h)
+	huma.Put(orders, "/{id}", h, behindhuma.Use(conditional.ETags()))
+	archive := huma.NewGroup(orders, "/archive")
+	behindhuma.Group(archive, responsecache.Shared())
+	huma.Get(archive, "/{id}", h)
+	feeds := huma.NewGroup(api)
+	behindhuma.Group(feeds, responsecache.Shared())
+	huma.Get(feeds, "/feed", h)
+	huma.Get(api, "/plain", h)
+}
+
+// `check` lists a group's markers on each operation of the group, once
+// (Huma runs a group's modifiers twice), after the operation's own, and on
+// no operation outside it.
+func TestCheckListsTheGroupMarkersOnEachOperation(t *testing.T) {
+	want := map[string]string{
+		"GET /orders/{id}":         "authenticated write idempotency=optional ratelimit=10/s burst 20",
+		"PUT /orders/{id}":         "authenticated write conditional=etags idempotency=optional ratelimit=10/s burst 20",
+		"GET /orders/archive/{id}": "authenticated write cache=shared idempotency=optional ratelimit=10/s burst 20",
+		"GET /feed":                "authenticated cache=shared",
+		"GET /plain":               "authenticated",
+	}
+	components := fx.Options(fxsvc.Errors(), fxsvc.Authn(behindtest.Verifier{}), fxsvc.RateLimits(),
+		fxsvc.Idempotency(), fxsvc.Conditional(), fxsvc.ResponseCache(), fxsvc.Serve(fxsvc.Addr("256.0.0.1:1")))
+	apps := map[string]fx.Option{
+		"NewChi": fx.Provide(func() *chi.Mux {
+			r := chi.NewRouter()
+			shop(authnhuma.NewChi(r, huma.DefaultConfig("Shop", "1.0.0")))
+			return r
+		}),
+		"NewGo": fx.Options(fxsvc.ServeMux(), fx.Provide(func() *authn.ServeMux {
+			mux := authn.NewServeMux()
+			shop(authnhuma.NewGo(mux, huma.DefaultConfig("Shop", "1.0.0")))
+			return mux
+		})),
+	}
+	for name, app := range apps {
+		t.Run(name, func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			if code := fxsvc.Run([]string{"check"}, &out, &errOut, app, components); code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			got := map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+				f := strings.Fields(line)
+				if len(f) < 3 {
+					t.Fatalf("line %q", line)
+				}
+				got[f[0]+" "+f[1]] = strings.Join(f[2:], " ")
+			}
+			for route, w := range want {
+				if got[route] != w {
+					t.Errorf("%s: %q, want %q\n%s", route, got[route], w, out.String())
+				}
+			}
+		})
+	}
+}
+
+// behindhuma.Use as a group's modifier would be documented and never run
+// (huma#804): registering through such a group panics, naming
+// behindhuma.Group, on every adapter, with or without a prefix, through
+// UseSimpleModifier or UseModifier. Use given to an operation of a group
+// runs.
+func TestUseOnAGroupIsRefusedAtRegistration(t *testing.T) {
+	h := func(context.Context, *struct{}) (*statusOut, error) {
+		return &statusOut{Status: http.StatusNoContent}, nil
+	}
+	for _, rt := range humaRouters {
+		for _, tc := range []struct {
+			name string
+			put  func(grp *huma.Group, use func(*huma.Operation))
+			pre  []string
+		}{
+			{"UseSimpleModifier", func(grp *huma.Group, use func(*huma.Operation)) { grp.UseSimpleModifier(use) }, []string{"/g"}},
+			{"UseSimpleModifier, no prefix", func(grp *huma.Group, use func(*huma.Operation)) { grp.UseSimpleModifier(use) }, nil},
+			{"UseModifier", func(grp *huma.Group, use func(*huma.Operation)) {
+				grp.UseModifier(func(op *huma.Operation, next func(*huma.Operation)) { use(op); next(op) })
+			}, []string{"/g"}},
+		} {
+			t.Run(rt.name+"/"+tc.name, func(t *testing.T) {
+				_, api := rt.new()
+				grp := huma.NewGroup(api, tc.pre...)
+				tc.put(grp, behindhuma.Use(ratelimit.Limit("1/h", 1)))
+				defer func() {
+					msg, _ := recover().(string)
+					if !strings.Contains(msg, "behindhuma.Group(grp, markers...)") || !strings.Contains(msg, "huma#804") {
+						t.Fatalf("panic %q, want one naming behindhuma.Group and huma#804", msg)
+					}
+				}()
+				huma.Get(grp, "/x", h)
+			})
+		}
+		t.Run(rt.name+"/on an operation of a group", func(t *testing.T) {
+			router, api := rt.new()
+			var runs atomic.Int64
+			grp := huma.NewGroup(api, "/g")
+			huma.Get(grp, "/x", counted(&runs, http.StatusNoContent), behindhuma.Use(ratelimit.Limit("1/h", 1, ratelimit.Name("op"))))
+			srv := behindtest.Stack(t, router, components(t, &countingStore{m: store.NewMemory()})...)
+			admitted(t, behindtest.Do(t, srv, "GET", "/g/x", behindtest.Alice, ""), "op", "0")
+			limited(t, behindtest.Do(t, srv, "GET", "/g/x", behindtest.Alice, ""))
+			if runs.Load() != 1 {
+				t.Fatalf("ran %d times", runs.Load())
+			}
+		})
+	}
+}
+
+// A group's markers cost the operation nothing it would not pay with the
+// same markers given by Use: the same allocations per admitted request.
+func TestAGroupAllocatesAsUse(t *testing.T) {
+	allocs := func(register func(api huma.API, h func(context.Context, *struct{}) (*statusOut, error))) float64 {
+		r := chi.NewRouter()
+		api := humachi.New(r, huma.DefaultConfig("Shop", "1.0.0"))
+		var runs atomic.Int64
+		register(api, counted(&runs, http.StatusNoContent))
+		req, _ := http.NewRequest("GET", "/g/x", nil)
+		req = req.WithContext(authn.WithPrincipal(req.Context(), authn.Principal{Subject: "alice", Issuer: behindtest.Issuer,
+			Scopes: authn.NewScopes("write"), Authenticated: true}, "t"))
+		w := &discard{h: http.Header{}}
+		return testing.AllocsPerRun(200, func() { r.ServeHTTP(w, req) })
+	}
+	noop := func(next http.Handler) http.Handler { return next }
+	perOp := allocs(func(api huma.API, h func(context.Context, *struct{}) (*statusOut, error)) {
+		huma.Get(api, "/g/x", h, authnhuma.Require("write"), behindhuma.Use(noop))
+	})
+	group := allocs(func(api huma.API, h func(context.Context, *struct{}) (*statusOut, error)) {
+		grp := huma.NewGroup(api, "/g")
+		behindhuma.Group(grp, noop)
+		huma.Get(grp, "/x", h, authnhuma.Require("write"))
+	})
+	if group != perOp {
+		t.Fatalf("an admitted request allocates %v through a group, %v through Use", group, perOp)
+	}
+}
+
+type discard struct{ h http.Header }
+
+func (d *discard) Header() http.Header         { return d.h }
+func (d *discard) Write(b []byte) (int, error) { return len(b), nil }
+func (d *discard) WriteHeader(int)             {}
+
+// document_idempotency on a group: each of the group's operations lists
+// its markers' refusals in the registered error model, once.
+func TestTheDocumentListsAGroupsRefusals(t *testing.T) {
+	for _, rt := range humaRouters[:2] {
+		t.Run(rt.name, func(t *testing.T) {
+			router, api := rt.new()
+			shop(api)
+			srv := behindtest.Stack(t, router)
+			var doc struct {
+				Paths map[string]map[string]struct {
+					Responses map[string]struct {
+						Content map[string]struct {
+							Schema struct {
+								Ref string `json:"$ref"`
+							} `json:"schema"`
+						} `json:"content"`
+					} `json:"responses"`
+				} `json:"paths"`
+			}
+			if err := json.Unmarshal([]byte(behindtest.Body(t, behindtest.Do(t, srv, "GET", "/openapi.json", behindtest.Alice, ""))), &doc); err != nil {
+				t.Fatal(err)
+			}
+			for _, method := range []string{"get", "put"} {
+				op := doc.Paths["/orders/{id}"][method]
+				for _, code := range []string{"400", "409", "413", "422", "429"} {
+					if r, ok := op.Responses[code]; !ok || r.Content["application/problem+json"].Schema.Ref == "" {
+						t.Errorf("%s /orders/{id} %s: %+v", method, code, r)
+					}
+				}
+			}
+			if _, ok := doc.Paths["/plain"]["get"].Responses["429"]; ok {
+				t.Errorf("GET /plain lists a 429 it never answers")
+			}
+		})
+	}
+}
