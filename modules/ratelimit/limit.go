@@ -82,7 +82,7 @@ var declarations atomic.Int64
 // most limit (see [Parse]) with burst requests at once, sharing one budget
 // per caller across those routes. Use it with chi's r.With, r.Use and
 // r.Group, wrap a ServeMux handler in it, or pass it to behindhuma.Use on a
-// Huma operation. Put authn.Require before it (outer), so that a caller
+// Huma operation (behindhuma.Group on a Huma group). Put authn.Require before it (outer), so that a caller
 // refused for a missing scope spends nothing: the gate refuses at install
 // a route where Limit wraps authn.Require.
 //

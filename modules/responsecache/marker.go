@@ -16,7 +16,7 @@ import (
 // the handler and is never stored (use [Shared] when the response is the
 // same for every caller). Use it with chi's r.With, r.Use and r.Group,
 // wrap a ServeMux handler in it, or pass it to behindhuma.Use on a Huma
-// operation.
+// operation (behindhuma.Group on a Huma group).
 func Cached() func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler { return &marker{next: next} }
 }
