@@ -95,7 +95,8 @@ func svcClient(b *testing.B) *redisstore.Client {
 
 // Budgets no benchmark exhausts: every call is an admitted request. A
 // whole-millisecond interval (10/s, 1000/s) takes svc's two-command
-// script; any other (5000/s) the three-command one.
+// script, as does one of at least 100 ms (3/s, rounded up to 334 ms); any
+// other (5000/s) the three-command one.
 var (
 	key   = store.Key{Space: "bench", Owner: "iss", ID: "alice"}
 	rates = []struct {
@@ -104,6 +105,7 @@ var (
 	}{
 		{"interval=1ms", store.Rate{Interval: time.Millisecond, Burst: 1 << 30}},
 		{"interval=200µs", store.Rate{Interval: 200 * time.Microsecond, Burst: 1 << 30}},
+		{"interval=333.3ms", store.Rate{Interval: time.Second / 3, Burst: 1 << 30}},
 	}
 )
 

@@ -87,7 +87,13 @@ func open(t *testing.T, srv *redistest.Server, opts ...redisstore.Option) *redis
 }
 
 // The two scripts (whole-millisecond intervals, and any other) answer alike.
-func TestRatesGCRA(t *testing.T) { redistest.EachEngine(t, testRatesGCRA) }
+// Intervals are an hour long, so that no request comes back during the
+// test; the one that is not a whole number of milliseconds takes the
+// microsecond script only because the test turns rounding off.
+func TestRatesGCRA(t *testing.T) {
+	redisstore.RoundIntervalsAbove(t, 24*time.Hour)
+	redistest.EachEngine(t, testRatesGCRA)
+}
 
 func testRatesGCRA(t *testing.T, engine redistest.Option) {
 	srv := redistest.Start(t, engine)
@@ -131,7 +137,27 @@ func testRatesGCRA(t *testing.T, engine redistest.Option) {
 // other) keeps what was spent: both keep the key's expiry at the
 // theoretical arrival time.
 func TestRatesCarryOverBetweenScripts(t *testing.T) {
+	redisstore.RoundIntervalsAbove(t, 24*time.Hour)
 	redistest.EachEngine(t, testRatesCarryOverBetweenScripts)
+}
+
+// An interval of at least 100 ms that is not a whole number of milliseconds
+// (3/s: 333.33 ms) is rounded up to one: the limit is at most 1 % stricter,
+// never looser.
+func TestRatesRoundLongIntervalsUp(t *testing.T) {
+	srv := redistest.Start(t)
+	rates := open(t, srv).Rates()
+	ctx := t.Context()
+	k := store.Key{Space: "round", ID: "alice"}
+	r := store.Rate{Interval: time.Second / 3, Burst: 1}
+	res, err := rates.Allow(ctx, k, r)
+	if err != nil || !res.Allowed || res.ResetAfter != 334*time.Millisecond {
+		t.Fatalf("first request: %+v, %v (want allowed, reset after 334ms)", res, err)
+	}
+	res, err = rates.Allow(ctx, k, r)
+	if err != nil || res.Allowed || res.RetryAfter > 334*time.Millisecond || res.RetryAfter < 200*time.Millisecond {
+		t.Fatalf("second request at once: %+v, %v (want refused, retry within 334ms)", res, err)
+	}
 }
 
 func testRatesCarryOverBetweenScripts(t *testing.T, engine redistest.Option) {
