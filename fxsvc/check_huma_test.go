@@ -1,7 +1,6 @@
 package fxsvc_test
 
 import (
-	"bytes"
 	"context"
 	"net/http"
 	"strings"
@@ -113,35 +112,14 @@ func TestCheckNotesTheComponentsOnEveryRouter(t *testing.T) {
 		}
 		want[rt.method+" "+rt.path] = strings.TrimSpace(mode + " " + rt.want)
 	}
-	components := fx.Options(fxsvc.Errors(), fxsvc.Authn(behindtest.Verifier{}), fxsvc.RateLimits(),
-		fxsvc.Idempotency(), fxsvc.Conditional(), fxsvc.ResponseCache(), fxsvc.Serve(fxsvc.Addr("256.0.0.1:1")))
-	apps := map[string]fx.Option{
-		"chi":      fx.Provide(onChi),
-		"ServeMux": fx.Options(fx.Provide(onServeMux), fxsvc.ServeMux()),
-		"Huma on chi": fx.Provide(func() *chi.Mux {
-			r := chi.NewRouter()
-			humaOperations(authnhuma.NewChi(r, huma.DefaultConfig("Shop", "1.0.0")))
-			return r
-		}),
-		"Huma on ServeMux": fx.Options(fxsvc.ServeMux(), fx.Provide(func() *authn.ServeMux {
-			mux := authn.NewServeMux()
-			humaOperations(authnhuma.NewGo(mux, huma.DefaultConfig("Shop", "1.0.0")))
-			return mux
-		})),
-	}
+	apps := behindtest.HumaApps(humaOperations)
+	apps["chi"] = fx.Provide(onChi)
+	apps["ServeMux"] = fx.Options(fx.Provide(onServeMux), fxsvc.ServeMux())
 	for name, app := range apps {
 		t.Run(name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			if code := fxsvc.Run([]string{"check"}, &out, &errOut, app, components); code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut.String())
-			}
+			routes, out := behindtest.Check(t, app)
 			seen := 0
-			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-				f := strings.Fields(line)
-				if len(f) < 3 {
-					t.Fatalf("line %q", line)
-				}
-				route, rest := f[0]+" "+f[1], strings.Join(f[2:], " ")
+			for route, rest := range routes {
 				w, listed := want[route]
 				switch {
 				case listed && rest != w:
@@ -154,7 +132,7 @@ func TestCheckNotesTheComponentsOnEveryRouter(t *testing.T) {
 				}
 			}
 			if seen != len(want) {
-				t.Fatalf("check listed %d of the %d routes:\n%s", seen, len(want), out.String())
+				t.Fatalf("check listed %d of the %d routes:\n%s", seen, len(want), out)
 			}
 		})
 	}

@@ -1,7 +1,6 @@
 package behindhuma_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -12,9 +11,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 	"github.com/go-chi/chi/v5"
-	"go.uber.org/fx"
 
-	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
@@ -58,37 +55,13 @@ func TestCheckListsTheGroupMarkersOnEachOperation(t *testing.T) {
 		"GET /feed":                "authenticated cache=shared",
 		"GET /plain":               "authenticated",
 	}
-	components := fx.Options(fxsvc.Errors(), fxsvc.Authn(behindtest.Verifier{}), fxsvc.RateLimits(),
-		fxsvc.Idempotency(), fxsvc.Conditional(), fxsvc.ResponseCache(), fxsvc.Serve(fxsvc.Addr("256.0.0.1:1")))
-	apps := map[string]fx.Option{
-		"NewChi": fx.Provide(func() *chi.Mux {
-			r := chi.NewRouter()
-			shop(authnhuma.NewChi(r, huma.DefaultConfig("Shop", "1.0.0")))
-			return r
-		}),
-		"NewGo": fx.Options(fxsvc.ServeMux(), fx.Provide(func() *authn.ServeMux {
-			mux := authn.NewServeMux()
-			shop(authnhuma.NewGo(mux, huma.DefaultConfig("Shop", "1.0.0")))
-			return mux
-		})),
-	}
-	for name, app := range apps {
+	apps := behindtest.HumaApps(shop)
+	for _, name := range []string{"Huma on chi", "Huma on ServeMux"} {
 		t.Run(name, func(t *testing.T) {
-			var out, errOut bytes.Buffer
-			if code := fxsvc.Run([]string{"check"}, &out, &errOut, app, components); code != 0 {
-				t.Fatalf("exit %d: %s", code, errOut.String())
-			}
-			got := map[string]string{}
-			for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-				f := strings.Fields(line)
-				if len(f) < 3 {
-					t.Fatalf("line %q", line)
-				}
-				got[f[0]+" "+f[1]] = strings.Join(f[2:], " ")
-			}
+			got, out := behindtest.Check(t, apps[name])
 			for route, w := range want {
 				if got[route] != w {
-					t.Errorf("%s: %q, want %q\n%s", route, got[route], w, out.String())
+					t.Errorf("%s: %q, want %q\n%s", route, got[route], w, out)
 				}
 			}
 		})
