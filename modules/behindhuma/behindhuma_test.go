@@ -134,17 +134,7 @@ func TestTheDocumentListsTheRefusals(t *testing.T) {
 		router, _, _ := api(t, c.res)
 		srv := behindtest.Stack(t, router)
 		resp := behindtest.Do(t, srv, "GET", "/openapi.json", behindtest.Alice, "")
-		var doc struct {
-			Paths map[string]map[string]struct {
-				Responses map[string]struct {
-					Content map[string]struct {
-						Schema struct {
-							Ref string `json:"$ref"`
-						} `json:"schema"`
-					} `json:"content"`
-				} `json:"responses"`
-			} `json:"paths"`
-		}
+		var doc apiDoc
 		if err := json.Unmarshal([]byte(behindtest.Body(t, resp)), &doc); err != nil {
 			t.Fatal(err)
 		}
@@ -177,4 +167,18 @@ func TestHumaOnServeMux(t *testing.T) {
 	if creates.Load() != 1 {
 		t.Fatalf("%d creates", creates.Load())
 	}
+}
+
+// apiDoc is what the tests read of an OpenAPI document: each operation's
+// responses and the schema of each of their media types.
+type apiDoc struct {
+	Paths map[string]map[string]struct {
+		Responses map[string]struct {
+			Content map[string]struct {
+				Schema struct {
+					Ref string `json:"$ref"`
+				} `json:"schema"`
+			} `json:"content"`
+		} `json:"responses"`
+	} `json:"paths"`
 }

@@ -159,17 +159,7 @@ func TestTheDocumentListsAGroupsRefusals(t *testing.T) {
 			router, api := rt.new()
 			shop(api)
 			srv := behindtest.Stack(t, router)
-			var doc struct {
-				Paths map[string]map[string]struct {
-					Responses map[string]struct {
-						Content map[string]struct {
-							Schema struct {
-								Ref string `json:"$ref"`
-							} `json:"schema"`
-						} `json:"content"`
-					} `json:"responses"`
-				} `json:"paths"`
-			}
+			var doc apiDoc
 			if err := json.Unmarshal([]byte(behindtest.Body(t, behindtest.Do(t, srv, "GET", "/openapi.json", behindtest.Alice, ""))), &doc); err != nil {
 				t.Fatal(err)
 			}
