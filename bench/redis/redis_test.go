@@ -96,7 +96,7 @@ func svcClient(b *testing.B) *redisstore.Client {
 // Budgets no benchmark exhausts: every call is an admitted request. A
 // whole-millisecond interval (10/s, 1000/s) takes svc's two-command
 // script, as does one of at least 100 ms (3/s, rounded up to 334 ms); any
-// other (5000/s) the three-command one.
+// other (5000/s) the three-command one (PTTL, GET, SET).
 var (
 	key   = store.Key{Space: "bench", Owner: "iss", ID: "alice"}
 	rates = []struct {

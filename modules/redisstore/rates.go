@@ -10,7 +10,8 @@ import (
 )
 
 // Both scripts spend one request of a GCRA budget in one round trip, on
-// the server's clock (replicas with skewed clocks agree), and answer one
+// the server's clock (replicas with skewed clocks agree: it is the clock of
+// the key's expiry, so no script reads TIME), and answer one
 // integer, because every redis.call, reply element and parsed element is a
 // measurable share of a loopback round trip: allowed, the time until the
 // whole burst is back (at least one interval, so positive); refused, minus
@@ -19,36 +20,45 @@ import (
 // interval and ARGV[2] the burst.
 //
 // gcraMillis keeps the theoretical arrival time (tat) as the key's own
-// expiry: PTTL reads tat - now, SET … PX writes it, and the key vanishes
-// once the whole burst is back. Two commands and no clock read, but Redis
+// expiry: PTTL reads tat - now, PEXPIRE writes it (SET … PX for a new key;
+// PEXPIRE costs Redis less), and the key vanishes once the whole burst is
+// back. Two commands and no clock read, but Redis
 // keeps expiries in whole milliseconds, so it serves intervals that are
 // whole milliseconds (10/s, 1000/s, 6/min) and, rounded up, those of at
 // least roundAbove (3/s). Units: milliseconds.
 var gcraMillis = redis.NewScript(`
 local interval = tonumber(ARGV[1])
-local tat = math.max(redis.call('PTTL', KEYS[1]), 0) + interval
+local ttl = redis.call('PTTL', KEYS[1])
+local tat = math.max(ttl, 0) + interval
 local early = tat - interval * ARGV[2]
 if early > 0 then return -early end
-redis.call('SET', KEYS[1], '', 'PX', tat)
+if ttl > 0 then
+  redis.call('PEXPIRE', KEYS[1], tat)
+else
+  redis.call('SET', KEYS[1], '', 'PX', tat)
+end
 return tat
 `)
 
-// gcraMicros serves every other interval: the key holds tat in
-// microseconds since the epoch, read against TIME, written with %.0f so
-// that no server formats the 16-digit number with fewer digits, and
-// expiring once the whole burst is back. A key gcraMillis wrote holds no
-// number; its expiry is read instead. Units: microseconds.
+// gcraMicros serves every other interval (30/s, 5000/s) the same way,
+// with the part of tat below a millisecond kept in the key's value, in
+// microseconds from -999 to 0: tat - now = PTTL·1000 + value. The clock is
+// still Redis's expiry clock, whole milliseconds, so a request is judged
+// as if it came at the start of its millisecond; the sub-millisecond parts
+// add up exactly, so the long-run rate is the declared one. A value above
+// 0 (a key of an earlier svc, which kept the absolute tat there) is read
+// as 0: its expiry holds the same tat to the millisecond. Three commands,
+// no clock read. Units: microseconds.
 var gcraMicros = redis.NewScript(`
-local t = redis.call('TIME')
-local now = t[1] * 1000000 + t[2]
 local interval = tonumber(ARGV[1])
-local tat = tonumber(redis.call('GET', KEYS[1]))
-if not tat then tat = now + math.max(redis.call('PTTL', KEYS[1]), 0) * 1000 end
-tat = math.max(tat, now) + interval
-local early = tat - interval * ARGV[2] - now
+local rest = tonumber(redis.call('GET', KEYS[1]))
+if not rest or rest > 0 then rest = 0 end
+local tat = math.max(redis.call('PTTL', KEYS[1]) * 1000 + rest, 0) + interval
+local early = tat - interval * ARGV[2]
 if early > 0 then return -early end
-redis.call('SET', KEYS[1], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000))
-return tat - now
+local px = math.ceil(tat / 1000)
+redis.call('SET', KEYS[1], tat - px * 1000, 'PX', px)
+return tat
 `)
 
 // roundAbove is the interval from which a budget is kept in whole
@@ -68,7 +78,8 @@ type rates struct{ c *Client }
 // A budget is kept in whole milliseconds (two commands in the script) when
 // its interval is a whole number of milliseconds or at least roundAbove,
 // rounded up (3/s admits one request per 334 ms: at most 1 % stricter,
-// never looser), else in microseconds (three commands). Both keep the key's expiry at the theoretical
+// never looser), else in microseconds (three commands: the part below a
+// millisecond is kept in the key's value). Both keep the key's expiry at the theoretical
 // arrival time, so a limit whose rate changes between deploys carries its
 // spent budget over.
 func (c *Client) Rates() store.Rates { return rates{c} }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -141,6 +142,28 @@ func TestRatesCarryOverBetweenScripts(t *testing.T) {
 	redistest.EachEngine(t, testRatesCarryOverBetweenScripts)
 }
 
+// A budget written by an earlier svc, whose key held the absolute
+// theoretical arrival time in microseconds, is read from its expiry.
+func TestRatesReadAnEarlierKeyByItsExpiry(t *testing.T) {
+	redisstore.RoundIntervalsAbove(t, 24*time.Hour)
+	srv := redistest.Start(t)
+	c := open(t, srv)
+	ctx := t.Context()
+	// Two requests of an hour each spent: tat is two hours ahead.
+	tat := time.Now().Add(2 * time.Hour).UnixMicro()
+	if err := c.Redis().Set(ctx, "svc:rate:legacy::alice", strconv.FormatInt(tat, 10), 2*time.Hour).Err(); err != nil {
+		t.Fatal(err)
+	}
+	r := store.Rate{Interval: time.Hour + time.Microsecond, Burst: 3}
+	k := store.Key{Space: "legacy", ID: "alice"}
+	if res, err := c.Rates().Allow(ctx, k, r); err != nil || !res.Allowed || res.Remaining != 0 {
+		t.Fatalf("third request: %+v, %v (want allowed, 0 remaining)", res, err)
+	}
+	if res, err := c.Rates().Allow(ctx, k, r); err != nil || res.Allowed {
+		t.Fatalf("fourth request: %+v, %v (want refused)", res, err)
+	}
+}
+
 // An interval of at least 100 ms that is not a whole number of milliseconds
 // (3/s: 333.33 ms) is rounded up to one: the limit is at most 1 % stricter,
 // never looser.
@@ -164,14 +187,17 @@ func testRatesCarryOverBetweenScripts(t *testing.T, engine redistest.Option) {
 	srv := redistest.Start(t, engine)
 	rates := open(t, srv).Rates()
 	ctx := t.Context()
+	// Two requests at the first rate, then a third fits the burst of 3 at
+	// the other rate exactly when the first interval is not the longer.
 	millis := store.Rate{Interval: time.Hour, Burst: 3}
-	micros := store.Rate{Interval: time.Hour + time.Microsecond, Burst: 3}
+	longer := store.Rate{Interval: time.Hour + time.Microsecond, Burst: 3}
+	shorter := store.Rate{Interval: time.Hour - time.Microsecond, Burst: 3}
 	for _, tc := range []struct {
 		name         string
 		first, after store.Rate
 	}{
-		{"milliseconds then microseconds", millis, micros},
-		{"microseconds then milliseconds", micros, millis},
+		{"milliseconds then microseconds", millis, longer},
+		{"microseconds then milliseconds", shorter, millis},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			k := store.Key{Space: "carry", ID: tc.name}
