@@ -53,9 +53,9 @@ func (c *scoped) Value(k any) any {
 	return c.Context.Value(k)
 }
 
-// Root is the request path from the app's root: the one svc's telemetry
-// wrapper recorded (the outermost handler of every fxsvc app), else the
-// one recorded by [With], else the request's own.
+// Root is the request path from the app's root: the one the outermost
+// component recorded (in the request's reqstate.State behind svc's
+// telemetry wrapper, else through [With]), else the request's own.
 func Root(r *http.Request) string {
 	ctx := r.Context()
 	if st := reqstate.From(ctx); st != nil {

@@ -31,9 +31,15 @@ func NewSlot[T comparable](build func() (T, error)) *Slot[T] {
 // is the key: it is a pointer, so the lookup boxes nothing.
 func (s *Slot[T]) Middleware(c T, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if st := reqstate.From(r.Context()); st != nil && st.Carry(s, c) {
-			next.ServeHTTP(w, r)
-			return
+		if st := reqstate.From(r.Context()); st != nil {
+			// The first component records the root path, as With does.
+			if _, ok := st.Root(); !ok {
+				st.SetRoot(r.URL.Path)
+			}
+			if st.Carry(s, c) {
+				next.ServeHTTP(w, r)
+				return
+			}
 		}
 		next.ServeHTTP(w, With(r, s, c))
 	})

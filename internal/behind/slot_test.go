@@ -62,11 +62,10 @@ func TestSlotForAllocatesNothing(t *testing.T) {
 	}
 }
 
-// withState returns a request carrying a reqstate.State whose root is
-// root, as svc's telemetry wrapper makes it.
-func withState(path, root string) (*http.Request, *reqstate.State) {
+// withState returns a request carrying an empty reqstate.State, as svc's
+// telemetry wrapper makes it.
+func withState(path string) (*http.Request, *reqstate.State) {
 	st := &reqstate.State{}
-	st.SetRoot(root)
 	r := httptest.NewRequest(http.MethodGet, path, nil)
 	return r.WithContext(reqstate.With(r.Context(), st)), st
 }
@@ -85,14 +84,14 @@ func TestSlotInRequestState(t *testing.T) {
 		gotA, gotB, root = a.For(r), b.For(r), Root(r)
 	})
 	h := a.Middleware(mine, http.StripPrefix("/mount", b.Middleware(&slotB{name: "outer b"}, b.Middleware(innerB, inner))))
-	r, _ := withState("/mount/x", "/mount/x")
+	r, _ := withState("/mount/x")
 	h.ServeHTTP(httptest.NewRecorder(), r)
 	if gotA != mine || gotB != innerB || root != "/mount/x" {
-		t.Fatalf("got %v, %v, root %q: want each slot's nearest component and the wrapper's root", gotA, gotB, root)
+		t.Fatalf("got %v, %v, root %q: want each slot's nearest component and the root the outer one saw", gotA, gotB, root)
 	}
 
 	flat := a.Middleware(mine, b.Middleware(innerB, inner))
-	r, _ = withState("/x", "/x")
+	r, _ = withState("/x")
 	w := httptest.NewRecorder()
 	if n := testing.AllocsPerRun(100, func() { flat.ServeHTTP(w, r) }); n != 0 {
 		t.Fatalf("two components in a State allocate %v times per request, want 0", n)
@@ -103,7 +102,7 @@ func TestSlotInRequestState(t *testing.T) {
 func TestSlotFallsBackToTheContextWhenTheStateIsFull(t *testing.T) {
 	a := NewSlot(func() (*slotA, error) { return &slotA{name: "default"}, nil })
 	mine := &slotA{name: "mine"}
-	r, st := withState("/x", "/x")
+	r, st := withState("/x")
 	for i := range 4 {
 		st.Carry(i, i)
 	}

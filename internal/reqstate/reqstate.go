@@ -116,7 +116,8 @@ func (s *State) Inherit(outer *State) {
 	s.root, s.hasRoot, s.carried = outer.root, outer.hasRoot, outer.carried
 }
 
-// SetRoot records the request path as the app's root saw it.
+// SetRoot records the request path as the app's root saw it (the first
+// component behind the gate records it).
 func (s *State) SetRoot(path string) { s.root, s.hasRoot = path, true }
 
 // Root is the path [State.SetRoot] recorded.

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"github.com/go-chi/chi/v5"
+
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/store"
 	"github.com/svckit/svc/modules/telemetry"
@@ -60,5 +62,27 @@ func TestNestedTelemetryWrappersKeepTheLimiter(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/orders", nil))
 	if v := w.h.Get("RateLimit"); v != "" {
 		t.Fatalf("RateLimit %q: the marker used the default limiter, not the outer one excluding /api/orders", v)
+	}
+}
+
+// Include and Exclude see the path the component's middleware saw: a mount
+// between svc's telemetry wrapper and the component (http.StripPrefix
+// added with fxsvc.Wrap, say) rewrites it first.
+func TestIncludeSeesThePathBehindAMount(t *testing.T) {
+	l, err := ratelimit.New(ratelimit.Include("/api/*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := chi.NewRouter()
+	r.With(ratelimit.Limit("1/h", 1)).Get("/api/x", func(http.ResponseWriter, *http.Request) {})
+	h := telemetry.New().Handler(http.StripPrefix("/svc", l.Middleware(r)))
+	var got []int
+	for range 2 {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/svc/api/x", nil))
+		got = append(got, w.Code)
+	}
+	if got[0] != http.StatusOK || got[1] != http.StatusTooManyRequests {
+		t.Fatalf("statuses %v, want [200 429]: ratelimit.Include(\"/api/*\") must match the path behind the mount", got)
 	}
 }

@@ -138,14 +138,13 @@ type requestContext struct {
 	st reqstate.State
 }
 
-// begin records the app's root path for the components behind the gate,
-// or, inside another telemetry wrapper, takes what its State holds.
-func (c *requestContext) begin(r *http.Request) {
+// begin takes, inside another telemetry wrapper, what its State holds for
+// the components behind the gate (the first of them records the root
+// path, next to the router, where a mount's rewrite has been seen).
+func (c *requestContext) begin() {
 	if outer := reqstate.From(c.Context); outer != nil {
 		c.st.Inherit(outer)
-		return
 	}
-	c.st.SetRoot(r.URL.Path)
 }
 
 func (c *requestContext) Value(k any) any {
@@ -181,7 +180,7 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	}
 	if m == nil && tracer == nil && log == nil {
 		rc := &requestContext{Context: r.Context(), id: id}
-		rc.begin(r)
+		rc.begin()
 		next.ServeHTTP(w, r.WithContext(rc))
 		return
 	}
@@ -190,7 +189,7 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	if id != "" {
 		x.id = id
 	}
-	x.begin(r)
+	x.begin()
 	if t.cfg.fallback != nil {
 		x.st.SetFinder(t.cfg.fallback)
 	}
