@@ -14,8 +14,8 @@ import (
 // Redis is down, among others), which it would otherwise print to
 // stderr, and writes them to the logger of the most recently built
 // Client that is still open (of the last one built when all are closed),
-// at warn level, at most one line per minute per kind of line (go-redis's
-// format string) with the count of the ones held back in svc.suppressed.
+// at warn level, at most one line per minute per kind of line (its start,
+// see kindOf) with the count of the ones held back in svc.suppressed.
 // Every password of a Client ever built is replaced by *** before the
 // line is written.
 //
@@ -73,10 +73,6 @@ func (g *goRedisLog) detach(c *Client) {
 
 // Printf implements go-redis's logging interface.
 func (g *goRedisLog) Printf(_ context.Context, format string, v ...any) {
-	n, ok := g.th.pass(format)
-	if !ok {
-		return
-	}
 	line := strings.TrimSpace(fmt.Sprintf(format, v...))
 	g.mu.Lock()
 	target := g.last
@@ -87,9 +83,28 @@ func (g *goRedisLog) Printf(_ context.Context, format string, v ...any) {
 		line = strings.ReplaceAll(line, pw, "***")
 	}
 	g.mu.Unlock()
+	n, ok := g.th.pass(kindOf(line))
+	if !ok {
+		return
+	}
 	log := zap.L()
 	if target != nil {
 		log = target.log
 	}
 	log.Warn("svc.redis: go-redis: "+line, zap.Int("svc.suppressed", n))
+}
+
+// kindOf is what a go-redis line is throttled by: the line without its
+// digits (addresses, ports, counts), at most 48 bytes of it. go-redis
+// logs most lines through one format, "%s", so the format cannot tell
+// them apart; the throttle bounds how many kinds it keeps.
+func kindOf(line string) string {
+	line = strings.TrimPrefix(line, "redis: ")
+	var b strings.Builder
+	for i := 0; i < len(line) && b.Len() < 48; i++ {
+		if c := line[i]; c < '0' || c > '9' {
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
 }

@@ -55,3 +55,20 @@ func TestGoRedisLogRoutesThrottlesAndMasks(t *testing.T) {
 		t.Fatal("with every client closed, the line did not go to the last one built")
 	}
 }
+
+// go-redis logs most of its lines through one format, "%s": they are
+// throttled by what they say, not by the format.
+func TestGoRedisLinesOfOneFormatAreThrottledApart(t *testing.T) {
+	g := newGoRedisLog()
+	now := time.Unix(1000, 0)
+	g.th.now = func() time.Time { return now }
+	core, logs := observer.New(zap.DebugLevel)
+	g.attach(&Client{log: zap.New(core)}, "")
+	ctx := context.Background()
+	g.Printf(ctx, "%s", "redis: connection pool: failed to dial: dial tcp 127.0.0.1:6379: refused")
+	g.Printf(ctx, "%s", "redis: connection pool: failed to dial: dial tcp 127.0.0.1:6380: refused") // same kind
+	g.Printf(ctx, "%s", "redis: failed to close connection: reset")
+	if logs.Len() != 2 {
+		t.Fatalf("%d lines, want 2 (two kinds): %v", logs.Len(), logs.All())
+	}
+}

@@ -2,6 +2,8 @@ package redisstore
 
 import (
 	"context"
+	"errors"
+	"math"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -45,14 +47,12 @@ return tat
 // microseconds from -999 to 0: tat - now = PTTL·1000 + value. The clock is
 // still Redis's expiry clock, whole milliseconds, so a request is judged
 // as if it came at the start of its millisecond; the sub-millisecond parts
-// add up exactly, so the long-run rate is the declared one. A value above
-// 0 (a key of an earlier svc, which kept the absolute tat there) is read
-// as 0: its expiry holds the same tat to the millisecond. Three commands,
-// no clock read. Units: microseconds.
+// add up exactly, so the long-run rate is the declared one. Three
+// commands, no clock read. Units: microseconds.
 var gcraMicros = redis.NewScript(`
 local interval = tonumber(ARGV[1])
 local rest = tonumber(redis.call('GET', KEYS[1]))
-if not rest or rest > 0 then rest = 0 end
+if not rest then rest = 0 end
 local tat = math.max(redis.call('PTTL', KEYS[1]) * 1000 + rest, 0) + interval
 local early = tat - interval * ARGV[2]
 if early > 0 then return -early end
@@ -60,6 +60,15 @@ local px = math.ceil(tat / 1000)
 redis.call('SET', KEYS[1], tat - px * 1000, 'PX', px)
 return tat
 `)
+
+// rateKind names the rate-limit keys. Keys of an earlier svc ("rate", the
+// absolute tat in the value) are never read: during a rolling upgrade the
+// two versions keep apart budgets (at worst twice the limit, never none),
+// and the old keys expire by themselves.
+const rateKind = "gcra"
+
+// errInvalidRate is the error store.Memory gives too.
+var errInvalidRate = errors.New("redisstore: a Rate needs a positive Interval and a Burst of at least 1")
 
 // roundAbove is the interval from which a budget is kept in whole
 // milliseconds even when the interval is not one: rounding it up makes the
@@ -85,8 +94,11 @@ type rates struct{ c *Client }
 func (c *Client) Rates() store.Rates { return rates{c} }
 
 func (s rates) Allow(ctx context.Context, k store.Key, r store.Rate) (store.RateResult, error) {
+	if r.Interval <= 0 || r.Burst < 1 {
+		return store.RateResult{}, errInvalidRate
+	}
 	script, unit := gcraMicros, time.Microsecond
-	interval, burst := max(1, r.Interval.Microseconds()), int64(max(1, r.Burst))
+	interval, burst := max(1, r.Interval.Microseconds()), int64(r.Burst)
 	if r.Interval%time.Millisecond == 0 || r.Interval >= roundAbove {
 		// Rounded up: a limit may come out stricter, never looser.
 		script, unit = gcraMillis, time.Millisecond
@@ -95,7 +107,7 @@ func (s rates) Allow(ctx context.Context, k store.Key, r store.Rate) (store.Rate
 	var n int64
 	err := s.c.do(ctx, "ratelimit", func(ctx context.Context) error {
 		var err error
-		n, err = script.Run(ctx, s.c.rdb, []string{s.c.key("rate", k)}, interval, burst).Int64()
+		n, err = script.Run(ctx, s.c.rdb, []string{s.c.key(rateKind, k)}, interval, burst).Int64()
 		return err
 	})
 	if err == nil && n == 0 {
@@ -105,7 +117,11 @@ func (s rates) Allow(ctx context.Context, k store.Key, r store.Rate) (store.Rate
 		s.c.failOpen.admit(ctx, "ratelimit", err)
 		return store.RateResult{Allowed: true, Remaining: max(0, r.Burst-1)}, nil
 	}
+	s.c.failOpen.ok()
 	window := interval * burst
+	if burst > math.MaxInt64/interval {
+		window = math.MaxInt64 // a burst no window of int64 holds: never exhausted
+	}
 	if n < 0 {
 		return store.RateResult{
 			RetryAfter: time.Duration(-n) * unit,

@@ -74,6 +74,7 @@ type Config struct {
 	PoolSize int `env:"POOL_SIZE"`
 	// Timeout bounds every operation: dialing, reading, writing, waiting
 	// for a pooled connection, and the whole round trip (default 500ms).
+	// A wait for a pooled connection and a dial get half of it each.
 	Timeout time.Duration `env:"TIMEOUT" envDefault:"500ms"`
 	// CacheMaxBytes bounds one cached response (default 1 MiB); a larger
 	// one is not stored.
@@ -210,7 +211,12 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		return nil, fmt.Errorf("redisstore: SVC_REDIS_URL %s is not a redis:// or rediss:// URL go-redis reads", cfg.URL)
 	}
 	ro.PoolSize = cfg.PoolSize
-	ro.DialTimeout, ro.ReadTimeout, ro.WriteTimeout, ro.PoolTimeout = cfg.Timeout, cfg.Timeout, cfg.Timeout, cfg.Timeout
+	ro.ReadTimeout, ro.WriteTimeout = cfg.Timeout, cfg.Timeout
+	// Half each for the wait for a pooled connection and for a dial: go-redis
+	// waits for a new connection on the context's Done, which the deadline
+	// of Client.do does not close, so these two bound that wait, and the
+	// I/O after them stops at the operation's deadline.
+	ro.DialTimeout, ro.PoolTimeout = cfg.Timeout/2, cfg.Timeout/2
 	// No retries: a retried script could spend a budget twice, and each
 	// retry would stretch the wait past Timeout.
 	ro.MaxRetries = -1

@@ -3,6 +3,7 @@ package redisstore_test
 import (
 	"context"
 	"errors"
+	"math"
 	"net"
 	"strconv"
 	"strings"
@@ -142,25 +143,53 @@ func TestRatesCarryOverBetweenScripts(t *testing.T) {
 	redistest.EachEngine(t, testRatesCarryOverBetweenScripts)
 }
 
-// A budget written by an earlier svc, whose key held the absolute
-// theoretical arrival time in microseconds, is read from its expiry.
-func TestRatesReadAnEarlierKeyByItsExpiry(t *testing.T) {
-	redisstore.RoundIntervalsAbove(t, 24*time.Hour)
+// A budget written by an earlier svc (key kind "rate", the absolute
+// theoretical arrival time in the value) is never read, so old and new
+// replicas of a rolling upgrade keep apart budgets instead of one failing
+// on the other's keys.
+func TestRatesIgnoreTheKeysOfAnEarlierVersion(t *testing.T) {
 	srv := redistest.Start(t)
 	c := open(t, srv)
 	ctx := t.Context()
-	// Two requests of an hour each spent: tat is two hours ahead.
-	tat := time.Now().Add(2 * time.Hour).UnixMicro()
-	if err := c.Redis().Set(ctx, "svc:rate:legacy::alice", strconv.FormatInt(tat, 10), 2*time.Hour).Err(); err != nil {
+	// Spent far ahead, in the old format: read, it would refuse.
+	tat := time.Now().Add(100 * time.Hour).UnixMicro()
+	if err := c.Redis().Set(ctx, "svc:rate:old::alice", strconv.FormatInt(tat, 10), time.Hour).Err(); err != nil {
 		t.Fatal(err)
 	}
-	r := store.Rate{Interval: time.Hour + time.Microsecond, Burst: 3}
-	k := store.Key{Space: "legacy", ID: "alice"}
-	if res, err := c.Rates().Allow(ctx, k, r); err != nil || !res.Allowed || res.Remaining != 0 {
-		t.Fatalf("third request: %+v, %v (want allowed, 0 remaining)", res, err)
+	for _, r := range []store.Rate{{Interval: time.Hour, Burst: 2}, {Interval: 50*time.Millisecond + time.Microsecond, Burst: 2}} {
+		k := store.Key{Space: "old", ID: "alice"}
+		if res, err := c.Rates().Allow(ctx, k, r); err != nil || !res.Allowed || res.Remaining != 1 {
+			t.Fatalf("interval %v: %+v, %v (want allowed, 1 remaining)", r.Interval, res, err)
+		}
+		if err := c.Redis().Del(ctx, "svc:gcra:old::alice").Err(); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if res, err := c.Rates().Allow(ctx, k, r); err != nil || res.Allowed {
-		t.Fatalf("fourth request: %+v, %v (want refused)", res, err)
+}
+
+// A Rate store.Memory refuses is refused here too, not taken for an outage.
+func TestRatesRefuseAnInvalidRate(t *testing.T) {
+	srv := redistest.Start(t)
+	rates := open(t, srv).Rates()
+	for _, r := range []store.Rate{{Interval: 0, Burst: 1}, {Interval: -time.Second, Burst: 1}, {Interval: time.Second, Burst: 0}} {
+		if res, err := rates.Allow(t.Context(), store.Key{ID: "a"}, r); err == nil || res.Allowed {
+			t.Errorf("%+v: %+v, %v (want an error)", r, res, err)
+		}
+		if _, err := store.NewMemory().Allow(t.Context(), store.Key{ID: "a"}, r); err == nil {
+			t.Errorf("%+v: the memory store accepts it", r)
+		}
+	}
+}
+
+// A burst too large for any window of int64 counts as never exhausted.
+func TestRatesHugeBurst(t *testing.T) {
+	srv := redistest.Start(t)
+	rates := open(t, srv).Rates()
+	for _, burst := range []int{1 << 42, math.MaxInt} {
+		res, err := rates.Allow(t.Context(), store.Key{ID: strconv.Itoa(burst)}, store.Rate{Interval: time.Hour, Burst: burst})
+		if err != nil || !res.Allowed || res.Remaining < 0 {
+			t.Errorf("burst %d: %+v, %v", burst, res, err)
+		}
 	}
 }
 
@@ -283,6 +312,15 @@ func testRatesFailOpenWithRateLimitedWarning(t *testing.T, engine redistest.Opti
 	}
 	if res, _ := c.Rates().Allow(t.Context(), k, r); res.Allowed {
 		t.Fatal("after recovery: budget not enforced")
+	}
+	// The recovery is logged once, and a second outage warns at once.
+	if n := logs.FilterMessageSnippet("reaches Redis again").FilterField(zap.String("svc.redis.store", "ratelimit")).Len(); n != 1 {
+		t.Fatalf("recovery lines: %d, want 1: %v", n, logs.All())
+	}
+	srv.Stop()
+	c.Rates().Allow(t.Context(), k, r)
+	if n := logs.FilterMessageSnippet("failing open").FilterField(zap.String("svc.redis.store", "ratelimit")).Len(); n != 2 {
+		t.Fatalf("warnings after a second outage: %d, want 2: %v", n, logs.All())
 	}
 }
 

@@ -98,6 +98,8 @@ func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option) (*red
 	in.Lifecycle.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := c.Check(ctx); err != nil {
+				// fx runs no OnStop for a hook whose OnStart failed.
+				_ = c.Close()
 				return fmt.Errorf("fxsvc.Redis: %w", err)
 			}
 			return nil
