@@ -12,9 +12,9 @@ import (
 )
 
 // Both scripts spend one request of a GCRA budget in one round trip, on
-// the server's clock (replicas with skewed clocks agree: it is the clock of
-// the key's expiry, so no script reads TIME), and answer one
-// integer, because every redis.call, reply element and parsed element is a
+// the server's clock (replicas with skewed clocks agree: it is the clock
+// of the key's expiry, so no script reads TIME), and answer one integer,
+// because every redis.call, reply element and parsed element is a
 // measurable share of a loopback round trip: allowed, the time until the
 // whole burst is back (at least one interval, so positive); refused, minus
 // the wait until a request would fit (negative). The rest of RateResult
@@ -24,10 +24,10 @@ import (
 // gcraMillis keeps the theoretical arrival time (tat) as the key's own
 // expiry: PTTL reads tat - now, PEXPIRE writes it (SET … PX for a new key;
 // PEXPIRE costs Redis less), and the key vanishes once the whole burst is
-// back. Two commands and no clock read, but Redis
-// keeps expiries in whole milliseconds, so it serves intervals that are
-// whole milliseconds (10/s, 1000/s, 6/min) and, rounded up, those of at
-// least roundAbove (3/s). Units: milliseconds.
+// back. Two commands and no clock read, but Redis keeps expiries in whole
+// milliseconds, so it serves intervals that are whole milliseconds (10/s,
+// 1000/s, 6/min) and, rounded up, those of at least roundAbove (3/s).
+// Units: milliseconds.
 var gcraMillis = redis.NewScript(`
 local interval = tonumber(ARGV[1])
 local ttl = redis.call('PTTL', KEYS[1])
@@ -72,7 +72,8 @@ var errInvalidRate = errors.New("redisstore: a Rate needs a positive Interval an
 
 // roundAbove is the interval from which a budget is kept in whole
 // milliseconds even when the interval is not one: rounding it up makes the
-// limit at most 1 % stricter. A variable for the tests (never set while requests run).
+// limit at most 1 % stricter. A variable for the tests (never set while
+// requests run).
 var roundAbove = 100 * time.Millisecond
 
 type rates struct{ c *Client }
