@@ -12,9 +12,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// gateMeterScope is the instrumentation scope of the fail-open counter.
-const gateMeterScope = meterScope
-
 // warnEvery is how often one kind of failure is logged while it lasts:
 // one line, with the count of the ones held back.
 const warnEvery = time.Minute
@@ -152,7 +149,7 @@ func (f *failOpen) count(ctx context.Context, op string) {
 		// Resolved per provider, so that an app installing its own
 		// provider after this store was built still gets the counter.
 		f.provider = p
-		f.counter, _ = p.Meter(gateMeterScope).Int64Counter("svc.redis.fail_open",
+		f.counter, _ = p.Meter(meterScope).Int64Counter("svc.redis.fail_open",
 			metric.WithDescription("Requests a fail-open Redis store (ratelimit, bans, flood) let through without its check because Redis did not answer, by store and operation."),
 			metric.WithUnit("{request}"))
 	}
