@@ -18,7 +18,7 @@ import (
 func (r *Responses) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		req = req.WithContext(WithResponses(req.Context(), r))
-		next.ServeHTTP(&errorWriter{ResponseWriter: w, res: r, path: req.URL.Path}, req)
+		next.ServeHTTP(&errorWriter{ResponseWriter: w, res: r, path: req.URL.EscapedPath()}, req)
 	})
 }
 

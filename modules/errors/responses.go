@@ -174,7 +174,8 @@ func Describe(err error) (d Description, ok bool) {
 }
 
 // Render turns err into the response this format gives it, for a request to
-// instance (the request path). An error no entry knows renders as a 500
+// instance (the request path as sent, req.URL.EscapedPath(): a URI
+// reference, as RFC 9457 asks). An error no entry knows renders as a 500
 // whose body says nothing of it; Rendered.Known is false then.
 func (r *Responses) Render(err error, instance string) Rendered {
 	d, ok := Describe(err)
@@ -247,12 +248,16 @@ func (r Rendered) setHeaders(h http.Header) {
 		h["Retry-After"] = vals[3:4:4]
 	}
 	delete(h, "Content-Length")
+	// The body is written as it is: an encoding set for the body it
+	// replaces (a compressing middleware's gzip) would make it unreadable.
+	delete(h, "Content-Encoding")
 }
 
 // Write sends the response: status, the safety headers
 // (Cache-Control: no-store, X-Content-Type-Options: nosniff), Retry-After
 // when the answer carries one, and the body. Headers already set on w by the
-// failing handler are overwritten where they clash.
+// failing handler are overwritten where they clash; their Content-Length and
+// Content-Encoding, which described another body, are removed.
 func (r Rendered) Write(w http.ResponseWriter) {
 	r.setHeaders(w.Header())
 	w.WriteHeader(r.Status)

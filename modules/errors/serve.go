@@ -65,7 +65,9 @@ func (r *Responses) ServeError(w http.ResponseWriter, req *http.Request, err err
 	if r.appHandled(w, req, err) {
 		return
 	}
-	out := r.Render(err, req.URL.Path)
+	// instance is a URI reference (RFC 9457 §3.1.5): the path as sent,
+	// not decoded, where "%3F" would turn into a query.
+	out := r.Render(err, req.URL.EscapedPath())
 	if !out.Known {
 		r.log().Error("svc: unhandled handler error",
 			zap.String("http.request.method", req.Method),
@@ -125,7 +127,7 @@ func Respond(w http.ResponseWriter, r *http.Request, status int, detail string, 
 	if len(extensions) > 0 {
 		d.Extensions = sortedMembers(extensions)
 	}
-	res.RenderDescription(d, r.URL.Path).Write(w)
+	res.RenderDescription(d, r.URL.EscapedPath()).Write(w)
 }
 
 // requestIDField is the request's ID for a log line, nothing when it has

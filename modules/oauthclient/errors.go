@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"time"
+
+	"github.com/svckit/svc/secret"
 )
 
 // Sentinel errors. Callers compare with errors.Is.
@@ -55,14 +57,15 @@ type DiscoveryError struct {
 // be used, which waiting does not fix).
 func (e *DiscoveryError) ErrorKind() string { return kindRefused }
 
+// Error names the issuer with any user information in its URL masked.
 func (e *DiscoveryError) Error() string {
-	return "oauthclient: discovery for issuer " + e.Issuer + " (SVC_OAUTHCLIENT_ISSUER): " + e.Reason
+	return "oauthclient: discovery for issuer " + secret.URL(e.Issuer).String() + " (SVC_OAUTHCLIENT_ISSUER): " + e.Reason
 }
 
 // Reasons an [UnavailableError] carries. They are also the values of the
 // error.type attribute on fetch metrics and spans.
 const (
-	ReasonTimeout     = "timeout"          // no answer within the timeout; not retried
+	ReasonTimeout     = "timeout"          // no (complete) answer within the timeout; not retried
 	ReasonConnection  = "connection"       // the connection failed or was lost before any answer, twice
 	ReasonServerError = "server_error"     // 5xx, 408, 429 without Retry-After, or an unexpected status
 	ReasonRetryAfter  = "retry_after"      // 429 or 503 with Retry-After

@@ -119,6 +119,10 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (in
 		if c.ctx.Err() != nil {
 			return 0, nil, nil, ErrClosed
 		}
+		if ctx.Err() != nil {
+			// The body was still coming when the timeout ran out.
+			return 0, nil, nil, &UnavailableError{Reason: ReasonTimeout, Status: resp.StatusCode, Err: context.DeadlineExceeded}
+		}
 		return 0, nil, nil, &UnavailableError{Reason: ReasonServerError, Status: resp.StatusCode, Err: errors.New("the answer broke off")}
 	}
 	if len(body) > maxDocument {

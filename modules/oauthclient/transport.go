@@ -18,6 +18,10 @@ import (
 // body, or Request.GetBody set, as http.NewRequest does for in-memory
 // bodies). Otherwise the 401 is returned to the caller.
 //
+// A redirect that http.Client follows to another host (or from https to
+// http) is sent without the token, as net/http sends it without the
+// caller's own Authorization header.
+//
 // A request whose token cannot be had fails with the error of
 // [Pattern.Token]; on a token-exchange pattern, with
 // [ErrCallerTokenRequired].
@@ -57,16 +61,21 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	base := t.base
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	if redirectedAway(req) {
+		// net/http dropped the caller's own Authorization for this hop;
+		// the token must not reach that host either (RFC 6750 §5.3).
+		return base.RoundTrip(req)
+	}
 	tok, s, err := t.p.token(req.Context(), t.caller, t.exchange)
 	if err != nil {
 		if req.Body != nil {
 			req.Body.Close()
 		}
 		return nil, err
-	}
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
 	}
 	resp, err := base.RoundTrip(authorized(req, tok))
 	if err != nil || resp.StatusCode != http.StatusUnauthorized || s == nil || !invalidTokenChallenge(resp.Header) {
@@ -91,6 +100,20 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	again := authorized(req, fresh)
 	again.Body = body
 	return base.RoundTrip(again)
+}
+
+// redirectedAway reports whether req is a redirect hop (http.Client sets
+// Response on those) to another host than the request the caller made, or
+// from https down to http.
+func redirectedAway(req *http.Request) bool {
+	first := req
+	for first.Response != nil && first.Response.Request != nil {
+		first = first.Response.Request
+	}
+	if first == req || first.URL == nil || req.URL == nil {
+		return false
+	}
+	return !strings.EqualFold(first.URL.Host, req.URL.Host) || first.URL.Scheme == "https" && req.URL.Scheme != "https"
 }
 
 // authorized is a shallow copy of req with the token's Authorization
