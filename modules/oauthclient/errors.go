@@ -184,8 +184,24 @@ func (e *TokenRefusedError) Error() string {
 	return msg + "): check the pattern's audience, resource and scopes"
 }
 
+// registeredCodes are the token endpoint's error codes of RFC 6749 §5.2,
+// RFC 8693 §2.2.2 and the two of §4.1.2.1 servers also send there:
+// error.type carries one of these or none, whatever the server writes.
+var registeredCodes = map[string]bool{
+	"invalid_request":         true,
+	"invalid_client":          true,
+	"invalid_grant":           true,
+	"unauthorized_client":     true,
+	"unsupported_grant_type":  true,
+	"invalid_scope":           true,
+	"invalid_target":          true,
+	"server_error":            true,
+	"temporarily_unavailable": true,
+}
+
 // errorType names an error for the error.type attribute of metrics, spans
-// and logs. It never includes text from the server.
+// and logs. It never includes text from the server, and a code only from
+// registeredCodes.
 func errorType(err error) string {
 	var ue *UnavailableError
 	var cr *ClientRejectedError
@@ -198,9 +214,11 @@ func errorType(err error) string {
 	case errors.As(err, &cr):
 		return cr.Code
 	case errors.As(err, &tr):
-		if tr.Code != "" {
+		if registeredCodes[tr.Code] {
 			return tr.Code
 		}
+		// A code the server made up would be a new metric series each
+		// time it varied it.
 		return "refused"
 	case errors.As(err, &ce):
 		return "config"

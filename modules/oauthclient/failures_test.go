@@ -281,10 +281,13 @@ func TestErrorTypes(t *testing.T) {
 		&oauthclient.ClientRejectedError{Code: "invalid_client"}:         "invalid_client",
 		&oauthclient.TokenRefusedError{}:                                 "refused",
 		&oauthclient.TokenRefusedError{Code: "invalid_scope"}:            "invalid_scope",
-		&oauthclient.ConfigError{}:                                       "config",
-		&oauthclient.DiscoveryError{}:                                    "discovery",
-		oauthclient.ErrClosed:                                            "closed",
-		errors.New("x"):                                                  "other",
+		&oauthclient.TokenRefusedError{Code: "invalid_target"}:           "invalid_target",
+		// A code of the server's own would be a metric series per value.
+		&oauthclient.TokenRefusedError{Code: "x_quota_7f3a"}: "refused",
+		&oauthclient.ConfigError{}:                           "config",
+		&oauthclient.DiscoveryError{}:                        "discovery",
+		oauthclient.ErrClosed:                                "closed",
+		errors.New("x"):                                      "other",
 	} {
 		if got := oauthclient.ErrorType(err); got != want {
 			t.Errorf("ErrorType(%T) = %q, want %q", err, got, want)
