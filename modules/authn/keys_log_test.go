@@ -216,3 +216,35 @@ func TestKeysUnavailableErrorCarriesNoQuery(t *testing.T) {
 		}
 	}
 }
+
+// A JWKSURL verifier whose fetch succeeds but brings no usable key says so
+// with the URL, which must be redacted in the loader's log and in the
+// error Ready returns, as for a failed request.
+func TestKeysInvalidJWKSLogCarriesNoQuery(t *testing.T) {
+	srv := newJWKSServer(t, []byte(`{"keys":[]}`))
+	core, logs := observer.New(zap.DebugLevel)
+	v := remoteVerifier(t, srv.URL+"/jwks?api_key=s3cret", nil, RetryInterval(time.Hour), Logger(zap.New(core)))
+	deadline := time.Now().Add(10 * time.Second)
+	for err := v.Ready(); !strings.Contains(fmt.Sprint(err), "no usable signing key"); err = v.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the invalid document never reached Ready: %v", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := v.Ready(); strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), srv.URL+"/jwks:") {
+		t.Fatalf("Ready = %q: want the URL without its query", err)
+	}
+	failed := logs.FilterMessage(notLoaded).All()
+	if len(failed) != 1 {
+		t.Fatalf("failure records: %v", logs.All())
+	}
+	m := failed[0].ContextMap()
+	if m["url"] != srv.URL+"/jwks" || m["failure"] != "jwks invalid document" {
+		t.Fatalf("record %v: want the redacted url and the failure kind", m)
+	}
+	for _, e := range logs.All() {
+		if strings.Contains(fmt.Sprint(e.ContextMap()), "s3cret") {
+			t.Fatalf("the query reached the log: %s %v", e.Message, e.ContextMap())
+		}
+	}
+}
