@@ -50,6 +50,9 @@ const (
 	minEntryWeight = 1
 )
 
+// lastUnixNano is the latest instant UnixNano can express.
+var lastUnixNano = time.Unix(0, math.MaxInt64)
+
 type cacheEntry struct {
 	principal Principal
 	until     int64 // Unix nanoseconds after which the entry is stale
@@ -114,7 +117,14 @@ func (c *verifyCache) put(token string, p Principal, until time.Time, key *heldK
 	if c == nil || !now.Before(until) {
 		return
 	}
-	e := &cacheEntry{principal: p, until: until.UnixNano(), key: key, cost: entryCost(token, p)}
+	untilNS := int64(math.MaxInt64)
+	// UnixNano is undefined past 2262 (exp is accepted up to year 9999):
+	// a later instant is kept as the last one it can name, not wrapped
+	// into the past.
+	if until.Before(lastUnixNano) {
+		untilNS = until.UnixNano()
+	}
+	e := &cacheEntry{principal: p, until: untilNS, key: key, cost: entryCost(token, p)}
 	c.m.Set(token, e)
 }
 

@@ -157,3 +157,29 @@ func TestCacheStartsNoGoroutineAndStaysBoundedUnderConcurrentUse(t *testing.T) {
 		t.Fatalf("a goroutine runs otter code:\n%s", stacks)
 	}
 }
+
+// A NumericDate is accepted up to year 9999, but UnixNano is undefined
+// past 2262: a token valid beyond that must still be served from the cache
+// (it used to wrap to a past instant, so every request verified afresh).
+func TestCacheKeepsATokenValidPast2262(t *testing.T) {
+	c := newVerifyCache(1<<20, 0)
+	k := testHeldKey(t)
+	for _, until := range []time.Time{time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), time.Unix(maxNumericDate, 0).Add(DefaultLeeway)} {
+		c.put("t", Principal{Subject: "a"}, until, k, testNow)
+		if _, ok := c.get("t", testNow); !ok {
+			t.Fatalf("entry until %v missed", until)
+		}
+	}
+
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&keys(t).p256.PublicKey}, Clock(fixedClock()))
+	claims := validClaims()
+	claims["exp"] = time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC).Unix()
+	tok := joseSign(t, jose.ES256, keys(t).p256, "", claims)
+	p1, err := v.Verify(context.Background(), tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p2, err := v.Verify(context.Background(), tok); err != nil || p2.Claims != p1.Claims {
+		t.Fatalf("a token valid until 2300 was not served from the cache (%v)", err)
+	}
+}

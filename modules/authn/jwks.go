@@ -47,7 +47,14 @@ func JWKSURL(url, issuer, audience string, opts ...VerifierOption) *JWTVerifier 
 	v.finish()
 	if v.err == nil {
 		v.keys = newKeyManager(func(ctx context.Context) ([]*heldKey, time.Duration, error) {
-			return fetchJWKS(ctx, v.client, url, v.cfg.logger)
+			set, maxAge, err := fetchJWKS(ctx, v.client, url, v.cfg.logger)
+			if err != nil {
+				// The URL rides along so the loader's log can name it and
+				// redact it wherever the cause quotes it (an invalid
+				// document's error carries no *url.Error to find it by).
+				return nil, 0, &loadError{stage: "jwks", url: url, err: err}
+			}
+			return set, maxAge, nil
 		}, &v.cfg)
 	}
 	return v

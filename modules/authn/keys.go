@@ -96,7 +96,9 @@ func (m *keyManager) unavailable() error {
 	case !m.running && m.exited == nil:
 		return fmt.Errorf("%w: the verifier was not opened (register it with the app's lifecycle)", ErrKeysUnavailable)
 	case m.lastErr != nil:
-		return fmt.Errorf("%w: %w", ErrKeysUnavailable, m.lastErr)
+		// Whoever gets this error may log it (a readiness probe does): its
+		// URLs are redacted as in the loader's own log.
+		return fmt.Errorf("%w: %w", ErrKeysUnavailable, &redactedError{msg: redactCause(m.lastErr), err: m.lastErr})
 	default:
 		return fmt.Errorf("%w: first key fetch still running", ErrKeysUnavailable)
 	}

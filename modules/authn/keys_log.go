@@ -145,6 +145,16 @@ func redactCause(err error) string {
 	return msg
 }
 
+// redactedError is err under a message whose URLs are redacted
+// (redactCause); its chain stays whole for errors.Is and errors.As.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
+
 // causeURLs collects the URLs err's chain carries.
 func causeURLs(err error, urls []string) []string {
 	switch t := err.(type) {

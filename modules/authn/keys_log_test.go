@@ -2,6 +2,7 @@ package authn
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-jose/go-jose/v4"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
@@ -181,5 +183,68 @@ func TestSetLoggerYieldsToTheLoggerOptionAndToAnOpenVerifier(t *testing.T) {
 	w.SetLogger(zap.New(mine))
 	if w.keys.(*keyManager).log.Core() != app {
 		t.Fatal("SetLogger changed an open verifier's logger")
+	}
+}
+
+// The error Ready and Verify return while keys are unavailable carries the
+// last fetch's failure, and whoever holds it may log it (fxsvc's readiness
+// probe does, raw): the URL's query, which may hold an API key, is
+// redacted there as in the loader's own log, while the chain stays.
+func TestKeysUnavailableErrorCarriesNoQuery(t *testing.T) {
+	k := keys(t)
+	srv := newJWKSServer(t, jwksJSON(t, jwkJSON(t, &k.p256.PublicKey, "p256", "")))
+	srv.status.Store(http.StatusServiceUnavailable)
+	v := remoteVerifier(t, srv.URL+"/jwks?api_key=s3cret", nil, RetryInterval(time.Hour))
+	deadline := time.Now().Add(10 * time.Second)
+	for err := v.Ready(); !strings.Contains(fmt.Sprint(err), "status 503"); err = v.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the failed fetch never reached Ready: %v", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	_, verr := v.Verify(context.Background(), joseSign(t, jose.ES256, k.p256, "p256", validClaims()))
+	for _, err := range []error{v.Ready(), verr} {
+		if !errors.Is(err, ErrKeysUnavailable) {
+			t.Fatalf("err = %v, want ErrKeysUnavailable", err)
+		}
+		if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), srv.URL+"/jwks: status 503") {
+			t.Fatalf("error %q: want the URL without its query and the status", err)
+		}
+		var status *fetchStatusError
+		if !errors.As(err, &status) || status.Status != http.StatusServiceUnavailable {
+			t.Fatalf("error %v lost its cause", err)
+		}
+	}
+}
+
+// A JWKSURL verifier whose fetch succeeds but brings no usable key says so
+// with the URL, which must be redacted in the loader's log and in the
+// error Ready returns, as for a failed request.
+func TestKeysInvalidJWKSLogCarriesNoQuery(t *testing.T) {
+	srv := newJWKSServer(t, []byte(`{"keys":[]}`))
+	core, logs := observer.New(zap.DebugLevel)
+	v := remoteVerifier(t, srv.URL+"/jwks?api_key=s3cret", nil, RetryInterval(time.Hour), Logger(zap.New(core)))
+	deadline := time.Now().Add(10 * time.Second)
+	for err := v.Ready(); !strings.Contains(fmt.Sprint(err), "no usable signing key"); err = v.Ready() {
+		if time.Now().After(deadline) {
+			t.Fatalf("the invalid document never reached Ready: %v", err)
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := v.Ready(); strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), srv.URL+"/jwks:") {
+		t.Fatalf("Ready = %q: want the URL without its query", err)
+	}
+	failed := logs.FilterMessage(notLoaded).All()
+	if len(failed) != 1 {
+		t.Fatalf("failure records: %v", logs.All())
+	}
+	m := failed[0].ContextMap()
+	if m["url"] != srv.URL+"/jwks" || m["failure"] != "jwks invalid document" {
+		t.Fatalf("record %v: want the redacted url and the failure kind", m)
+	}
+	for _, e := range logs.All() {
+		if strings.Contains(fmt.Sprint(e.ContextMap()), "s3cret") {
+			t.Fatalf("the query reached the log: %s %v", e.Message, e.ContextMap())
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"crypto/elliptic"
 	"crypto/rsa"
 	"fmt"
+	"math"
 	"sync/atomic"
 )
 
@@ -87,7 +88,8 @@ func newHeldKey(pub crypto.PublicKey, id, declaredAlg string) (*heldKey, error) 
 // malformed key is a configuration problem rather than a refusal of every
 // token as a forgery: a modulus that is missing, not positive or even, of
 // fewer than 2048 or more than 4096 bits, or a public exponent that is not
-// an odd number of at least 3.
+// an odd number of at least 3 and at most 2^31-1 (crypto/rsa refuses a
+// larger one at every verification, which would make each token a forgery).
 func checkRSAKey(key *rsa.PublicKey) error {
 	switch {
 	case key == nil || key.N == nil:
@@ -100,8 +102,8 @@ func checkRSAKey(key *rsa.PublicKey) error {
 		return fmt.Errorf("RSA key of %d bits, below %d", key.N.BitLen(), minRSABits)
 	case key.N.BitLen() > maxRSABits:
 		return fmt.Errorf("RSA key of %d bits, above %d", key.N.BitLen(), maxRSABits)
-	case key.E < 3 || key.E%2 == 0:
-		return fmt.Errorf("RSA public exponent e=%d is not an odd number of at least 3", key.E)
+	case key.E < 3 || key.E%2 == 0 || key.E > math.MaxInt32:
+		return fmt.Errorf("RSA public exponent e=%d is not an odd number between 3 and 2^31-1", key.E)
 	}
 	return nil
 }
@@ -230,7 +232,7 @@ func appendTries(out, from []*heldKey, a alg) []*heldKey {
 
 // KeySet returns a verifier that trusts the public keys given here and
 // fetches nothing ("held keys"). Each key is a *rsa.PublicKey (2048 to
-// 4096 bits, odd modulus, odd exponent of at least 3), an *ecdsa.PublicKey
+// 4096 bits, odd modulus, odd exponent from 3 to 2^31-1), an *ecdsa.PublicKey
 // whose point is on P-256, P-384 or P-521, or an ed25519.PublicKey, as
 // parsed by crypto/x509 from PEM. A key that is none of these is a
 // *ConfigError naming it (keys[i]) and what is wrong with it. Held keys carry no

@@ -318,6 +318,12 @@ func TestVerifierTokenTypes(t *testing.T) {
 			t.Errorf("%s: reason %s, want %s", hdr, got, want)
 		}
 	}
+	// The type is judged before the signature: a forged token of another
+	// type is refused for its type, never counted as a forgery.
+	forged := rawSign(t, "ES256", f.k.p256b, `{"alg":"ES256","kid":"p256","typ":"JWT"}`, payloadOf(t, nil))
+	if _, err := f.v.Verify(context.Background(), forged); reasonOf(t, err) != ReasonTokenType {
+		t.Errorf("forged token of type JWT: %v, want token-type", err)
+	}
 	// Without the option, typ is not read.
 	g := newFixture(t)
 	if _, err := g.v.Verify(context.Background(), rawSign(t, "ES256", g.k.p256, `{"alg":"ES256","kid":"p256","typ":"JWT"}`, payloadOf(t, nil))); err != nil {
