@@ -174,7 +174,7 @@ func (g *Gate) wrap(next http.Handler, routes routeFinder) http.Handler {
 
 func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, routes routeFinder) {
 	st := g.tell(r, routes)
-	if g.meta != nil && r.URL.Path == g.meta.path {
+	if g.meta != nil && g.meta.at(r.URL) {
 		if st != nil {
 			st.SetRoute(g.meta.path, true)
 		}

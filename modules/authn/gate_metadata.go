@@ -88,6 +88,13 @@ func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
 	return m, nil
 }
 
+// at reports whether u is the metadata URL's path. The path is compared
+// escaped, as clients form it from the resource (RFC 9728 §3.1): a
+// resource path such as /a%20b decodes to "/a b" and would never match.
+func (m *metadata) at(u *url.URL) bool {
+	return strings.HasPrefix(u.Path, metadataPrefix) && u.EscapedPath() == m.path
+}
+
 // ServeHTTP answers the metadata path for every request there: readable
 // from any origin, never authenticated.
 func (m *metadata) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -97,3 +97,18 @@ func TestResourceRefusals(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestMetadataAtAnEscapedResourcePath: the document is served at the URL
+// every challenge names, also when the resource's path is percent-encoded.
+func TestMetadataAtAnEscapedResourcePath(t *testing.T) {
+	srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.Resource("https://api.example.com/a%20b"))
+	c := do(t, srv, "GET", "/me", nil, "").header.Get("WWW-Authenticate")
+	const url = "https://api.example.com/.well-known/oauth-protected-resource/a%20b"
+	if c != `Bearer resource_metadata="`+url+`"` {
+		t.Fatalf("challenge %q", c)
+	}
+	got := do(t, srv, "GET", strings.TrimPrefix(url, "https://api.example.com"), nil, "")
+	if got.status != 200 || !strings.Contains(got.body, `"resource":"https://api.example.com/a%20b"`) {
+		t.Fatalf("%d %s", got.status, got.body)
+	}
+}
