@@ -191,7 +191,11 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	if g.bans != nil {
 		if wait, banned := g.bans.Banned(q.address()); banned {
 			// Counted, not written: a banned forger must not fill the log.
+			// The span still says it was refused.
 			g.countRefused(r.Context(), string(KindClientBanned), q.route())
+			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
+				span.SetAttributes(attribute.String("svc.authentication.refusal", string(KindClientBanned)))
+			}
 			g.refuse(w, r, &Refusal{Kind: KindClientBanned, RetryAfter: wait})
 			return
 		}

@@ -326,3 +326,22 @@ func TestForgersAreBannedUnderLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestBannedRefusalAnnotatesTheSpan: a banned caller's refusal is counted,
+// not written, but its span carries svc.authentication.refusal like every
+// refusal, and no event.
+func TestBannedRefusalAnnotatesTheSpan(t *testing.T) {
+	o := observedGate(t, exampleRouter(), newFake(), authn.Bans(bans.New(bans.Threshold(1))), authn.Trusted())
+	do(t, o.srv, "GET", "/me", bearer("forged-token"), "")
+	if got := do(t, o.srv, "GET", "/me", bearer("alice-token"), ""); got.status != 429 {
+		t.Fatalf("banned caller: %d", got.status)
+	}
+	spans := o.spans.Ended()
+	last := spans[len(spans)-1]
+	if !hasAttr(last.Attributes(), "svc.authentication.refusal", "client-banned") {
+		t.Fatalf("banned refusal's span attributes: %v", last.Attributes())
+	}
+	if len(last.Events()) != 0 || last.Status().Code != 0 {
+		t.Fatalf("banned refusal's span: events %v, status %v", last.Events(), last.Status())
+	}
+}
