@@ -51,7 +51,7 @@ func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
 		return nil, &ResourceError{res, "must be an https URL, as clients call it behind any proxy"}
 	case u.Host == "":
 		return nil, &ResourceError{res, "has no host"}
-	case u.Fragment != "" || strings.Contains(res, "#"):
+	case u.Fragment != "" || strings.Contains(cfg.resource, "#"):
 		return nil, &ResourceError{res, "must not have a fragment"}
 	case strings.ContainsAny(u.Path, "{}") || strings.ContainsAny(u.RawPath, "{}"):
 		return nil, &ResourceError{res, "must not hold a brace in its path (a route template is not a resource)"}

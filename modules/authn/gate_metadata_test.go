@@ -74,6 +74,8 @@ func TestResourceRefusals(t *testing.T) {
 	for _, res := range []string{
 		"http://api.example.com",
 		"https://api.example.com/#frag",
+		"https://api.example.com/#", // an empty fragment is still one (RFC 9728 §1.2)
+		"https://api.example.com/v1#",
 		"https://api.example.com/{tenant}",
 		"https://user:pw@api.example.com",
 		"https://api.example.com/?q=1",
