@@ -21,8 +21,10 @@ func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Pri
 			// names the metadata like every other (the hook's ctx has no
 			// gate in it yet for NewRefusal to find).
 			var ref *Refusal
-			if errors.As(err, &ref) && g.meta != nil {
-				ref.resourceMetadata = g.meta.url
+			if errors.As(err, &ref) && g.meta != nil && ref.resourceMetadata != g.meta.url {
+				// A copy: the hook may hand the same *Refusal to every
+				// request, and writing into it would race.
+				err = ref.naming(g.meta.url)
 			}
 			responsesFor(r).ServeError(w, r, err)
 		} else {

@@ -159,3 +159,37 @@ func TestCheckHookRefusalNamesTheMetadata(t *testing.T) {
 		t.Fatalf("%d %q %s", got.status, got.header.Get("WWW-Authenticate"), got.body)
 	}
 }
+
+// A hook or handler may hand every request the same *Refusal; the gate
+// names its metadata in a copy, so concurrent refusals do not race (-race).
+func TestSharedRefusalIsNeverWritten(t *testing.T) {
+	shared := &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: []string{"admin"}}
+	hook := func(context.Context, authn.Principal, *http.Request) (authn.Principal, error) {
+		return authn.Principal{}, shared
+	}
+	r := exampleRouter()
+	r.Get("/mine", func(w http.ResponseWriter, req *http.Request) { authn.RefuseRoute(w, req, shared) })
+	hooked := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.Resource("https://api.example.com/"), authn.Check(hook))
+	routed := gateServer(t, svcerrors.New(), r, newFake(), authn.Resource("https://api.example.com/"))
+	want := `Bearer error="insufficient_scope", scope="admin", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`
+	errs := make(chan string, 8)
+	for i := range 8 {
+		go func() {
+			srv, path := hooked, "/me"
+			if i%2 == 1 {
+				srv, path = routed, "/mine"
+			}
+			got := do(t, srv, "GET", path, bearer("alice-token"), "")
+			if got.status != 403 || got.header.Get("WWW-Authenticate") != want {
+				errs <- fmt.Sprintf("%s: %d %q", path, got.status, got.header.Get("WWW-Authenticate"))
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range 8 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
+	}
+}
