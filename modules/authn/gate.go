@@ -174,14 +174,14 @@ func (g *Gate) wrap(next http.Handler, routes routeFinder) http.Handler {
 
 func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, routes routeFinder) {
 	st := g.tell(r, routes)
-	if g.meta != nil && r.URL.Path == g.meta.path {
+	if g.meta != nil && g.meta.at(r.URL) {
 		if st != nil {
 			st.SetRoute(g.meta.path, true)
 		}
 		g.meta.ServeHTTP(w, r)
 		return
 	}
-	if g.exclude.match(r.URL.Path) {
+	if g.exclude.matchRequest(r.URL) {
 		// Not authenticated and not recorded; a route there that requires a
 		// caller still refuses in the gate's name (its challenge).
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, excluded: true})))
@@ -191,7 +191,11 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	if g.bans != nil {
 		if wait, banned := g.bans.Banned(q.address()); banned {
 			// Counted, not written: a banned forger must not fill the log.
+			// The span still says it was refused.
 			g.countRefused(r.Context(), string(KindClientBanned), q.route())
+			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
+				span.SetAttributes(attribute.String("svc.authentication.refusal", string(KindClientBanned)))
+			}
 			g.refuse(w, r, &Refusal{Kind: KindClientBanned, RetryAfter: wait})
 			return
 		}

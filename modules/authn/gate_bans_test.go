@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
@@ -91,8 +92,12 @@ func TestForgedTokensBanTheCaller(t *testing.T) {
 			started++
 			if f["client.address"] != "198.51.100.66" || f["svc.client_bans.failures"] != int64(3) ||
 				f["svc.client_bans.duration"] != float64(60) || f["svc.client_bans.name"] != "default" ||
-				fmt.Sprint(f["event.category"]) != "[intrusion_detection]" || f["event.outcome"] != "success" {
-				t.Errorf("ban record %v", f)
+				fmt.Sprint(f["event.category"]) != "[intrusion_detection]" || f["event.outcome"] != "success" ||
+				fmt.Sprint(f["event.type"]) != "[denied]" || rec.Level != zapcore.WarnLevel || rec.LoggerName != authn.EventsLogger {
+				t.Errorf("ban record %v %v %q", rec.Level, f, rec.LoggerName)
+			}
+			if msg := rec.Message; !strings.Contains(msg, "198.51.100.66") || !strings.Contains(msg, "1m0s") || !strings.Contains(msg, "3 ") {
+				t.Errorf("ban record message %q does not state address, duration and failures", msg)
 			}
 			if _, err := time.Parse(time.RFC3339, f["svc.client_bans.until"].(string)); err != nil {
 				t.Errorf("until %v", f["svc.client_bans.until"])
@@ -324,5 +329,24 @@ func TestForgersAreBannedUnderLoad(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s written %d times in one minute", k, n)
 		}
+	}
+}
+
+// TestBannedRefusalAnnotatesTheSpan: a banned caller's refusal is counted,
+// not written, but its span carries svc.authentication.refusal like every
+// refusal, and no event.
+func TestBannedRefusalAnnotatesTheSpan(t *testing.T) {
+	o := observedGate(t, exampleRouter(), newFake(), authn.Bans(bans.New(bans.Threshold(1))), authn.Trusted())
+	do(t, o.srv, "GET", "/me", bearer("forged-token"), "")
+	if got := do(t, o.srv, "GET", "/me", bearer("alice-token"), ""); got.status != 429 {
+		t.Fatalf("banned caller: %d", got.status)
+	}
+	spans := o.spans.Ended()
+	last := spans[len(spans)-1]
+	if !hasAttr(last.Attributes(), "svc.authentication.refusal", "client-banned") {
+		t.Fatalf("banned refusal's span attributes: %v", last.Attributes())
+	}
+	if len(last.Events()) != 0 || last.Status().Code != 0 {
+		t.Fatalf("banned refusal's span: events %v, status %v", last.Events(), last.Status())
 	}
 }

@@ -17,6 +17,15 @@ func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Pri
 		// unknown error: the hook refuses by returning a zero Principal.
 		var httpErr *svcerrors.HTTPError
 		if _, known := svcerrors.Describe(err); known && !errors.As(err, &httpErr) {
+			// A refusal the hook raises is the gate's: its Bearer challenge
+			// names the metadata like every other (the hook's ctx has no
+			// gate in it yet for NewRefusal to find).
+			var ref *Refusal
+			if errors.As(err, &ref) && g.meta != nil && ref.resourceMetadata != g.meta.url {
+				// A copy: the hook may hand the same *Refusal to every
+				// request, and writing into it would race.
+				err = ref.naming(g.meta.url)
+			}
 			responsesFor(r).ServeError(w, r, err)
 		} else {
 			g.internalError(w, r, fmt.Errorf("authn: check hook: %w", err))

@@ -3,6 +3,7 @@ package authn_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -142,5 +143,53 @@ func TestSignOutsForgetAfterTheTokenLifetime(t *testing.T) {
 	p := authn.Principal{Subject: "old", Issuer: "i", Authenticated: true, Claims: &authn.Claims{}}
 	if got, _ := s.Check(context.Background(), p, nil); !got.Authenticated {
 		t.Fatal("an entry older than the token lifetime is still refusing")
+	}
+}
+
+// TestCheckHookRefusalNamesTheMetadata: with Resource set, every Bearer
+// challenge names the metadata, also that of a refusal the hook raises.
+func TestCheckHookRefusalNamesTheMetadata(t *testing.T) {
+	hook := func(ctx context.Context, _ authn.Principal, _ *http.Request) (authn.Principal, error) {
+		return authn.Principal{}, fmt.Errorf("tenant: %w", authn.NewRefusal(ctx, authn.KindInsufficientScope, "admin"))
+	}
+	srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.Resource("https://api.example.com/"), authn.Check(hook))
+	got := do(t, srv, "GET", "/me", bearer("alice-token"), "")
+	want := `Bearer error="insufficient_scope", scope="admin", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`
+	if got.status != 403 || got.header.Get("WWW-Authenticate") != want || got.json["type"] != docs+"insufficient-scope" {
+		t.Fatalf("%d %q %s", got.status, got.header.Get("WWW-Authenticate"), got.body)
+	}
+}
+
+// A hook or handler may hand every request the same *Refusal; the gate
+// names its metadata in a copy, so concurrent refusals do not race (-race).
+func TestSharedRefusalIsNeverWritten(t *testing.T) {
+	shared := &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: []string{"admin"}}
+	hook := func(context.Context, authn.Principal, *http.Request) (authn.Principal, error) {
+		return authn.Principal{}, shared
+	}
+	r := exampleRouter()
+	r.Get("/mine", func(w http.ResponseWriter, req *http.Request) { authn.RefuseRoute(w, req, shared) })
+	hooked := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.Resource("https://api.example.com/"), authn.Check(hook))
+	routed := gateServer(t, svcerrors.New(), r, newFake(), authn.Resource("https://api.example.com/"))
+	want := `Bearer error="insufficient_scope", scope="admin", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`
+	errs := make(chan string, 8)
+	for i := range 8 {
+		go func() {
+			srv, path := hooked, "/me"
+			if i%2 == 1 {
+				srv, path = routed, "/mine"
+			}
+			got := do(t, srv, "GET", path, bearer("alice-token"), "")
+			if got.status != 403 || got.header.Get("WWW-Authenticate") != want {
+				errs <- fmt.Sprintf("%s: %d %q", path, got.status, got.header.Get("WWW-Authenticate"))
+				return
+			}
+			errs <- ""
+		}()
+	}
+	for range 8 {
+		if e := <-errs; e != "" {
+			t.Error(e)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package authn
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
@@ -139,10 +140,30 @@ func (g *Gate) validateRoute(method, pattern string, gd guard) error {
 		return &InstallError{method, pattern, "is excluded from authentication but requires scopes: remove it from authn.Exclude or drop the scopes"}
 	case g.meta != nil && pattern == g.meta.path:
 		return &InstallError{method, pattern, "is at the protected-resource metadata path, which the gate answers itself: move the route"}
+	case badScope(gd.scopes) != "":
+		return &InstallError{method, pattern, "requires scope " + badScope(gd.scopes) + ", which RFC 6750 cannot name in a challenge: a scope is one or more printable ASCII characters other than space, \" and \\"}
 	case gd.outside != "":
 		return &InstallError{method, pattern, "has " + gd.outside + " outside authn.Require, so it would run for a caller the route then refuses 403: put authn.Require first (outer)"}
 	}
 	return nil
+}
+
+// badScope returns, quoted, the first scope that is not an RFC 6750 §3
+// scope-token (1*( %x21 / %x23-5B / %x5D-7E )); "" when all are. Such a
+// scope could not be written into scope="…" of the 403 challenge, and no
+// token could grant it: the route would refuse every caller.
+func badScope(scopes []string) string {
+	for _, s := range scopes {
+		ok := s != ""
+		for j := 0; j < len(s) && ok; j++ {
+			c := s[j]
+			ok = c >= 0x21 && c <= 0x7e && c != '"' && c != '\\'
+		}
+		if !ok {
+			return strconv.Quote(s)
+		}
+	}
+	return ""
 }
 
 // Guard tells how a route is guarded, for the `check` command: excluded,

@@ -279,6 +279,9 @@ func TestSpanAnnotation(t *testing.T) {
 	if spans[1].Status().Code != 0 {
 		t.Errorf("span status set on a 4xx: %v", spans[1].Status())
 	}
+	if _, has := attr(1, "error.type"); has {
+		t.Error("error.type set on the span of a 4xx")
+	}
 	events := spans[1].Events()
 	if len(events) != 1 || events[0].Name != "svc.authentication.refused" ||
 		!hasAttr(events[0].Attributes, "error.type", "expired") {

@@ -2,6 +2,7 @@ package authn
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 )
 
@@ -61,6 +62,26 @@ func (s excludeSet) match(path string) bool {
 		}
 	}
 	return false
+}
+
+// matchRequest reports whether a request's URL is excluded. The path must
+// match as the routers read it too: chi routes on the escaped path when
+// the client's encoding differs from the default one, and ServeMux keeps
+// an escaped slash inside its segment, so "/public%2Fx" decodes under
+// "/public/*" yet is routed to a route such as "/{id}"; it is excluded only
+// when its escaped form matches as well. A path with a "." or ".." segment
+// is never excluded: a handler that cleans paths (http.FileServer) would
+// serve "/public/../secret" as "/secret". Both fail closed: the request is
+// authenticated like any other.
+func (s excludeSet) matchRequest(u *url.URL) bool {
+	if !s.match(u.Path) || hasDotSegment(u.Path) {
+		return false
+	}
+	return u.RawPath == "" || s.match(u.RawPath)
+}
+
+func hasDotSegment(path string) bool {
+	return strings.Contains(path+"/", "/./") || strings.Contains(path+"/", "/../")
 }
 
 // matchPattern reports whether a route template lies under an exclusion, so

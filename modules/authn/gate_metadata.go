@@ -51,7 +51,7 @@ func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
 		return nil, &ResourceError{res, "must be an https URL, as clients call it behind any proxy"}
 	case u.Host == "":
 		return nil, &ResourceError{res, "has no host"}
-	case u.Fragment != "" || strings.Contains(res, "#"):
+	case u.Fragment != "" || strings.Contains(cfg.resource, "#"):
 		return nil, &ResourceError{res, "must not have a fragment"}
 	case strings.ContainsAny(u.Path, "{}") || strings.ContainsAny(u.RawPath, "{}"):
 		return nil, &ResourceError{res, "must not hold a brace in its path (a route template is not a resource)"}
@@ -86,6 +86,13 @@ func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
 	m := &metadata{path: metadataPrefix + path, body: body}
 	m.url = u.Scheme + "://" + u.Host + m.path
 	return m, nil
+}
+
+// at reports whether u is the metadata URL's path. The path is compared
+// escaped, as clients form it from the resource (RFC 9728 §3.1): a
+// resource path such as /a%20b decodes to "/a b" and would never match.
+func (m *metadata) at(u *url.URL) bool {
+	return strings.HasPrefix(u.Path, metadataPrefix) && u.EscapedPath() == m.path
 }
 
 // ServeHTTP answers the metadata path for every request there: readable

@@ -74,6 +74,8 @@ func TestResourceRefusals(t *testing.T) {
 	for _, res := range []string{
 		"http://api.example.com",
 		"https://api.example.com/#frag",
+		"https://api.example.com/#", // an empty fragment is still one (RFC 9728 §1.2)
+		"https://api.example.com/v1#",
 		"https://api.example.com/{tenant}",
 		"https://user:pw@api.example.com",
 		"https://api.example.com/?q=1",
@@ -95,5 +97,20 @@ func TestResourceRefusals(t *testing.T) {
 	}
 	if _, err := authn.New(&noIssuers{}, authn.Resource("https://api.example.com"), authn.AuthorizationServers("https://idp.test")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestMetadataAtAnEscapedResourcePath: the document is served at the URL
+// every challenge names, also when the resource's path is percent-encoded.
+func TestMetadataAtAnEscapedResourcePath(t *testing.T) {
+	srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.Resource("https://api.example.com/a%20b"))
+	c := do(t, srv, "GET", "/me", nil, "").header.Get("WWW-Authenticate")
+	const url = "https://api.example.com/.well-known/oauth-protected-resource/a%20b"
+	if c != `Bearer resource_metadata="`+url+`"` {
+		t.Fatalf("challenge %q", c)
+	}
+	got := do(t, srv, "GET", strings.TrimPrefix(url, "https://api.example.com"), nil, "")
+	if got.status != 200 || !strings.Contains(got.body, `"resource":"https://api.example.com/a%20b"`) {
+		t.Fatalf("%d %s", got.status, got.body)
 	}
 }

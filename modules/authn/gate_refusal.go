@@ -137,3 +137,10 @@ func (r *Refusal) Challenge() string {
 	}
 	return "Bearer " + strings.Join(params, ", ")
 }
+
+// naming returns a copy of r whose Bearer challenge names the metadata URL.
+func (r *Refusal) naming(metadataURL string) *Refusal {
+	own := *r
+	own.resourceMetadata = metadataURL
+	return &own
+}

@@ -172,6 +172,8 @@ func TestServeMuxInstallRefusals(t *testing.T) {
 			[]authn.Option{authn.Exclude("/public/*")}, "route * /public/ is excluded"},
 		{"route at the metadata path", func(m *authn.ServeMux) { m.HandleFunc("GET /.well-known/oauth-protected-resource/api", ok) },
 			[]authn.Option{authn.Resource("https://svc.example.com/api")}, "is at the protected-resource metadata path"},
+		{"scope RFC 6750 cannot name", func(m *authn.ServeMux) { m.Handle("GET /x", authn.Require(`a"b`)(okH())) }, nil,
+			`route GET /x requires scope "a\"b"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -176,6 +176,14 @@ func TestInstallRefusals(t *testing.T) {
 			[]authn.Option{authn.Exclude("/public/*")}, "GET /public/x is excluded from authentication but requires scopes"},
 		{"route at the metadata path", func(r chi.Router) { r.Get("/.well-known/oauth-protected-resource/api", ok) },
 			[]authn.Option{authn.Resource("https://svc.example.com/api")}, "is at the protected-resource metadata path"},
+		// RFC 6750 §3: a scope="…" value holds no quote, backslash, space or
+		// control character, so a challenge could not name these scopes.
+		{"scope with a quote", func(r chi.Router) { r.With(authn.Require(`a"b`)).Get("/x", ok) }, nil, `GET /x requires scope "a\"b"`},
+		{"scope with a space", func(r chi.Router) { r.With(authn.Require("read write")).Get("/x", ok) }, nil, `requires scope "read write"`},
+		{"empty scope", func(r chi.Router) { r.With(authn.Require("")).Get("/x", ok) }, nil, `requires scope ""`},
+		{"scope of a router", func(r chi.Router) {
+			r.Route("/r", func(r chi.Router) { r.Use(authn.Require("ok", "caf\u00e9")); r.Get("/", ok) })
+		}, nil, "GET /r/ requires scope \"caf\u00e9\""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
