@@ -340,8 +340,18 @@ func (g *Gate) routedWithoutToken(q *gateRequest) bool {
 	if found {
 		return gd.anonymous
 	}
-	return r.Method == http.MethodOptions && r.Header.Get("Origin") != "" &&
-		r.Header.Get("Access-Control-Request-Method") != ""
+	asked := r.Header.Get("Access-Control-Request-Method")
+	if r.Method != http.MethodOptions || r.Header.Get("Origin") == "" || asked == "" {
+		return false
+	}
+	// A CORS preflight goes on to the app's CORS middleware only for a
+	// URL a route serves with the method it asks about: for any other, the
+	// app's own not-found handler (an SPA's file server) would answer it
+	// without a token.
+	probe := r.WithContext(r.Context())
+	probe.Method = asked
+	_, _, found = q.routes.find(probe)
+	return found
 }
 
 // keysUnavailableCause keys the rate limit of the 503's cause line; no

@@ -2,6 +2,7 @@ package authn_test
 
 import (
 	"errors"
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -282,5 +283,27 @@ func TestCORSPreflightReachesTheAppsCORSMiddleware(t *testing.T) {
 	}
 	if got := do(t, srv, "OPTIONS", "/me", nil, ""); got.status != 401 {
 		t.Fatalf("plain OPTIONS: %d", got.status)
+	}
+}
+
+// A preflight-shaped request is let past the gate without a token only for
+// a URL some route serves with the method it asks about: the app's own
+// not-found handler (router rule 4: a router default of your own is gated)
+// never answers it.
+func TestPreflightToNoRouteMeetsTheGate(t *testing.T) {
+	r := chi.NewRouter()
+	r.Get("/me", ok)
+	r.NotFound(func(w http.ResponseWriter, req *http.Request) {
+		_, _ = io.WriteString(w, "DEFAULT-CONTENT "+req.URL.Path)
+	})
+	srv := gateServer(t, nil, r, newFake())
+	pre := http.Header{"Origin": {"https://evil.test"}, "Access-Control-Request-Method": {"GET"}}
+	got := do(t, srv, "OPTIONS", "/secret.txt", pre, "")
+	if got.status != 401 || strings.Contains(got.body, "DEFAULT-CONTENT") || got.header.Get("WWW-Authenticate") != "Bearer" {
+		t.Fatalf("preflight to no route: %d %q %s", got.status, got.header.Get("WWW-Authenticate"), got.body)
+	}
+	pre.Set("Access-Control-Request-Method", "DELETE")
+	if got := do(t, srv, "OPTIONS", "/me", pre, ""); got.status != 401 {
+		t.Fatalf("preflight for a method /me does not serve: %d %s", got.status, got.body)
 	}
 }
