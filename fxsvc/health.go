@@ -191,7 +191,7 @@ func (h *health) wrap(next http.Handler) (http.Handler, error) {
 				if !ok {
 					res = svcerrors.Default()
 				}
-				res.Render(&svcerrors.NotReady{Checks: failing}, r.URL.Path).Write(w)
+				res.Render(&svcerrors.NotReady{Checks: failing}, r.URL.EscapedPath()).Write(w)
 				return
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 
 	"github.com/go-chi/chi/v5"
@@ -21,6 +22,8 @@ import (
 
 // rootKey keeps the request path as the app's root saw it: a mount such as
 // http.StripPrefix rewrites r.URL.Path before the route's markers run.
+// It is kept escaped, as the client sent it: decoded, "/a%2Fb" and "/a/b"
+// would be one path although a router serves them from different routes.
 type rootKey struct{}
 
 // With returns r carrying a component (val under key) and the path the
@@ -28,7 +31,7 @@ type rootKey struct{}
 // context holds both, so a component costs one context and one request
 // copy per request.
 func With(r *http.Request, key, val any) *http.Request {
-	root := r.URL.Path
+	root := r.URL.EscapedPath()
 	if p, ok := r.Context().Value(rootKey{}).(*string); ok {
 		root = *p
 	}
@@ -53,9 +56,10 @@ func (c *scoped) Value(k any) any {
 	return c.Context.Value(k)
 }
 
-// Root is the request path from the app's root: the one the outermost
-// component recorded (in the request's reqstate.State behind svc's
-// telemetry wrapper, else through [With]), else the request's own.
+// Root is the request path from the app's root, escaped as the client sent
+// it: the one the outermost component recorded (in the request's
+// reqstate.State behind svc's telemetry wrapper, else through [With]),
+// else the request's own.
 func Root(r *http.Request) string {
 	ctx := r.Context()
 	if st := reqstate.From(ctx); st != nil {
@@ -66,7 +70,7 @@ func Root(r *http.Request) string {
 	if p, ok := ctx.Value(rootKey{}).(*string); ok {
 		return *p
 	}
-	return r.URL.Path
+	return r.URL.EscapedPath()
 }
 
 // Paths matches request paths against Include and Exclude patterns: an
@@ -88,13 +92,27 @@ func NewPaths(option string, include, exclude []string) (Paths, error) {
 }
 
 // Applies reports whether a component applies to the request's path from
-// the app's root.
+// the app's root. Patterns match the decoded path. An exclusion holds only
+// when the escaped path matches it too and the path has no "." or ".."
+// segment: "/public%2Fx" decodes under "/public/*" but a router serves it
+// from a route such as "/{id}", and a handler that cleans paths serves
+// "/public/../x" as "/x". Either way the component applies.
 func (p Paths) Applies(r *http.Request) bool {
-	path := Root(r)
-	if p.exclude.match(path) {
+	raw := Root(r)
+	path := raw
+	if strings.IndexByte(raw, '%') >= 0 {
+		if decoded, err := url.PathUnescape(raw); err == nil {
+			path = decoded
+		}
+	}
+	if p.exclude.match(path) && p.exclude.match(raw) && !hasDotSegment(path) {
 		return false
 	}
 	return p.include.empty() || p.include.match(path)
+}
+
+func hasDotSegment(path string) bool {
+	return strings.Contains(path+"/", "/./") || strings.Contains(path+"/", "/../")
 }
 
 type pathSet struct {

@@ -20,6 +20,14 @@ func TestPaths(t *testing.T) {
 		"/api/internal":   false,
 		"/api/internal/x": false,
 		"/other":          false,
+		// An exclusion holds only as the router reads the path: an
+		// escaped slash leaves it, and so does a dot segment.
+		"/api%2Finternal%2Fx": true,
+		"/api/internal%2Fx":   true,
+		"/api/internal/../x":  true,
+		"/api/internal/./x":   true,
+		// An escape that changes no segment keeps it.
+		"/api/internal/a%20b": false,
 	}
 	for path, want := range cases {
 		if got := p.Applies(httptest.NewRequest("GET", path, nil)); got != want {
@@ -106,5 +114,15 @@ func TestAnyMatch(t *testing.T) {
 		if got := AnyMatch(c.lines, c.etag, c.strong); got != c.want {
 			t.Errorf("AnyMatch(%q, %q, strong=%v) = %v", c.lines, c.etag, c.strong, got)
 		}
+	}
+}
+
+// Root keeps the path escaped, so two paths a router serves from different
+// routes never share a cache entry or an idempotency fingerprint.
+func TestRootIsEscaped(t *testing.T) {
+	a := Root(With(httptest.NewRequest("GET", "/files/a%2Fb", nil), struct{}{}, 1))
+	b := Root(With(httptest.NewRequest("GET", "/files/a/b", nil), struct{}{}, 1))
+	if a != "/files/a%2Fb" || b != "/files/a/b" {
+		t.Fatalf("roots %q and %q", a, b)
 	}
 }

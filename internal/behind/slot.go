@@ -34,7 +34,7 @@ func (s *Slot[T]) Middleware(c T, next http.Handler) http.Handler {
 		if st := reqstate.From(r.Context()); st != nil {
 			// The first component records the root path, as With does.
 			if _, ok := st.Root(); !ok {
-				st.SetRoot(r.URL.Path)
+				st.SetRoot(r.URL.EscapedPath())
 			}
 			if st.Carry(s, c) {
 				next.ServeHTTP(w, r)

@@ -404,7 +404,7 @@ func (g *Gate) internalError(w http.ResponseWriter, r *http.Request, err error) 
 	res.RenderDescription(svcerrors.Description{Kind: svcerrors.Kind{
 		Status: http.StatusInternalServerError, Title: http.StatusText(http.StatusInternalServerError),
 		Detail: "The server could not complete the request.",
-	}}, r.URL.Path).Write(w)
+	}}, r.URL.EscapedPath()).Write(w)
 }
 
 func responsesFor(r *http.Request) *svcerrors.Responses {

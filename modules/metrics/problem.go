@@ -27,7 +27,7 @@ func writeProblem(w http.ResponseWriter, r *http.Request, status int, detail str
 		Title:    http.StatusText(status),
 		Status:   status,
 		Detail:   detail,
-		Instance: r.URL.Path,
+		Instance: r.URL.EscapedPath(),
 	})
 	h := w.Header()
 	h.Set("Content-Type", problemMediaType)
