@@ -54,9 +54,13 @@ func (t trustedProxies) contains(a netip.Addr) bool {
 // clientAddress is the caller's address: the peer, unless the peer is a
 // trusted proxy, in which case the forwarding headers are walked from the
 // right (the entries proxies appended) to the first address that is not a
-// trusted proxy. Forwarded (RFC 7239) wins over X-Forwarded-For. A
-// malformed entry stops the walk at the last address known good, so callers
-// that cannot be told apart share it.
+// trusted proxy. X-Forwarded-For wins over Forwarded (RFC 7239), which is
+// read only when no X-Forwarded-For came: a proxy appends to one of them
+// and passes the other through from the client, and the proxies in front
+// of most services (nginx, HAProxy, Envoy, cloud load balancers) append
+// X-Forwarded-For. The rate limiter reads X-Forwarded-For too, so both
+// see one address. A malformed entry stops the walk at the last address
+// known good, so callers that cannot be told apart share it.
 func (t trustedProxies) clientAddress(r *http.Request) string {
 	peer := peerAddr(r.RemoteAddr)
 	if !peer.IsValid() {
@@ -88,10 +92,18 @@ func peerAddr(remote string) netip.Addr {
 	return a.Unmap()
 }
 
-// forwardedFor lists the forwarding chain, client first, from Forwarded's
-// for= parameters or else X-Forwarded-For.
+// forwardedFor lists the forwarding chain, client first, from
+// X-Forwarded-For or else Forwarded's for= parameters.
 func forwardedFor(h http.Header) []string {
 	var hops []string
+	if xff := h.Values("X-Forwarded-For"); len(xff) > 0 {
+		for _, line := range xff {
+			for _, hop := range strings.Split(line, ",") {
+				hops = append(hops, strings.TrimSpace(hop))
+			}
+		}
+		return hops
+	}
 	if fwd := h.Values("Forwarded"); len(fwd) > 0 {
 		for _, line := range fwd {
 			for _, elem := range strings.Split(line, ",") {
@@ -107,12 +119,6 @@ func forwardedFor(h http.Header) []string {
 					hops = append(hops, "")
 				}
 			}
-		}
-		return hops
-	}
-	for _, line := range h.Values("X-Forwarded-For") {
-		for _, hop := range strings.Split(line, ",") {
-			hops = append(hops, strings.TrimSpace(hop))
 		}
 	}
 	return hops

@@ -32,7 +32,8 @@ func TestClientAddress(t *testing.T) {
 		{name: "IPv6 peer and client", peer: "[fd00::1]:443", xff: []string{"2001:db8::5"}, want: "2001:db8::5"},
 		{name: "IPv6 with port in XFF", peer: "[fd00::1]:443", xff: []string{"[2001:db8::5]:1234"}, want: "2001:db8::5"},
 		{name: "IPv4-mapped peer", peer: "[::ffff:10.1.1.1]:1", xff: []string{"198.51.100.9"}, want: "198.51.100.9"},
-		{name: "Forwarded wins", peer: "10.1.1.1:1", xff: []string{"6.6.6.6"}, fwd: []string{`for=198.51.100.3;proto=https`}, want: "198.51.100.3"},
+		// The proxy appended X-Forwarded-For; the client wrote Forwarded.
+		{name: "X-Forwarded-For wins", peer: "10.1.1.1:1", xff: []string{"198.51.100.3"}, fwd: []string{`for=6.6.6.6;proto=https`}, want: "198.51.100.3"},
 		{name: "Forwarded IPv6 quoted", peer: "10.1.1.1:1", fwd: []string{`for="[2001:db8::7]:4711"`}, want: "2001:db8::7"},
 		{name: "Forwarded chain", peer: "10.1.1.1:1", fwd: []string{`for=6.6.6.6, for=198.51.100.3`, `for=10.4.4.4`}, want: "198.51.100.3"},
 		{name: "Forwarded obfuscated node", peer: "10.1.1.1:1", fwd: []string{`for=_hidden, for=10.4.4.4`}, want: "10.4.4.4"},

@@ -350,3 +350,18 @@ func TestBannedRefusalAnnotatesTheSpan(t *testing.T) {
 		t.Fatalf("banned refusal's span: events %v, status %v", last.Events(), last.Status())
 	}
 }
+
+// A proxy appends X-Forwarded-For; a Forwarded header the client wrote
+// itself must not give each forgery a new address and so escape the ban.
+func TestAForgedForwardedHeaderDoesNotEscapeABan(t *testing.T) {
+	b := bans.New(bans.Threshold(2), bans.Duration(time.Minute))
+	o := observedGate(t, exampleRouter(), newCounting(), authn.Bans(b), authn.Trusted("127.0.0.1/32"))
+	for i := range 4 {
+		h := from("198.51.100.66", bearer("forged-token"))
+		h.Set("Forwarded", fmt.Sprintf("for=203.0.113.%d", i+1))
+		do(t, o.srv, "GET", "/me", h, "")
+	}
+	if got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearer("alice-token")), ""); got.status != 429 {
+		t.Fatalf("after four forgeries from one X-Forwarded-For address: %d, want 429", got.status)
+	}
+}

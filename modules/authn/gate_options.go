@@ -90,7 +90,9 @@ func OpenAPI(on bool) Option { return func(c *gateConfig) { c.openAPI = on } }
 func Bans(b *bans.Bans) Option { return func(c *gateConfig) { c.bans = b } }
 
 // Trusted lists the proxies (CIDRs such as "10.0.0.0/8", or single
-// addresses) whose X-Forwarded-For and Forwarded headers name the caller.
+// addresses) whose X-Forwarded-For header names the caller (their
+// Forwarded header when no X-Forwarded-For came; a proxy that writes only
+// Forwarded must drop the client's X-Forwarded-For).
 // Headers from any other peer are ignored. Trusted() with no networks says
 // callers connect directly. Required with [Bans].
 func Trusted(cidrs ...string) Option {
