@@ -95,8 +95,11 @@ func RetryInterval(d time.Duration) VerifierOption {
 }
 
 // RefreshInterval sets how often keys are fetched again in the background
-// after a successful load (default 1 h). A JWKS response's Cache-Control
-// max-age shortens it, never below the retry interval. It must be positive.
+// after a successful load (default 1 h). A JWKS response's positive
+// Cache-Control max-age shortens it, never below the retry interval;
+// max-age=0, no-cache and no-store leave it as it is (many issuers send
+// them on key sets, and an unknown kid fetches again anyway). It must be
+// positive.
 func RefreshInterval(d time.Duration) VerifierOption {
 	return func(c *verifierConfig) {
 		if d <= 0 {
