@@ -112,7 +112,12 @@ func (p Paths) Applies(r *http.Request) bool {
 }
 
 func hasDotSegment(path string) bool {
-	return strings.Contains(path+"/", "/./") || strings.Contains(path+"/", "/../")
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 type pathSet struct {

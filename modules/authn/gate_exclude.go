@@ -81,7 +81,12 @@ func (s excludeSet) matchRequest(u *url.URL) bool {
 }
 
 func hasDotSegment(path string) bool {
-	return strings.Contains(path+"/", "/./") || strings.Contains(path+"/", "/../")
+	for seg := range strings.SplitSeq(path, "/") {
+		if seg == "." || seg == ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // matchPattern reports whether a route template lies under an exclusion, so
