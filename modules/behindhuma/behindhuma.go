@@ -176,7 +176,7 @@ func (c *bridged) Query(name string) string                   { return c.hc.Quer
 func (c *bridged) Header(name string) string                  { return c.hc.Header(name) }
 func (c *bridged) EachHeader(cb func(name, value string))     { c.hc.EachHeader(cb) }
 func (c *bridged) BodyReader() io.Reader                      { return c.r.Body }
-func (c *bridged) GetMultipartForm() (*multipart.Form, error) { return c.hc.GetMultipartForm() }
+func (c *bridged) GetMultipartForm() (*multipart.Form, error) { return c.multipartForm() }
 func (c *bridged) SetReadDeadline(t time.Time) error          { return c.hc.SetReadDeadline(t) }
 func (c *bridged) Status() int                                { return c.status }
 func (c *bridged) BodyWriter() io.Writer                      { return c.w }
@@ -186,6 +186,23 @@ func (c *bridged) AppendHeader(name, value string)            { c.w.Header().Add
 func (c *bridged) SetStatus(code int) {
 	c.status = code
 	c.w.WriteHeader(code)
+}
+
+// multipartForm parses the request the markers pass on, as the adapters
+// parse theirs: a marker that read the body (idempotency fingerprints it)
+// put a fresh one there, and the adapter's request may hold only the spent
+// one.
+func (c *bridged) multipartForm() (*multipart.Form, error) {
+	err := c.r.ParseMultipartForm(multipartMaxMemory(c.hc))
+	return c.r.MultipartForm, err
+}
+
+// multipartMaxMemory is the adapter's MultipartMaxMemory setting.
+func multipartMaxMemory(ctx huma.Context) (n int64) {
+	n = humago.MultipartMaxMemory
+	defer func() { _ = recover() }() // not a humachi context
+	humachi.Unwrap(ctx)
+	return humachi.MultipartMaxMemory
 }
 
 // Unwrap lets humachi.Unwrap and humago.Unwrap reach the adapter's

@@ -8,11 +8,12 @@
 // (unless the handler set one) and answers If-None-Match (weak comparison)
 // or, without it, If-Modified-Since against the handler's Last-Modified
 // with 304 Not Modified. [Match] and [Require] check a write's If-Match
-// (strong comparison) or If-Unmodified-Since against the resource's
-// current validators, which the app's [CurrentFunc] reads: stale answers
-// 412 precondition-failed; on [Require] a write with neither header
-// answers 428 precondition-required (RFC 6585). Refusals use the app's
-// registered error format.
+// (strong comparison) or If-Unmodified-Since, then If-None-Match, against
+// the resource's current validators, which the app's [CurrentFunc] reads:
+// stale answers 412 precondition-failed; on [Require] a write with none of
+// If-Match, If-Unmodified-Since or "If-None-Match: *" answers 428
+// precondition-required (RFC 6585). Refusals use the app's registered
+// error format.
 package conditional
 
 import (

@@ -3,6 +3,7 @@ package conditional
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/svckit/svc/internal/behind"
@@ -17,16 +18,19 @@ type CurrentFunc func(r *http.Request) (etag string, lastModified time.Time, err
 
 // Match is a marker middleware for writes: a request carrying If-Match
 // (strong comparison; "*" matches any existing resource) or, without it,
-// If-Unmodified-Since is checked against current before the handler runs,
-// and answers 412 precondition-failed when stale. A write without either
-// header runs as usual. GET, HEAD, OPTIONS and TRACE pass through.
+// If-Unmodified-Since, then If-None-Match (weak comparison; "*" matches
+// any existing resource, so "If-None-Match: *" creates only), is checked
+// against current before the handler runs, and answers 412
+// precondition-failed when stale (RFC 9110 §13.2.2). A write without these
+// headers runs as usual. GET, HEAD, OPTIONS and TRACE pass through.
 func Match(current CurrentFunc) func(http.Handler) http.Handler {
 	return matcher(current, false)
 }
 
 // Require is [Match] that also answers 428 precondition-required to a
-// write carrying neither If-Match nor If-Unmodified-Since, so that no
-// client overwrites a change it has not seen (RFC 6585 §3).
+// write carrying neither If-Match, If-Unmodified-Since nor
+// "If-None-Match: *", so that no client overwrites a change it has not
+// seen (RFC 6585 §3).
 func Require(current CurrentFunc) func(http.Handler) http.Handler {
 	return matcher(current, true)
 }
@@ -71,11 +75,12 @@ func (m *matchMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	ifMatch := r.Header.Values("If-Match")
 	ius := r.Header.Get("If-Unmodified-Since")
-	if len(ifMatch) == 0 && ius == "" {
-		if m.required {
-			behind.Refuse(w, r, &svcerrors.PreconditionRequired{})
-			return
-		}
+	inm := r.Header.Values("If-None-Match")
+	if len(ifMatch) == 0 && ius == "" && !createOnly(inm) && m.required {
+		behind.Refuse(w, r, &svcerrors.PreconditionRequired{})
+		return
+	}
+	if len(ifMatch) == 0 && ius == "" && len(inm) == 0 {
 		m.next.ServeHTTP(w, r)
 		return
 	}
@@ -84,11 +89,26 @@ func (m *matchMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		behind.Refuse(w, r, fmt.Errorf("conditional: reading the current validators: %w", err))
 		return
 	}
-	if !preconditionHolds(ifMatch, ius, etag, modified) {
+	// RFC 9110 §13.2.2: If-None-Match is evaluated once If-Match (or
+	// If-Unmodified-Since) held; on a write a match answers 412.
+	if !preconditionHolds(ifMatch, ius, etag, modified) ||
+		(len(inm) > 0 && etag != "" && behind.AnyMatch(inm, etag, false)) {
 		behind.Refuse(w, r, &svcerrors.PreconditionFailed{})
 		return
 	}
 	m.next.ServeHTTP(w, r)
+}
+
+// createOnly reports an "If-None-Match: *": the write proceeds only when
+// no representation exists, so it overwrites no change (RFC 9110 §13.1.2)
+// and [Require] takes it as the precondition.
+func createOnly(inm []string) bool {
+	for _, v := range inm {
+		if strings.TrimSpace(v) == "*" {
+			return true
+		}
+	}
+	return false
 }
 
 func preconditionHolds(ifMatch []string, ius, etag string, modified time.Time) bool {

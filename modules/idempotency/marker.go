@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -177,11 +178,19 @@ func (c *Component) runFirst(w http.ResponseWriter, r *http.Request, next http.H
 			_ = c.records.Release(bg, k, owner)
 		}
 	}()
+	// What outer middlewares set for this request (its request ID) is not
+	// the route's response: a replay keeps the retry's own.
+	outer := w.Header().Clone()
 	next.ServeHTTP(rec, r)
 	if r.Context().Err() != nil || rec.overflow || !replayable(rec.status) {
 		return
 	}
 	header := rec.Header().Clone()
+	for k, vs := range outer {
+		if slices.Equal(header[k], vs) {
+			delete(header, k)
+		}
+	}
 	// An outer rate limiter's state is about this moment, not the replay's.
 	delete(header, "Ratelimit")
 	delete(header, "Ratelimit-Policy")

@@ -72,7 +72,8 @@ type recorder struct {
 }
 
 func (w *recorder) WriteHeader(code int) {
-	if !w.wrote {
+	// An informational answer (103 Early Hints) is not the response.
+	if !w.wrote && code >= 200 {
 		w.status, w.wrote = code, true
 	}
 	w.ResponseWriter.WriteHeader(code)

@@ -3,6 +3,7 @@ package responsecache
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -51,11 +52,14 @@ const space = "responsecache"
 func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
 	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !c.paths.Applies(r) ||
-		(!m.shared && behind.Authenticated(r)) || bypass(r.Header) || behind.Unrouted(r) {
+		(!m.shared && credentialed(r)) || bypass(r.Header) || behind.Unrouted(r) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
-	primary := r.Method + " " + behind.Root(r) + "?" + r.URL.RawQuery
+	// RFC 9111 §2: the key is the method and the target URI, whose host
+	// tells apart the tenants of a virtual-hosted app. A Host holds no
+	// space, so no two requests meet under one key.
+	primary := r.Method + " " + r.Host + " " + behind.Root(r) + "?" + r.URL.RawQuery
 	if c.serveStored(w, r, primary) {
 		return
 	}
@@ -81,6 +85,14 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.runAndStore(w, r, m.next, primary)
+}
+
+// credentialed tells a request a [Cached] route never answers from, or
+// stores in, the cache: a verified caller, or one whose Authorization the
+// gate did not read (an excluded path, an app without the gate), whom the
+// handler may have answered for its credentials (RFC 9111 §3.5).
+func credentialed(r *http.Request) bool {
+	return behind.Authenticated(r) || len(r.Header["Authorization"]) > 0
 }
 
 // bypass: a client asking for a fresh response (no-cache, no-store or
@@ -162,6 +174,9 @@ func varyNames(h http.Header) []string {
 // it when it is cacheable.
 func (c *Component) runAndStore(w http.ResponseWriter, r *http.Request, next http.Handler, primary string) {
 	rec := &recorder{ResponseWriter: w, status: http.StatusOK, max: c.maxBody}
+	// What outer middlewares set for this request (its request ID, CORS
+	// headers) is not the route's response: a hit keeps the hit's own.
+	outer := w.Header().Clone()
 	next.ServeHTTP(rec, r)
 	if rec.overflow || rec.status != http.StatusOK || r.Context().Err() != nil {
 		return
@@ -173,6 +188,11 @@ func (c *Component) runAndStore(w http.ResponseWriter, r *http.Request, next htt
 	}
 	names := varyNames(header)
 	stored := header.Clone()
+	for k, vs := range outer {
+		if k != "Vary" && slices.Equal(stored[k], vs) {
+			delete(stored, k)
+		}
+	}
 	delete(stored, "Age")
 	delete(stored, "Ratelimit")
 	delete(stored, "Ratelimit-Policy")

@@ -7,14 +7,15 @@
 //	r.With(responsecache.Shared()).Get("/prices", prices) // same body for every caller
 //
 // A GET or HEAD 200 is stored for the max-age (s-maxage first) of the
-// handler's Cache-Control, keyed by method, path from the app's root,
-// query and the request headers its Vary names. A response marked private,
+// handler's Cache-Control, keyed by method, host, path from the app's
+// root, query and the request headers its Vary names. A response marked private,
 // no-store or no-cache, with Vary: * or Set-Cookie, or over MaxBodySize is
 // never stored. A hit carries Age. Concurrent misses of one key run the
 // handler once (single flight) when its response is cacheable.
 //
 // The cache never stores an authenticated request's response unless the
-// route is marked [Shared]: a [Cached] route serves authenticated callers
+// route is marked [Shared]: a [Cached] route serves authenticated callers,
+// and requests carrying an Authorization header the gate did not read,
 // from their handler every time, and anonymous callers from the cache.
 package responsecache
 
