@@ -56,6 +56,11 @@ func (s *countingStore) Set(ctx context.Context, k store.Key, e store.Entry, ttl
 	return s.m.Set(ctx, k, e, ttl)
 }
 
+func (s *countingStore) Delete(ctx context.Context, k store.Key) error {
+	s.ops.Add(1)
+	return s.m.Delete(ctx, k)
+}
+
 func write(w http.ResponseWriter, _ *http.Request) {
 	w.Header().Set("Cache-Control", "max-age=60")
 	w.WriteHeader(http.StatusCreated)

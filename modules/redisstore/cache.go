@@ -10,8 +10,8 @@ import (
 
 type cache struct{ c *Client }
 
-// Cache returns the response-cache store: GET, and SET with PX, one round
-// trip each. A response over CacheMaxBytes (SVC_REDIS_CACHE_MAX_BYTES) is
+// Cache returns the response-cache store: GET, SET with PX and DEL, one
+// round trip each. A response over CacheMaxBytes (SVC_REDIS_CACHE_MAX_BYTES) is
 // not stored. It bypasses on failure: while Redis does not answer within
 // Timeout, Get reports a miss and Set stores nothing, both without error,
 // so requests run their handlers.
@@ -47,6 +47,16 @@ func (s cache) Set(ctx context.Context, k store.Key, e store.Entry, ttl time.Dur
 	}
 	_ = s.c.do(ctx, "cache.set", func(ctx context.Context) error {
 		return s.c.rdb.Set(ctx, s.c.key("cache", k), raw, ttl).Err()
+	})
+	return nil
+}
+
+// Delete drops the entry; on failure the entry stays until its TTL, as a
+// failed Set leaves nothing: the error is counted and logged by the
+// client, not returned, so the write that asked still answers.
+func (s cache) Delete(ctx context.Context, k store.Key) error {
+	_ = s.c.do(ctx, "cache.delete", func(ctx context.Context) error {
+		return s.c.rdb.Del(ctx, s.c.key("cache", k)).Err()
 	})
 	return nil
 }

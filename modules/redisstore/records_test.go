@@ -137,6 +137,15 @@ func testCache(t *testing.T, engine redistest.Option) {
 		time.Sleep(20 * time.Millisecond)
 		_, ok, _ = cache.Get(ctx, k)
 	}
+	if err := cache.Set(ctx, k, e, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if err := cache.Delete(ctx, k); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := cache.Get(ctx, k); ok {
+		t.Fatal("a deleted entry was served")
+	}
 	big := store.Entry{Response: store.Response{Status: 200, Body: make([]byte, 200)}}
 	_ = cache.Set(ctx, k, big, time.Minute)
 	if _, ok, _ := cache.Get(ctx, k); ok {
@@ -148,5 +157,8 @@ func testCache(t *testing.T, engine redistest.Option) {
 	}
 	if err := cache.Set(ctx, k, e, time.Minute); err != nil {
 		t.Fatalf("down: Set %v, want nil (bypass)", err)
+	}
+	if err := cache.Delete(ctx, k); err != nil {
+		t.Fatalf("down: Delete %v, want nil (bypass)", err)
 	}
 }

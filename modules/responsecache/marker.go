@@ -51,14 +51,22 @@ const space = "responsecache"
 
 func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
-	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !c.paths.Applies(r) ||
-		(!m.shared && credentialed(r)) || bypass(r.Header) || behind.Unrouted(r) {
+	read := r.Method == http.MethodGet || r.Method == http.MethodHead
+	if !c.paths.Applies(r) || behind.Unrouted(r) || r.Method == http.MethodOptions || r.Method == http.MethodTrace {
 		m.next.ServeHTTP(w, r)
 		return
 	}
 	// RFC 9111 §2: the key is the method and the target URI, whose host
 	// tells apart the tenants of a virtual-hosted app. A Host holds no
 	// space, so no two requests meet under one key.
+	if !read {
+		c.invalidate(w, r, m.next, r.Host+" "+behind.Root(r)+"?"+r.URL.RawQuery)
+		return
+	}
+	if (!m.shared && credentialed(r)) || bypass(r.Header) {
+		m.next.ServeHTTP(w, r)
+		return
+	}
 	primary := r.Method + " " + r.Host + " " + behind.Root(r) + "?" + r.URL.RawQuery
 	if c.serveStored(w, r, primary) {
 		return

@@ -137,6 +137,16 @@ func (m *Memory) Set(_ context.Context, k Key, e Entry, ttl time.Duration) error
 	return nil
 }
 
+// Delete implements [Cache].
+func (m *Memory) Delete(_ context.Context, k Key) error {
+	m.cacheMu.Lock()
+	defer m.cacheMu.Unlock()
+	if el, ok := m.cache[k]; ok {
+		m.removeItem(el)
+	}
+	return nil
+}
+
 func (m *Memory) removeItem(el *list.Element) {
 	it := el.Value.(*cacheItem)
 	m.lru.Remove(el)

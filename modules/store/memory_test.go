@@ -226,3 +226,24 @@ func TestCacheExpiresAndStaysUnderItsBound(t *testing.T) {
 		t.Fatal("an expired entry was served")
 	}
 }
+
+// Delete frees the entry's bytes: what it held is free for other entries.
+func TestCacheDeleteDropsTheEntryAndItsBytes(t *testing.T) {
+	m := store.NewMemory(store.MaxCacheSize(1000))
+	ctx := context.Background()
+	entry := store.Entry{Response: store.Response{Status: 200, Body: make([]byte, 600)}}
+	_ = m.Set(ctx, store.Key{ID: "a"}, entry, time.Minute)
+	if err := m.Delete(ctx, store.Key{ID: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, _ := m.Get(ctx, store.Key{ID: "a"}); ok {
+		t.Fatal("a deleted entry was served")
+	}
+	if err := m.Delete(ctx, store.Key{ID: "never"}); err != nil {
+		t.Fatal(err)
+	}
+	_ = m.Set(ctx, store.Key{ID: "b"}, entry, time.Minute)
+	if _, ok, _ := m.Get(ctx, store.Key{ID: "b"}); !ok {
+		t.Fatal("b was not stored: Delete kept a's bytes counted")
+	}
+}

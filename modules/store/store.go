@@ -139,4 +139,7 @@ type Cache interface {
 	// Set stores e under k for ttl. A store bounded in memory may drop
 	// other entries, or refuse e when it alone is over the bound.
 	Set(ctx context.Context, k Key, e Entry, ttl time.Duration) error
+	// Delete drops the entry under k, if there is one: a write to a
+	// resource makes its cached responses stale (RFC 9111 §4.4).
+	Delete(ctx context.Context, k Key) error
 }
