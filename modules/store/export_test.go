@@ -10,3 +10,10 @@ func RateKeys(m *Memory) int {
 	}
 	return n
 }
+
+// Records counts the idempotency records kept.
+func Records(m *Memory) int {
+	m.idemMu.Lock()
+	defer m.idemMu.Unlock()
+	return len(m.idem)
+}

@@ -63,7 +63,8 @@ func MaxRateKeys(n int) MemoryOption {
 
 // MaxRecords bounds how many idempotency records are kept (default
 // DefaultMaxRecords). Over it, expired records go first, then completed
-// ones; records in flight are never dropped.
+// ones until a sixteenth of the bound is free; records in flight are never
+// dropped.
 func MaxRecords(n int) MemoryOption {
 	return func(m *Memory) {
 		if n > 0 {

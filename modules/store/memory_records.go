@@ -38,16 +38,20 @@ func (m *Memory) Claim(_ context.Context, k Key, fingerprint, owner string, leas
 	return Claim{State: Claimed}, nil
 }
 
-// evictRecords drops expired records, then completed ones, until one more
-// fits. Records in flight stay: dropping one would run its request twice.
+// evictRecords drops expired records, then completed ones, until a
+// sixteenth of the bound is free: each pass walks the whole table under
+// the lock, so freeing room for one record would make every claim of a
+// full store pay that walk. Records in flight stay: dropping one would run
+// its request twice.
 func (m *Memory) evictRecords(now time.Time) {
 	for k, rec := range m.idem {
 		if !now.Before(rec.expires) {
 			delete(m.idem, k)
 		}
 	}
+	room := m.maxRecords - max(1, m.maxRecords/16)
 	for k, rec := range m.idem {
-		if len(m.idem) < m.maxRecords {
+		if len(m.idem) <= room {
 			return
 		}
 		if rec.resp != nil {

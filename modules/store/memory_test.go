@@ -2,6 +2,7 @@ package store_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync"
 	"sync/atomic"
@@ -245,5 +246,31 @@ func TestCacheDeleteDropsTheEntryAndItsBytes(t *testing.T) {
 	_ = m.Set(ctx, store.Key{ID: "b"}, entry, time.Minute)
 	if _, ok, _ := m.Get(ctx, store.Key{ID: "b"}); !ok {
 		t.Fatal("b was not stored: Delete kept a's bytes counted")
+	}
+}
+
+// A full store frees a sixteenth of its bound at once, so the claims that
+// follow do not each walk the whole table; records in flight stay.
+func TestAFullRecordTableFreesRoomInBatches(t *testing.T) {
+	m := store.NewMemory(store.MaxRecords(64))
+	ctx := context.Background()
+	claim := func(id string) {
+		t.Helper()
+		if c, err := m.Claim(ctx, store.Key{ID: id}, "fp", "o-"+id, time.Minute); err != nil || c.State != store.Claimed {
+			t.Fatalf("claim %s: %+v %v", id, c, err)
+		}
+	}
+	claim("in-flight")
+	for i := range 63 {
+		id := fmt.Sprint("done-", i)
+		claim(id)
+		_ = m.Complete(ctx, store.Key{ID: id}, "o-"+id, store.Response{Status: 201}, time.Hour)
+	}
+	claim("one-more")
+	if n := store.Records(m); n > 64-4+1 {
+		t.Fatalf("%d records after the bound was reached, want at most %d", n, 64-4+1)
+	}
+	if c, _ := m.Claim(ctx, store.Key{ID: "in-flight"}, "fp", "other", time.Minute); c.State != store.InFlight {
+		t.Fatalf("the record in flight was dropped: %+v", c)
 	}
 }
