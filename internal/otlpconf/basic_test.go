@@ -106,6 +106,27 @@ func TestWithSignalPath(t *testing.T) {
 	}
 }
 
+// The OTel env spec's path rules: the general variable is a base URL, the
+// per-signal one is used as is (root path when it has none), an explicit
+// endpoint without a path gets the signal path.
+func TestHTTPEndpoint(t *testing.T) {
+	tests := []struct{ ep, setting, want string }{
+		{"http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/"},
+		{"http://c:4318/", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/"},
+		{"http://c:4318/custom", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/custom"},
+		{"http://c:4318", EnvOTLPEndpoint, "http://c:4318/v1/traces"},
+		{"http://c:4318/p", EnvOTLPEndpoint, "http://c:4318/p/v1/traces"},
+		{"http://c:4318", "SVC_TRACING_ENDPOINT", "http://c:4318/v1/traces"},
+		{"http://c:4318", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://c:4318/v1/traces"}, // the other signal's: not ours
+		{"http://c:4318/x", "Config.Endpoint", "http://c:4318/x"},
+	}
+	for _, tt := range tests {
+		if got := HTTPEndpoint(secret.URL(tt.ep), tt.setting, "TRACES", "/v1/traces").Value(); got != tt.want {
+			t.Errorf("HTTPEndpoint(%q, %s) = %q, want %q", tt.ep, tt.setting, got, tt.want)
+		}
+	}
+}
+
 func TestRedact(t *testing.T) {
 	if Redact(nil, Secrets{}) != nil {
 		t.Fatal("Redact(nil) must be nil")
