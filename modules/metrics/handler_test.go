@@ -160,6 +160,19 @@ func TestRouter(t *testing.T) {
 		t.Fatalf("Allow = %q", rec.Header().Get("Allow"))
 	}
 
+	// Prefix and path are chi patterns: a malformed one fails at wiring
+	// time (the doc once promised it never would).
+	for _, o := range []metrics.RouterOption{metrics.WithPath("{"), metrics.WithPrefix("/a/*/b")} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("a pattern chi cannot parse must fail at wiring time")
+				}
+			}()
+			metrics.Router(m, o)
+		}()
+	}
+
 	// A middleware may gate it.
 	gate := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
