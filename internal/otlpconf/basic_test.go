@@ -221,3 +221,14 @@ func TestReadEnv(t *testing.T) {
 		t.Fatalf("got %v, want a SettingError naming the variable", err)
 	}
 }
+
+// A secret found inside a longer one must not split it: replaced first, a
+// header value inside the base64 credential left the rest of it readable.
+func TestRedactLongestSecretFirst(t *testing.T) {
+	b64 := base64.StdEncoding.EncodeToString([]byte("svc:pa55word"))
+	s := Secrets{Basic: Basic{Endpoint: "https://c", Username: "svc", Password: "pa55word"},
+		Headers: map[string]secret.String{"x-tenant": secret.String(b64[4:8])}}
+	if got := Redact(errors.New("refused Basic "+b64), s).Error(); got != "refused ***" {
+		t.Fatalf("got %q, want the whole credential hidden", got)
+	}
+}
