@@ -106,6 +106,27 @@ func TestWithSignalPath(t *testing.T) {
 	}
 }
 
+// The OTel env spec's path rules: the general variable is a base URL, the
+// per-signal one is used as is (root path when it has none), an explicit
+// endpoint without a path gets the signal path.
+func TestHTTPEndpoint(t *testing.T) {
+	tests := []struct{ ep, setting, want string }{
+		{"http://c:4318", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/"},
+		{"http://c:4318/", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/"},
+		{"http://c:4318/custom", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", "http://c:4318/custom"},
+		{"http://c:4318", EnvOTLPEndpoint, "http://c:4318/v1/traces"},
+		{"http://c:4318/p", EnvOTLPEndpoint, "http://c:4318/p/v1/traces"},
+		{"http://c:4318", "SVC_TRACING_ENDPOINT", "http://c:4318/v1/traces"},
+		{"http://c:4318", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT", "http://c:4318/v1/traces"}, // the other signal's: not ours
+		{"http://c:4318/x", "Config.Endpoint", "http://c:4318/x"},
+	}
+	for _, tt := range tests {
+		if got := HTTPEndpoint(secret.URL(tt.ep), tt.setting, "TRACES", "/v1/traces").Value(); got != tt.want {
+			t.Errorf("HTTPEndpoint(%q, %s) = %q, want %q", tt.ep, tt.setting, got, tt.want)
+		}
+	}
+}
+
 func TestRedact(t *testing.T) {
 	if Redact(nil, Secrets{}) != nil {
 		t.Fatal("Redact(nil) must be nil")
@@ -198,5 +219,16 @@ func TestReadEnv(t *testing.T) {
 	var se *SettingError
 	if !errors.As(err, &se) || *se != (SettingError{Setting: "OTLPCONF_T_EXPORT_TIMEOUT", Field: "export_timeout", Reason: `"soon" is not a positive number of seconds (e.g. 60, 0.5) or a duration (e.g. 500ms)`}) {
 		t.Fatalf("got %v, want a SettingError naming the variable", err)
+	}
+}
+
+// A secret found inside a longer one must not split it: replaced first, a
+// header value inside the base64 credential left the rest of it readable.
+func TestRedactLongestSecretFirst(t *testing.T) {
+	b64 := base64.StdEncoding.EncodeToString([]byte("svc:pa55word"))
+	s := Secrets{Basic: Basic{Endpoint: "https://c", Username: "svc", Password: "pa55word"},
+		Headers: map[string]secret.String{"x-tenant": secret.String(b64[4:8])}}
+	if got := Redact(errors.New("refused Basic "+b64), s).Error(); got != "refused ***" {
+		t.Fatalf("got %q, want the whole credential hidden", got)
 	}
 }

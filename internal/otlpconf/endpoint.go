@@ -79,6 +79,23 @@ func (b Basic) CheckBasicAuth(fromEndpoint bool) *Fault {
 	return nil
 }
 
+// HTTPEndpoint is the otlp-http URL of endpoint, given by setting, for
+// signal ("METRICS" or "TRACES") with its path (e.g. "/v1/metrics").
+// OTEL_EXPORTER_OTLP_<signal>_ENDPOINT is used as is, a missing path read as
+// "/" (the OpenTelemetry specification: never the signal path); every other
+// setting goes through WithSignalPath.
+func HTTPEndpoint(endpoint secret.URL, setting, signal, path string) secret.URL {
+	if setting != "OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT" {
+		return WithSignalPath(endpoint, setting == EnvOTLPEndpoint, path)
+	}
+	u, err := url.Parse(endpoint.Value())
+	if err != nil || u.Path != "" {
+		return endpoint
+	}
+	u.Path = "/"
+	return secret.URL(u.String())
+}
+
 // WithSignalPath gives an otlp-http endpoint its signal path (e.g.
 // "/v1/metrics"): always after a base URL from OTEL_EXPORTER_OTLP_ENDPOINT
 // (as the OpenTelemetry specification says), and when an explicit endpoint

@@ -53,6 +53,10 @@ func ParseKeyValues(s string, secretValues bool) (map[string]string, error) {
 		}
 		dec, err := url.PathUnescape(strings.TrimSpace(v))
 		if err != nil {
+			if secretValues && !httpguts.ValidHeaderFieldName(k) {
+				// "Authorization: Bearer abc=%zz": the key holds the value.
+				return nil, fmt.Errorf("the value of member %d is not percent-encoded correctly", i+1)
+			}
 			return nil, fmt.Errorf("the value of %q is not percent-encoded correctly", k)
 		}
 		out[k] = dec
@@ -62,11 +66,14 @@ func ParseKeyValues(s string, secretValues bool) (map[string]string, error) {
 
 // CheckHeaders refuses header names and values net/http would refuse at
 // the first export, so the mistake shows at construction instead. Its
-// errors name the header, never its value.
+// errors name a valid header, never its value, and never quote an invalid
+// name: written "name: value" (curl's form), a token ending in "=" makes
+// the name hold the value.
 func CheckHeaders(h map[string]secret.String) error {
 	for k, v := range h {
 		if !httpguts.ValidHeaderFieldName(k) {
-			return fmt.Errorf("%q is not a valid header name", k)
+			return fmt.Errorf("a header name holds a space, colon or other character a name may not " +
+				"(write name=value pairs; the name is not shown, it may hold a value)")
 		}
 		if !httpguts.ValidHeaderFieldValue(v.Value()) {
 			return fmt.Errorf("the value of header %q holds a control character", k)

@@ -54,6 +54,7 @@ func TestParseKeyValues(t *testing.T) {
 		{in: "a=1,s3cret", secretValues: true, wantErr: "member 2 is not key=value"},
 		{in: "=s3cret", secretValues: true, wantErr: "member 1 is not key=value"},
 		{in: "k=s3cret%zz", secretValues: true, wantErr: `the value of "k" is not percent-encoded correctly`},
+		{in: "a=1,X-Key: s3cret=%zz", secretValues: true, wantErr: "the value of member 2 is not percent-encoded correctly"},
 	}
 	for _, tt := range tests {
 		_, err := ParseKeyValues(tt.in, tt.secretValues)
@@ -79,7 +80,8 @@ func TestCheckHeaders(t *testing.T) {
 		wantErr string
 	}{
 		{h: map[string]secret.String{"X-Ok": "v a l"}},
-		{h: map[string]secret.String{"bad name": "v"}, wantErr: `"bad name" is not a valid header name`},
+		{h: map[string]secret.String{"bad name": "v"}, wantErr: "a header name holds a space, colon or other character a name may not " +
+			"(write name=value pairs; the name is not shown, it may hold a value)"},
 		{h: map[string]secret.String{"X-K": "s3cret\n"}, wantErr: `the value of header "X-K" holds a control character`},
 	}
 	for _, tt := range tests {

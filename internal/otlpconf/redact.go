@@ -2,6 +2,7 @@ package otlpconf
 
 import (
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/svckit/svc/secret"
@@ -48,6 +49,10 @@ func Redact(err error, s Secrets) error {
 	auth := s.AuthorizationHeader().Value()
 	// The header first, then its base64 part alone: an error may quote either.
 	secrets = append(secrets, s.Password.Value(), auth, strings.TrimPrefix(auth, "Basic "))
+	// Longest first: a shorter secret found inside a longer one (a header
+	// value inside the base64 credential) would otherwise split it, and
+	// the longer one's remaining pieces would no longer match.
+	slices.SortStableFunc(secrets, func(a, b string) int { return len(b) - len(a) })
 	for _, v := range secrets {
 		if len(v) >= 3 {
 			msg = strings.ReplaceAll(msg, v, "***")

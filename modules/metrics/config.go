@@ -34,7 +34,7 @@ type Config struct {
 	// Exporter is where metrics go; "" means auto.
 	Exporter Exporter `env:"EXPORTER" json:"exporter,omitempty"`
 	// Endpoint is the OTLP collector address. Falls back to
-	// OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (used as given), then
+	// OTEL_EXPORTER_OTLP_METRICS_ENDPOINT (used as given; no path means "/"), then
 	// OTEL_EXPORTER_OTLP_ENDPOINT (a base URL: /v1/metrics is appended for
 	// otlp-http). An otlp-http endpoint without a path gets /v1/metrics.
 	// Credentials embedded in it (https://user:pass@host) are sent as Basic
@@ -176,7 +176,7 @@ func resolve(c Config, src sources) (Config, error) {
 		}
 	}
 	if c.Exporter == ExporterOTLPHTTP && c.Endpoint.IsSet() {
-		c.Endpoint = otlpconf.WithSignalPath(c.Endpoint, src.name("endpoint") == otlpconf.EnvOTLPEndpoint, "/v1/metrics")
+		c.Endpoint = otlpconf.HTTPEndpoint(c.Endpoint, src.name("endpoint"), "METRICS", "/v1/metrics")
 	}
 	return c, nil
 }

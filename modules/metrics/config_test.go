@@ -114,6 +114,11 @@ func TestEnvFallbacks(t *testing.T) {
 			func(c metrics.Config) string {
 				return eq(c.Endpoint.Value(), "http://b.example:9/custom") + eq(string(c.Exporter), "otlp-http")
 			}},
+		// OTel env spec: the per-signal URL is used as is; without a path
+		// it gets the root path, never /v1/metrics.
+		{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT without a path gets the root path", map[string]string{
+			"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://b.example:4318"}, nil,
+			func(c metrics.Config) string { return eq(c.Endpoint.Value(), "http://b.example:4318/") }},
 		{"SVC_METRICS_ENDPOINT wins over OTEL", map[string]string{
 			"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://b.example:9/custom", "SVC_METRICS_ENDPOINT": "http://s.example:4318/x"}, nil,
 			func(c metrics.Config) string { return eq(c.Endpoint.Value(), "http://s.example:4318/x") }},

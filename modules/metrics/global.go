@@ -62,7 +62,8 @@ func install(t *target) metric.MeterProvider {
 
 // uninstall removes t. The latest still-open component becomes current;
 // with none left the provider found by the first install is restored, unless
-// someone replaced the bridge meanwhile (then their provider stays).
+// someone replaced the bridge meanwhile (then their provider stays) or the
+// first install found the bridge itself (then it stays, idle).
 func uninstall(t *target) {
 	globalMu.Lock()
 	defer globalMu.Unlock()
@@ -76,7 +77,10 @@ func uninstall(t *target) {
 		return
 	}
 	theBridge.switchTo(nil)
-	if globalIsOurs() {
+	// base is nil when the first install found the bridge already global
+	// (someone saved it while an earlier component was open and put it
+	// back): the idle bridge, a no-op, stays rather than a nil provider.
+	if globalIsOurs() && base != nil {
 		otel.SetMeterProvider(base)
 	}
 	base = nil

@@ -9,6 +9,7 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 
 	"github.com/svckit/svc/modules/metrics"
 )
@@ -118,4 +119,35 @@ func TestTwoAppsOneProcessGlobalInstruments(t *testing.T) {
 			t.Errorf("app2 %s = %v (%v), want %v", name, v, ok, want)
 		}
 	}
+}
+
+// A library that saved the global provider while a component was open (the
+// bridge) and puts it back later must not leave the next component's Close
+// installing a nil provider.
+func TestCloseAfterBridgeRestoredByOthersLeavesUsableGlobal(t *testing.T) {
+	cleanEnv(t)
+	orig := otel.GetMeterProvider()
+	t.Cleanup(func() { otel.SetMeterProvider(orig) })
+	ctx := context.Background()
+	open := func() *metrics.Metrics {
+		m, err := metrics.New(metrics.WithExporter(metrics.ExporterPrometheus))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Open(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a := open()
+	saved := otel.GetMeterProvider() // the bridge
+	otel.SetMeterProvider(noop.NewMeterProvider())
+	_ = a.Close(ctx)
+	otel.SetMeterProvider(saved) // the library restores what it found
+	b := open()
+	_ = b.Close(ctx)
+	if otel.GetMeterProvider() == nil {
+		t.Fatal("Close left the global meter provider nil")
+	}
+	otel.Meter("x") // must not panic
 }

@@ -69,6 +69,31 @@ func TestHandlerServesExposition(t *testing.T) {
 	}
 }
 
+// The doc's rule: the exposition is in the format the scraper negotiates,
+// text by default. A protobuf Accept gets the delimited protobuf format,
+// an OpenMetrics one (not enabled) falls back to text.
+func TestHandlerNegotiatesFormat(t *testing.T) {
+	cleanEnv(t)
+	m := openProm(t)
+	c, _ := m.Counter("svc.negotiated")
+	c.Add(ctx, 1)
+	for _, tc := range []struct{ accept, want string }{
+		{"", "text/plain; version=0.0.4"},
+		{"application/vnd.google.protobuf;proto=io.prometheus.client.MetricFamily;encoding=delimited", "application/vnd.google.protobuf"},
+		{"application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5", "text/plain; version=0.0.4"},
+	} {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		if tc.accept != "" {
+			req.Header.Set("Accept", tc.accept)
+		}
+		rec := httptest.NewRecorder()
+		metrics.Handler(m).ServeHTTP(rec, req)
+		if rec.Code != 200 || !strings.HasPrefix(rec.Header().Get("Content-Type"), tc.want) || rec.Body.Len() == 0 {
+			t.Errorf("Accept %q: %d %q, want %q", tc.accept, rec.Code, rec.Header().Get("Content-Type"), tc.want)
+		}
+	}
+}
+
 // With another exporter the endpoint answers a clear 404 problem that does
 // not name the backend.
 func TestHandlerNotPrometheus(t *testing.T) {
@@ -158,6 +183,19 @@ func TestRouter(t *testing.T) {
 	checkProblem(t, rec, 405, "/ops/prom")
 	if rec.Header().Get("Allow") != "GET, HEAD" {
 		t.Fatalf("Allow = %q", rec.Header().Get("Allow"))
+	}
+
+	// Prefix and path are chi patterns: a malformed one fails at wiring
+	// time (the doc once promised it never would).
+	for _, o := range []metrics.RouterOption{metrics.WithPath("{"), metrics.WithPrefix("/a/*/b")} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Error("a pattern chi cannot parse must fail at wiring time")
+				}
+			}()
+			metrics.Router(m, o)
+		}()
 	}
 
 	// A middleware may gate it.

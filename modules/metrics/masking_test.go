@@ -67,3 +67,26 @@ func TestConfigMasksSecrets(t *testing.T) {
 		t.Fatal("Value() must read the secrets back")
 	}
 }
+
+// A header written curl-style ("name: value") with a token ending in "="
+// parses as one name holding the value; the refusal must not quote it.
+func TestHeaderRefusalNeverQuotesAValueInTheName(t *testing.T) {
+	for _, v := range []string{
+		"Authorization: Basic dXNlcjpwYXNzd29yZA==",
+		"x-api-key:c2VjcmV0a2V5=%zz",
+	} {
+		setEnv(t, map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": v, "SVC_METRICS_EXPORTER": "otlp-http"})
+		_, err := metrics.New()
+		if err == nil {
+			t.Fatalf("%q accepted", v)
+		}
+		if !strings.Contains(err.Error(), "OTEL_EXPORTER_OTLP_HEADERS") {
+			t.Errorf("the refusal must name the variable: %v", err)
+		}
+		for _, s := range []string{"dXNlcjpwYXNzd29yZA", "c2VjcmV0a2V5"} {
+			if strings.Contains(err.Error(), s) {
+				t.Errorf("the refusal quotes the secret: %v", err)
+			}
+		}
+	}
+}

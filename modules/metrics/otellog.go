@@ -101,8 +101,9 @@ func removeOTelLogging(m *Metrics) {
 }
 
 // routedSink is a logr sink writing to the current component's zap logger:
-// Error records at error level, V(1) (OpenTelemetry's warnings) at warn;
-// its info and debug levels (V(4), V(8)) are dropped, as by default.
+// Error records at error level, V(1) (OpenTelemetry's warnings) at warn,
+// each message at most once per otelErrorWindow; its info and debug
+// levels (V(4), V(8)) are dropped, as by default.
 type routedSink struct {
 	name string
 	kv   []any
@@ -118,7 +119,17 @@ func (s routedSink) Info(level int, msg string, kv ...any) {
 		stdLogger.WithName(s.name).WithValues(s.kv...).V(level).Info(msg, kv...)
 		return
 	}
-	m.log.Warn(s.message(msg), s.fields(m.cfg, kv)...)
+	// Limited like errors: the trace SDK warns once per span that drops
+	// attributes or events, which can be once per request.
+	ok, suppressed := m.otelErrors.allow(s.message(msg))
+	if !ok {
+		return
+	}
+	fields := s.fields(m.cfg, kv)
+	if suppressed > 0 {
+		fields = append(fields, zap.Int("suppressed", suppressed))
+	}
+	m.log.Warn(s.message(msg), fields...)
 }
 
 func (s routedSink) Error(err error, msg string, kv ...any) {

@@ -98,6 +98,24 @@ func TestOTelErrorLogsAreRateLimited(t *testing.T) {
 	}
 }
 
+// OpenTelemetry's warnings share the limit too: the trace SDK warns once
+// per span that drops attributes, so a busy service would write one line a
+// request.
+func TestOTelWarningsAreRateLimited(t *testing.T) {
+	m, logs, clock := limitedComponent(t)
+	routedTo(t, m)
+	sink := routedSink{}
+	for range 5 {
+		sink.Info(1, "limit reached: dropping trace Span attributes")
+	}
+	clock.advance(otelErrorWindow)
+	sink.Info(1, "limit reached: dropping trace Span attributes")
+	entries := logs.FilterMessage("opentelemetry: limit reached: dropping trace Span attributes").All()
+	if len(entries) != 2 || entries[0].Level != zap.WarnLevel || entries[1].ContextMap()["suppressed"] != int64(4) {
+		t.Fatalf("%v", entries)
+	}
+}
+
 func TestExportFailureKinds(t *testing.T) {
 	for _, tc := range []struct {
 		err  error

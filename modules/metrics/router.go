@@ -28,8 +28,10 @@ func WithMiddlewares(mws ...func(http.Handler) http.Handler) RouterOption {
 }
 
 // Router returns a chi router that answers GET (and HEAD) {prefix}{path}
-// with Handler(m). Paths are normalised to start with "/", so a bad option
-// never makes chi panic. Other paths answer a 404 problem body and other
+// with Handler(m). Prefix and path are normalised to start with "/" (so
+// "ops/" and "prom" serve /ops/prom) and are chi patterns: one chi cannot
+// parse (an unclosed "{", a "*" before the end) panics here as chi's Get
+// would, at wiring time, never while serving. Other paths answer a 404 problem body and other
 // methods a 405 one with Allow. Serve it on an admin listener, or mount it
 // into the app's router under a prefix:
 //

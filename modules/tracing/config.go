@@ -39,7 +39,7 @@ type Config struct {
 	// Exporter is where spans go; "" means auto.
 	Exporter Exporter `env:"EXPORTER" json:"exporter,omitempty"`
 	// Endpoint is the OTLP collector address. Falls back to
-	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (used as given), then
+	// OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (used as given; no path means "/"), then
 	// OTEL_EXPORTER_OTLP_ENDPOINT (a base URL: /v1/traces is appended for
 	// otlp-http). An otlp-http endpoint without a path gets /v1/traces.
 	// Credentials embedded in it (https://user:pass@host) are sent as Basic

@@ -40,6 +40,11 @@ func TestEnvironmentResolution(t *testing.T) {
 		{"traces endpoint wins and is used as given", map[string]string{
 			"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/custom", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"},
 			with(func(w *want) { w.exporter, w.endpoint = tracing.ExporterOTLPHTTP, "http://c:4318/custom" })},
+		// OTel env spec: the per-signal URL is used as is; without a path
+		// it gets the root path, never /v1/traces.
+		{"traces endpoint without a path gets the root path, not /v1/traces", map[string]string{
+			"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318"},
+			with(func(w *want) { w.exporter, w.endpoint = tracing.ExporterOTLPHTTP, "http://c:4318/" })},
 		{"SVC endpoint wins over OTEL", map[string]string{
 			"SVC_TRACING_ENDPOINT": "http://svc:4318/x", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/custom"},
 			with(func(w *want) { w.exporter, w.endpoint = tracing.ExporterOTLPHTTP, "http://svc:4318/x" })},

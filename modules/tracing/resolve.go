@@ -58,7 +58,7 @@ func resolve(c Config, src sources) (Config, error) {
 		return c, err
 	}
 	if c.Exporter == ExporterOTLPHTTP && c.Endpoint.IsSet() {
-		c.Endpoint = otlpconf.WithSignalPath(c.Endpoint, src.name("endpoint") == otlpconf.EnvOTLPEndpoint, "/v1/traces")
+		c.Endpoint = otlpconf.HTTPEndpoint(c.Endpoint, src.name("endpoint"), "TRACES", "/v1/traces")
 	}
 	return c, nil
 }
