@@ -11,6 +11,10 @@
 // OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT,
 // OTEL_EXPORTER_OTLP_METRICS_HEADERS, OTEL_EXPORTER_OTLP_HEADERS), then the
 // defaults. [FromConfig] uses a Config as given and reads no environment.
+// Either way, the OTLP exporters of OpenTelemetry still read their own
+// transport settings: OTEL_EXPORTER_OTLP_[METRICS_]COMPRESSION,
+// _CERTIFICATE, _CLIENT_CERTIFICATE, _CLIENT_KEY and the temporality and
+// histogram-aggregation preferences (the way to give them a private CA).
 // An invalid value fails construction with a [*ConfigError] naming the
 // variable, option or field to fix.
 //

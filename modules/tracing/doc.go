@@ -14,7 +14,10 @@
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT,
 // OTEL_EXPORTER_OTLP_TRACES_HEADERS, OTEL_EXPORTER_OTLP_HEADERS,
 // OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG), then the defaults.
-// [FromConfig] uses a Config as given and reads no environment. An invalid
+// [FromConfig] uses a Config as given and reads no environment (the OTLP
+// exporters of OpenTelemetry still read their own transport settings:
+// OTEL_EXPORTER_OTLP_[TRACES_]COMPRESSION, _CERTIFICATE,
+// _CLIENT_CERTIFICATE, _CLIENT_KEY). An invalid
 // value fails construction with a [*ConfigError] naming the variable,
 // option or field to fix.
 //

@@ -75,7 +75,9 @@ func (e Exporter) String() string {
 }
 
 // ExportSettings is what an exporter factory is given: everything already
-// resolved, so a factory reads no environment of its own.
+// resolved, so a factory reads none of them from the environment
+// (OpenTelemetry's OTLP exporters still read their transport settings:
+// compression, certificates).
 type ExportSettings struct {
 	// Endpoint is the collector URL without credentials: the configured
 	// one, or OpenTelemetry's default address for the exporter.

@@ -4,9 +4,12 @@
 //	import _ "github.com/svckit/svc/modules/metrics/otlphttp"
 //
 // Without it a component whose exporter is (or auto resolves to) otlp-http
-// fails construction with a *metrics.ConfigError naming this import. The
-// exporter reads no environment of its own: endpoint, headers and timeout
-// come resolved from the metrics component.
+// fails construction with a *metrics.ConfigError naming this import.
+// Endpoint, headers and timeout come resolved from the metrics component;
+// OpenTelemetry's exporter still reads its transport settings
+// (OTEL_EXPORTER_OTLP_[METRICS_]COMPRESSION, _CERTIFICATE,
+// _CLIENT_CERTIFICATE, _CLIENT_KEY, the temporality and histogram
+// preferences) from the environment.
 package otlphttp
 
 import (

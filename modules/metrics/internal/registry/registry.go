@@ -19,7 +19,9 @@ import (
 )
 
 // Setup is what the core hands an exporter when the component opens. The
-// settings are resolved: an exporter reads no environment of its own.
+// settings are resolved: an exporter reads none of them from the
+// environment (OpenTelemetry's OTLP exporters still read their transport
+// settings: compression, certificates).
 type Setup struct {
 	// Endpoint is the export URL without embedded credentials (they are in
 	// Headers as Basic authorization), or the collector default.
