@@ -52,10 +52,32 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !p.Scopes.HasAll(m.scopes...) {
-		refuseAtRoute(gc, w, r, &Refusal{Kind: KindInsufficientScope, Scopes: m.scopes}, true)
+		refuseAtRoute(gc, w, r, &Refusal{Kind: KindInsufficientScope, Scopes: routeScopes(gc, r, m.scopes)}, true)
 		return
 	}
 	m.next.ServeHTTP(w, r)
+}
+
+// routeScopes are every scope the route requires, its router's included,
+// so that the challenge names what a token needs here (RFC 6750 §3: "the
+// scope necessary to access the protected resource"): a client that asked
+// for the failing marker's scopes alone would meet the next marker. Without
+// a route the gate can read, or when it reads one that does not hold own,
+// own is named.
+func routeScopes(gc *gateCtx, r *http.Request, own []string) []string {
+	if gc == nil || gc.routes == nil {
+		return own
+	}
+	_, gd, found := gc.routes.find(r)
+	if !found {
+		return own
+	}
+	for _, s := range own {
+		if !slices.Contains(gd.scopes, s) {
+			return own
+		}
+	}
+	return gd.scopes
 }
 
 // WrappedHandler lets `check` read the markers of the components behind

@@ -38,7 +38,7 @@ func refusalTable() []refusalCase {
 		{"two headers", "GET", "/me", http.Header{"Authorization": {"Bearer alice-token", "Bearer admin-token"}}, "", 400, "ambiguous-credentials", "", `Bearer error="invalid_request"`},
 		{"header and query", "GET", "/me?access_token=x", bearer("alice-token"), "", 400, "ambiguous-credentials", "", `Bearer error="invalid_request"`},
 		{"missing scope", "GET", "/admin", bearer("alice-token"), "", 403, "insufficient-scope", "", `Bearer error="insufficient_scope", scope="admin"`},
-		{"missing scope of a router", "GET", "/reports/secret", bearer("alice-token"), "", 403, "insufficient-scope", "", `Bearer error="insufficient_scope", scope="admin"`},
+		{"missing scope of a router", "GET", "/reports/secret", bearer("alice-token"), "", 403, "insufficient-scope", "", `Bearer error="insufficient_scope", scope="read admin"`},
 		{"keys not loaded", "GET", "/me", bearer("nokeys-token"), "", 503, "signing-keys-unavailable", "", ""},
 		{"unknown URL", "GET", "/nowhere", nil, "", 401, "authentication-required", "", "Bearer"},
 		{"method no route serves", "DELETE", "/me", nil, "", 401, "authentication-required", "", "Bearer"},
@@ -305,5 +305,24 @@ func TestPreflightToNoRouteMeetsTheGate(t *testing.T) {
 	pre.Set("Access-Control-Request-Method", "DELETE")
 	if got := do(t, srv, "OPTIONS", "/me", pre, ""); got.status != 401 {
 		t.Fatalf("preflight for a method /me does not serve: %d %s", got.status, got.body)
+	}
+}
+
+// RFC 6750 §3: the challenge names the scope necessary for the resource,
+// every marker's of the route, router included; naming only the failing
+// marker's would send a client that asks for those alone to the next one.
+func TestInsufficientScopeNamesEveryScopeOfTheRoute(t *testing.T) {
+	v := newFake()
+	v.callers["bare-token"] = authn.Principal{Subject: "bob", Issuer: "https://idp.test", Authenticated: true}
+	for name, h := range map[string]http.Handler{"chi": exampleRouter(), "ServeMux": func() http.Handler {
+		mux := authn.NewServeMux()
+		mux.Handle("GET /reports/secret", authn.Require("read")(authn.Require("admin")(http.HandlerFunc(ok))))
+		return mux
+	}()} {
+		srv := gateServer(t, nil, h, v)
+		got := do(t, srv, "GET", "/reports/secret", bearer("bare-token"), "")
+		if want := `Bearer error="insufficient_scope", scope="read admin"`; got.status != 403 || got.header.Get("WWW-Authenticate") != want {
+			t.Errorf("%s: %d %q, want 403 %q", name, got.status, got.header.Get("WWW-Authenticate"), want)
+		}
 	}
 }
