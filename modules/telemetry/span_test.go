@@ -125,6 +125,32 @@ func TestUnknownURLSpanIsNamedByMethodAlone(t *testing.T) {
 	}
 }
 
+// A method the conventions do not know is _OTHER; its span is named HTTP
+// (with the route when found), never "_OTHER", and keeps the method as sent
+// in http.request.method_original.
+func TestUnknownMethodSpanIsNamedHTTP(t *testing.T) {
+	sr, opt := tracing(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/pot/{id}", func(http.ResponseWriter, *http.Request) {}) // every method
+	h := telemetry.New(opt, telemetry.Router(mux)).Handler(mux)
+	for path, want := range map[string]string{"/pot/7": "HTTP /pot/{id}", "/nope": "HTTP"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("BREW", path, nil))
+		spans := sr.Ended()
+		s := spans[len(spans)-1]
+		a := spanAttrs(s)
+		if s.Name() != want || a["http.request.method"].AsString() != "_OTHER" || a["http.request.method_original"].AsString() != "BREW" {
+			t.Errorf("%s: span %q attrs %v, want %q, _OTHER and method_original BREW", path, s.Name(), a, want)
+		}
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/pot/7", nil))
+	spans := sr.Ended()
+	if s := spans[len(spans)-1]; s.Name() != "GET /pot/{id}" {
+		t.Errorf("GET span %q", s.Name())
+	} else if _, has := spanAttrs(s)["http.request.method_original"]; has {
+		t.Error("a known method got http.request.method_original")
+	}
+}
+
 // Without a tracer provider installed anywhere, no span is started: the
 // handler sees no span context and the gate no recording span.
 func TestNoSpanWithoutATracerProvider(t *testing.T) {
