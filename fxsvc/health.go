@@ -210,12 +210,37 @@ func (h *health) probe(ctx context.Context) []string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, ReadinessTimeout)
 	defer cancel()
-	errs := make([]error, len(h.checks))
-	var wg sync.WaitGroup
-	for i, c := range h.checks {
-		wg.Go(func() { errs[i] = runCheck(ctx, c) })
+	type result struct {
+		i   int
+		err error
 	}
-	wg.Wait()
+	// Buffered for every check: one that ignores ctx and returns late
+	// still finds room, and no goroutine waits on the probe that left.
+	results := make(chan result, len(h.checks))
+	for i, c := range h.checks {
+		go func() { results <- result{i, runCheck(ctx, c)} }()
+	}
+	errs := make([]error, len(h.checks))
+	for i := range errs {
+		errs[i] = context.DeadlineExceeded // still running when the bound ends
+	}
+	for range h.checks {
+		var r result
+		select {
+		case r = <-results:
+		case <-ctx.Done():
+			// Still take what finished in time; the rest fail.
+			select {
+			case r = <-results:
+			default:
+				r.i = -1
+			}
+		}
+		if r.i < 0 {
+			break
+		}
+		errs[r.i] = r.err
+	}
 	var failing []string
 	var fields []zap.Field
 	for i, err := range errs {
