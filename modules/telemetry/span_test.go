@@ -95,6 +95,11 @@ func TestGateRefusalLandsOnTheServerSpan(t *testing.T) {
 	if s.Name() != "GET /orders/{id}" || spanAttrs(s)["http.response.status_code"].AsInt64() != 401 {
 		t.Errorf("span %q %v", s.Name(), spanAttrs(s))
 	}
+	// A 4xx is the caller's error: a server span's status stays unset and
+	// carries no error.type (HTTP semantic conventions).
+	if _, has := spanAttrs(s)["error.type"]; has || s.Status().Code != codes.Unset {
+		t.Errorf("a 401's span: status %v error.type %v, want unset and none", s.Status(), spanAttrs(s)["error.type"])
+	}
 	rec := fieldsOf(only(t, logs, authn.EventsLogger))
 	if rec["trace_id"] != s.SpanContext().TraceID().String() {
 		t.Errorf("security record trace_id %v, span's %s", rec["trace_id"], s.SpanContext().TraceID())
