@@ -29,6 +29,7 @@ type Server struct {
 	ln       net.Listener
 	next     http.Handler
 	running  inflight
+	hijacked hijackedConns
 	stopping chan struct{} // closed when the drain starts
 	stopOnce sync.Once
 	drain    time.Duration
@@ -156,6 +157,8 @@ func Serve(opts ...ServeOption) fx.Option {
 				IdleTimeout:       cfg.IdleTimeout,
 				MaxHeaderBytes:    cfg.MaxHeaderBytes,
 				BaseContext:       s.baseContext,
+				ConnContext:       connContext,
+				ConnState:         s.hijacked.connState,
 			}
 			log, err := in.Log.get()
 			if err != nil {
@@ -234,8 +237,10 @@ func (s *Server) stop(ctx context.Context, log *zap.Logger) error {
 	if err == nil {
 		return nil
 	}
-	// Requests still running past the drain bound are cut off.
+	// Requests still running past the drain bound are cut off, hijacked
+	// connections too: Close leaves those alone.
 	_ = s.srv.Close()
+	s.hijacked.closeAll()
 	if errors.Is(err, context.DeadlineExceeded) {
 		s.cutOff.Store(int32(s.running.count()))
 		log.Warn("svc: requests still running after the drain timeout were cut off (SVC_HTTP_DRAIN_TIMEOUT)",
