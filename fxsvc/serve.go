@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // DefaultAddr is where [Serve] listens when SVC_HTTP_ADDR is unset: loopback,
@@ -162,6 +163,12 @@ func Serve(opts ...ServeOption) fx.Option {
 			}
 			log, err := in.Log.get()
 			if err != nil {
+				return nil, err
+			}
+			// net/http's own lines (a handler's panic, a failed TLS
+			// handshake) would otherwise go to the standard library's
+			// logger, plain text among the JSON lines.
+			if s.srv.ErrorLog, err = zap.NewStdLogAt(log, zapcore.WarnLevel); err != nil {
 				return nil, err
 			}
 			in.Lifecycle.Append(fx.Hook{
