@@ -13,6 +13,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/reqstate"
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -192,6 +193,11 @@ func (h *health) wrap(next http.Handler) (http.Handler, error) {
 		default:
 			next.ServeHTTP(w, r)
 			return
+		}
+		// The probe is its own route: the request telemetry names it,
+		// where no gate or router ever sees it.
+		if st := reqstate.From(r.Context()); st != nil {
+			st.SetRoute(r.URL.Path, true)
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")

@@ -387,3 +387,24 @@ func TestReadyzFailsUntilRunHasStartedTheApp(t *testing.T) {
 		t.Errorf("/readyz after start: %d, want 200", got)
 	}
 }
+
+// The probes are routes of their own in the request telemetry: their
+// records and series carry http.route /livez or /readyz, not "no route"
+// beside every mistyped URL's 404s.
+func TestProbesAreNamedRoutesInTheAccessLog(t *testing.T) {
+	t.Setenv("SVC_ACCESS_LOG", "")
+	core, logs := observer.New(zap.InfoLevel)
+	app, srv := startApp(t, fx.Supply(zap.New(core)), fxsvc.Errors(), fxsvc.Health(), fxsvc.AccessLog(),
+		fx.Supply(okRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	for _, p := range []string{"/livez", "/readyz"} {
+		logs.TakeAll()
+		if a := send(t, "GET", "http://"+srv.Addr()+p); a.status != http.StatusOK {
+			t.Fatalf("%s: %d", p, a.status)
+		}
+		recs := logs.FilterLoggerName("svc.http.access").All()
+		if len(recs) != 1 || recs[0].ContextMap()["http.route"] != p || recs[0].Message != "GET "+p+" 200" {
+			t.Errorf("%s: access records %v", p, recs)
+		}
+	}
+}
