@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
 
 // shuttingDownKey carries the server's stopping channel in every request's
@@ -53,6 +54,7 @@ func connContext(ctx context.Context, c net.Conn) context.Context {
 // http.Server.Close does not close them, so a drain that runs out closes
 // them itself, and the handlers' reads and writes fail.
 type hijackedConns struct {
+	n     atomic.Int64 // len(conns), so that most requests skip the lock
 	mu    sync.Mutex
 	conns map[net.Conn]struct{}
 }
@@ -67,16 +69,21 @@ func (h *hijackedConns) connState(c net.Conn, st http.ConnState) {
 		h.conns = map[net.Conn]struct{}{}
 	}
 	h.conns[c] = struct{}{}
+	h.n.Store(int64(len(h.conns)))
 	h.mu.Unlock()
 }
 
 func (h *hijackedConns) forget(ctx context.Context) {
+	if h.n.Load() == 0 {
+		return
+	}
 	c, _ := ctx.Value(connKey{}).(net.Conn)
 	if c == nil {
 		return
 	}
 	h.mu.Lock()
 	delete(h.conns, c)
+	h.n.Store(int64(len(h.conns)))
 	h.mu.Unlock()
 }
 
@@ -88,6 +95,7 @@ func (h *hijackedConns) closeAll() {
 		_ = c.Close()
 		delete(h.conns, c)
 	}
+	h.n.Store(0)
 }
 
 // inflight counts running handlers. Not a sync.WaitGroup: a handler may
