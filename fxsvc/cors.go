@@ -1,7 +1,9 @@
 package fxsvc
 
 import (
+	"errors"
 	"net/http"
+	"slices"
 
 	"github.com/rs/cors"
 	"go.uber.org/fx"
@@ -13,11 +15,29 @@ import (
 // the CORS headers, so a browser lets the page read it. It sits inside the
 // error format, so its own refusals take the registered body.
 //
+// It refuses (the app fails to build) AllowCredentials with every origin
+// allowed ("*" in AllowedOrigins, or none listed and no origin function):
+// rs/cors would answer Access-Control-Allow-Origin: * beside
+// Access-Control-Allow-Credentials: true, which the Fetch standard forbids
+// and browsers reject. List the origins instead.
+//
 // An app may instead add its own CORS middleware to its router: the gate
 // lets a preflight through to a route that serves no protected OPTIONS
 // method, so that middleware answers it.
 func CORS(opts cors.Options) fx.Option {
 	return Wrap(Wrapper{Name: "cors", Order: 50, Wrap: func(h http.Handler) (http.Handler, error) {
+		if opts.AllowCredentials && everyOrigin(opts) {
+			return nil, errors.New(`fxsvc.CORS: AllowCredentials with every origin allowed ("*" or no AllowedOrigins): ` +
+				`browsers refuse a credentialed answer to "*"; list the origins in AllowedOrigins`)
+		}
 		return cors.New(opts).Handler(h), nil
 	}})
+}
+
+// everyOrigin reports whether opts allow any origin, as rs/cors reads them.
+func everyOrigin(opts cors.Options) bool {
+	if opts.AllowOriginFunc != nil || opts.AllowOriginRequestFunc != nil || opts.AllowOriginVaryRequestFunc != nil {
+		return false
+	}
+	return len(opts.AllowedOrigins) == 0 || slices.Contains(opts.AllowedOrigins, "*")
 }

@@ -7,11 +7,13 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/reqstate"
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -35,6 +37,15 @@ const ReadinessGroup = "svc.readiness"
 
 // shutdownCheck is the name /readyz gives to a server that is stopping.
 const shutdownCheck = "shutdown"
+
+// startingCheck is the name /readyz gives to an app [Run] is still
+// starting: the server listens from its own start hook, before the hooks
+// of the components after it have run.
+const startingCheck = "starting"
+
+// startState tells /readyz whether [Run] has finished starting the app.
+// Run supplies it; an app started otherwise has none and is not gated.
+type startState struct{ started atomic.Bool }
 
 // ReadinessCheck is one condition /readyz waits for.
 type ReadinessCheck struct {
@@ -63,6 +74,7 @@ type healthIn struct {
 	Gate   *authn.Gate         `optional:"true"`
 	Client *oauthclient.Client `optional:"true"`
 	Checks []ReadinessCheck    `group:"svc.readiness"`
+	Start  *startState         `optional:"true"`
 	Log    logIn
 }
 
@@ -76,7 +88,8 @@ type healthIn struct {
 //     Ready() error method, as *authn.JWTVerifier has; others are not
 //     checked), the client of [OAuthClient]
 //     has discovered its authorization server, and every [ReadinessCheck]
-//     the app adds ([Readiness]) returns nil. Otherwise, and from the moment
+//     the app adds ([Readiness]) returns nil. Otherwise, under [Run] or
+//     [Main] until every start hook has run, and from the moment
 //     the server starts stopping (see SVC_HTTP_SHUTDOWN_DELAY in [Serve]),
 //     it answers 503 not-ready in the app's error format, its detail naming
 //     the failing checks (their errors are logged, never sent).
@@ -100,6 +113,7 @@ func Health() fx.Option {
 type health struct {
 	checks []ReadinessCheck
 	gated  bool
+	start  *startState // nil when not started by Run
 	log    *zap.Logger
 
 	mu      sync.Mutex
@@ -116,7 +130,7 @@ func newHealth(in healthIn) (*health, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &health{gated: in.Gate != nil, log: log, failing: "\x00"}
+	h := &health{gated: in.Gate != nil, start: in.Start, log: log, failing: "\x00"}
 	if in.Gate != nil {
 		if r, ok := in.Gate.Verifier().(readyFunc); ok {
 			h.checks = append(h.checks, ReadinessCheck{Name: "authn", Check: ignoreCtx(r)})
@@ -148,14 +162,14 @@ func ignoreCtx(r readyFunc) func(context.Context) error {
 
 // validCheckName keeps names fit for the detail of a 503 and a log field.
 func validCheckName(name string) error {
-	ok := name != "" && len(name) <= 64 && name != shutdownCheck
+	ok := name != "" && len(name) <= 64 && name != shutdownCheck && name != startingCheck
 	for _, ch := range name {
 		if !(ch >= 'a' && ch <= 'z' || ch >= '0' && ch <= '9' || ch == '.' || ch == '-' || ch == '_') {
 			ok = false
 		}
 	}
 	if !ok {
-		return fmt.Errorf("fxsvc.Readiness: the check name %q is invalid: use 1 to 64 lowercase letters, digits, '.', '-' or '_' (and not %q)", name, shutdownCheck)
+		return fmt.Errorf("fxsvc.Readiness: the check name %q is invalid: use 1 to 64 lowercase letters, digits, '.', '-' or '_' (and neither %q nor %q)", name, shutdownCheck, startingCheck)
 	}
 	return nil
 }
@@ -179,6 +193,11 @@ func (h *health) wrap(next http.Handler) (http.Handler, error) {
 		default:
 			next.ServeHTTP(w, r)
 			return
+		}
+		// The probe is its own route: the request telemetry names it,
+		// where no gate or router ever sees it.
+		if st := reqstate.From(r.Context()); st != nil {
+			st.SetRoute(r.URL.Path, true)
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
@@ -208,14 +227,43 @@ func (h *health) probe(ctx context.Context) []string {
 		h.changed([]string{shutdownCheck}, nil)
 		return []string{shutdownCheck}
 	}
+	if h.start != nil && !h.start.started.Load() {
+		h.changed([]string{startingCheck}, nil)
+		return []string{startingCheck}
+	}
 	ctx, cancel := context.WithTimeout(ctx, ReadinessTimeout)
 	defer cancel()
-	errs := make([]error, len(h.checks))
-	var wg sync.WaitGroup
-	for i, c := range h.checks {
-		wg.Go(func() { errs[i] = runCheck(ctx, c) })
+	type result struct {
+		i   int
+		err error
 	}
-	wg.Wait()
+	// Buffered for every check: one that ignores ctx and returns late
+	// still finds room, and no goroutine waits on the probe that left.
+	results := make(chan result, len(h.checks))
+	for i, c := range h.checks {
+		go func() { results <- result{i, runCheck(ctx, c)} }()
+	}
+	errs := make([]error, len(h.checks))
+	for i := range errs {
+		errs[i] = context.DeadlineExceeded // still running when the bound ends
+	}
+	for range h.checks {
+		var r result
+		select {
+		case r = <-results:
+		case <-ctx.Done():
+			// Still take what finished in time; the rest fail.
+			select {
+			case r = <-results:
+			default:
+				r.i = -1
+			}
+		}
+		if r.i < 0 {
+			break
+		}
+		errs[r.i] = r.err
+	}
 	var failing []string
 	var fields []zap.Field
 	for i, err := range errs {

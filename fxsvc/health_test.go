@@ -8,6 +8,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -340,4 +341,70 @@ func TestReadyzWaitsForTheOutboundClientsDiscovery(t *testing.T) {
 	}
 	up.Store(true)
 	waitStatus(t, base+"/readyz", 200)
+}
+
+// Under Run, /readyz fails (check "starting") until every start hook ran:
+// the server listens from its own hook, before the components after it
+// have started, and must not draw traffic to them.
+func TestReadyzFailsUntilRunHasStartedTheApp(t *testing.T) {
+	t.Setenv("SVC_HTTP_ADDR", "127.0.0.1:0")
+	var srv *fxsvc.Server
+	var during []string
+	afterStatus := make(chan int, 1)
+	var errOut bytes.Buffer
+	code := fxsvc.Run(nil, io.Discard, &errOut, fx.Supply(zap.NewNop(), okRouter()), fxsvc.Errors(), fxsvc.Health(),
+		fxsvc.Serve(), fx.Populate(&srv),
+		fx.Invoke(func(lc fx.Lifecycle, sd fx.Shutdowner) {
+			lc.Append(fx.StartHook(func() {
+				during = []string{"(answered 200)"}
+				if a := send(t, "GET", "http://"+srv.Addr()+"/readyz"); a.status != http.StatusOK {
+					during = notReady(t, a)
+				}
+				go func() {
+					// Run marks the app started once Start returns: poll
+					// until ready (or give up), then stop.
+					status := 0
+					for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+						if resp, err := http.Get("http://" + srv.Addr() + "/readyz"); err == nil {
+							resp.Body.Close()
+							if status = resp.StatusCode; status == http.StatusOK {
+								break
+							}
+						}
+					}
+					afterStatus <- status
+					_ = sd.Shutdown()
+				}()
+			}))
+		}))
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !slices.Equal(during, []string{"starting"}) {
+		t.Errorf("/readyz during start: failing %v, want [starting]", during)
+	}
+	if got := <-afterStatus; got != http.StatusOK {
+		t.Errorf("/readyz after start: %d, want 200", got)
+	}
+}
+
+// The probes are routes of their own in the request telemetry: their
+// records and series carry http.route /livez or /readyz, not "no route"
+// beside every mistyped URL's 404s.
+func TestProbesAreNamedRoutesInTheAccessLog(t *testing.T) {
+	t.Setenv("SVC_ACCESS_LOG", "")
+	core, logs := observer.New(zap.InfoLevel)
+	app, srv := startApp(t, fx.Supply(zap.New(core)), fxsvc.Errors(), fxsvc.Health(), fxsvc.AccessLog(),
+		fx.Supply(okRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	for _, p := range []string{"/livez", "/readyz"} {
+		logs.TakeAll()
+		if a := send(t, "GET", "http://"+srv.Addr()+p); a.status != http.StatusOK {
+			t.Fatalf("%s: %d", p, a.status)
+		}
+		recs := logs.FilterLoggerName("svc.http.access").All()
+		if len(recs) != 1 || recs[0].ContextMap()["http.route"] != p || recs[0].Message != "GET "+p+" 200" {
+			t.Errorf("%s: access records %v", p, recs)
+		}
+	}
 }

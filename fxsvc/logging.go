@@ -65,9 +65,17 @@ func loadLogSettings() (logSettings, error) {
 func DefaultLogger() (*zap.Logger, error) { return newDefaultLogger(os.Stderr) }
 
 func newDefaultLogger(w io.Writer) (*zap.Logger, error) {
+	l, _, err := newDefaultLoggers(w)
+	return l, err
+}
+
+// newDefaultLoggers returns the default logger and its unsampled twin, on
+// one sink. The access log writes to the twin: its records of one busy
+// route all share a message, and sampling would drop most of them.
+func newDefaultLoggers(w io.Writer) (sampled, all *zap.Logger, err error) {
 	s, err := loadLogSettings()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	cfg := zap.NewProductionEncoderConfig()
 	cfg.EncodeTime = zapcore.ISO8601TimeEncoder
@@ -83,8 +91,9 @@ func newDefaultLogger(w io.Writer) (*zap.Logger, error) {
 	sink := zapcore.Lock(zapcore.AddSync(w))
 	// zap's production sampling: a flood of one message is cut to 100 a
 	// second, then one in 100.
-	core := zapcore.NewSamplerWithOptions(zapcore.NewCore(enc, sink, s.level), time.Second, 100, 100)
-	return zap.New(core, zap.ErrorOutput(sink)), nil
+	core := zapcore.NewCore(enc, sink, s.level)
+	sampler := zapcore.NewSamplerWithOptions(core, time.Second, 100, 100)
+	return zap.New(sampler, zap.ErrorOutput(sink)), zap.New(core, zap.ErrorOutput(sink)), nil
 }
 
 // logFallback is where a component's logger comes from when the app
@@ -95,6 +104,7 @@ type logFallback struct {
 	w    io.Writer
 	once sync.Once
 	log  *zap.Logger
+	all  *zap.Logger // log unsampled, on the same sink
 	err  error
 }
 
@@ -102,8 +112,20 @@ func (f *logFallback) get() (*zap.Logger, error) {
 	if f == nil {
 		return newDefaultLogger(os.Stderr)
 	}
-	f.once.Do(func() { f.log, f.err = newDefaultLogger(f.w) })
+	f.once.Do(func() { f.log, f.all, f.err = newDefaultLoggers(f.w) })
 	return f.log, f.err
+}
+
+// unsampled is get without the sampling.
+func (f *logFallback) unsampled() (*zap.Logger, error) {
+	if f == nil {
+		_, all, err := newDefaultLoggers(os.Stderr)
+		return all, err
+	}
+	if _, err := f.get(); err != nil {
+		return nil, err
+	}
+	return f.all, nil
 }
 
 // logIn is how a component finds its logger: the app's *zap.Logger when
@@ -121,6 +143,15 @@ func (l logIn) get() (*zap.Logger, error) {
 		return l.Logger, nil
 	}
 	return l.Fallback.get()
+}
+
+// unsampled returns the app's logger, or the default one without its
+// sampling: for a log that must keep every record (the access log).
+func (l logIn) unsampled() (*zap.Logger, error) {
+	if l.Logger != nil {
+		return l.Logger, nil
+	}
+	return l.Fallback.unsampled()
 }
 
 // own reports whether the app provides its own logger.

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"log"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -291,5 +293,32 @@ func TestTheStopLineSaysAStopFailed(t *testing.T) {
 	if !ok || rec["level"] != "error" || rec["outcome"] != "failed" ||
 		!strings.Contains(cause, "queue flush failed") || rec["exit_code"] != float64(1) {
 		t.Fatalf("stop line %v:\n%s", rec, app.stderr.String())
+	}
+}
+
+// net/http's own error lines (a handler's panic, a TLS handshake that
+// fails) go to the app's logger, not to the standard library's logger,
+// whose plain-text lines would break the one-JSON-object-a-line stderr.
+func TestTheServersOwnErrorsGoToTheLogger(t *testing.T) {
+	var std lockedBuffer
+	log.SetOutput(&std)
+	defer log.SetOutput(os.Stderr)
+	core, logs := observer.New(zap.InfoLevel)
+	router := chi.NewRouter()
+	router.Get("/panic", func(http.ResponseWriter, *http.Request) { panic("boom") })
+	app, srv := startApp(t, fx.Supply(zap.New(core), router), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	if _, err := http.Get("http://" + srv.Addr() + "/panic"); err == nil {
+		t.Fatal("a panicking handler answered")
+	}
+	app.RequireStop()
+	if std.String() != "" {
+		t.Errorf("the standard logger got %q", std.String())
+	}
+	var found bool
+	for _, e := range logs.All() {
+		found = found || strings.Contains(e.Message, "panic serving")
+	}
+	if !found {
+		t.Fatalf("no panic line on the app's logger: %v", logs.All())
 	}
 }

@@ -73,10 +73,11 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	}
 	var parts stopParts
 	var info runInfo
+	start := &startState{}
 	all := append([]fx.Option{
 		fx.NopLogger, fx.StopTimeout(budget),
 		checkAllSettings(func() error { return budgetErr }, logSettingsCheck),
-		fx.Supply(&logFallback{w: stderr}),
+		fx.Supply(&logFallback{w: stderr}, start),
 	}, opts...)
 	app := fx.New(append(all, collectStopParts(&parts), collectRunInfo(&info))...)
 	if err := app.Err(); err != nil {
@@ -99,6 +100,7 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 		info.logger().Error("svc: start failed", zap.Error(err))
 		return 1
 	}
+	start.started.Store(true) // /readyz may pass from now on
 	info.started(app.StopTimeout())
 	code := 0
 	reason := ""

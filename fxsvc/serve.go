@@ -13,6 +13,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 )
 
 // DefaultAddr is where [Serve] listens when SVC_HTTP_ADDR is unset: loopback,
@@ -29,6 +30,7 @@ type Server struct {
 	ln       net.Listener
 	next     http.Handler
 	running  inflight
+	hijacked hijackedConns
 	stopping chan struct{} // closed when the drain starts
 	stopOnce sync.Once
 	drain    time.Duration
@@ -156,9 +158,17 @@ func Serve(opts ...ServeOption) fx.Option {
 				IdleTimeout:       cfg.IdleTimeout,
 				MaxHeaderBytes:    cfg.MaxHeaderBytes,
 				BaseContext:       s.baseContext,
+				ConnContext:       connContext,
+				ConnState:         s.hijacked.connState,
 			}
 			log, err := in.Log.get()
 			if err != nil {
+				return nil, err
+			}
+			// net/http's own lines (a handler's panic, a failed TLS
+			// handshake) would otherwise go to the standard library's
+			// logger, plain text among the JSON lines.
+			if s.srv.ErrorLog, err = zap.NewStdLogAt(log, zapcore.WarnLevel); err != nil {
 				return nil, err
 			}
 			in.Lifecycle.Append(fx.Hook{
@@ -234,8 +244,10 @@ func (s *Server) stop(ctx context.Context, log *zap.Logger) error {
 	if err == nil {
 		return nil
 	}
-	// Requests still running past the drain bound are cut off.
+	// Requests still running past the drain bound are cut off, hijacked
+	// connections too: Close leaves those alone.
 	_ = s.srv.Close()
+	s.hijacked.closeAll()
 	if errors.Is(err, context.DeadlineExceeded) {
 		s.cutOff.Store(int32(s.running.count()))
 		log.Warn("svc: requests still running after the drain timeout were cut off (SVC_HTTP_DRAIN_TIMEOUT)",

@@ -172,8 +172,18 @@ func (c *serveConfig) positiveOption(name string, d time.Duration, set func()) {
 	set()
 }
 
-// Addr sets the listen address, overriding SVC_HTTP_ADDR.
-func Addr(addr string) ServeOption { return func(c *serveConfig) { c.Addr = addr } }
+// Addr sets the listen address, overriding SVC_HTTP_ADDR. An empty addr
+// fails the app's build: net.Listen would read it as every interface on a
+// random port, the exposure [DefaultAddr] exists to prevent.
+func Addr(addr string) ServeOption {
+	return func(c *serveConfig) {
+		if addr == "" {
+			c.optErrs = append(c.optErrs, &SettingError{Setting: "fxsvc.Addr", Problem: "the address is empty: want host:port, such as 127.0.0.1:8080, or :8080 for every interface"})
+			return
+		}
+		c.Addr = addr
+	}
+}
 
 // DrainTimeout bounds the wait on stop for in-flight requests and hijacked
 // connections' handlers, overriding SVC_HTTP_DRAIN_TIMEOUT; those still

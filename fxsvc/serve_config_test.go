@@ -32,6 +32,8 @@ func TestServeSettingsRefuseInvalidValues(t *testing.T) {
 		{"option idle timeout negative", "", "", fxsvc.IdleTimeout(-time.Second), "fxsvc.IdleTimeout"},
 		{"option drain timeout zero", "", "", fxsvc.DrainTimeout(0), "fxsvc.DrainTimeout"},
 		{"option max header bytes negative", "", "", fxsvc.MaxHeaderBytes(-1), "fxsvc.MaxHeaderBytes"},
+		// net.Listen reads "" as every interface on a random port.
+		{"option addr empty", "", "", fxsvc.Addr(""), "fxsvc.Addr"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.variable != "" {

@@ -5,6 +5,7 @@ import (
 	"net"
 	"net/http"
 	"sync"
+	"sync/atomic"
 )
 
 // shuttingDownKey carries the server's stopping channel in every request's
@@ -34,7 +35,67 @@ func ShuttingDown(ctx context.Context) <-chan struct{} {
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.running.enter()
 	defer s.running.leave()
+	// Once its handler returns, a hijacked connection is the handler's
+	// business (it closed it, or handed it on): stop no longer cuts it.
+	defer s.hijacked.forget(r.Context())
 	s.next.ServeHTTP(w, r)
+}
+
+// connKey carries a request's connection in its context (through
+// http.Server.ConnContext), so that its handler's end can find it among
+// the hijacked ones.
+type connKey struct{}
+
+func connContext(ctx context.Context, c net.Conn) context.Context {
+	return context.WithValue(ctx, connKey{}, c)
+}
+
+// hijackedConns are the connections hijacked by handlers still running:
+// http.Server.Close does not close them, so a drain that runs out closes
+// them itself, and the handlers' reads and writes fail.
+type hijackedConns struct {
+	n     atomic.Int64 // len(conns), so that most requests skip the lock
+	mu    sync.Mutex
+	conns map[net.Conn]struct{}
+}
+
+// connState is the http.Server.ConnState of the server.
+func (h *hijackedConns) connState(c net.Conn, st http.ConnState) {
+	if st != http.StateHijacked {
+		return
+	}
+	h.mu.Lock()
+	if h.conns == nil {
+		h.conns = map[net.Conn]struct{}{}
+	}
+	h.conns[c] = struct{}{}
+	h.n.Store(int64(len(h.conns)))
+	h.mu.Unlock()
+}
+
+func (h *hijackedConns) forget(ctx context.Context) {
+	if h.n.Load() == 0 {
+		return
+	}
+	c, _ := ctx.Value(connKey{}).(net.Conn)
+	if c == nil {
+		return
+	}
+	h.mu.Lock()
+	delete(h.conns, c)
+	h.n.Store(int64(len(h.conns)))
+	h.mu.Unlock()
+}
+
+// closeAll closes every connection whose handler still runs.
+func (h *hijackedConns) closeAll() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for c := range h.conns {
+		_ = c.Close()
+		delete(h.conns, c)
+	}
+	h.n.Store(0)
 }
 
 // inflight counts running handlers. Not a sync.WaitGroup: a handler may

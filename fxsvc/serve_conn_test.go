@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -211,5 +212,52 @@ func TestReadTimeoutCutsOffATrickledBody(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusRequestTimeout || !strings.Contains(string(body), "body too slow") {
 		t.Fatalf("%d %q", resp.StatusCode, body)
+	}
+}
+
+// A hijacked connection whose handler ignores ShuttingDown is cut off when
+// the drain runs out, like any other request still running:
+// http.Server.Close leaves hijacked connections open.
+func TestDrainTimeoutCutsOffHijackedConnections(t *testing.T) {
+	r := chi.NewRouter()
+	release, handlerErr := make(chan struct{}), make(chan error, 1)
+	defer close(release)
+	r.Get("/raw", func(w http.ResponseWriter, _ *http.Request) {
+		c, rw, err := http.NewResponseController(w).Hijack()
+		if err != nil {
+			handlerErr <- err
+			return
+		}
+		_, _ = rw.WriteString("HTTP/1.1 101 Switching Protocols\r\nUpgrade: raw\r\nConnection: Upgrade\r\n\r\n")
+		_ = rw.Flush()
+		_, err = c.Read(make([]byte, 1)) // the client sends nothing: ends when cut off
+		handlerErr <- err
+		<-release
+	})
+	app, srv := startApp(t, fx.Supply(r), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0"), fxsvc.DrainTimeout(100*time.Millisecond)))
+	conn, err := net.Dial("tcp", srv.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	_, _ = io.WriteString(conn, "GET /raw HTTP/1.1\r\nHost: svc.test\r\nConnection: Upgrade\r\nUpgrade: raw\r\n\r\n")
+	br := bufio.NewReader(conn)
+	if resp, err := http.ReadResponse(br, nil); err != nil || resp.StatusCode != http.StatusSwitchingProtocols {
+		t.Fatalf("upgrade: %v %v", resp, err)
+	}
+	if err := app.Stop(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-handlerErr:
+		if err == nil {
+			t.Fatal("the handler's read succeeded after the drain ran out")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the hijacked connection is still open after the app stopped: its handler still reads")
+	}
+	_ = conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+	if _, err := br.ReadByte(); err == nil || errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("the client's connection is still open after the app stopped: %v", err)
 	}
 }

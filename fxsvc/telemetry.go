@@ -65,7 +65,9 @@ func newTelemetry(in telemetryIn) (Wrapper, error) {
 	}
 	opts := []telemetry.Option{}
 	if len(in.AccessLog) > 0 || (e.AccessLog != nil && *e.AccessLog) {
-		log, err := in.Log.get()
+		// One record per request: the default logger's sampling would
+		// drop most of a busy route's, which all share one message.
+		log, err := in.Log.unsampled()
 		if err != nil {
 			return Wrapper{}, err
 		}

@@ -1,9 +1,12 @@
 package fxsvc
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
+	"encoding/pem"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -27,7 +30,9 @@ const tlsSettings = "SVC_HTTP_TLS_CERT_FILE/SVC_HTTP_TLS_KEY_FILE"
 // load fails start naming both files) and re-read when either file
 // changes, checked at most every 10 s: a renewed certificate (a rotated
 // Kubernetes secret, certbot) is served without a restart, and a
-// replacement that does not load keeps the previous one with a warning.
+// replacement that does not load (a certificate of the chain that does
+// not parse, a PEM block cut short) or whose certificate has expired keeps
+// the previous one with a warning.
 // TLS 1.2 is the least version accepted; HTTP/2 is offered. Giving one
 // file without the other fails the app's build.
 func TLSFiles(certFile, keyFile string) ServeOption {
@@ -117,15 +122,32 @@ func (r *certReloader) load() (*tls.Certificate, pairStamp, error) {
 }
 
 // parsePair parses a PEM certificate chain and key. Its errors name the
-// mismatch or the bad block, never key material.
+// mismatch or the bad block, never key material. tls.X509KeyPair parses
+// only the leaf and stops quietly at a block cut short: a chain read while
+// it was being written would serve the leaf without its intermediates, so
+// every certificate must parse and no block may be left unfinished.
 func parsePair(certPEM, keyPEM []byte) (*tls.Certificate, error) {
 	c, err := tls.X509KeyPair(certPEM, keyPEM)
 	if err != nil {
 		return nil, err
 	}
-	if c.Leaf == nil {
-		if c.Leaf, err = x509.ParseCertificate(c.Certificate[0]); err != nil {
-			return nil, err
+	rest := certPEM
+	for {
+		var b *pem.Block
+		if b, rest = pem.Decode(rest); b == nil {
+			break
+		}
+	}
+	if bytes.Contains(rest, []byte("-----BEGIN")) {
+		return nil, errors.New("the certificate file ends in a PEM block cut short")
+	}
+	for i, der := range c.Certificate {
+		cert, err := x509.ParseCertificate(der)
+		if err != nil {
+			return nil, fmt.Errorf("certificate %d of the chain: %w", i+1, err)
+		}
+		if i == 0 && c.Leaf == nil {
+			c.Leaf = cert
 		}
 	}
 	return &c, nil
@@ -152,6 +174,11 @@ func (r *certReloader) reload() {
 		return
 	}
 	c, err := parsePair(certPEM, keyPEM)
+	if err == nil && !r.now().Before(c.Leaf.NotAfter) {
+		// An expired certificate never becomes valid again: a stale
+		// copy restored over a renewed one must not replace it.
+		err = fmt.Errorf("the certificate expired at %v", c.Leaf.NotAfter)
+	}
 	if err != nil {
 		r.bad = stamp
 		r.log.Warn("svc: the TLS certificate files changed but do not load; serving the previous certificate ("+tlsSettings+")",

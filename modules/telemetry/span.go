@@ -60,18 +60,31 @@ func startSpan(ctx context.Context, tracer trace.Tracer, r *http.Request, method
 		attribute.String("url.scheme", scheme(r)),
 		attribute.String("url.path", r.URL.Path),
 	)
+	if method == otherMethod {
+		// The semantic conventions keep the method as sent beside _OTHER.
+		attrs = append(attrs, attribute.String("http.request.method_original", r.Method))
+	}
 	if id != "" {
 		attrs = append(attrs, attribute.String(requestid.SpanAttribute, id))
 	}
 	// Named by method alone until the route is known: the gate finds it
 	// inside, the name is completed when the request ends.
-	return tracer.Start(ctx, method, trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+	return tracer.Start(ctx, spanMethod(method), trace.WithSpanKind(trace.SpanKindServer), trace.WithAttributes(attrs...))
+}
+
+// spanMethod is the method part of a span name: "HTTP" for a method the
+// conventions do not know (_OTHER), which is no method at all.
+func spanMethod(method string) string {
+	if method == otherMethod {
+		return "HTTP"
+	}
+	return method
 }
 
 func endSpan(span trace.Span, method, route string, found bool, status int, size int64) {
 	if span.IsRecording() {
 		if found {
-			span.SetName(method + " " + route)
+			span.SetName(spanMethod(method) + " " + route)
 			span.SetAttributes(attribute.String("http.route", route))
 		}
 		span.SetAttributes(

@@ -95,6 +95,11 @@ func TestGateRefusalLandsOnTheServerSpan(t *testing.T) {
 	if s.Name() != "GET /orders/{id}" || spanAttrs(s)["http.response.status_code"].AsInt64() != 401 {
 		t.Errorf("span %q %v", s.Name(), spanAttrs(s))
 	}
+	// A 4xx is the caller's error: a server span's status stays unset and
+	// carries no error.type (HTTP semantic conventions).
+	if _, has := spanAttrs(s)["error.type"]; has || s.Status().Code != codes.Unset {
+		t.Errorf("a 401's span: status %v error.type %v, want unset and none", s.Status(), spanAttrs(s)["error.type"])
+	}
 	rec := fieldsOf(only(t, logs, authn.EventsLogger))
 	if rec["trace_id"] != s.SpanContext().TraceID().String() {
 		t.Errorf("security record trace_id %v, span's %s", rec["trace_id"], s.SpanContext().TraceID())
@@ -122,6 +127,32 @@ func TestUnknownURLSpanIsNamedByMethodAlone(t *testing.T) {
 	s := sr.Ended()[0]
 	if _, has := spanAttrs(s)["http.route"]; has || s.Name() != "GET" {
 		t.Fatalf("span %q attrs %v", s.Name(), spanAttrs(s))
+	}
+}
+
+// A method the conventions do not know is _OTHER; its span is named HTTP
+// (with the route when found), never "_OTHER", and keeps the method as sent
+// in http.request.method_original.
+func TestUnknownMethodSpanIsNamedHTTP(t *testing.T) {
+	sr, opt := tracing(t)
+	mux := http.NewServeMux()
+	mux.HandleFunc("/pot/{id}", func(http.ResponseWriter, *http.Request) {}) // every method
+	h := telemetry.New(opt, telemetry.Router(mux)).Handler(mux)
+	for path, want := range map[string]string{"/pot/7": "HTTP /pot/{id}", "/nope": "HTTP"} {
+		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("BREW", path, nil))
+		spans := sr.Ended()
+		s := spans[len(spans)-1]
+		a := spanAttrs(s)
+		if s.Name() != want || a["http.request.method"].AsString() != "_OTHER" || a["http.request.method_original"].AsString() != "BREW" {
+			t.Errorf("%s: span %q attrs %v, want %q, _OTHER and method_original BREW", path, s.Name(), a, want)
+		}
+	}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/pot/7", nil))
+	spans := sr.Ended()
+	if s := spans[len(spans)-1]; s.Name() != "GET /pot/{id}" {
+		t.Errorf("GET span %q", s.Name())
+	} else if _, has := spanAttrs(s)["http.request.method_original"]; has {
+		t.Error("a known method got http.request.method_original")
 	}
 }
 

@@ -242,8 +242,11 @@ func Method(m string) string {
 		http.MethodConnect, http.MethodOptions, http.MethodTrace, http.MethodPatch:
 		return m
 	}
-	return "_OTHER"
+	return otherMethod
 }
+
+// otherMethod is what [Method] calls every method outside its set.
+const otherMethod = "_OTHER"
 
 func scheme(r *http.Request) string {
 	if r.TLS != nil {
