@@ -36,6 +36,7 @@ func CORS(opts cors.Options) fx.Option {
 
 // everyOrigin reports whether opts allow any origin, as rs/cors reads them.
 func everyOrigin(opts cors.Options) bool {
+	//lint:ignore SA1019 an app's options may still set the deprecated field, and rs/cors still reads it
 	if opts.AllowOriginFunc != nil || opts.AllowOriginRequestFunc != nil || opts.AllowOriginVaryRequestFunc != nil {
 		return false
 	}

@@ -158,9 +158,32 @@ func envSettingError(err error, t reflect.Type) error {
 		if f, ok := t.FieldByName(pe.Name); ok {
 			setting, _, _ = strings.Cut(f.Tag.Get("env"), ",")
 		}
-		errs = append(errs, &SettingError{Setting: setting, Problem: pe.Err.Error()})
+		errs = append(errs, &SettingError{Setting: setting, Problem: parseProblem(pe.Err)})
 	}
 	return joinErrors(errs)
+}
+
+// numberWords say what strconv's parsers take, for a setting's error: its
+// own message ("strconv.ParseBool: parsing \"yes\": invalid syntax")
+// names Go's function rather than what to write.
+var numberWords = map[string]string{
+	"ParseBool":  "true or false",
+	"ParseInt":   "a whole number",
+	"ParseUint":  "a whole number of at least 0",
+	"ParseFloat": "a number",
+}
+
+func parseProblem(err error) string {
+	var ne *strconv.NumError
+	if errors.As(err, &ne) {
+		if want, ok := numberWords[ne.Func]; ok {
+			if errors.Is(ne.Err, strconv.ErrRange) {
+				return fmt.Sprintf("%q is out of range", ne.Num)
+			}
+			return fmt.Sprintf("%q is not %s", ne.Num, want)
+		}
+	}
+	return err.Error()
 }
 
 // positiveOption records a non-positive duration given to option name.

@@ -144,4 +144,8 @@ func TestServeRefusesAnInvalidAccessLogSetting(t *testing.T) {
 	if !errors.As(app.Err(), &se) || se.Setting != "SVC_ACCESS_LOG" {
 		t.Fatalf("fx.New err = %v, want a *fxsvc.SettingError naming SVC_ACCESS_LOG", app.Err())
 	}
+	// It says what to write, not which Go function failed.
+	if se.Problem != `"maybe" is not true or false` {
+		t.Fatalf("problem %q", se.Problem)
+	}
 }
