@@ -161,7 +161,8 @@ func TestCheckHookRefusalNamesTheMetadata(t *testing.T) {
 }
 
 // A hook or handler may hand every request the same *Refusal; the gate
-// names its metadata in a copy, so concurrent refusals do not race (-race).
+// names its metadata in a copy, so concurrent refusals do not race (-race;
+// newCounting, as the fake verifier alone counts its calls unlocked).
 func TestSharedRefusalIsNeverWritten(t *testing.T) {
 	shared := &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: []string{"admin"}}
 	hook := func(context.Context, authn.Principal, *http.Request) (authn.Principal, error) {
@@ -169,8 +170,8 @@ func TestSharedRefusalIsNeverWritten(t *testing.T) {
 	}
 	r := exampleRouter()
 	r.Get("/mine", func(w http.ResponseWriter, req *http.Request) { authn.RefuseRoute(w, req, shared) })
-	hooked := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.Resource("https://api.example.com/"), authn.Check(hook))
-	routed := gateServer(t, svcerrors.New(), r, newFake(), authn.Resource("https://api.example.com/"))
+	hooked := gateServer(t, svcerrors.New(), exampleRouter(), newCounting(), authn.Resource("https://api.example.com/"), authn.Check(hook))
+	routed := gateServer(t, svcerrors.New(), r, newCounting(), authn.Resource("https://api.example.com/"))
 	want := `Bearer error="insufficient_scope", scope="admin", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`
 	errs := make(chan string, 8)
 	for i := range 8 {
