@@ -3,6 +3,9 @@ package oauthclienttest_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -115,5 +118,62 @@ func TestServerExchangesCallerTokens(t *testing.T) {
 	f := srv.Requests()[0].Form
 	if f.Get("grant_type") != oauthclienttest.GrantTokenExchange || f.Get("subject_token") != "caller-token" || f.Get("audience") != "orders-api" {
 		t.Fatalf("exchange form = %v", f)
+	}
+}
+
+// A hung request ends when the test does, even for a client that never
+// gives up: the server's cleanup does not wait for it (httptest's Close
+// otherwise blocks until the client's own timeout, or forever).
+func TestServerHangEndsAtTheTestsCleanup(t *testing.T) {
+	// giveUp only bounds a broken kit; a request it ends fails the test.
+	giveUp, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	safety := time.AfterFunc(time.Minute, cancel)
+	defer safety.Stop()
+	answered := make(chan error, 1)
+	t.Run("a test whose client never gives up", func(t *testing.T) {
+		srv := oauthclienttest.NewServer(t)
+		srv.Fail(oauthclienttest.Hang())
+		form := url.Values{"grant_type": {oauthclienttest.GrantClientCredentials}}
+		req, err := http.NewRequestWithContext(giveUp, http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(oauthclienttest.ClientID, oauthclienttest.ClientSecret)
+		go func() {
+			resp, err := (&http.Client{}).Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			answered <- err
+		}()
+		for srv.Fetches() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	})
+	err := <-answered
+	if giveUp.Err() != nil {
+		t.Fatal("the hung request outlived the test: the server's cleanup waited for it")
+	}
+	if err == nil {
+		t.Fatal("a hung request was answered at cleanup; want the connection dropped")
+	}
+}
+
+// Fetches and Requests count a request whose body does not parse: it was
+// received, and answered invalid_request.
+func TestServerCountsARequestWhoseBodyDoesNotParse(t *testing.T) {
+	srv := oauthclienttest.NewServer(t)
+	resp, err := http.Post(srv.URL+"/token", "application/x-www-form-urlencoded", strings.NewReader("grant_type=%zz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("status = %d, want 400 invalid_request", resp.StatusCode)
+	}
+	if srv.Fetches() != 1 || len(srv.Requests()) != 1 {
+		t.Fatalf("Fetches = %d, Requests = %d, want 1 and 1", srv.Fetches(), len(srv.Requests()))
 	}
 }
