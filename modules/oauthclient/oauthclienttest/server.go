@@ -223,6 +223,21 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		oauthError(w, http.StatusUnauthorized, "invalid_client", 0)
 		return
 	}
+	// The grant is judged before a token is made: a refused request
+	// takes no number and never reaches IssueWith's mint.
+	var issuedType string
+	switch r.PostForm.Get("grant_type") {
+	case GrantClientCredentials:
+	case GrantTokenExchange:
+		if r.PostForm.Get("subject_token") == "" {
+			oauthError(w, http.StatusBadRequest, "invalid_request", 0)
+			return
+		}
+		issuedType = "urn:ietf:params:oauth:token-type:access_token"
+	default:
+		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", 0)
+		return
+	}
 	tok := fmt.Sprintf("tok-%d", s.seq.Add(1))
 	if mint != nil {
 		tok = mint(rq)
@@ -232,17 +247,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		"token_type":   "Bearer",
 		"expires_in":   int(lifetime / time.Second),
 	}
-	switch r.PostForm.Get("grant_type") {
-	case GrantClientCredentials:
-	case GrantTokenExchange:
-		if r.PostForm.Get("subject_token") == "" {
-			oauthError(w, http.StatusBadRequest, "invalid_request", 0)
-			return
-		}
-		resp["issued_token_type"] = "urn:ietf:params:oauth:token-type:access_token"
-	default:
-		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", 0)
-		return
+	if issuedType != "" {
+		resp["issued_token_type"] = issuedType
 	}
 	if sc := r.PostForm.Get("scope"); sc != "" {
 		resp["scope"] = sc

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -175,5 +176,48 @@ func TestServerCountsARequestWhoseBodyDoesNotParse(t *testing.T) {
 	}
 	if srv.Fetches() != 1 || len(srv.Requests()) != 1 {
 		t.Fatalf("Fetches = %d, Requests = %d, want 1 and 1", srv.Fetches(), len(srv.Requests()))
+	}
+}
+
+// A request the server refuses (an exchange without a subject token, a
+// grant it does not know) issues nothing: the next token is still tok-1,
+// and IssueWith's mint is not asked for it.
+func TestServerIssuesNothingForARefusedGrant(t *testing.T) {
+	srv := oauthclienttest.NewServer(t)
+	var minted atomic.Int32
+	for _, form := range []url.Values{
+		{"grant_type": {oauthclienttest.GrantTokenExchange}},
+		{"grant_type": {"password"}},
+	} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(oauthclienttest.ClientID, oauthclienttest.ClientSecret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("%s: status %d, want 400", form.Get("grant_type"), resp.StatusCode)
+		}
+	}
+	if tok, err := newPattern(t, srv).Token(context.Background()); err != nil || tok.Value != "tok-1" {
+		t.Fatalf("first issued token = %q, %v; want tok-1", tok.Value, err)
+	}
+	srv.IssueWith(func(oauthclienttest.Request) string { minted.Add(1); return "minted" })
+	form := url.Values{"grant_type": {"password"}}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(oauthclienttest.ClientID, oauthclienttest.ClientSecret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := minted.Load(); n != 0 {
+		t.Fatalf("mint called %d times for a refused grant", n)
 	}
 }
