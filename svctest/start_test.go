@@ -31,6 +31,24 @@ func TestStartListensOnAFreeLoopbackPort(t *testing.T) {
 	}
 }
 
+// The app's TLS settings, from the environment or fxsvc.TLSFiles, never
+// decide how a test connects: it is plain HTTP (here the files do not even
+// exist, so a server that tried TLS would fail to start).
+func TestStartServesPlainHTTPWhateverTheTLSSettings(t *testing.T) {
+	t.Setenv("SVC_HTTP_TLS_CERT_FILE", "/nonexistent/cert.pem")
+	t.Setenv("SVC_HTTP_TLS_KEY_FILE", "/nonexistent/key.pem")
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	for _, serve := range []fx.Option{fxsvc.Serve(), fxsvc.Serve(fxsvc.TLSFiles("/nonexistent/c.pem", "/nonexistent/k.pem"))} {
+		app := svctest.Start(t, fx.Provide(func() http.Handler { return h }), serve)
+		if !strings.HasPrefix(app.URL, "http://127.0.0.1:") {
+			t.Fatalf("URL = %s", app.URL)
+		}
+		if r := app.Get(t, "/", ""); r.Status != 200 || r.Body != "ok" {
+			t.Fatalf("%s: %d %q", app.URL, r.Status, r.Body)
+		}
+	}
+}
+
 // A test of a service that never calls out needs no SVC_OAUTHCLIENT_*
 // variable, and one that does call out learns why it cannot.
 func TestStartNeedsNoOutboundSettingsUntilATokenIsAskedFor(t *testing.T) {
