@@ -3,8 +3,11 @@ package authntest_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,5 +106,46 @@ func TestReadyReportsMissingKeys(t *testing.T) {
 	}
 	if err := authntest.WaitReady(v, 50*time.Millisecond); !errors.Is(err, authn.ErrKeysUnavailable) {
 		t.Fatalf("WaitReady = %v", err)
+	}
+}
+
+// fatalTB records a Fatalf and ends the goroutine as testing.T does.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Helper() {}
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+func TestNewIssuerRefusesAnUnknownAlgorithm(t *testing.T) {
+	for _, alg := range []string{"HS256", "none", "ES384", ""} {
+		f := &fatalTB{TB: t}
+		done := make(chan *authntest.Issuer)
+		go func() {
+			var iss *authntest.Issuer
+			defer func() { done <- iss }()
+			iss = authntest.NewIssuer(f, authntest.Algorithm(alg))
+		}()
+		if iss := <-done; iss != nil || !strings.Contains(f.msg, "ES256, RS256, PS256, EdDSA") {
+			t.Fatalf("Algorithm(%q): issuer %v, failure %q; want the test failed naming the algorithms", alg, iss, f.msg)
+		}
+	}
+}
+
+// WithAudience is both the default aud of minted tokens and the audience
+// the issuer's verifier expects.
+func TestWithAudienceSetsTokensAndVerifier(t *testing.T) {
+	iss := authntest.NewIssuer(t, authntest.WithAudience("https://orders.example"))
+	v := iss.Verifier()
+	if _, err := v.Verify(context.Background(), iss.Token()); err != nil {
+		t.Fatalf("default token: %v", err)
+	}
+	var te *authn.TokenError
+	if _, err := v.Verify(context.Background(), iss.Token(authntest.Audience(authntest.DefaultAudience))); !errors.As(err, &te) || te.Reason != authn.ReasonAudience {
+		t.Fatalf("token for DefaultAudience: %v, want reason audience", err)
 	}
 }
