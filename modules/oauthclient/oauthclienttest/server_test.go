@@ -74,6 +74,14 @@ func TestServerFaultsReachTheClientAsTypedErrors(t *testing.T) {
 			var r *oauthclient.ClientRejectedError
 			return errors.As(err, &r)
 		}},
+		{"invalid_grant", oauthclienttest.InvalidGrant(), func(err error) bool {
+			var r *oauthclient.TokenRefusedError
+			return errors.As(err, &r) && r.Status == 400 && r.Code == "invalid_grant"
+		}},
+		{"503 without Retry-After", oauthclienttest.Unavailable(0), func(err error) bool {
+			var u *oauthclient.UnavailableError
+			return errors.As(err, &u) && u.Status == 503 && u.RetryAfter == 0
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -219,5 +227,25 @@ func TestServerIssuesNothingForARefusedGrant(t *testing.T) {
 	resp.Body.Close()
 	if n := minted.Load(); n != 0 {
 		t.Fatalf("mint called %d times for a refused grant", n)
+	}
+}
+
+// Lifetime sets expires_in, and IssueWith's mint is handed the request and
+// decides the token.
+func TestServerLifetimeAndIssueWith(t *testing.T) {
+	srv := oauthclienttest.NewServer(t)
+	srv.Lifetime(20 * time.Minute)
+	srv.IssueWith(func(rq oauthclienttest.Request) string { return "minted-for-" + rq.ClientID })
+	before := time.Now()
+	tok, err := newPattern(t, srv).Token(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Value != "minted-for-"+oauthclienttest.ClientID {
+		t.Fatalf("token = %q, want the minted one", tok.Value)
+	}
+	// The pattern may serve a token for less than its lifetime, never more.
+	if tok.ExpiresAt.After(time.Now().Add(20*time.Minute)) || !tok.ExpiresAt.After(before.Add(10*time.Minute)) {
+		t.Fatalf("expires at %v, want within 20 minutes of %v", tok.ExpiresAt, before)
 	}
 }
