@@ -2,6 +2,8 @@ package authntest_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -147,5 +149,28 @@ func TestWithAudienceSetsTokensAndVerifier(t *testing.T) {
 	var te *authn.TokenError
 	if _, err := v.Verify(context.Background(), iss.Token(authntest.Audience(authntest.DefaultAudience))); !errors.As(err, &te) || te.Reason != authn.ReasonAudience {
 		t.Fatalf("token for DefaultAudience: %v, want reason audience", err)
+	}
+}
+
+// Token's typ header is at+jwt (RFC 9068) unless Type says otherwise, and
+// Type("") leaves it out.
+func TestTokenTypeHeader(t *testing.T) {
+	iss := authntest.NewIssuer(t)
+	for _, c := range []struct {
+		opts []authntest.TokenOption
+		typ  any
+	}{{nil, "at+jwt"}, {[]authntest.TokenOption{authntest.Type("JWT")}, "JWT"}, {[]authntest.TokenOption{authntest.Type("")}, nil}} {
+		tok := iss.Token(c.opts...)
+		raw, err := base64.RawURLEncoding.DecodeString(tok[:strings.IndexByte(tok, '.')])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hdr map[string]any
+		if err := json.Unmarshal(raw, &hdr); err != nil {
+			t.Fatal(err)
+		}
+		if hdr["typ"] != c.typ {
+			t.Fatalf("typ = %v, want %v (header %s)", hdr["typ"], c.typ, raw)
+		}
 	}
 }
