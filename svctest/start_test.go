@@ -3,6 +3,7 @@ package svctest_test
 import (
 	"errors"
 	"fmt"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -14,17 +15,45 @@ import (
 	"github.com/svckit/svc/svctest"
 )
 
-// The app's own address (here a privileged port) never decides where a test
-// listens: two tests can run side by side.
+// The app's own address never decides where a test listens: two tests can
+// run side by side. The configured address is one this test holds, so an
+// app that listened there would fail to start (a privileged port would not
+// do: a test running as root binds it).
 func TestStartListensOnAFreeLoopbackPort(t *testing.T) {
-	t.Setenv("SVC_HTTP_ADDR", "127.0.0.1:1")
+	held, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer held.Close()
+	t.Setenv("SVC_HTTP_ADDR", held.Addr().String())
 	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
-	a := svctest.Start(t, fx.Provide(func() http.Handler { return h }), fxsvc.Serve(fxsvc.Addr("127.0.0.1:2")))
+	a := svctest.Start(t, fx.Provide(func() http.Handler { return h }), fxsvc.Serve(fxsvc.Addr(held.Addr().String())))
 	b := svctest.Start(t, fx.Provide(func() http.Handler { return h }), fxsvc.Serve())
 	if a.URL == b.URL {
 		t.Fatalf("both apps at %s", a.URL)
 	}
 	for _, app := range []*svctest.App{a, b} {
+		if app.URL == "http://"+held.Addr().String() {
+			t.Fatalf("app at the configured address %s", app.URL)
+		}
+		if r := app.Get(t, "/", ""); r.Status != 200 || r.Body != "ok" {
+			t.Fatalf("%s: %d %q", app.URL, r.Status, r.Body)
+		}
+	}
+}
+
+// The app's TLS settings, from the environment or fxsvc.TLSFiles, never
+// decide how a test connects: it is plain HTTP (here the files do not even
+// exist, so a server that tried TLS would fail to start).
+func TestStartServesPlainHTTPWhateverTheTLSSettings(t *testing.T) {
+	t.Setenv("SVC_HTTP_TLS_CERT_FILE", "/nonexistent/cert.pem")
+	t.Setenv("SVC_HTTP_TLS_KEY_FILE", "/nonexistent/key.pem")
+	h := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
+	for _, serve := range []fx.Option{fxsvc.Serve(), fxsvc.Serve(fxsvc.TLSFiles("/nonexistent/c.pem", "/nonexistent/k.pem"))} {
+		app := svctest.Start(t, fx.Provide(func() http.Handler { return h }), serve)
+		if !strings.HasPrefix(app.URL, "http://127.0.0.1:") {
+			t.Fatalf("URL = %s", app.URL)
+		}
 		if r := app.Get(t, "/", ""); r.Status != 200 || r.Body != "ok" {
 			t.Fatalf("%s: %d %q", app.URL, r.Status, r.Body)
 		}

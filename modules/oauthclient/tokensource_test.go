@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -84,6 +85,57 @@ func TestTokenSourceReturnsThePatternsErrors(t *testing.T) {
 	}
 	if _, err := p.TokenSourceFor(context.Background(), "caller").Token(); err == nil {
 		t.Fatal("TokenSourceFor on a client-credentials pattern must fail")
+	}
+}
+
+// Token is safe for concurrent use (x/oauth2's TokenSource contract): many
+// callers at once share one fetch and each gets a whole token, with its
+// type and expiry.
+func TestTokenSourceIsSafeForConcurrentUse(t *testing.T) {
+	srv, p := kitPattern(t)
+	ts := p.TokenSource(context.Background())
+	var wg sync.WaitGroup
+	for range 16 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tok, err := ts.Token()
+			if err != nil || tok.AccessToken != "tok-1" || tok.Type() != "Bearer" || tok.Expiry.IsZero() {
+				t.Errorf("Token() = %+v, %v", tok, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if srv.Fetches() != 1 {
+		t.Fatalf("token fetches = %d, want 1 shared by every caller", srv.Fetches())
+	}
+}
+
+// TokenSourceFor carries the exchanged token on behalf of the caller, and
+// TokenSource on an exchange pattern fails: it has no caller to act for.
+func TestTokenSourceForExchangesTheCallersToken(t *testing.T) {
+	srv := oauthclienttest.NewServer(t)
+	c, err := oauthclient.New(srv.ClientOptions()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Open(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	p, err := oauthclient.TokenExchange("orders", oauthclient.WithClient(c), oauthclient.Audience("orders-api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tok, err := p.TokenSourceFor(context.Background(), "caller-token").Token()
+	if err != nil || tok.AccessToken != "tok-1" || tok.Expiry.IsZero() {
+		t.Fatalf("Token() = %+v, %v", tok, err)
+	}
+	if f := srv.Requests()[0].Form; f.Get("subject_token") != "caller-token" {
+		t.Fatalf("exchange form = %v", f)
+	}
+	if _, err := p.TokenSource(context.Background()).Token(); !errors.Is(err, oauthclient.ErrCallerTokenRequired) {
+		t.Fatalf("TokenSource on an exchange pattern: %v, want ErrCallerTokenRequired", err)
 	}
 }
 

@@ -188,3 +188,72 @@ func TestStreamInterceptorAuthenticatesWhenTheStreamOpens(t *testing.T) {
 		}
 	}
 }
+
+// A method (or service, or "/") named by two rules is refused when the
+// interceptor is built, as a router refuses a route registered twice:
+// neither rule silently wins.
+func TestRuleNamedTwicePanics(t *testing.T) {
+	iss := authntest.NewIssuer(t)
+	g, _ := authn.New(iss.Verifier())
+	cases := map[string][]authngrpc.Rule{
+		"required and anonymous": {authngrpc.Require(check, "health:read"), authngrpc.Anonymous(check)},
+		"two scope sets":         {authngrpc.Require(check, "a"), authngrpc.Require(check, "b")},
+		"a service twice":        {authngrpc.Anonymous("/grpc.health.v1.Health/"), authngrpc.Require("/grpc.health.v1.Health/")},
+		"the root twice":         {authngrpc.Require("/"), authngrpc.Anonymous("/")},
+	}
+	for name, rules := range cases {
+		for kind, build := range map[string]func(){
+			"unary":  func() { authngrpc.UnaryServerInterceptor(g, rules...) },
+			"stream": func() { authngrpc.StreamServerInterceptor(g, rules...) },
+		} {
+			t.Run(name+"/"+kind, func(t *testing.T) {
+				defer func() {
+					if recover() == nil {
+						t.Fatal("a rule named twice must panic")
+					}
+				}()
+				build()
+			})
+		}
+	}
+}
+
+// A scoped streaming method refuses a token without the scope, and the
+// stream's handler sees the admitted caller.
+func TestStreamInterceptorEnforcesScopes(t *testing.T) {
+	const watch = "/grpc.health.v1.Health/Watch"
+	iss := authntest.NewIssuer(t)
+	g, _ := authn.New(iss.Verifier())
+	gs := grpc.NewServer(grpc.StreamInterceptor(authngrpc.StreamServerInterceptor(g, authngrpc.Require(watch, "health:watch"))))
+	healthpb.RegisterHealthServer(gs, health.NewServer())
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { _ = gs.Serve(ln) }()
+	defer gs.Stop()
+	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	client := healthpb.NewHealthClient(conn)
+	for _, c := range []struct {
+		scopes []string
+		code   codes.Code
+	}{{[]string{"health:read"}, codes.PermissionDenied}, {[]string{"health:watch"}, codes.OK}} {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+iss.Token(authntest.Scopes(c.scopes...)))
+		stream, err := client.Watch(ctx, &healthpb.HealthCheckRequest{})
+		if err == nil {
+			_, err = stream.Recv()
+		}
+		cancel()
+		if status.Code(err) != c.code {
+			t.Fatalf("scopes %v: status = %v, want %v", c.scopes, err, c.code)
+		}
+		if c.code == codes.PermissionDenied && !strings.Contains(status.Convert(err).Message(), "health:watch") {
+			t.Fatalf("refusal %q does not name the scope", status.Convert(err).Message())
+		}
+	}
+}

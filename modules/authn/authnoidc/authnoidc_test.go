@@ -44,6 +44,7 @@ func TestVerifierMapsGoOIDCResults(t *testing.T) {
 		{"expired", iss.Token(authntest.Expires(time.Now().Add(-time.Hour))), authn.ReasonExpired},
 		{"other audience", iss.Token(authntest.Audience("https://other.example")), authn.ReasonAudience},
 		{"other issuer", iss.Token(authntest.Claim("iss", "https://evil.example")), authn.ReasonIssuer},
+		{"not yet valid", iss.Token(authntest.NotBefore(time.Now().Add(time.Hour))), authn.ReasonNotYetValid},
 		{"forged", good[:len(good)-4] + "AAAA", authn.ReasonSignature},
 		{"not a JWT", "not-a-token", authn.ReasonMalformed},
 	}

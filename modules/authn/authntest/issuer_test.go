@@ -2,9 +2,14 @@ package authntest_test
 
 import (
 	"context"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -103,5 +108,69 @@ func TestReadyReportsMissingKeys(t *testing.T) {
 	}
 	if err := authntest.WaitReady(v, 50*time.Millisecond); !errors.Is(err, authn.ErrKeysUnavailable) {
 		t.Fatalf("WaitReady = %v", err)
+	}
+}
+
+// fatalTB records a Fatalf and ends the goroutine as testing.T does.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Helper() {}
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+func TestNewIssuerRefusesAnUnknownAlgorithm(t *testing.T) {
+	for _, alg := range []string{"HS256", "none", "ES384", ""} {
+		f := &fatalTB{TB: t}
+		done := make(chan *authntest.Issuer)
+		go func() {
+			var iss *authntest.Issuer
+			defer func() { done <- iss }()
+			iss = authntest.NewIssuer(f, authntest.Algorithm(alg))
+		}()
+		if iss := <-done; iss != nil || !strings.Contains(f.msg, "ES256, RS256, PS256, EdDSA") {
+			t.Fatalf("Algorithm(%q): issuer %v, failure %q; want the test failed naming the algorithms", alg, iss, f.msg)
+		}
+	}
+}
+
+// WithAudience is both the default aud of minted tokens and the audience
+// the issuer's verifier expects.
+func TestWithAudienceSetsTokensAndVerifier(t *testing.T) {
+	iss := authntest.NewIssuer(t, authntest.WithAudience("https://orders.example"))
+	v := iss.Verifier()
+	if _, err := v.Verify(context.Background(), iss.Token()); err != nil {
+		t.Fatalf("default token: %v", err)
+	}
+	var te *authn.TokenError
+	if _, err := v.Verify(context.Background(), iss.Token(authntest.Audience(authntest.DefaultAudience))); !errors.As(err, &te) || te.Reason != authn.ReasonAudience {
+		t.Fatalf("token for DefaultAudience: %v, want reason audience", err)
+	}
+}
+
+// Token's typ header is at+jwt (RFC 9068) unless Type says otherwise, and
+// Type("") leaves it out.
+func TestTokenTypeHeader(t *testing.T) {
+	iss := authntest.NewIssuer(t)
+	for _, c := range []struct {
+		opts []authntest.TokenOption
+		typ  any
+	}{{nil, "at+jwt"}, {[]authntest.TokenOption{authntest.Type("JWT")}, "JWT"}, {[]authntest.TokenOption{authntest.Type("")}, nil}} {
+		tok := iss.Token(c.opts...)
+		raw, err := base64.RawURLEncoding.DecodeString(tok[:strings.IndexByte(tok, '.')])
+		if err != nil {
+			t.Fatal(err)
+		}
+		var hdr map[string]any
+		if err := json.Unmarshal(raw, &hdr); err != nil {
+			t.Fatal(err)
+		}
+		if hdr["typ"] != c.typ {
+			t.Fatalf("typ = %v, want %v (header %s)", hdr["typ"], c.typ, raw)
+		}
 	}
 }

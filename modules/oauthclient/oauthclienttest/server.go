@@ -49,6 +49,9 @@ type Server struct {
 	srv   *httptest.Server
 	seq   atomic.Int64
 	count atomic.Int64
+	// stopped is closed at the test's cleanup: a Hang fault ends there,
+	// or httptest's Close would wait for a client that never gives up.
+	stopped chan struct{}
 
 	mu       sync.Mutex
 	faults   []Fault
@@ -71,14 +74,17 @@ type Request struct {
 // ("tok-1", "tok-2", …) valid for an hour, and stops it when the test ends.
 func NewServer(t testing.TB) *Server {
 	t.Helper()
-	s := &Server{lifetime: time.Hour}
+	s := &Server{lifetime: time.Hour, stopped: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", s.metadata)
 	mux.HandleFunc("GET /.well-known/openid-configuration", s.metadata)
 	mux.HandleFunc("POST /token", s.token)
 	s.srv = httptest.NewServer(mux)
 	s.URL = s.srv.URL
-	t.Cleanup(s.srv.Close)
+	t.Cleanup(func() {
+		close(s.stopped)
+		s.srv.Close()
+	})
 	return s
 }
 
@@ -161,7 +167,8 @@ func InvalidClient() Fault { return Fault{status: http.StatusUnauthorized, code:
 func InvalidGrant() Fault { return Fault{status: http.StatusBadRequest, code: "invalid_grant"} }
 
 // Hang never answers: the request waits until the client gives up (its
-// timeout, or its context).
+// timeout, or its context), or until the test ends, when the server drops
+// the connection so that its cleanup does not wait for such a client.
 func Hang() Fault { return Fault{hang: true} }
 
 func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
@@ -174,11 +181,16 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
+	// Counted and recorded before the body is judged: a request whose body
+	// does not parse was still received (Fetches, Requests).
+	s.count.Add(1)
 	if err := r.ParseForm(); err != nil {
+		s.mu.Lock()
+		s.requests = append(s.requests, Request{Form: r.PostForm})
+		s.mu.Unlock()
 		oauthError(w, http.StatusBadRequest, "invalid_request", 0)
 		return
 	}
-	s.count.Add(1)
 	id, sec, basic := r.BasicAuth()
 	if !basic {
 		id, sec = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
@@ -196,13 +208,34 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 
 	switch {
 	case fault != nil && fault.hang:
-		<-r.Context().Done()
+		select {
+		case <-r.Context().Done():
+		case <-s.stopped:
+			// Dropping the connection, not answering: a client sees a
+			// transport error, never a token response.
+			panic(http.ErrAbortHandler)
+		}
 		return
 	case fault != nil:
 		oauthError(w, fault.status, fault.code, fault.retryAfter)
 		return
 	case id != ClientID || sec != ClientSecret:
 		oauthError(w, http.StatusUnauthorized, "invalid_client", 0)
+		return
+	}
+	// The grant is judged before a token is made: a refused request
+	// takes no number and never reaches IssueWith's mint.
+	var issuedType string
+	switch r.PostForm.Get("grant_type") {
+	case GrantClientCredentials:
+	case GrantTokenExchange:
+		if r.PostForm.Get("subject_token") == "" {
+			oauthError(w, http.StatusBadRequest, "invalid_request", 0)
+			return
+		}
+		issuedType = "urn:ietf:params:oauth:token-type:access_token"
+	default:
+		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", 0)
 		return
 	}
 	tok := fmt.Sprintf("tok-%d", s.seq.Add(1))
@@ -214,17 +247,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		"token_type":   "Bearer",
 		"expires_in":   int(lifetime / time.Second),
 	}
-	switch r.PostForm.Get("grant_type") {
-	case GrantClientCredentials:
-	case GrantTokenExchange:
-		if r.PostForm.Get("subject_token") == "" {
-			oauthError(w, http.StatusBadRequest, "invalid_request", 0)
-			return
-		}
-		resp["issued_token_type"] = "urn:ietf:params:oauth:token-type:access_token"
-	default:
-		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", 0)
-		return
+	if issuedType != "" {
+		resp["issued_token_type"] = issuedType
 	}
 	if sc := r.PostForm.Get("scope"); sc != "" {
 		resp["scope"] = sc

@@ -3,6 +3,10 @@ package oauthclienttest_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -70,6 +74,14 @@ func TestServerFaultsReachTheClientAsTypedErrors(t *testing.T) {
 			var r *oauthclient.ClientRejectedError
 			return errors.As(err, &r)
 		}},
+		{"invalid_grant", oauthclienttest.InvalidGrant(), func(err error) bool {
+			var r *oauthclient.TokenRefusedError
+			return errors.As(err, &r) && r.Status == 400 && r.Code == "invalid_grant"
+		}},
+		{"503 without Retry-After", oauthclienttest.Unavailable(0), func(err error) bool {
+			var u *oauthclient.UnavailableError
+			return errors.As(err, &u) && u.Status == 503 && u.RetryAfter == 0
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -115,5 +127,125 @@ func TestServerExchangesCallerTokens(t *testing.T) {
 	f := srv.Requests()[0].Form
 	if f.Get("grant_type") != oauthclienttest.GrantTokenExchange || f.Get("subject_token") != "caller-token" || f.Get("audience") != "orders-api" {
 		t.Fatalf("exchange form = %v", f)
+	}
+}
+
+// A hung request ends when the test does, even for a client that never
+// gives up: the server's cleanup does not wait for it (httptest's Close
+// otherwise blocks until the client's own timeout, or forever).
+func TestServerHangEndsAtTheTestsCleanup(t *testing.T) {
+	// giveUp only bounds a broken kit; a request it ends fails the test.
+	giveUp, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	safety := time.AfterFunc(time.Minute, cancel)
+	defer safety.Stop()
+	answered := make(chan error, 1)
+	t.Run("a test whose client never gives up", func(t *testing.T) {
+		srv := oauthclienttest.NewServer(t)
+		srv.Fail(oauthclienttest.Hang())
+		form := url.Values{"grant_type": {oauthclienttest.GrantClientCredentials}}
+		req, err := http.NewRequestWithContext(giveUp, http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(oauthclienttest.ClientID, oauthclienttest.ClientSecret)
+		go func() {
+			resp, err := (&http.Client{}).Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			answered <- err
+		}()
+		for srv.Fetches() == 0 {
+			time.Sleep(time.Millisecond)
+		}
+	})
+	err := <-answered
+	if giveUp.Err() != nil {
+		t.Fatal("the hung request outlived the test: the server's cleanup waited for it")
+	}
+	if err == nil {
+		t.Fatal("a hung request was answered at cleanup; want the connection dropped")
+	}
+}
+
+// Fetches and Requests count a request whose body does not parse: it was
+// received, and answered invalid_request.
+func TestServerCountsARequestWhoseBodyDoesNotParse(t *testing.T) {
+	srv := oauthclienttest.NewServer(t)
+	resp, err := http.Post(srv.URL+"/token", "application/x-www-form-urlencoded", strings.NewReader("grant_type=%zz"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusBadRequest {
+		t.Fatalf("status = %d, want 400 invalid_request", resp.StatusCode)
+	}
+	if srv.Fetches() != 1 || len(srv.Requests()) != 1 {
+		t.Fatalf("Fetches = %d, Requests = %d, want 1 and 1", srv.Fetches(), len(srv.Requests()))
+	}
+}
+
+// A request the server refuses (an exchange without a subject token, a
+// grant it does not know) issues nothing: the next token is still tok-1,
+// and IssueWith's mint is not asked for it.
+func TestServerIssuesNothingForARefusedGrant(t *testing.T) {
+	srv := oauthclienttest.NewServer(t)
+	var minted atomic.Int32
+	for _, form := range []url.Values{
+		{"grant_type": {oauthclienttest.GrantTokenExchange}},
+		{"grant_type": {"password"}},
+	} {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.SetBasicAuth(oauthclienttest.ClientID, oauthclienttest.ClientSecret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Fatalf("%s: status %d, want 400", form.Get("grant_type"), resp.StatusCode)
+		}
+	}
+	if tok, err := newPattern(t, srv).Token(context.Background()); err != nil || tok.Value != "tok-1" {
+		t.Fatalf("first issued token = %q, %v; want tok-1", tok.Value, err)
+	}
+	srv.IssueWith(func(oauthclienttest.Request) string { minted.Add(1); return "minted" })
+	form := url.Values{"grant_type": {"password"}}
+	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.SetBasicAuth(oauthclienttest.ClientID, oauthclienttest.ClientSecret)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if n := minted.Load(); n != 0 {
+		t.Fatalf("mint called %d times for a refused grant", n)
+	}
+}
+
+// Lifetime sets expires_in, and IssueWith's mint is handed the request and
+// decides the token.
+func TestServerLifetimeAndIssueWith(t *testing.T) {
+	srv := oauthclienttest.NewServer(t)
+	srv.Lifetime(20 * time.Minute)
+	srv.IssueWith(func(rq oauthclienttest.Request) string { return "minted-for-" + rq.ClientID })
+	before := time.Now()
+	tok, err := newPattern(t, srv).Token(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tok.Value != "minted-for-"+oauthclienttest.ClientID {
+		t.Fatalf("token = %q, want the minted one", tok.Value)
+	}
+	// The pattern may serve a token for less than its lifetime, never more.
+	if tok.ExpiresAt.After(time.Now().Add(20*time.Minute)) || !tok.ExpiresAt.After(before.Add(10*time.Minute)) {
+		t.Fatalf("expires at %v, want within 20 minutes of %v", tok.ExpiresAt, before)
 	}
 }
