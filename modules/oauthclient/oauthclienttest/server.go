@@ -217,9 +217,13 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		}
 		return
 	case fault != nil:
+		if fault.code == "invalid_client" {
+			challengeBasic(w, r)
+		}
 		oauthError(w, fault.status, fault.code, fault.retryAfter)
 		return
 	case id != ClientID || sec != ClientSecret:
+		challengeBasic(w, r)
 		oauthError(w, http.StatusUnauthorized, "invalid_client", 0)
 		return
 	}
@@ -254,6 +258,14 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 		resp["scope"] = sc
 	}
 	writeJSON(w, http.StatusOK, resp)
+}
+
+// challengeBasic answers a client that authenticated with Basic in kind,
+// as RFC 6749 §5.2 requires of a 401 invalid_client.
+func challengeBasic(w http.ResponseWriter, r *http.Request) {
+	if _, _, basic := r.BasicAuth(); basic {
+		w.Header().Set("WWW-Authenticate", `Basic realm="token"`)
+	}
 }
 
 func oauthError(w http.ResponseWriter, status int, code string, retryAfter time.Duration) {

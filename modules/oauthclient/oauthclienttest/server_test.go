@@ -249,3 +249,35 @@ func TestServerLifetimeAndIssueWith(t *testing.T) {
 		t.Fatalf("expires at %v, want within 20 minutes of %v", tok.ExpiresAt, before)
 	}
 }
+
+// RFC 6749 §5.2: a 401 invalid_client to a client that authenticated with
+// Basic carries a Basic challenge; one to a client that sent its secret in
+// the body carries none.
+func TestInvalidClientChallengesABasicClient(t *testing.T) {
+	srv := oauthclienttest.NewServer(t)
+	post := func(basic bool) *http.Response {
+		t.Helper()
+		form := url.Values{"grant_type": {"client_credentials"}}
+		if !basic {
+			form.Set("client_id", "wrong")
+			form.Set("client_secret", "wrong")
+		}
+		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		if basic {
+			req.SetBasicAuth("wrong", "wrong")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp
+	}
+	if resp := post(true); resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic") {
+		t.Fatalf("Basic client: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	if resp := post(false); resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != "" {
+		t.Fatalf("body client: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+}
