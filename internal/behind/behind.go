@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/urlpath"
 
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -105,19 +106,10 @@ func (p Paths) Applies(r *http.Request) bool {
 			path = decoded
 		}
 	}
-	if p.exclude.match(path) && p.exclude.match(raw) && !hasDotSegment(path) {
+	if urlpath.ExclusionHolds(p.exclude.match, path, raw) {
 		return false
 	}
 	return p.include.empty() || p.include.match(path)
-}
-
-func hasDotSegment(path string) bool {
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg == "." || seg == ".." {
-			return true
-		}
-	}
-	return false
 }
 
 type pathSet struct {

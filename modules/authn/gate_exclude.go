@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/svckit/svc/internal/urlpath"
 )
 
 // excludeSet matches request paths against the Exclude patterns.
@@ -64,29 +66,14 @@ func (s excludeSet) match(path string) bool {
 	return false
 }
 
-// matchRequest reports whether a request's URL is excluded. The path must
-// match as the routers read it too: chi routes on the escaped path when
-// the client's encoding differs from the default one, and ServeMux keeps
-// an escaped slash inside its segment, so "/public%2Fx" decodes under
-// "/public/*" yet is routed to a route such as "/{id}"; it is excluded only
-// when its escaped form matches as well. A path with a "." or ".." segment
-// is never excluded: a handler that cleans paths (http.FileServer) would
-// serve "/public/../secret" as "/secret". Both fail closed: the request is
-// authenticated like any other.
+// matchRequest reports whether a request's URL is excluded, as the router
+// reads its path (urlpath.ExclusionHolds).
 func (s excludeSet) matchRequest(u *url.URL) bool {
-	if !s.match(u.Path) || hasDotSegment(u.Path) {
-		return false
+	escaped := u.RawPath
+	if escaped == "" {
+		escaped = u.Path
 	}
-	return u.RawPath == "" || s.match(u.RawPath)
-}
-
-func hasDotSegment(path string) bool {
-	for seg := range strings.SplitSeq(path, "/") {
-		if seg == "." || seg == ".." {
-			return true
-		}
-	}
-	return false
+	return urlpath.ExclusionHolds(s.match, u.Path, escaped)
 }
 
 // matchPattern reports whether a route template lies under an exclusion, so
