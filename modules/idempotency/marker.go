@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"slices"
 	"strconv"
 	"sync/atomic"
 	"time"
@@ -185,16 +184,7 @@ func (c *Component) runFirst(w http.ResponseWriter, r *http.Request, next http.H
 	if r.Context().Err() != nil || rec.overflow || !replayable(rec.status) {
 		return
 	}
-	header := rec.Header().Clone()
-	for k, vs := range outer {
-		if slices.Equal(header[k], vs) {
-			delete(header, k)
-		}
-	}
-	// An outer rate limiter's state is about this moment, not the replay's.
-	delete(header, "Ratelimit")
-	delete(header, "Ratelimit-Policy")
-	resp := store.Response{Status: rec.status, Header: header, Body: rec.body.Bytes()}
+	resp := store.Response{Status: rec.status, Header: behind.StoredHeader(rec.Header(), outer), Body: rec.body.Bytes()}
 	if err := c.records.Complete(bg, k, owner, resp, c.ttl); err != nil {
 		return
 	}

@@ -3,7 +3,6 @@ package responsecache
 import (
 	"fmt"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -56,18 +55,15 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
-	// RFC 9111 §2: the key is the method and the target URI, whose host
-	// tells apart the tenants of a virtual-hosted app. A Host holds no
-	// space, so no two requests meet under one key.
 	if !read {
-		c.invalidate(w, r, m.next, r.Host+" "+behind.Root(r)+"?"+r.URL.RawQuery)
+		c.invalidate(w, r, m.next, targetURI(r))
 		return
 	}
 	if (!m.shared && credentialed(r)) || bypass(r.Header) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
-	primary := r.Method + " " + r.Host + " " + behind.Root(r) + "?" + r.URL.RawQuery
+	primary := r.Method + " " + targetURI(r)
 	if c.serveStored(w, r, primary) {
 		return
 	}
@@ -93,6 +89,14 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.runAndStore(w, r, m.next, primary)
+}
+
+// targetURI is the request's URI in a cache key. RFC 9111 §2: the key is
+// the method and the target URI, whose host tells apart the tenants of a
+// virtual-hosted app. A Host holds no space, so no two requests meet
+// under one key.
+func targetURI(r *http.Request) string {
+	return r.Host + " " + behind.Root(r) + "?" + r.URL.RawQuery
 }
 
 // credentialed tells a request a [Cached] route never answers from, or
@@ -195,15 +199,8 @@ func (c *Component) runAndStore(w http.ResponseWriter, r *http.Request, next htt
 		return
 	}
 	names := varyNames(header)
-	stored := header.Clone()
-	for k, vs := range outer {
-		if k != "Vary" && slices.Equal(stored[k], vs) {
-			delete(stored, k)
-		}
-	}
+	stored := behind.StoredHeader(header, outer, "Vary")
 	delete(stored, "Age")
-	delete(stored, "Ratelimit")
-	delete(stored, "Ratelimit-Policy")
 	values := make([]string, len(names))
 	for i, n := range names {
 		if n == "*" {
