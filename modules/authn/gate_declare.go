@@ -22,10 +22,7 @@ func (g *Gate) BansEnabled() bool { return g.bans != nil }
 // when the gate admitted r, with the gate's challenge, in the registered
 // error format.
 func RefuseRoute(w http.ResponseWriter, r *http.Request, ref *Refusal) {
-	// The gate writes its metadata URL into the refusal it answers with;
-	// ref is the caller's and may be shared by concurrent requests.
-	own := *ref
-	refuseAtRoute(gateFrom(r.Context()), w, r, &own, ref.Kind == KindInsufficientScope)
+	refuseAtRoute(gateFrom(r.Context()), w, r, ref, ref.Kind == KindInsufficientScope)
 }
 
 // NewRefusal returns a refusal as the gate that admitted ctx's request
