@@ -42,8 +42,15 @@ func (s *spy) Check(ctx context.Context, req *healthpb.HealthCheckRequest) (*hea
 func startServer(t *testing.T, g *authn.Gate, rules ...authngrpc.Rule) (healthpb.HealthClient, *spy) {
 	t.Helper()
 	sp := &spy{Server: health.NewServer(), subject: make(chan string, 1)}
-	gs := grpc.NewServer(grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(g, rules...)))
-	healthpb.RegisterHealthServer(gs, sp)
+	return serveHealth(t, sp, grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(g, rules...))), sp
+}
+
+// serveHealth serves srv on a loopback port with opt until the test ends
+// and returns a client of it.
+func serveHealth(t *testing.T, srv healthpb.HealthServer, opt grpc.ServerOption) healthpb.HealthClient {
+	t.Helper()
+	gs := grpc.NewServer(opt)
+	healthpb.RegisterHealthServer(gs, srv)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
@@ -55,7 +62,7 @@ func startServer(t *testing.T, g *authn.Gate, rules ...authngrpc.Rule) (healthpb
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { conn.Close() })
-	return healthpb.NewHealthClient(conn), sp
+	return healthpb.NewHealthClient(conn)
 }
 
 func TestUnaryInterceptorJudgesCallsLikeTheGate(t *testing.T) {
@@ -155,21 +162,8 @@ func TestInvalidRulePanics(t *testing.T) {
 func TestStreamInterceptorAuthenticatesWhenTheStreamOpens(t *testing.T) {
 	iss := authntest.NewIssuer(t)
 	g, _ := authn.New(iss.Verifier())
-	gs := grpc.NewServer(grpc.StreamInterceptor(authngrpc.StreamServerInterceptor(g)))
 	hs := health.NewServer()
-	healthpb.RegisterHealthServer(gs, hs)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = gs.Serve(ln) }()
-	defer gs.Stop()
-	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	client := healthpb.NewHealthClient(conn)
+	client := serveHealth(t, hs, grpc.StreamInterceptor(authngrpc.StreamServerInterceptor(g)))
 	for _, c := range []struct {
 		token string
 		code  codes.Code
@@ -224,20 +218,7 @@ func TestStreamInterceptorEnforcesScopes(t *testing.T) {
 	const watch = "/grpc.health.v1.Health/Watch"
 	iss := authntest.NewIssuer(t)
 	g, _ := authn.New(iss.Verifier())
-	gs := grpc.NewServer(grpc.StreamInterceptor(authngrpc.StreamServerInterceptor(g, authngrpc.Require(watch, "health:watch"))))
-	healthpb.RegisterHealthServer(gs, health.NewServer())
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	go func() { _ = gs.Serve(ln) }()
-	defer gs.Stop()
-	conn, err := grpc.NewClient(ln.Addr().String(), grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	client := healthpb.NewHealthClient(conn)
+	client := serveHealth(t, health.NewServer(), grpc.StreamInterceptor(authngrpc.StreamServerInterceptor(g, authngrpc.Require(watch, "health:watch"))))
 	for _, c := range []struct {
 		scopes []string
 		code   codes.Code
