@@ -30,9 +30,9 @@ import (
 	"github.com/svckit/svc/modules/oauthclient/oauthclienttest"
 )
 
-func kitPattern(t *testing.T) (*oauthclienttest.Server, *oauthclient.Pattern) {
+// kitClient is a client of srv, opened, closed when the test ends.
+func kitClient(t *testing.T, srv *oauthclienttest.Server) *oauthclient.Client {
 	t.Helper()
-	srv := oauthclienttest.NewServer(t)
 	c, err := oauthclient.New(srv.ClientOptions()...)
 	if err != nil {
 		t.Fatal(err)
@@ -41,7 +41,13 @@ func kitPattern(t *testing.T) (*oauthclienttest.Server, *oauthclient.Pattern) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = c.Close(context.Background()) })
-	p, err := oauthclient.ClientCredentials("api", oauthclient.WithClient(c))
+	return c
+}
+
+func kitPattern(t *testing.T) (*oauthclienttest.Server, *oauthclient.Pattern) {
+	t.Helper()
+	srv := oauthclienttest.NewServer(t)
+	p, err := oauthclient.ClientCredentials("api", oauthclient.WithClient(kitClient(t, srv)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,15 +121,7 @@ func TestTokenSourceIsSafeForConcurrentUse(t *testing.T) {
 // TokenSource on an exchange pattern fails: it has no caller to act for.
 func TestTokenSourceForExchangesTheCallersToken(t *testing.T) {
 	srv := oauthclienttest.NewServer(t)
-	c, err := oauthclient.New(srv.ClientOptions()...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Open(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = c.Close(context.Background()) })
-	p, err := oauthclient.TokenExchange("orders", oauthclient.WithClient(c), oauthclient.Audience("orders-api"))
+	p, err := oauthclient.TokenExchange("orders", oauthclient.WithClient(kitClient(t, srv)), oauthclient.Audience("orders-api"))
 	if err != nil {
 		t.Fatal(err)
 	}
