@@ -35,31 +35,7 @@ func SetTLSReloadInterval(d time.Duration) (restore func()) {
 // returns the certificate. Tests only: never for a deployment.
 func WriteSelfSigned(t testing.TB, dir, certName, keyName string) *x509.Certificate {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "svc test"},
-		NotBefore:    time.Now().Add(-time.Hour),
-		NotAfter:     time.Now().Add(time.Hour),
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	der, keyDER := selfSigned(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	cert, _ := x509.ParseCertificate(der)
 	// Written beside and renamed into place, as a secret mount or certbot
 	// does, so a reader never sees half a file.
@@ -76,6 +52,37 @@ func WriteSelfSigned(t testing.TB, dir, certName, keyName string) *x509.Certific
 		}
 	}
 	return cert
+}
+
+// selfSigned makes a self-signed ECDSA certificate for svc.test and
+// 127.0.0.1, valid from notBefore to notAfter, and its PKCS #8 key, as DER.
+func selfSigned(t testing.TB, notBefore, notAfter time.Time) (der, keyDER []byte) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: serial,
+		Subject:      pkix.Name{CommonName: "svc test"},
+		NotBefore:    notBefore,
+		NotAfter:     notAfter,
+		DNSNames:     []string{"svc.test"},
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+		KeyUsage:     x509.KeyUsageDigitalSignature,
+		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
+	}
+	if der, err = x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key); err != nil {
+		t.Fatal(err)
+	}
+	if keyDER, err = x509.MarshalPKCS8PrivateKey(key); err != nil {
+		t.Fatal(err)
+	}
+	return der, keyDER
 }
 
 // NewCertReloader returns what a server with certFile and keyFile would
