@@ -197,18 +197,7 @@ func TestServerIssuesNothingForARefusedGrant(t *testing.T) {
 		{"grant_type": {oauthclienttest.GrantTokenExchange}},
 		{"grant_type": {"password"}},
 	} {
-		req, err := http.NewRequest(http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		req.SetBasicAuth(oauthclienttest.ClientID, oauthclienttest.ClientSecret)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusBadRequest {
+		if resp := postToken(t, srv, form, oauthclienttest.ClientID, oauthclienttest.ClientSecret); resp.StatusCode != http.StatusBadRequest {
 			t.Fatalf("%s: status %d, want 400", form.Get("grant_type"), resp.StatusCode)
 		}
 	}
@@ -216,15 +205,7 @@ func TestServerIssuesNothingForARefusedGrant(t *testing.T) {
 		t.Fatalf("first issued token = %q, %v; want tok-1", tok.Value, err)
 	}
 	srv.IssueWith(func(oauthclienttest.Request) string { minted.Add(1); return "minted" })
-	form := url.Values{"grant_type": {"password"}}
-	req, _ := http.NewRequest(http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(oauthclienttest.ClientID, oauthclienttest.ClientSecret)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
+	postToken(t, srv, url.Values{"grant_type": {"password"}}, oauthclienttest.ClientID, oauthclienttest.ClientSecret)
 	if n := minted.Load(); n != 0 {
 		t.Fatalf("mint called %d times for a refused grant", n)
 	}
@@ -255,29 +236,33 @@ func TestServerLifetimeAndIssueWith(t *testing.T) {
 // the body carries none.
 func TestInvalidClientChallengesABasicClient(t *testing.T) {
 	srv := oauthclienttest.NewServer(t)
-	post := func(basic bool) *http.Response {
-		t.Helper()
-		form := url.Values{"grant_type": {"client_credentials"}}
-		if !basic {
-			form.Set("client_id", "wrong")
-			form.Set("client_secret", "wrong")
-		}
-		req, _ := http.NewRequest(http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		if basic {
-			req.SetBasicAuth("wrong", "wrong")
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp
-	}
-	if resp := post(true); resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic") {
+	form := url.Values{"grant_type": {"client_credentials"}}
+	if resp := postToken(t, srv, form, "wrong", "wrong"); resp.StatusCode != 401 || !strings.HasPrefix(resp.Header.Get("WWW-Authenticate"), "Basic") {
 		t.Fatalf("Basic client: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
-	if resp := post(false); resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != "" {
+	form.Set("client_id", "wrong")
+	form.Set("client_secret", "wrong")
+	if resp := postToken(t, srv, form, "", ""); resp.StatusCode != 401 || resp.Header.Get("WWW-Authenticate") != "" {
 		t.Fatalf("body client: %d %q", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
 	}
+}
+
+// postToken posts form to srv's token endpoint, with Basic authentication
+// when id is set, and returns the answer, its body closed.
+func postToken(t *testing.T, srv *oauthclienttest.Server, form url.Values, id, secret string) *http.Response {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	if id != "" {
+		req.SetBasicAuth(id, secret)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp
 }
