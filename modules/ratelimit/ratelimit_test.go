@@ -58,7 +58,9 @@ func TestAdmittedResponsesCarryTheRateLimitHeaders(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	rates := store.NewMemory(store.Clock(func() time.Time { return now }))
 	srv := behindtest.Stack(t, chiApp(), newLimiter(t, rates).Middleware)
-	want := []string{`"orders";r=1;t=1800`, `"orders";r=0;t=3600`}
+	// At r=0, t names the point the next request fits: the second
+	// request spent the budget, and the third fits 1800 s later.
+	want := []string{`"orders";r=1;t=1800`, `"orders";r=0;t=1800`}
 	for i, w := range want {
 		resp := behindtest.Do(t, srv, "POST", "/orders", behindtest.Alice, "")
 		if body := behindtest.Body(t, resp); resp.StatusCode != 200 || body != "ok" {
@@ -72,7 +74,7 @@ func TestAdmittedResponsesCarryTheRateLimitHeaders(t *testing.T) {
 		}
 	}
 	resp := behindtest.Do(t, srv, "POST", "/orders", behindtest.Alice, "")
-	if resp.Header.Get("Retry-After") != "1800" || resp.Header.Get("RateLimit") != `"orders";r=0;t=3600` {
+	if resp.Header.Get("Retry-After") != "1800" || resp.Header.Get("RateLimit") != `"orders";r=0;t=1800` {
 		t.Fatalf("refusal headers: %v", resp.Header)
 	}
 	p := behindtest.Problem(t, resp, http.StatusTooManyRequests, "rate-limit-exceeded")
