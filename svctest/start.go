@@ -73,4 +73,3 @@ func Start(t testing.TB, opts ...fx.Option) *App {
 		Server: in.Server,
 	}
 }
-

@@ -13,8 +13,8 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/devissuer"
 	"github.com/svckit/svc/modules/authn"
 )
 

@@ -13,8 +13,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/devissuer"
 )
 
 // realIssuer starts an issuer the example is told to trust through
