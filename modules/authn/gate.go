@@ -216,7 +216,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		q.refuse(w, &Refusal{Kind: KindAuthenticationRequired}, len(r.Header["Authorization"]) == 0)
 		return
 	}
-	p, err := g.verifier.Verify(r.Context(), token)
+	p, err := g.verifier.Verify(withBudgetKey(r.Context(), &q), token)
 	if err != nil {
 		g.verifyFailed(w, &q, err)
 		return
@@ -282,6 +282,10 @@ func (q *gateRequest) address() string {
 	}
 	return q.addr
 }
+
+// budgetKey queues a verification that waits for the verifier's budget
+// under the caller's address, so one address cannot hold everyone's turn.
+func (q *gateRequest) budgetKey() string { return q.address() }
 
 // route is the template of the route the request is dispatched to, found
 // before routing so that a refusal names it; "" when no route answers.

@@ -21,6 +21,7 @@ var (
 	errAudShape    = errors.New("aud is not a string or an array of strings")
 	errScopeShape  = errors.New("scope or scp has the wrong shape")
 	errScopeToken  = errors.New("scope or scp holds a byte RFC 6749 §3.3 does not allow in a scope-token (%x21 / %x23-5B / %x5D-7E; only the space separates tokens)")
+	errScopeEmpty  = errors.New("scp holds an empty scope (an array element must be one scope-token, RFC 6749 §3.3)")
 	errIssuer      = errors.New("iss is not the trusted issuer")
 	errAudience    = errors.New("aud does not contain the audience")
 	errExpired     = errors.New("exp is past")
@@ -239,7 +240,8 @@ func readScopes(raw map[string]json.RawMessage) (ScopeSet, error) {
 
 // scopesOf is readScopes on the two claims' raw values (nil when absent).
 // A scope string is split as addScopes splits it; each element of an scp
-// array must be one scope-token. Anything else is errScopeShape.
+// array must be one scope-token: an empty one is errScopeEmpty, one with a
+// byte outside the grammar errScopeToken. Anything else is errScopeShape.
 func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
 	var scopes ScopeSet
 	var ok bool
@@ -263,6 +265,9 @@ func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
 				return nil, errScopeShape
 			}
 			for _, s := range list {
+				if s == "" {
+					return nil, errScopeEmpty
+				}
 				if !isScopeToken(s) {
 					return nil, errScopeToken
 				}
