@@ -117,3 +117,10 @@ func IdleConnections(s *Server) int {
 
 // DefaultMaxConnections is the connection cap for a descriptor limit.
 var DefaultMaxConnections = defaultMaxConnections
+
+// OpenConnections is how many connections s holds open.
+func OpenConnections(s *Server) int {
+	s.limit.mu.Lock()
+	defer s.limit.mu.Unlock()
+	return s.limit.open
+}

@@ -281,13 +281,17 @@ func (s *Server) stop(ctx context.Context, log *zap.Logger) error {
 		return nil
 	}
 	// Requests still running past the drain bound are cut off, hijacked
-	// connections too: Close leaves those alone.
+	// connections too: Close leaves those alone. Counted before: a
+	// connection still reading its request, or writing an answer after its
+	// handler returned, is cut as well, and no handler counts it.
+	cut := s.limit.busy() + int(s.hijacked.n.Load())
 	_ = s.srv.Close()
 	s.hijacked.closeAll()
 	if errors.Is(err, context.DeadlineExceeded) {
-		s.cutOff.Store(int32(s.running.count()))
+		s.cutOff.Store(int32(cut))
 		log.Warn("svc: requests still running after the drain timeout were cut off (SVC_HTTP_DRAIN_TIMEOUT)",
-			zap.Duration("drain_timeout", s.drain), zap.Int("still_running", s.running.count()))
+			zap.Duration("drain_timeout", s.drain), zap.Int("still_running", cut),
+			zap.Int("handlers_running", s.running.count()))
 		return nil
 	}
 	return fmt.Errorf("fxsvc.Serve: shutdown: %w", err)

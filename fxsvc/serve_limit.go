@@ -190,6 +190,14 @@ func asLimited(nc net.Conn) *limitedConn {
 	return nil
 }
 
+// busy is how many open connections are reading a request, serving it or
+// writing its answer: neither idle nor hijacked.
+func (l *connLimit) busy() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.open - l.states[http.StateIdle] - l.states[http.StateHijacked]
+}
+
 // declineKeepAlive makes the answer close its connection while the limit
 // is under pressure, so that connections are handed back rather than kept
 // idle. HTTP/1 only: under HTTP/2 it would end every stream of the

@@ -227,3 +227,47 @@ func TestDefaultMaxConnectionsFollowsTheDescriptorLimit(t *testing.T) {
 		}
 	}
 }
+
+// Regression: issue 25 item 5.
+// The drain warning counts every connection the cut ends: requests whose
+// handler already answered while net/http still reads their trickling
+// body, and requests whose header is still arriving, not only running
+// handlers.
+func TestDrainWarningCountsTheConnectionsCut(t *testing.T) {
+	r := chi.NewRouter()
+	answered := make(chan struct{}, 8)
+	r.Post("/upload", func(w http.ResponseWriter, _ *http.Request) {
+		// Answers without reading the body: net/http reads the rest of it
+		// after the handler returns, before it writes the answer.
+		_, _ = io.WriteString(w, "ok")
+		answered <- struct{}{}
+	})
+	core, logs := observer.New(zap.InfoLevel)
+	app, srv := startApp(t, fx.Supply(r, zap.New(core)),
+		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0"), fxsvc.DrainTimeout(200*time.Millisecond)))
+	const trickling, halfHeaders = 3, 2
+	for range trickling {
+		c := dialRaw(t, srv.Addr())
+		_, _ = io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: svc.test\r\nContent-Length: 100000\r\n\r\na")
+	}
+	for range trickling {
+		select {
+		case <-answered:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the handler never ran")
+		}
+	}
+	for range halfHeaders {
+		c := dialRaw(t, srv.Addr())
+		_, _ = io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: svc.test\r\n")
+	}
+	eventually(t, "every connection counted", func() bool { return fxsvc.OpenConnections(srv) == trickling+halfHeaders })
+	app.RequireStop()
+	lines := logs.FilterMessage("svc: requests still running after the drain timeout were cut off (SVC_HTTP_DRAIN_TIMEOUT)").All()
+	if len(lines) != 1 {
+		t.Fatalf("%d drain warnings, want one", len(lines))
+	}
+	if got := lines[0].ContextMap()["still_running"]; got != int64(trickling+halfHeaders) {
+		t.Fatalf("still_running %v, want %d", got, trickling+halfHeaders)
+	}
+}
