@@ -126,6 +126,7 @@ func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Durati
 			enc.AddDuration("write_timeout", s.srv.WriteTimeout)
 			enc.AddDuration("idle_timeout", s.srv.IdleTimeout)
 			enc.AddInt("max_header_bytes", s.srv.MaxHeaderBytes)
+			enc.AddInt("max_connections", s.limit.max)
 			enc.AddDuration("drain_timeout", s.drain)
 			return nil
 		}))

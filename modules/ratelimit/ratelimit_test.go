@@ -120,15 +120,21 @@ func TestARefusedRequestSpendsNoBudget(t *testing.T) {
 	}
 }
 
+// Regression: issue 25 item 10.
+// Anonymous callers from two addresses (behind a trusted proxy, which
+// names them in X-Forwarded-For) each have their own budget: a key that
+// ignored the address would refuse the second caller's first request.
 func TestAnonymousCallersAreKeyedByAddress(t *testing.T) {
-	srv := behindtest.Stack(t, chiApp(), newLimiter(t, store.NewMemory()).Middleware)
-	if resp := behindtest.Do(t, srv, "GET", "/public", "", ""); resp.StatusCode != 200 {
-		t.Fatalf("first: %d", resp.StatusCode)
+	srv := behindtest.Stack(t, chiApp(), newLimiter(t, store.NewMemory(), ratelimit.Trusted("127.0.0.1/32")).Middleware)
+	for _, addr := range []string{"203.0.113.7", "198.51.100.9"} {
+		if resp := behindtest.Do(t, srv, "GET", "/public", "", "", "X-Forwarded-For", addr); resp.StatusCode != 200 {
+			t.Fatalf("%s first: %d", addr, resp.StatusCode)
+		}
+		behindtest.Problem(t, behindtest.Do(t, srv, "GET", "/public", "", "", "X-Forwarded-For", addr), 429, "rate-limit-exceeded")
 	}
-	behindtest.Problem(t, behindtest.Do(t, srv, "GET", "/public", "", ""), 429, "rate-limit-exceeded")
 	// An authenticated caller on the same route is keyed by issuer and
-	// subject, not by the address it shares with the anonymous one.
-	if resp := behindtest.Do(t, srv, "GET", "/public", behindtest.Alice, ""); resp.StatusCode != 200 {
+	// subject, not by the address it shares with an anonymous one.
+	if resp := behindtest.Do(t, srv, "GET", "/public", behindtest.Alice, "", "X-Forwarded-For", "203.0.113.7"); resp.StatusCode != 200 {
 		t.Fatalf("alice: %d", resp.StatusCode)
 	}
 }
