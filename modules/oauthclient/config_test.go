@@ -229,6 +229,47 @@ func TestPatternRefusals(t *testing.T) {
 	}
 }
 
+// Regression: issue 25 item 7.
+// Scopes that are not RFC 6749 §3.3 scope-tokens were accepted and sent;
+// each is refused, naming the variable (or option) and the scope.
+func TestPatternRefusesScopesThatAreNotScopeTokens(t *testing.T) {
+	s := newTokenServer(t)
+	c := newClient(t, s, newClock())
+	for _, tc := range []struct {
+		name, variable, value, want string
+	}{
+		{"quote", "SVC_CLIENTCREDENTIALS_PRICING_SCOPES", `read "admin"`, `scope "\"admin\"" holds a character`},
+		{"backslash", "SVC_CLIENTCREDENTIALS_PRICING_SCOPES", `read,ad\min`, `scope "ad\\min" holds a character`},
+		{"control character", "SVC_CLIENTCREDENTIALS_PRICING_SCOPES", "read\x01admin", `scope "read\x01admin" holds a character`},
+		{"non-breaking space", "SVC_TOKENEXCHANGE_PRICING_SCOPES", "read\u00a0admin", `scope "read\u00a0admin" holds a character`},
+		{"DEL", "SVC_TOKENEXCHANGE_PRICING_SCOPES", "read\x7f", `scope "read\x7f" holds a character`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(tc.variable, tc.value)
+			build := oauthclient.ClientCredentials
+			if strings.HasPrefix(tc.variable, "SVC_TOKENEXCHANGE_") {
+				build = oauthclient.TokenExchange
+			}
+			_, err := build("pricing", oauthclient.WithClient(c))
+			var ce *oauthclient.ConfigError
+			if !errors.As(err, &ce) || ce.Setting != tc.variable || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want a ConfigError naming %s and saying %s", err, tc.variable, tc.want)
+			}
+		})
+	}
+	t.Setenv("SVC_CLIENTCREDENTIALS_PRICING_SCOPES", "read, write:all  https://api.example/x")
+	if _, err := oauthclient.ClientCredentials("pricing", oauthclient.WithClient(c)); err != nil {
+		t.Fatalf("scope-tokens refused: %v", err)
+	}
+	for _, bad := range []string{"", "two words", `q"`} {
+		_, err := oauthclient.ClientCredentials("pricing", oauthclient.WithClient(c), oauthclient.Scopes("read", bad))
+		var ce *oauthclient.ConfigError
+		if !errors.As(err, &ce) || ce.Setting != "oauthclient.Scopes" {
+			t.Errorf("Scopes(%q): err = %v, want a ConfigError naming oauthclient.Scopes", bad, err)
+		}
+	}
+}
+
 func TestEnvName(t *testing.T) {
 	for in, want := range map[string]string{"billing": "BILLING", "billing-api.v2": "BILLING_API_V2", "a_b": "A_B"} {
 		if got := oauthclient.EnvName(in); got != want {
