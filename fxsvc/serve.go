@@ -150,7 +150,11 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // *SettingError naming the variable or option.
 func Serve(opts ...ServeOption) fx.Option {
 	return fx.Module("svc.http",
-		checkSettings(func() error { _, err := loadServeConfig(opts); return err }),
+		checkSettingsFor(func(env settingsEnv) error {
+			cfg, err := loadServeConfig(opts) // a bad setting keeps its default
+			env.stop.delay, env.stop.drain = time.Duration(cfg.ShutdownDelay), cfg.DrainTimeout
+			return err
+		}),
 		checkSettings(func() error { _, err := loadTelemetryEnv(); return err }),
 		fx.Provide(func(in serveIn) (*Server, error) {
 			cfg, err := loadServeConfig(append(append([]ServeOption(nil), opts...), in.Overrides...))

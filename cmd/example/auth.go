@@ -27,6 +27,31 @@ func resource() string {
 	return "https://api.svc.example"
 }
 
+// checkResource reports a bad SVC_EXAMPLE_RESOURCE with every other bad
+// setting, under the variable's name: the gate's own refusal would name
+// only authn.Resource. The gate's rule decides (built here on a verifier
+// that is never called, and dropped).
+func checkResource() error {
+	r := os.Getenv("SVC_EXAMPLE_RESOURCE")
+	if r == "" {
+		return nil
+	}
+	_, err := authn.New(unusedVerifier{}, authn.Resource(r), authn.AuthorizationServers("https://issuer.invalid"))
+	var re *authn.ResourceError
+	if errors.As(err, &re) {
+		return fmt.Errorf("example: SVC_EXAMPLE_RESOURCE=%q %s", re.Resource, re.Problem)
+	}
+	return err
+}
+
+// unusedVerifier stands in for the verifier when only the gate's settings
+// are checked.
+type unusedVerifier struct{}
+
+func (unusedVerifier) Verify(context.Context, string) (authn.Principal, error) {
+	return authn.Principal{}, errors.New("example: unusedVerifier verifies nothing")
+}
+
 var gateOptions = []authn.Option{
 	authn.Exclude("/healthz", "/errors/*", "/metrics"), // the /api docs: authnhuma.PublicDocs in api.go
 	authn.Resource(resource()),

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/svckit/svc/internal/scopetoken"
 )
 
 // maxNumericDate is 9999-12-31T23:59:59Z: a NumericDate beyond it is not a
@@ -336,9 +338,7 @@ func isScopeToken(s string) bool {
 // isScopeByte is RFC 6749's NQCHAR: %x21 / %x23-5B / %x5D-7E, printable
 // ASCII but for the space, '"' and '\'. Any byte of a non-ASCII character
 // is outside it.
-func isScopeByte(c byte) bool {
-	return c == 0x21 || (c >= 0x23 && c <= 0x5B) || (c >= 0x5D && c <= 0x7E)
-}
+func isScopeByte(c byte) bool { return scopetoken.IsByte(c) }
 
 // checkClaims applies the trust rules to typed claims: iss exact, aud
 // containing the audience, then exp, nbf and iat against now with leeway.
