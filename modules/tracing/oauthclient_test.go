@@ -10,6 +10,7 @@ import (
 	"github.com/svckit/svc/modules/oauthclient/oauthclienttest"
 	"github.com/svckit/svc/modules/tracing"
 	"github.com/svckit/svc/modules/tracing/tracingtest"
+	"github.com/svckit/svc/secret"
 )
 
 // The outbound token client starts its fetch spans from the global
@@ -18,7 +19,7 @@ import (
 func TestOAuthClientFetchSpansAreExported(t *testing.T) {
 	clearEnv(t)
 	rcv := tracingtest.NewReceiver(t)
-	tr, err := tracing.New(tracing.WithEndpoint(rcv.URL))
+	tr, err := tracing.New(tracing.WithConfig(tracing.Config{Export: tracing.Export{Endpoint: secret.URL(rcv.URL)}}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,5 +1,5 @@
 // Package prometheus links the prometheus metrics exporter: metrics kept
-// for scraping, served by metrics.Handler and metrics.Router. Import it for
+// for scraping, served by metrics.Handler. Import it for
 // its effect, or for Registry:
 //
 //	import _ "github.com/svckit/svc/modules/metrics/prometheus"
@@ -62,8 +62,7 @@ var errNoState = errors.New("metrics/prometheus: the component has no registry")
 // Registry returns the component's own Prometheus registry, the one
 // metrics.Handler serves; register collectors of your own on it to have
 // them scraped beside the component's metrics. It returns nil for m nil or
-// a component whose exporter is not prometheus. It replaces the former
-// (*metrics.Metrics).PrometheusRegistry.
+// a component whose exporter is not prometheus.
 func Registry(m *metrics.Metrics) *prom.Registry {
 	if m == nil || registry.StateOf == nil {
 		return nil
