@@ -29,7 +29,11 @@ func (m *Metrics) newProvider(ctx context.Context) (otelcore.Provider, error) {
 	if err != nil {
 		return nil, fmt.Errorf("metrics: build the %s exporter: %w", m.cfg.Exporter, otelcore.RedactExport(err, m.cfg.Export))
 	}
-	return sdkmetric.NewMeterProvider(sdkmetric.WithResource(m.c.Resource()), sdkmetric.WithReader(r)), nil
+	opts := []sdkmetric.Option{sdkmetric.WithResource(m.c.Resource()), sdkmetric.WithReader(r)}
+	if m.factory.View != nil {
+		opts = append(opts, sdkmetric.WithView(m.factory.View))
+	}
+	return sdkmetric.NewMeterProvider(opts...), nil
 }
 
 // redactingExporter hides the config's secrets in export errors. The

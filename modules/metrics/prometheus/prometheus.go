@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 
 	prom "github.com/prometheus/client_golang/prometheus"
@@ -28,7 +29,29 @@ func init() {
 	registry.Register(string(metrics.ExporterPrometheus), registry.Factory{
 		Prepare: func() any { return &state{reg: prom.NewRegistry()} },
 		Reader:  reader,
+		View:    lintableName,
 	})
+}
+
+// lintableName drops ".count" from the name of an instrument that is not
+// a counter or histogram: Prometheus reserves _count for a histogram's or
+// summary's count, and promtool check metrics refuses a gauge that ends in
+// it. OpenTelemetry's semantic conventions name some up-down counters so:
+// the Go runtime's go.goroutine.count is exposed as go_goroutine. Counters
+// get _total and histograms their own _count series, and keep their names;
+// the OTLP exporters, which have no such rule, keep every name.
+func lintableName(i sdkmetric.Instrument) (sdkmetric.Stream, bool) {
+	switch i.Kind {
+	case sdkmetric.InstrumentKindUpDownCounter, sdkmetric.InstrumentKindObservableUpDownCounter,
+		sdkmetric.InstrumentKindGauge, sdkmetric.InstrumentKindObservableGauge:
+	default:
+		return sdkmetric.Stream{}, false
+	}
+	base, ok := strings.CutSuffix(i.Name, ".count")
+	if !ok || base == "" {
+		return sdkmetric.Stream{}, false
+	}
+	return sdkmetric.Stream{Name: base, Description: i.Description, Unit: i.Unit}, true
 }
 
 // state is one component's: each gets its own registry, because the OTel

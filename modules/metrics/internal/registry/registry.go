@@ -39,6 +39,9 @@ type Factory struct {
 	Prepare func() any
 	// Reader builds the metric reader when the component opens.
 	Reader func(ctx context.Context, s Setup) (sdkmetric.Reader, error)
+	// View, when set, renames or reshapes streams for this exporter alone
+	// (the prometheus exporter's names must pass promtool's lint).
+	View sdkmetric.View
 }
 
 // Scraper is implemented by a State that can be scraped: metrics.Handler
