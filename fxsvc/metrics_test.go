@@ -132,8 +132,13 @@ func TestMetricsUsesGraphLogger(t *testing.T) {
 	var m *metrics.Metrics
 	app := fxtest.New(t,
 		fx.Supply(zap.New(core)),
-		fxsvc.Metrics(metrics.WithConfig(metrics.Config{Export: metrics.Export{Endpoint: secret.URL(srv.URL)}}), metrics.WithConfig(metrics.Config{Export: metrics.Export{ShutdownTimeout: 100 * time.Millisecond}}),
-			metrics.WithConfig(metrics.Config{ExportInterval: time.Hour})),
+		fxsvc.Metrics(metrics.WithConfig(metrics.Config{
+			Export: metrics.Export{
+				Endpoint:        secret.URL(srv.URL),
+				ShutdownTimeout: 100 * time.Millisecond,
+			},
+			ExportInterval: time.Hour,
+		})),
 		fx.Populate(&m),
 	)
 	app.RequireStart()

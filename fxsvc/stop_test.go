@@ -64,7 +64,12 @@ func runStopping(t *testing.T, collector string, stop fx.Option) (int, string) {
 	opts := []fx.Option{
 		fx.Supply(zap.NewNop(), chi.NewRouter()),
 		fxsvc.Metrics(metrics.WithEnvLoad(false), metrics.WithExporter(metrics.ExporterOTLPHTTP),
-			metrics.WithConfig(metrics.Config{Export: metrics.Export{Endpoint: secret.URL(collector)}}), metrics.WithConfig(metrics.Config{ExportInterval: time.Hour})),
+			metrics.WithConfig(metrics.Config{
+				Export: metrics.Export{
+					Endpoint: secret.URL(collector),
+				},
+				ExportInterval: time.Hour,
+			})),
 		fxsvc.Serve(),
 		stop,
 	}

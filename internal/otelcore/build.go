@@ -43,15 +43,15 @@ func (b *Builder[C]) Take(s *Signal, from C) {
 // Build makes a component from opts, over the environment (env: New) or
 // over cfg as given (FromConfig): load merges the settings, own checks the
 // signal's own fields and fills their defaults, newComponent resolves the
-// rest, and make builds the signal's component around the shared half and
+// rest, and wrap builds the signal's component around the shared half and
 // the resolved Config.
-func Build[C, T any, O ~func(*Builder[C])](s *Signal, cfg C, env bool, opts []O, own func(*C, map[string]string) error, make func(*Component, C) T) (T, error) {
+func Build[C, T any, O ~func(*Builder[C])](s *Signal, cfg C, env bool, opts []O, own func(*C, map[string]string) error, wrap func(*Component, C) T) (T, error) {
 	c, cfg, err := build(s, cfg, env, opts, own)
 	if err != nil {
 		var none T
 		return none, err
 	}
-	return make(c, cfg), nil
+	return wrap(c, cfg), nil
 }
 
 func build[C any, O ~func(*Builder[C])](s *Signal, cfg C, env bool, opts []O, own func(*C, map[string]string) error) (*Component, C, error) {

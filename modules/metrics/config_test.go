@@ -25,8 +25,7 @@ func TestDefaults(t *testing.T) {
 	cleanEnv(t)
 	c := newResolved(t)
 	want := metrics.Config{
-		Exporter: metrics.ExporterNone,
-		// auto with no endpoint
+		Exporter:       metrics.ExporterNone, // auto with no endpoint
 		ExportInterval: 60 * time.Second,
 		Export:         metrics.Export{ExportTimeout: 30 * time.Second, ShutdownTimeout: 5 * time.Second},
 	}
@@ -67,7 +66,16 @@ func TestEnvEveryField(t *testing.T) {
 	want := metrics.Config{
 		Exporter:       metrics.ExporterOTLPGRPC,
 		ExportInterval: 15 * time.Second,
-		Export:         metrics.Export{ServiceName: "billing", Endpoint: "https://collector.example:4317", Headers: map[string]secret.String{"x-api-key": "k3y", "x-tenant": "acme corp"}, BasicAuthUsername: "Aladdin", BasicAuthPassword: "open sesame", ExportTimeout: 2500 * time.Millisecond, ResourceAttributes: map[string]string{"deployment.environment": "prod", "team": "a,b"}, ShutdownTimeout: 750 * time.Millisecond},
+		Export: metrics.Export{
+			ServiceName:        "billing",
+			Endpoint:           "https://collector.example:4317",
+			Headers:            map[string]secret.String{"x-api-key": "k3y", "x-tenant": "acme corp"},
+			BasicAuthUsername:  "Aladdin",
+			BasicAuthPassword:  "open sesame",
+			ExportTimeout:      2500 * time.Millisecond,
+			ResourceAttributes: map[string]string{"deployment.environment": "prod", "team": "a,b"},
+			ShutdownTimeout:    750 * time.Millisecond,
+		},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("from env:\n got %#v\nwant %#v", c, want)

@@ -24,7 +24,12 @@ func TestConfigMasksSecrets(t *testing.T) {
 		pass    = "basicpa55"
 	)
 	c := metrics.Config{
-		Export: metrics.Export{Endpoint: "https://user:" + urlPass + "@collector.example:4318/v1/metrics", Headers: map[string]secret.String{"x-api-key": hdrVal}, BasicAuthUsername: "svc", BasicAuthPassword: pass},
+		Export: metrics.Export{
+			Endpoint:          "https://user:" + urlPass + "@collector.example:4318/v1/metrics",
+			Headers:           map[string]secret.String{"x-api-key": hdrVal},
+			BasicAuthUsername: "svc",
+			BasicAuthPassword: pass,
+		},
 	}
 	var zbuf bytes.Buffer
 	zl := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(&zbuf), zap.DebugLevel))

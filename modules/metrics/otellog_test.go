@@ -52,9 +52,15 @@ func TestOTelErrorsReachTheZapLoggerRedacted(t *testing.T) {
 	t.Cleanup(func() { otel.SetErrorHandler(handlerFunc(func(error) {})) })
 
 	core, logs := observer.New(zap.DebugLevel)
-	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithConfig(metrics.Config{Export: metrics.Export{Endpoint: secret.URL(srv.URL)}}),
-		metrics.WithConfig(metrics.Config{Export: metrics.Export{BasicAuthUsername: "svc", BasicAuthPassword: secret.String("pa55word")}}), metrics.WithConfig(metrics.Config{Export: metrics.Export{Headers: secretHeaders(map[string]string{"x-api-key": "k3ysecret"})}}),
-		metrics.WithConfig(metrics.Config{ExportInterval: 10 * time.Millisecond}), metrics.WithLogger(zap.New(core)))
+	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithConfig(metrics.Config{
+		Export: metrics.Export{
+			Endpoint:          secret.URL(srv.URL),
+			BasicAuthUsername: "svc",
+			BasicAuthPassword: secret.String("pa55word"),
+			Headers:           secretHeaders(map[string]string{"x-api-key": "k3ysecret"}),
+		},
+		ExportInterval: 10 * time.Millisecond,
+	}), metrics.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
 	}

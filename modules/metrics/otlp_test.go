@@ -163,12 +163,17 @@ func TestOTLPHTTPExport(t *testing.T) {
 	rc, srv := newHTTPReceiver(t)
 	m, err := metrics.New(
 		metrics.WithExporter("OTLP-HTTP"),
-		metrics.WithConfig(metrics.Config{Export: metrics.Export{Endpoint: secret.URL(srv.URL)}}),
-		metrics.WithConfig(metrics.Config{Export: metrics.Export{Headers: secretHeaders(map[string]string{"x-api-key": "k3y", "x-tenant": "acme corp"})}}),
-		metrics.WithConfig(metrics.Config{Export: metrics.Export{BasicAuthUsername: "svc", BasicAuthPassword: secret.String("pa55")}}),
-		metrics.WithConfig(metrics.Config{Export: metrics.Export{ServiceName: "billing"}}),
-		metrics.WithConfig(metrics.Config{Export: metrics.Export{ResourceAttributes: map[string]string{"deployment.environment": "test"}}}),
-		metrics.WithConfig(metrics.Config{ExportInterval: time.Hour}),
+		metrics.WithConfig(metrics.Config{
+			Export: metrics.Export{
+				Endpoint:           secret.URL(srv.URL),
+				Headers:            secretHeaders(map[string]string{"x-api-key": "k3y", "x-tenant": "acme corp"}),
+				BasicAuthUsername:  "svc",
+				BasicAuthPassword:  secret.String("pa55"),
+				ServiceName:        "billing",
+				ResourceAttributes: map[string]string{"deployment.environment": "test"},
+			},
+			ExportInterval: time.Hour,
+		}),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -234,7 +239,12 @@ func TestOTLPGRPCExport(t *testing.T) {
 	m, err := metrics.FromConfig(metrics.Config{
 		Exporter:       "otlp-grpc",
 		ExportInterval: time.Hour,
-		Export:         metrics.Export{Endpoint: secret.URL(addr), Headers: map[string]secret.String{"x-api-key": "k3y"}, BasicAuthUsername: "svc", BasicAuthPassword: "pa55"},
+		Export: metrics.Export{
+			Endpoint:          secret.URL(addr),
+			Headers:           map[string]secret.String{"x-api-key": "k3y"},
+			BasicAuthUsername: "svc",
+			BasicAuthPassword: "pa55",
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -274,8 +284,14 @@ func TestShutdownBoundWithHangingReceiver(t *testing.T) {
 			}
 			core, logs := observer.New(zap.WarnLevel)
 			m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithExporter(metrics.Exporter(kind)),
-				metrics.WithConfig(metrics.Config{Export: metrics.Export{Endpoint: secret.URL(endpoint)}}), metrics.WithConfig(metrics.Config{ExportInterval: time.Hour}), metrics.WithConfig(metrics.Config{Export: metrics.Export{ExportTimeout: time.Hour}}),
-				metrics.WithConfig(metrics.Config{Export: metrics.Export{ShutdownTimeout: 200 * time.Millisecond}}), metrics.WithLogger(zap.New(core)))
+				metrics.WithConfig(metrics.Config{
+					Export: metrics.Export{
+						Endpoint:        secret.URL(endpoint),
+						ExportTimeout:   time.Hour,
+						ShutdownTimeout: 200 * time.Millisecond,
+					},
+					ExportInterval: time.Hour,
+				}), metrics.WithLogger(zap.New(core)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -313,9 +329,15 @@ func TestShutdownErrorIsAWarningWithoutSecrets(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	core, logs := observer.New(zap.DebugLevel)
-	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithConfig(metrics.Config{Export: metrics.Export{Endpoint: secret.URL(srv.URL)}}),
-		metrics.WithConfig(metrics.Config{Export: metrics.Export{BasicAuthUsername: "svc", BasicAuthPassword: secret.String("pa55word")}}), metrics.WithConfig(metrics.Config{Export: metrics.Export{Headers: secretHeaders(map[string]string{"x-api-key": "k3ysecret"})}}),
-		metrics.WithConfig(metrics.Config{ExportInterval: time.Hour}), metrics.WithLogger(zap.New(core)))
+	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithConfig(metrics.Config{
+		Export: metrics.Export{
+			Endpoint:          secret.URL(srv.URL),
+			BasicAuthUsername: "svc",
+			BasicAuthPassword: secret.String("pa55word"),
+			Headers:           secretHeaders(map[string]string{"x-api-key": "k3ysecret"}),
+		},
+		ExportInterval: time.Hour,
+	}), metrics.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
 	}

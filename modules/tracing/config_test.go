@@ -238,7 +238,12 @@ func TestOptionsWinOverTheEnvironment(t *testing.T) {
 func TestConfigPrintsSecretsMasked(t *testing.T) {
 	const pw = "hunter2-secret"
 	c := tracing.Config{
-		Export: tracing.Export{Endpoint: secret.URL("https://user:" + pw + "@collector:4318/v1/traces"), Headers: map[string]secret.String{"x-api-key": secret.String(pw)}, BasicAuthUsername: "u", BasicAuthPassword: secret.String(pw)},
+		Export: tracing.Export{
+			Endpoint:          secret.URL("https://user:" + pw + "@collector:4318/v1/traces"),
+			Headers:           map[string]secret.String{"x-api-key": secret.String(pw)},
+			BasicAuthUsername: "u",
+			BasicAuthPassword: secret.String(pw),
+		},
 	}
 	js, err := json.Marshal(c)
 	if err != nil {

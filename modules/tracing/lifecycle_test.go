@@ -52,9 +52,16 @@ func TestOTLPHTTPExportCarriesHeadersAndTraceContext(t *testing.T) {
 	const pw = "hunter2-secret"
 	clearEnv(t)
 	rcv := tracingtest.NewReceiver(t)
-	tr, err := tracing.New(tracing.WithConfig(tracing.Config{Export: tracing.Export{Endpoint: secret.URL(rcv.URL)}}), tracing.WithConfig(tracing.Config{Export: tracing.Export{BasicAuthUsername: "u", BasicAuthPassword: secret.String(pw)}}),
-		tracing.WithConfig(tracing.Config{Export: tracing.Export{Headers: secretHeaders(map[string]string{"x-tenant": "acme"})}}), tracing.WithConfig(tracing.Config{Export: tracing.Export{ServiceName: "orders"}}),
-		tracing.WithConfig(tracing.Config{Export: tracing.Export{ResourceAttributes: map[string]string{"deployment.environment": "test"}}}))
+	tr, err := tracing.New(tracing.WithConfig(tracing.Config{
+		Export: tracing.Export{
+			Endpoint:           secret.URL(rcv.URL),
+			BasicAuthUsername:  "u",
+			BasicAuthPassword:  secret.String(pw),
+			Headers:            secretHeaders(map[string]string{"x-tenant": "acme"}),
+			ServiceName:        "orders",
+			ResourceAttributes: map[string]string{"deployment.environment": "test"},
+		},
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +302,12 @@ func TestShutdownFlushIsBounded(t *testing.T) {
 	otel.SetErrorHandler(handled)
 	t.Cleanup(func() { otel.SetErrorHandler(prev) })
 	core, logs := observer.New(zap.WarnLevel)
-	tr, err := tracing.New(tracing.WithConfig(tracing.Config{Export: tracing.Export{Endpoint: secret.URL(rcv.URL)}}), tracing.WithConfig(tracing.Config{Export: tracing.Export{ShutdownTimeout: 100 * time.Millisecond}}),
+	tr, err := tracing.New(tracing.WithConfig(tracing.Config{
+		Export: tracing.Export{
+			Endpoint:        secret.URL(rcv.URL),
+			ShutdownTimeout: 100 * time.Millisecond,
+		},
+	}),
 		tracing.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +344,13 @@ func TestFinalFlushRefusedIsAWarningWithoutSecrets(t *testing.T) {
 	otel.SetErrorHandler(handled)
 	t.Cleanup(func() { otel.SetErrorHandler(prev) })
 	core, logs := observer.New(zap.WarnLevel)
-	tr, err := tracing.New(tracing.WithConfig(tracing.Config{Export: tracing.Export{Endpoint: secret.URL(rcv.URL)}}), tracing.WithConfig(tracing.Config{Export: tracing.Export{BasicAuthUsername: "u", BasicAuthPassword: secret.String(pw)}}), tracing.WithLogger(zap.New(core)))
+	tr, err := tracing.New(tracing.WithConfig(tracing.Config{
+		Export: tracing.Export{
+			Endpoint:          secret.URL(rcv.URL),
+			BasicAuthUsername: "u",
+			BasicAuthPassword: secret.String(pw),
+		},
+	}), tracing.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
 	}
