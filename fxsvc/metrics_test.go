@@ -19,6 +19,7 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/secret"
 	// The tests choose exporters by environment, as an app linking all
 	// of them would.
 	_ "github.com/svckit/svc/modules/metrics/allexporters"
@@ -59,7 +60,7 @@ func TestMetricsTwoAppsOneAfterTheOther(t *testing.T) {
 		var m *metrics.Metrics
 		app := fxtest.New(t, fxsvc.Metrics(), fx.Populate(&m))
 		app.RequireStart()
-		if !m.Active() || !m.OwnsGlobalState() {
+		if !m.Active() || otel.GetMeterProvider() == before {
 			t.Fatalf("app %d: component not installed", i+1)
 		}
 		early.Add(context.Background(), n)
@@ -131,8 +132,13 @@ func TestMetricsUsesGraphLogger(t *testing.T) {
 	var m *metrics.Metrics
 	app := fxtest.New(t,
 		fx.Supply(zap.New(core)),
-		fxsvc.Metrics(metrics.WithEndpoint(srv.URL), metrics.WithShutdownTimeout(100*time.Millisecond),
-			metrics.WithExportInterval(time.Hour)),
+		fxsvc.Metrics(metrics.WithConfig(metrics.Config{
+			Export: metrics.Export{
+				Endpoint:        secret.URL(srv.URL),
+				ShutdownTimeout: 100 * time.Millisecond,
+			},
+			ExportInterval: time.Hour,
+		})),
 		fx.Populate(&m),
 	)
 	app.RequireStart()

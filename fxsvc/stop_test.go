@@ -18,6 +18,7 @@ import (
 
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/secret"
 )
 
 // refusingCollector refuses every OTLP export at once, with a status the
@@ -63,7 +64,12 @@ func runStopping(t *testing.T, collector string, stop fx.Option) (int, string) {
 	opts := []fx.Option{
 		fx.Supply(zap.NewNop(), chi.NewRouter()),
 		fxsvc.Metrics(metrics.WithEnvLoad(false), metrics.WithExporter(metrics.ExporterOTLPHTTP),
-			metrics.WithEndpoint(collector), metrics.WithExportInterval(time.Hour)),
+			metrics.WithConfig(metrics.Config{
+				Export: metrics.Export{
+					Endpoint: secret.URL(collector),
+				},
+				ExportInterval: time.Hour,
+			})),
 		fxsvc.Serve(),
 		stop,
 	}

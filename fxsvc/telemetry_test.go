@@ -97,7 +97,7 @@ func TestServeTelemetryOutsideTheGate(t *testing.T) {
 		`http_server_request_duration_seconds_count{http_request_method="GET",http_response_status_code="401",http_route="/orders/{id}"`,
 		`http_server_request_duration_seconds_count{http_request_method="GET",http_response_status_code="200",http_route="/orders/{id}"`,
 		"http_server_active_requests",
-		"go_goroutine_count",
+		"go_goroutine{",
 		"go_memory_used_bytes",
 	} {
 		if !strings.Contains(body, want) {

@@ -22,8 +22,8 @@ import (
 // that it opens before the server accepts and flushes after the drain.
 //
 // The exporters are linked by import: a binary that lets the environment
-// choose otlp-http imports github.com/svckit/svc/modules/tracing/otlptracehttp
-// for its side effect, and so on for otlptracegrpc and console.
+// choose otlp-http imports github.com/svckit/svc/modules/tracing/otlphttp
+// for its side effect, and so on for otlpgrpc and console.
 //
 // It refuses: a second Tracing in one app (fx.New fails: fx refuses the
 // second provider of *tracing.Tracing, named onlyOneTracingPerApp; any

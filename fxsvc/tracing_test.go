@@ -16,8 +16,9 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn/authntest"
 	"github.com/svckit/svc/modules/tracing"
-	_ "github.com/svckit/svc/modules/tracing/otlptracehttp"
+	_ "github.com/svckit/svc/modules/tracing/otlphttp"
 	"github.com/svckit/svc/modules/tracing/tracingtest"
+	"github.com/svckit/svc/secret"
 	"github.com/svckit/svc/svctest"
 )
 
@@ -93,7 +94,7 @@ func TestTracingSecurityEventsLandInTheRequestSpan(t *testing.T) {
 	r.Get("/me", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("me")) })
 	var tr *tracing.Tracing
 	app := svctest.Start(t, fx.Supply(zap.NewNop(), r), fxsvc.Errors(), fxsvc.Authn(iss.Discover()),
-		fxsvc.Tracing(tracing.WithEndpoint(rcv.URL)), fxsvc.Serve(), fx.Populate(&tr))
+		fxsvc.Tracing(tracing.WithConfig(tracing.Config{Export: tracing.Export{Endpoint: secret.URL(rcv.URL)}})), fxsvc.Serve(), fx.Populate(&tr))
 	if resp := getWithTraceparent(t, app, "/me"); resp.StatusCode != http.StatusUnauthorized {
 		t.Fatalf("status %d", resp.StatusCode)
 	}

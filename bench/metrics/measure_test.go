@@ -65,7 +65,7 @@ func newHandWritten(b *testing.B, m *svcmetrics.Metrics, name string) *handWritt
 	}
 	// The same buckets the wrappers use, so both sides aggregate alike.
 	h.duration, _ = mt.Float64Histogram(name+".duration", metric.WithUnit("s"),
-		metric.WithExplicitBucketBoundaries(svcmetrics.SecondsBuckets...))
+		metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10))
 	h.calls, _ = mt.Int64Counter(name + ".calls")
 	h.active, _ = mt.Int64UpDownCounter(name + ".active")
 	return h

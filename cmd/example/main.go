@@ -27,8 +27,8 @@ import (
 	// choose: the cores link none (an app that pushes nothing stays small).
 	_ "github.com/svckit/svc/modules/metrics/allexporters"
 	_ "github.com/svckit/svc/modules/tracing/console"
-	_ "github.com/svckit/svc/modules/tracing/otlptracegrpc"
-	_ "github.com/svckit/svc/modules/tracing/otlptracehttp"
+	_ "github.com/svckit/svc/modules/tracing/otlpgrpc"
+	_ "github.com/svckit/svc/modules/tracing/otlphttp"
 )
 
 func main() {

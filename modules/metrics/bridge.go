@@ -43,7 +43,7 @@ func (b *bridge) Meter(name string, opts ...metric.MeterOption) metric.Meter {
 
 // switchTo makes t current and rebinds what must be bound before the next
 // collection: observable instruments and callbacks. Synchronous
-// instruments rebind on their next use. Called with globalMu held.
+// instruments rebind on their next use. Called with installer.Mu held.
 func (b *bridge) switchTo(t *target) {
 	current.Store(t)
 	b.mu.Lock()

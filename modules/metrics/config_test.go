@@ -25,20 +25,15 @@ func TestDefaults(t *testing.T) {
 	cleanEnv(t)
 	c := newResolved(t)
 	want := metrics.Config{
-		Exporter:        metrics.ExporterNone, // auto with no endpoint
-		ExportInterval:  60 * time.Second,
-		ExportTimeout:   30 * time.Second,
-		ShutdownTimeout: 5 * time.Second,
+		Exporter:       metrics.ExporterNone, // auto with no endpoint
+		ExportInterval: 60 * time.Second,
+		Export:         metrics.Export{ExportTimeout: 30 * time.Second, ShutdownTimeout: 5 * time.Second},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %#v\nwant %#v", c, want)
 	}
-	if c.AuthorizationHeader().IsSet() {
+	if metrics.AuthorizationHeader(c).IsSet() {
 		t.Fatal("authorization_header must be null without Basic credentials")
-	}
-	d := metrics.DefaultConfig()
-	if d.Exporter != metrics.ExporterAuto || d.ExportInterval != 60*time.Second || d.ExportTimeout != 30*time.Second || d.ShutdownTimeout != 5*time.Second {
-		t.Fatalf("DefaultConfig = %#v", d)
 	}
 	// FromConfig with a zero Config takes the same defaults.
 	m, err := metrics.FromConfig(metrics.Config{})
@@ -69,22 +64,24 @@ func TestEnvEveryField(t *testing.T) {
 	})
 	c := newResolved(t)
 	want := metrics.Config{
-		ServiceName:        "billing",
-		Exporter:           metrics.ExporterOTLPGRPC,
-		Endpoint:           "https://collector.example:4317",
-		Headers:            metrics.Headers{"x-api-key": "k3y", "x-tenant": "acme corp"},
-		BasicAuthUsername:  "Aladdin",
-		BasicAuthPassword:  "open sesame",
-		ExportInterval:     15 * time.Second,
-		ExportTimeout:      2500 * time.Millisecond,
-		ResourceAttributes: map[string]string{"deployment.environment": "prod", "team": "a,b"},
-		ShutdownTimeout:    750 * time.Millisecond,
+		Exporter:       metrics.ExporterOTLPGRPC,
+		ExportInterval: 15 * time.Second,
+		Export: metrics.Export{
+			ServiceName:        "billing",
+			Endpoint:           "https://collector.example:4317",
+			Headers:            map[string]secret.String{"x-api-key": "k3y", "x-tenant": "acme corp"},
+			BasicAuthUsername:  "Aladdin",
+			BasicAuthPassword:  "open sesame",
+			ExportTimeout:      2500 * time.Millisecond,
+			ResourceAttributes: map[string]string{"deployment.environment": "prod", "team": "a,b"},
+			ShutdownTimeout:    750 * time.Millisecond,
+		},
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("from env:\n got %#v\nwant %#v", c, want)
 	}
 	// RFC 7617's own example.
-	if got := c.AuthorizationHeader().Value(); got != "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==" {
+	if got := metrics.AuthorizationHeader(c).Value(); got != "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==" {
 		t.Fatalf("authorization_header = %q", got)
 	}
 }
@@ -101,7 +98,7 @@ func TestEnvFallbacks(t *testing.T) {
 			func(c metrics.Config) string { return eq(c.ServiceName, "svc-a") }},
 		{"SVC wins over OTEL_SERVICE_NAME", map[string]string{"OTEL_SERVICE_NAME": "svc-a", "SVC_METRICS_SERVICE_NAME": "svc-b"}, nil,
 			func(c metrics.Config) string { return eq(c.ServiceName, "svc-b") }},
-		{"option wins over env", map[string]string{"SVC_METRICS_SERVICE_NAME": "svc-b"}, []metrics.Option{metrics.WithServiceName("svc-c")},
+		{"option wins over env", map[string]string{"SVC_METRICS_SERVICE_NAME": "svc-b"}, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{ServiceName: "svc-c"}})},
 			func(c metrics.Config) string { return eq(c.ServiceName, "svc-c") }},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT is a base URL", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c.example:4318"}, nil,
 			func(c metrics.Config) string {
@@ -122,7 +119,7 @@ func TestEnvFallbacks(t *testing.T) {
 		{"SVC_METRICS_ENDPOINT wins over OTEL", map[string]string{
 			"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://b.example:9/custom", "SVC_METRICS_ENDPOINT": "http://s.example:4318/x"}, nil,
 			func(c metrics.Config) string { return eq(c.Endpoint.Value(), "http://s.example:4318/x") }},
-		{"explicit endpoint without path gets /v1/metrics", nil, []metrics.Option{metrics.WithEndpoint("http://e.example:4318")},
+		{"explicit endpoint without path gets /v1/metrics", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{Endpoint: secret.URL("http://e.example:4318")}})},
 			func(c metrics.Config) string { return eq(c.Endpoint.Value(), "http://e.example:4318/v1/metrics") }},
 		{"grpc keeps the endpoint as given", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://g.example:4317", "SVC_METRICS_EXPORTER": "otlp-grpc"}, nil,
 			func(c metrics.Config) string { return eq(c.Endpoint.Value(), "http://g.example:4317") }},
@@ -132,9 +129,9 @@ func TestEnvFallbacks(t *testing.T) {
 			func(c metrics.Config) string { return eq(hdr(c.Headers), "m=2") }},
 		{"SVC_METRICS_HEADERS wins over OTEL", map[string]string{"OTEL_EXPORTER_OTLP_HEADERS": "a=1", "SVC_METRICS_HEADERS": "s=3"}, nil,
 			func(c metrics.Config) string { return eq(hdr(c.Headers), "s=3") }},
-		{"endpoint credentials become Basic", nil, []metrics.Option{metrics.WithEndpoint("https://Aladdin:open%20sesame@c.example/v1/metrics")},
+		{"endpoint credentials become Basic", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{Endpoint: secret.URL("https://Aladdin:open%20sesame@c.example/v1/metrics")}})},
 			func(c metrics.Config) string {
-				return eq(c.AuthorizationHeader().Value(), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
+				return eq(metrics.AuthorizationHeader(c).Value(), "Basic QWxhZGRpbjpvcGVuIHNlc2FtZQ==")
 			}},
 		{"SVC_ENV_LOAD=false skips SVC_METRICS_* but not OTEL_*", map[string]string{
 			"SVC_ENV_LOAD": "false", "SVC_METRICS_SERVICE_NAME": "ignored", "OTEL_SERVICE_NAME": "kept"}, nil,
@@ -174,7 +171,7 @@ func eq(got, want string) string {
 	return ""
 }
 
-func hdr(h metrics.Headers) string {
+func hdr(h map[string]secret.String) string {
 	var parts []string
 	for _, k := range []string{"a", "b", "m", "s"} {
 		if v, ok := h[k]; ok {
@@ -201,7 +198,7 @@ func TestFromConfigBypassesEnv(t *testing.T) {
 	if c.Exporter != metrics.ExporterNone || c.ServiceName != "" || c.Endpoint.IsSet() || len(c.Headers) != 0 || c.ExportInterval != time.Second {
 		t.Fatalf("FromConfig read the environment: %#v", c)
 	}
-	m, err = metrics.FromConfig(metrics.Config{Exporter: "prometheus"}, metrics.WithName("admin"), metrics.WithServiceName("code"))
+	m, err = metrics.FromConfig(metrics.Config{Exporter: "prometheus"}, metrics.WithName("admin"), metrics.WithConfig(metrics.Config{Export: metrics.Export{ServiceName: "code"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -275,20 +272,20 @@ func TestInvalidValuesNameTheSetting(t *testing.T) {
 		{"service name with a newline", map[string]string{"SVC_METRICS_SERVICE_NAME": "orders\nlevel=error"}, nil, nil, "SVC_METRICS_SERVICE_NAME"},
 		{"service name with an escape", map[string]string{"SVC_METRICS_SERVICE_NAME": "orders\x1b[2J"}, nil, nil, "SVC_METRICS_SERVICE_NAME"},
 		{"service name not UTF-8", map[string]string{"OTEL_SERVICE_NAME": "orders\xff"}, nil, nil, "OTEL_SERVICE_NAME"},
-		{"option service name with a control character", nil, []metrics.Option{metrics.WithServiceName("orders\x00")}, nil, "metrics.WithServiceName"},
+		{"option service name with a control character", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{ServiceName: "orders\x00"}})}, nil, "Config.ServiceName of metrics.WithConfig"},
 		{"option exporter", nil, []metrics.Option{metrics.WithExporter("kafka")}, nil, "metrics.WithExporter"},
-		{"option interval zero", nil, []metrics.Option{metrics.WithExportInterval(0)}, nil, "metrics.WithExportInterval"},
-		{"option shutdown negative", nil, []metrics.Option{metrics.WithShutdownTimeout(-time.Second)}, nil, "metrics.WithShutdownTimeout"},
-		{"option endpoint", nil, []metrics.Option{metrics.WithEndpoint("mailto:" + s3 + "@x")}, nil, "metrics.WithEndpoint"},
-		{"option basic auth", nil, []metrics.Option{metrics.WithBasicAuth("", s3)}, nil, "metrics.WithBasicAuth"},
-		{"option headers", nil, []metrics.Option{metrics.WithHeaders(map[string]string{"x": s3 + "\r\n"})}, nil, "metrics.WithHeaders"},
+		{"option interval negative", nil, []metrics.Option{metrics.WithConfig(metrics.Config{ExportInterval: -time.Second})}, nil, "Config.ExportInterval of metrics.WithConfig"},
+		{"option shutdown negative", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{ShutdownTimeout: -time.Second}})}, nil, "Config.ShutdownTimeout of metrics.WithConfig"},
+		{"option endpoint", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{Endpoint: secret.URL("mailto:" + s3 + "@x")}})}, nil, "Config.Endpoint of metrics.WithConfig"},
+		{"option basic auth", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{BasicAuthPassword: secret.String(s3)}})}, nil, "Config.BasicAuthUsername of metrics.WithConfig"},
+		{"option headers", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{Headers: map[string]secret.String{"x": secret.String(s3 + "\r\n")}}})}, nil, "Config.Headers of metrics.WithConfig"},
 		{"option default exporter", nil, []metrics.Option{metrics.WithDefaultExporter("statsd")}, nil, "metrics.WithDefaultExporter"},
 		{"option name", nil, []metrics.Option{metrics.WithName("")}, nil, "metrics.WithName"},
-		{"Config interval", nil, nil, &metrics.Config{ExportTimeout: -time.Second}, "Config.ExportTimeout"},
+		{"Config interval", nil, nil, &metrics.Config{Export: metrics.Export{ExportTimeout: -time.Second}}, "Config.ExportTimeout"},
 		{"Config exporter", nil, nil, &metrics.Config{Exporter: "statsd"}, "Config.Exporter"},
-		{"Config endpoint", nil, nil, &metrics.Config{Endpoint: secret.URL("//" + s3)}, "Config.Endpoint"},
-		{"Config password", nil, nil, &metrics.Config{BasicAuthPassword: s3}, "Config.BasicAuthUsername"},
-		{"Config attribute key", nil, nil, &metrics.Config{ResourceAttributes: map[string]string{" ": "x"}}, "Config.ResourceAttributes"},
+		{"Config endpoint", nil, nil, &metrics.Config{Export: metrics.Export{Endpoint: secret.URL("//" + s3)}}, "Config.Endpoint"},
+		{"Config password", nil, nil, &metrics.Config{Export: metrics.Export{BasicAuthPassword: s3}}, "Config.BasicAuthUsername"},
+		{"Config attribute key", nil, nil, &metrics.Config{Export: metrics.Export{ResourceAttributes: map[string]string{" ": "x"}}}, "Config.ResourceAttributes"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -309,31 +306,9 @@ func TestInvalidValuesNameTheSetting(t *testing.T) {
 			if strings.Contains(err.Error(), s3) {
 				t.Fatalf("error repeats a secret: %v", err)
 			}
-			if !errors.Is(err, metrics.ErrConfig) {
-				t.Fatal("a ConfigError must wrap ErrConfig")
-			}
-			var base *metrics.Error
-			if !errors.As(err, &base) {
-				t.Fatal("a ConfigError must be a *metrics.Error underneath")
+			if ce.Signal != "metrics" || !strings.HasPrefix(err.Error(), "metrics: ") {
+				t.Fatalf("a metrics refusal must say so: %v", err)
 			}
 		})
-	}
-}
-
-// LoadConfig reads the environment without defaults, for FromConfig.
-func TestLoadConfig(t *testing.T) {
-	setEnv(t, map[string]string{"SVC_METRICS_EXPORTER": "Prometheus", "OTEL_SERVICE_NAME": "svc-x", "SVC_ENV_LOAD": "false"})
-	c, err := metrics.LoadConfig()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if c.Exporter != metrics.ExporterPrometheus || c.ServiceName != "svc-x" || c.ExportInterval != 0 {
-		t.Fatalf("LoadConfig = %#v", c)
-	}
-	setEnv(t, map[string]string{"SVC_METRICS_EXPORT_INTERVAL": "x"})
-	_, err = metrics.LoadConfig()
-	var ce *metrics.ConfigError
-	if !errors.As(err, &ce) || ce.Setting != "SVC_METRICS_EXPORT_INTERVAL" {
-		t.Fatalf("LoadConfig error = %v", err)
 	}
 }

@@ -6,8 +6,9 @@
 //
 // [New] reads SVC_METRICS_<FIELD> for every [Config] field through
 // caarlos0/env (unless [WithEnvLoad](false), or SVC_ENV_LOAD=false without
-// that option), then applies the options (code wins), then the OpenTelemetry
-// fallbacks for fields still empty (OTEL_SERVICE_NAME,
+// that option), then applies the options (code wins: [WithConfig] sets
+// any field, [WithExporter] and [WithDefaultExporter] the exporter), then
+// the OpenTelemetry fallbacks for fields still empty (OTEL_SERVICE_NAME,
 // OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT,
 // OTEL_EXPORTER_OTLP_METRICS_HEADERS, OTEL_EXPORTER_OTLP_HEADERS), then the
 // defaults. [FromConfig] uses a Config as given and reads no environment.
@@ -16,7 +17,10 @@
 // _CERTIFICATE, _CLIENT_CERTIFICATE, _CLIENT_KEY and the temporality and
 // histogram-aggregation preferences (the way to give them a private CA).
 // An invalid value fails construction with a [*ConfigError] naming the
-// variable, option or field to fix.
+// variable, option or field to fix. The settings tracing has too (endpoint,
+// headers, Basic credentials, service name, resource attributes, export
+// and shutdown timeouts) are [Export]'s, embedded in Config, and follow one
+// set of rules in both components.
 //
 // The exporter is auto (otlp-http when an endpoint is configured, else
 // none), otlp-http, otlp-grpc, prometheus, console or none, read
@@ -73,7 +77,10 @@
 //
 // [Handler] serves the Prometheus text exposition of the component's own
 // registry (package prometheus beside this one owns it: prometheus.Registry
-// returns it); [Router] mounts it on a chi router at GET {prefix}{path}
-// (default /metrics) behind optional gating middlewares. With another
-// exporter it answers 404 with an RFC 9457 problem body.
+// returns it). Route it where the app wants it, behind the app's own gate
+// when it must not be public:
+//
+//	r.With(gate).Get("/metrics", metrics.Handler(m).ServeHTTP)
+//
+// With another exporter it answers 404 with an RFC 9457 problem body.
 package metrics

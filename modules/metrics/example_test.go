@@ -20,7 +20,7 @@ var chargeCard = metrics.WrapCtxErr(func(ctx context.Context) error {
 }, metrics.Name("shop.billing.charge"))
 
 func Example() {
-	m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus, ServiceName: "shop"})
+	m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus, Export: metrics.Export{ServiceName: "shop"}})
 	if err != nil {
 		panic(err)
 	}
@@ -33,8 +33,9 @@ func Example() {
 	orders, _ := m.Counter("shop.orders", metrics.WithDescription("Orders placed."))
 	orders.Add(context.Background(), 3)
 
+	gate := func(next http.Handler) http.Handler { return next } // the app's own, e.g. authn.Require
 	r := chi.NewRouter()
-	r.Mount("/internal", metrics.Router(m)) // GET /internal/metrics
+	r.With(gate).Get("/internal/metrics", metrics.Handler(m).ServeHTTP)
 	rec := httptest.NewRecorder()
 	r.ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/internal/metrics", nil))
 	sc := bufio.NewScanner(rec.Body)

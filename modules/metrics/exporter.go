@@ -1,10 +1,5 @@
 package metrics
 
-import (
-	"fmt"
-	"strings"
-)
-
 // Exporter names where metrics go. Values are read case-insensitively.
 type Exporter string
 
@@ -29,36 +24,3 @@ const (
 	// ExporterNone disables the component: inactive, no-op meters.
 	ExporterNone Exporter = "none"
 )
-
-var exporters = []Exporter{ExporterAuto, ExporterOTLPHTTP, ExporterOTLPGRPC, ExporterPrometheus, ExporterConsole, ExporterNone}
-
-// ParseExporter reads s case-insensitively (surrounding spaces ignored). It
-// refuses anything but the six values above.
-func ParseExporter(s string) (Exporter, error) {
-	v := Exporter(strings.ToLower(strings.TrimSpace(s)))
-	for _, e := range exporters {
-		if v == e {
-			return e, nil
-		}
-	}
-	return "", fmt.Errorf("unknown exporter %q; use one of auto, otlp-http, otlp-grpc, prometheus, console, none", s)
-}
-
-// UnmarshalText lets caarlos0/env and encoding/json read an Exporter
-// case-insensitively.
-func (e *Exporter) UnmarshalText(b []byte) error {
-	v, err := ParseExporter(string(b))
-	if err != nil {
-		return err
-	}
-	*e = v
-	return nil
-}
-
-// String returns the value, "auto" for the zero value.
-func (e Exporter) String() string {
-	if e == "" {
-		return string(ExporterAuto)
-	}
-	return string(e)
-}

@@ -1,12 +1,14 @@
 package metrics
 
 import (
-	"slices"
-	"sync"
 	"sync/atomic"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/metric"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/svckit/svc/internal/otelcore"
+	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
 // Why a bridge: otel.SetMeterProvider wires the global delegate only once
@@ -36,75 +38,68 @@ var (
 	// component is open (then everything is a no-op).
 	current atomic.Pointer[target]
 
-	globalMu  sync.Mutex
-	installed []*target            // open active components, in open order
-	base      metric.MeterProvider // the global provider before the first of them
+	// base is the global provider before the first component opened;
+	// guarded by installer.Mu.
+	base      metric.MeterProvider
 	theBridge = newBridge()
+
+	installer = otelcore.Installer[*target]{
+		Save: func() {
+			if prev := otel.GetMeterProvider(); prev != metric.MeterProvider(theBridge) {
+				base = prev
+			}
+		},
+		Switch: func(t *target) { theBridge.switchTo(t) },
+		// Unless someone replaced the bridge meanwhile (then their provider
+		// stays). base is nil when the first install found the bridge
+		// already global (someone saved it while an earlier component was
+		// open and put it back): the idle bridge, a no-op, stays rather
+		// than a nil provider.
+		Restore: func() {
+			if globalIsOurs() && base != nil {
+				otel.SetMeterProvider(base)
+			}
+			base = nil
+		},
+	}
 )
 
-// install makes t current and the bridge the global provider, and returns
-// the global provider it found.
-func install(t *target) metric.MeterProvider {
-	globalMu.Lock()
-	defer globalMu.Unlock()
-	prev := otel.GetMeterProvider()
-	if len(installed) == 0 && prev != metric.MeterProvider(theBridge) {
-		base = prev
-	}
-	addOTelLogging(t.owner)
-	installed = append(installed, t)
-	theBridge.switchTo(t)
-	if prev != metric.MeterProvider(theBridge) {
-		otel.SetMeterProvider(theBridge)
-	}
-	return prev
+// install makes m's provider current and the bridge the global provider.
+func (m *Metrics) install(p otelcore.Provider) {
+	m.slot = &target{mp: p.(*sdkmetric.MeterProvider), owner: m}
+	installer.Install(m.slot, func() {
+		addOTelLogging(m)
+		if !globalIsOurs() {
+			otel.SetMeterProvider(theBridge)
+		}
+	})
 }
 
-// uninstall removes t. The latest still-open component becomes current;
-// with none left the provider found by the first install is restored, unless
-// someone replaced the bridge meanwhile (then their provider stays) or the
-// first install found the bridge itself (then it stays, idle).
-func uninstall(t *target) {
-	globalMu.Lock()
-	defer globalMu.Unlock()
-	i := slices.Index(installed, t)
-	if i < 0 {
-		return
-	}
-	installed = slices.Delete(installed, i, i+1)
-	if n := len(installed); n > 0 {
-		theBridge.switchTo(installed[n-1])
-		return
-	}
-	theBridge.switchTo(nil)
-	// base is nil when the first install found the bridge already global
-	// (someone saved it while an earlier component was open and put it
-	// back): the idle bridge, a no-op, stays rather than a nil provider.
-	if globalIsOurs() && base != nil {
-		otel.SetMeterProvider(base)
-	}
-	base = nil
+// uninstall removes m's provider: the latest still-open component becomes
+// current, and with none left the provider found by the first install is
+// restored.
+func (m *Metrics) uninstall() {
+	installer.Uninstall(m.slot)
+	m.slot = nil
 }
 
 func globalIsOurs() bool { return otel.GetMeterProvider() == metric.MeterProvider(theBridge) }
 
-// Current returns the active component installed last and still open, or
-// nil. Handler(nil) serves it: with no component named, the running
-// app's metrics.
-func Current() *Metrics {
+// currentComponent returns the active component installed last and still
+// open, or nil. Handler(nil) serves it: with no component named, the
+// running app's metrics.
+func currentComponent() *Metrics {
 	if t := current.Load(); t != nil {
 		return t.owner
 	}
 	return nil
 }
 
-// GlobalProvider returns the provider the bridge forwards to: the meter
-// provider of the component installed last and still open, or nil. The
-// process-global otel.GetMeterProvider() is the bridge itself while any
-// component is open.
-func GlobalProvider() metric.MeterProvider {
-	if t := current.Load(); t != nil {
-		return t.mp
+func init() {
+	registry.StateOf = func(m any) any {
+		if c, ok := m.(*Metrics); ok && c != nil {
+			return c.expState
+		}
+		return nil
 	}
-	return nil
 }

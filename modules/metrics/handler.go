@@ -30,7 +30,7 @@ const (
 //   - 503 before m is opened and after it is closed;
 //   - 405 with Allow: GET, HEAD for other methods.
 //
-// With m nil it serves, at each request, the component Current returns:
+// With m nil it serves, at each request, the component currently open:
 // the active one of the running app (404 when there is none, or when it is
 // not prometheus).
 //
@@ -48,7 +48,7 @@ func Handler(m *Metrics) http.Handler {
 		}
 		c, prom := m, fixed
 		if c == nil {
-			if c = Current(); c != nil {
+			if c = currentComponent(); c != nil {
 				prom = c.scrapeHandler()
 			}
 		}

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-chi/chi/v5"
-
 	"github.com/svckit/svc/modules/metrics"
 	metricsprom "github.com/svckit/svc/modules/metrics/prometheus"
 )
@@ -50,7 +48,7 @@ func serve(h http.Handler, method, path string) *httptest.ResponseRecorder {
 
 func TestHandlerServesExposition(t *testing.T) {
 	cleanEnv(t)
-	m := openProm(t, metrics.WithServiceName("shop"))
+	m := openProm(t, metrics.WithConfig(metrics.Config{Export: metrics.Export{ServiceName: "shop"}}))
 	c, _ := m.Counter("svc.scraped")
 	c.Add(ctx, 1)
 	rec := serve(metrics.Handler(m), http.MethodGet, "/metrics")
@@ -98,7 +96,7 @@ func TestHandlerNegotiatesFormat(t *testing.T) {
 // not name the backend.
 func TestHandlerNotPrometheus(t *testing.T) {
 	cleanEnv(t)
-	otlp, err := metrics.FromConfig(metrics.Config{Exporter: "otlp-http", Endpoint: "https://u:p@collector.example"})
+	otlp, err := metrics.FromConfig(metrics.Config{Exporter: "otlp-http", Export: metrics.Export{Endpoint: "https://u:p@collector.example"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,76 +163,11 @@ func TestOwnRegistryPerComponent(t *testing.T) {
 	}
 }
 
-func TestRouter(t *testing.T) {
-	cleanEnv(t)
-	m := openProm(t)
-	c, _ := m.Counter("svc.routed")
-	c.Add(ctx, 1)
-
-	if rec := serve(metrics.Router(m), http.MethodGet, "/metrics"); rec.Code != 200 || !strings.Contains(rec.Body.String(), "svc_routed_total") {
-		t.Fatalf("default route: %d", rec.Code)
-	}
-	r := metrics.Router(m, metrics.WithPrefix("ops/"), metrics.WithPath("prom"))
-	if rec := serve(r, http.MethodGet, "/ops/prom"); rec.Code != 200 {
-		t.Fatalf("prefix+path: %d", rec.Code)
-	}
-	checkProblem(t, serve(r, http.MethodGet, "/metrics"), 404, "/metrics")
-	rec := serve(r, http.MethodPost, "/ops/prom")
-	checkProblem(t, rec, 405, "/ops/prom")
-	if rec.Header().Get("Allow") != "GET, HEAD" {
-		t.Fatalf("Allow = %q", rec.Header().Get("Allow"))
-	}
-
-	// Prefix and path are chi patterns: a malformed one fails at wiring
-	// time (the doc once promised it never would).
-	for _, o := range []metrics.RouterOption{metrics.WithPath("{"), metrics.WithPrefix("/a/*/b")} {
-		func() {
-			defer func() {
-				if recover() == nil {
-					t.Error("a pattern chi cannot parse must fail at wiring time")
-				}
-			}()
-			metrics.Router(m, o)
-		}()
-	}
-
-	// A middleware may gate it.
-	gate := func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Header.Get("Authorization") != "Bearer ops" {
-				w.Header().Set("WWW-Authenticate", "Bearer")
-				w.WriteHeader(http.StatusUnauthorized)
-				return
-			}
-			next.ServeHTTP(w, r)
-		})
-	}
-	gated := metrics.Router(m, metrics.WithMiddlewares(gate))
-	if rec := serve(gated, http.MethodGet, "/metrics"); rec.Code != 401 || rec.Header().Get("WWW-Authenticate") != "Bearer" {
-		t.Fatalf("gated without credential: %d", rec.Code)
-	}
-	req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
-	req.Header.Set("Authorization", "Bearer ops")
-	rec = httptest.NewRecorder()
-	gated.ServeHTTP(rec, req)
-	if rec.Code != 200 {
-		t.Fatalf("gated with credential: %d", rec.Code)
-	}
-
-	// Mounted into an app's own router under a prefix.
-	app := chi.NewRouter()
-	app.Get("/", func(w http.ResponseWriter, r *http.Request) {})
-	app.Mount("/internal", metrics.Router(m))
-	if rec := serve(app, http.MethodGet, "/internal/metrics"); rec.Code != 200 {
-		t.Fatalf("mounted: %d", rec.Code)
-	}
-}
-
 // Against a real listener, as a scraper sees it.
 func TestScrapeOverHTTP(t *testing.T) {
 	cleanEnv(t)
 	m := openProm(t)
-	srv := httptest.NewServer(metrics.Router(m))
+	srv := httptest.NewServer(metrics.Handler(m))
 	t.Cleanup(srv.Close)
 	resp, err := http.Get(srv.URL + "/metrics")
 	if err != nil {

@@ -3,6 +3,8 @@ package metrics_test
 import (
 	"testing"
 
+	"github.com/svckit/svc/secret"
+
 	// The tests use every exporter; the core links none by itself.
 	_ "github.com/svckit/svc/modules/metrics/allexporters"
 )
@@ -32,4 +34,13 @@ func setEnv(t *testing.T, kv map[string]string) {
 	for k, v := range kv {
 		t.Setenv(k, v)
 	}
+}
+
+// secretHeaders holds h's values as secrets, as Export.Headers does.
+func secretHeaders(h map[string]string) map[string]secret.String {
+	out := make(map[string]secret.String, len(h))
+	for k, v := range h {
+		out[k] = secret.String(v)
+	}
+	return out
 }

@@ -1,15 +1,14 @@
 package metrics
 
 import (
-	"slices"
-
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/metric/noop"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 )
 
-// Scope is the instrumentation scope of the instruments made by Counter,
+// scopeName is the instrumentation scope of the instruments made by Counter,
 // Histogram, UpDownCounter and Gauge, and of the measure wrappers.
-const Scope = "github.com/svckit/svc/modules/metrics"
+const scopeName = "github.com/svckit/svc/modules/metrics"
 
 // InstrumentOption sets an instrument's unit or description.
 type InstrumentOption func(*instrumentConfig)
@@ -19,13 +18,10 @@ type instrumentConfig struct {
 	buckets           []float64
 }
 
-// SecondsBuckets are the histogram bucket boundaries for durations in
+// secondsBuckets are the histogram bucket boundaries for durations in
 // seconds, those OpenTelemetry's semantic conventions give for request
 // durations. The SDK's own default (0, 5, 10, 25, ... 10000) suits
-// milliseconds: a duration in seconds would land in one bucket. It is a
-// copy for reading: changing it changes nothing.
-var SecondsBuckets = slices.Clone(secondsBuckets)
-
+// milliseconds: a duration in seconds would land in one bucket.
 var secondsBuckets = []float64{0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10}
 
 // WithBuckets sets a histogram's bucket boundaries (ascending).
@@ -60,26 +56,26 @@ func instrumentOpts(opts []InstrumentOption) (metric.InstrumentOption, metric.In
 // the same name. Before Open it returns ErrNotStarted. When the component
 // is inactive, or after Close, it returns a no-op meter and no error.
 func (m *Metrics) Meter(name string) (metric.Meter, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.state == stateNew {
+	m.c.Mu.Lock()
+	defer m.c.Mu.Unlock()
+	if !m.c.Started() {
 		return nil, ErrNotStarted
 	}
 	if mt, ok := m.meters[name]; ok {
 		return mt, nil
 	}
 	var mt metric.Meter = noop.NewMeterProvider().Meter(name)
-	if m.provider != nil && m.state == stateOpen {
-		mt = m.provider.Meter(name)
+	if p, ok := m.c.Live().(*sdkmetric.MeterProvider); ok {
+		mt = p.Meter(name)
 	}
 	m.meters[name] = mt
 	return mt, nil
 }
 
-// Counter returns a monotonic int64 counter in the component's Scope.
+// Counter returns a monotonic int64 counter in the component's scope (github.com/svckit/svc/modules/metrics).
 // Errors: ErrNotStarted before Open, or the SDK's for an invalid name.
 func (m *Metrics) Counter(name string, opts ...InstrumentOption) (metric.Int64Counter, error) {
-	mt, err := m.Meter(Scope)
+	mt, err := m.Meter(scopeName)
 	if err != nil {
 		return nil, err
 	}
@@ -88,9 +84,9 @@ func (m *Metrics) Counter(name string, opts ...InstrumentOption) (metric.Int64Co
 }
 
 // Histogram returns a float64 histogram. With WithUnit("s") and no
-// WithBuckets it uses SecondsBuckets; otherwise the SDK's defaults.
+// WithBuckets it uses the seconds buckets (5 ms to 10 s); otherwise the SDK's defaults.
 func (m *Metrics) Histogram(name string, opts ...InstrumentOption) (metric.Float64Histogram, error) {
-	mt, err := m.Meter(Scope)
+	mt, err := m.Meter(scopeName)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +103,7 @@ func (m *Metrics) Histogram(name string, opts ...InstrumentOption) (metric.Float
 
 // UpDownCounter returns an int64 counter that may go down.
 func (m *Metrics) UpDownCounter(name string, opts ...InstrumentOption) (metric.Int64UpDownCounter, error) {
-	mt, err := m.Meter(Scope)
+	mt, err := m.Meter(scopeName)
 	if err != nil {
 		return nil, err
 	}
@@ -117,7 +113,7 @@ func (m *Metrics) UpDownCounter(name string, opts ...InstrumentOption) (metric.I
 
 // Gauge returns a synchronous float64 gauge recording last-set values.
 func (m *Metrics) Gauge(name string, opts ...InstrumentOption) (metric.Float64Gauge, error) {
-	mt, err := m.Meter(Scope)
+	mt, err := m.Meter(scopeName)
 	if err != nil {
 		return nil, err
 	}

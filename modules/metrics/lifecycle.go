@@ -2,92 +2,56 @@ package metrics
 
 import (
 	"context"
-	"errors"
-	"time"
+	"fmt"
 
-	"go.opentelemetry.io/otel/metric"
-	"go.uber.org/zap"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+
+	"github.com/svckit/svc/internal/otelcore"
+	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
-// Open builds the exporter and provider and installs it process-wide: the
-// global meter provider (otel.GetMeterProvider) forwards to it and the
-// measure wrappers record into it. The provider found there before is
-// remembered and restored by Close. An auto-disabled component (exporter
-// none) installs nothing and stays inactive. Open refuses a second call.
-func (m *Metrics) Open(ctx context.Context) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.state != stateNew {
-		return ErrAlreadyOpen
+// newProvider asks the linked exporter (build checked it is) for its
+// reader, handing it the resolved settings only.
+func (m *Metrics) newProvider(ctx context.Context) (otelcore.Provider, error) {
+	if m.factory.Reader == nil {
+		return nil, fmt.Errorf("metrics: no reader for exporter %q", m.cfg.Exporter)
 	}
-	if m.cfg.Exporter == ExporterNone {
-		m.state = stateOpen
-		return nil
-	}
-	p, err := m.newProvider(ctx)
+	r, err := m.factory.Reader(ctx, registry.Setup{
+		Setup: m.c.Setup(),
+		State: m.expState,
+		Periodic: func(e sdkmetric.Exporter) sdkmetric.Reader {
+			return sdkmetric.NewPeriodicReader(redactingExporter{Exporter: e, secrets: m.cfg.Export},
+				sdkmetric.WithInterval(m.cfg.ExportInterval),
+				sdkmetric.WithTimeout(m.cfg.ExportTimeout))
+		},
+	})
 	if err != nil {
-		return err
+		return nil, fmt.Errorf("metrics: build the %s exporter: %w", m.cfg.Exporter, otelcore.RedactExport(err, m.cfg.Export))
 	}
-	m.provider = p
-	m.slot = &target{mp: p, owner: m}
-	m.previous = install(m.slot)
-	m.state = stateOpen
-	return nil
+	opts := []sdkmetric.Option{sdkmetric.WithResource(m.c.Resource()), sdkmetric.WithReader(r)}
+	if m.factory.View != nil {
+		opts = append(opts, sdkmetric.WithView(m.factory.View))
+	}
+	return sdkmetric.NewMeterProvider(opts...), nil
 }
 
-// Close uninstalls the provider, restores the global meter provider Open
-// found, and shuts the provider down, flushing pending metrics within
-// shutdown_timeout (or ctx's deadline, if sooner). A flush that runs out is
-// abandoned, and one the exporter fails (a collector refusing, or
-// unreachable) is given up: either way a warning is logged (secrets
-// redacted), pending metrics may be lost, and Close returns nil, so the
-// app's stop proceeds and a clean exit stays clean. Close on a component
-// never opened, or closed, does nothing.
-func (m *Metrics) Close(ctx context.Context) error {
-	m.mu.Lock()
-	if m.state != stateOpen {
-		m.mu.Unlock()
-		return nil
-	}
-	m.state = stateClosed
-	p, slot := m.provider, m.slot
-	m.slot = nil
-	m.mu.Unlock()
-	if p == nil {
-		return nil
-	}
-	// Uninstall first, so nothing records into a provider being shut down.
-	// OpenTelemetry's errors still come here until it is: the final
-	// export's are this component's.
-	uninstall(slot)
-	defer removeOTelLogging(m)
-	sctx, cancel := context.WithTimeout(ctx, m.cfg.ShutdownTimeout)
-	defer cancel()
-	start := time.Now()
-	err := p.Shutdown(sctx)
-	if err == nil {
-		return nil
-	}
-	if sctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) {
-		m.log.Warn("metrics flush abandoned: shutdown_timeout reached; pending metrics may be dropped",
-			zap.String("exporter", string(m.cfg.Exporter)),
-			zap.Duration("shutdown_timeout", m.cfg.ShutdownTimeout),
-			zap.Duration("waited", time.Since(start)))
-		return nil
-	}
-	// The last export failing is no reason to fail the stop: the data is
-	// lost either way, and an exit status of 1 would tell an orchestrator
-	// that the service itself misbehaved.
-	m.log.Warn("metrics flush failed; pending metrics may be dropped",
-		zap.String("exporter", string(m.cfg.Exporter)),
-		zap.Error(redact(err, m.cfg)))
-	return nil
+// redactingExporter hides the config's secrets in export errors. The
+// periodic reader hands those errors to otel.Handle, which logs them, and a
+// collector may echo a header or credential back in its error body.
+type redactingExporter struct {
+	sdkmetric.Exporter
+	secrets Export
 }
 
-// Previous returns the global meter provider Open found and Close restores
-// (nil before Open and for an inactive component).
-func (m *Metrics) Previous() metric.MeterProvider {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.previous
+func (e redactingExporter) Export(ctx context.Context, rm *metricdata.ResourceMetrics) error {
+	return otelcore.RedactExport(e.Exporter.Export(ctx, rm), e.secrets)
+}
+
+func (e redactingExporter) ForceFlush(ctx context.Context) error {
+	return otelcore.RedactExport(e.Exporter.ForceFlush(ctx), e.secrets)
+}
+
+func (e redactingExporter) Shutdown(ctx context.Context) error {
+	return otelcore.RedactExport(e.Exporter.Shutdown(ctx), e.secrets)
 }

@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/secret"
 )
 
 // The endpoint's credentials, header values and the Basic password print
@@ -23,15 +24,17 @@ func TestConfigMasksSecrets(t *testing.T) {
 		pass    = "basicpa55"
 	)
 	c := metrics.Config{
-		Endpoint:          "https://user:" + urlPass + "@collector.example:4318/v1/metrics",
-		Headers:           metrics.Headers{"x-api-key": hdrVal},
-		BasicAuthUsername: "svc",
-		BasicAuthPassword: pass,
+		Export: metrics.Export{
+			Endpoint:          "https://user:" + urlPass + "@collector.example:4318/v1/metrics",
+			Headers:           map[string]secret.String{"x-api-key": hdrVal},
+			BasicAuthUsername: "svc",
+			BasicAuthPassword: pass,
+		},
 	}
 	var zbuf bytes.Buffer
 	zl := zap.New(zapcore.NewCore(zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig()), zapcore.AddSync(&zbuf), zap.DebugLevel))
 	zl.Info("cfg", zap.Any("config", c), zap.Reflect("reflect", c), zap.Stringer("endpoint", c.Endpoint),
-		zap.Any("password", c.BasicAuthPassword), zap.Any("headers", c.Headers), zap.Stringer("auth", c.AuthorizationHeader()))
+		zap.Any("password", c.BasicAuthPassword), zap.Any("headers", c.Headers), zap.Stringer("auth", metrics.AuthorizationHeader(c)))
 	var sbuf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&sbuf, nil)).Info("cfg", "config", c, "password", c.BasicAuthPassword, "endpoint", c.Endpoint)
 	js, err := json.Marshal(c)
@@ -47,7 +50,7 @@ func TestConfigMasksSecrets(t *testing.T) {
 		"json": string(js),
 		"zap":  zbuf.String(),
 		"slog": sbuf.String(),
-		"auth": fmt.Sprint(c.AuthorizationHeader()),
+		"auth": fmt.Sprint(metrics.AuthorizationHeader(c)),
 	}
 	for name, out := range outputs {
 		for _, secret := range []string{urlPass, hdrVal, pass, "c3ZjOmJhc2ljcGE1NQ=="} {

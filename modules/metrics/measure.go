@@ -33,7 +33,7 @@ func RecordInFlight() MeasureOption { return func(c *measureConfig) { c.inFlight
 
 // Measurement times and counts calls under one base name:
 //
-//	<name>.duration  histogram, seconds (unit "s", SecondsBuckets)
+//	<name>.duration  histogram, seconds (unit "s", buckets from 5 ms to 10 s)
 //	<name>.calls     counter, outcome=success|error, error.type on failure
 //	<name>.active    up/down counter, only with RecordInFlight
 //
@@ -74,7 +74,7 @@ func NewMeasurement(opts ...MeasureOption) (*Measurement, error) {
 		}
 	}
 	if c.name == "" {
-		return nil, &Error{Msg: "metrics: NewMeasurement needs metrics.Name(...)"}
+		return nil, errors.New("metrics: NewMeasurement needs metrics.Name(...)")
 	}
 	return newMeasurement(c)
 }
@@ -105,7 +105,7 @@ func (m *Measurement) binding(t *target) *measureBinding {
 }
 
 func (m *Measurement) bind(t *target) (*measureBinding, error) {
-	mt := t.mp.Meter(Scope)
+	mt := t.mp.Meter(scopeName)
 	b := &measureBinding{t: t}
 	var errs [3]error
 	b.duration, errs[0] = mt.Float64Histogram(m.name+".duration", metric.WithUnit("s"),
@@ -132,9 +132,6 @@ func (m *Measurement) bind(t *target) (*measureBinding, error) {
 	m.bound.Store(b)
 	return b, errors.Join(errs[:]...)
 }
-
-// BaseName returns the base metric name.
-func (m *Measurement) BaseName() string { return m.name }
 
 // Call is one timed call, returned by Start and finished by End. It is a
 // value: starting and ending a call allocates nothing.
@@ -201,7 +198,7 @@ func (m *Measurement) errorOpts(err error) []metric.AddOption {
 	}
 	o := []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(
 		attribute.String("outcome", "error"),
-		attribute.String("error.type", ErrorType(err)),
+		attribute.String("error.type", errorType(err)),
 	))}
 	next[t] = o
 	m.errOpts.Store(&next)
@@ -213,12 +210,12 @@ type errPanicked struct{}
 
 func (errPanicked) Error() string { return "panic" }
 
-// ErrorType names err's dynamic Go type, package-qualified and without a
+// errorType names err's dynamic Go type, package-qualified and without a
 // pointer star ("fs.PathError", "context.deadlineExceededError"). It looks
 // through fmt.Errorf's single-%w wrapper, which names nothing about the
 // failure. A panic passing through a wrapper is "panic". The value never
 // carries the error's message, so it is safe as a metric attribute.
-func ErrorType(err error) string {
+func errorType(err error) string {
 	if _, ok := err.(errPanicked); ok {
 		return "panic"
 	}

@@ -10,14 +10,14 @@ import (
 // instrument name limit.
 const maxBaseName = 255 - len(".duration")
 
-// FuncName is the base name a Wrap* function gives fn: its package path
+// funcName is the base name a Wrap* function gives fn: its package path
 // and function name from runtime.FuncForPC, lowercased and dotted.
 // "github.com/acme/shop/db.(*Repo).Get" becomes
 // "github.com.acme.shop.db.repo.get"; a closure keeps its ".func1" suffix.
 // Characters an instrument name may not hold become "_"; an overlong name
 // keeps its most specific tail. A value that is not a func gives
 // "anonymous".
-func FuncName(fn any) string {
+func funcName(fn any) string {
 	v := reflect.ValueOf(fn)
 	if v.Kind() != reflect.Func || v.IsNil() {
 		return "anonymous"

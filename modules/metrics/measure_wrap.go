@@ -7,7 +7,7 @@ import (
 // The Wrap* functions return fn wrapped in a Measurement, so each call
 // records <name>.duration, <name>.calls and, with RecordInFlight,
 // <name>.active. The base name is Name(...) or, by default, fn's package
-// path and name, lowercased and dotted (see FuncName).
+// path and name, lowercased and dotted (see funcName).
 //
 // The name and attributes are fixed at wrap time and the instruments are
 // resolved once per component, on the first call after it opens: wrapping
@@ -26,7 +26,7 @@ func measurementFor(fn any, opts []MeasureOption) *Measurement {
 		}
 	}
 	if c.name == "" {
-		c.name = FuncName(fn)
+		c.name = funcName(fn)
 	}
 	m, err := newMeasurement(c)
 	if err != nil {

@@ -2,12 +2,10 @@ package metrics
 
 import (
 	"io"
-	"maps"
-	"time"
 
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/secret"
+	"github.com/svckit/svc/internal/otelcore"
 )
 
 // Option configures New and FromConfig. Options that set a Config field
@@ -15,96 +13,43 @@ import (
 // neither an option nor SVC_METRICS_* set.
 type Option func(*builder)
 
-type builder struct {
-	cfg     Config
-	src     sources
-	name    string
-	envLoad *bool
-	log     *zap.Logger
-	console io.Writer
-	defExp  Exporter
-}
+type builder = otelcore.Builder[Config]
 
-func (b *builder) set(spec string) { b.src[spec] = fields.BySpec(spec).Option }
-
-// WithName names the component (default "default"); it shows in errors,
-// logs and the lifecycle name "metrics/<name>".
-func WithName(name string) Option { return func(b *builder) { b.name = name } }
-
-// WithServiceName sets service_name.
-func WithServiceName(name string) Option {
-	return func(b *builder) { b.cfg.ServiceName = name; b.set("service_name") }
-}
+// WithConfig sets every field cfg sets (every non-zero one), over the
+// environment; errors name such a field "Config.<Field> of
+// metrics.WithConfig".
+func WithConfig(cfg Config) Option { return func(b *builder) { b.Take(sig, cfg) } }
 
 // WithExporter sets the exporter (case-insensitive; see Exporter).
 func WithExporter(e Exporter) Option {
-	return func(b *builder) { b.cfg.Exporter = e; b.set("exporter") }
+	return func(b *builder) { b.Cfg.Exporter = e; b.Given(sig, "exporter") }
 }
 
 // WithDefaultExporter replaces auto as the default: it applies only when
 // neither SVC_METRICS_EXPORTER, WithExporter nor Config.Exporter chose an
 // exporter. An example or dev build can default to prometheus while a
 // deployment still picks otlp-http through the environment.
-func WithDefaultExporter(e Exporter) Option { return func(b *builder) { b.defExp = e } }
-
-// WithEndpoint sets the OTLP endpoint URL; it is held as a secret.URL.
-func WithEndpoint(url string) Option {
-	return func(b *builder) { b.cfg.Endpoint = secret.URL(url); b.set("endpoint") }
+func WithDefaultExporter(e Exporter) Option {
+	return func(b *builder) { b.DefaultExporter = string(e) }
 }
 
-// WithHeaders sets the headers sent on every OTLP export (replacing any
-// set before); values are held as secrets.
-func WithHeaders(h map[string]string) Option {
-	return func(b *builder) {
-		b.cfg.Headers = make(Headers, len(h))
-		for k, v := range h {
-			b.cfg.Headers[k] = secret.String(v)
-		}
-		b.set("headers")
-	}
-}
-
-// WithBasicAuth sets the Basic credentials sent to the OTLP collector as
-// "Authorization: Basic base64(username:password)".
-func WithBasicAuth(username, password string) Option {
-	return func(b *builder) {
-		b.cfg.BasicAuthUsername, b.cfg.BasicAuthPassword = username, secret.String(password)
-		b.set("basic_auth_username")
-		b.set("basic_auth_password")
-	}
-}
-
-// WithExportInterval sets the push period; it must be positive.
-func WithExportInterval(d time.Duration) Option {
-	return func(b *builder) { b.cfg.ExportInterval = d; b.set("export_interval") }
-}
-
-// WithExportTimeout bounds one export; it must be positive.
-func WithExportTimeout(d time.Duration) Option {
-	return func(b *builder) { b.cfg.ExportTimeout = d; b.set("export_timeout") }
-}
-
-// WithResourceAttributes sets extra resource attributes (replacing any set
-// before).
-func WithResourceAttributes(attrs map[string]string) Option {
-	return func(b *builder) { b.cfg.ResourceAttributes = maps.Clone(attrs); b.set("resource_attributes") }
-}
-
-// WithShutdownTimeout bounds the flush on stop; it must be positive.
-func WithShutdownTimeout(d time.Duration) Option {
-	return func(b *builder) { b.cfg.ShutdownTimeout = d; b.set("shutdown_timeout") }
-}
+// WithName names the component (default "default"); it shows in errors,
+// logs and the lifecycle name "metrics/<name>".
+func WithName(name string) Option { return func(b *builder) { b.Name = name } }
 
 // WithEnvLoad says whether New reads SVC_METRICS_* variables. Without this
 // option SVC_ENV_LOAD decides (unset means yes). The OTEL_* fallbacks are
 // OpenTelemetry's own variables and apply either way; FromConfig reads no
 // environment at all.
-func WithEnvLoad(load bool) Option { return func(b *builder) { b.envLoad = &load } }
+func WithEnvLoad(load bool) Option { return func(b *builder) { b.EnvLoad = &load } }
 
 // WithLogger sets the logger for the component's warnings (an abandoned
-// flush). The default writes warnings as JSON to standard error.
-func WithLogger(l *zap.Logger) Option { return func(b *builder) { b.log = l } }
+// flush) and OpenTelemetry's errors. The default writes warnings as JSON
+// to standard error.
+func WithLogger(l *zap.Logger) Option { return func(b *builder) { b.Log = l } }
 
 // WithConsoleWriter sets where the console exporter writes (default
 // standard output).
-func WithConsoleWriter(w io.Writer) Option { return func(b *builder) { b.console = w } }
+func WithConsoleWriter(w io.Writer) Option {
+	return func(b *builder) { b.Console = w }
+}

@@ -4,13 +4,14 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"slices"
 	"sync/atomic"
 
 	"github.com/go-logr/logr"
 	"github.com/go-logr/stdr"
 	"go.opentelemetry.io/otel"
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/otelcore"
 )
 
 // OpenTelemetry reports what goes wrong inside the SDK (a failed periodic
@@ -32,17 +33,15 @@ type otelRouter struct{}
 
 var (
 	theRouter = &otelRouter{}
-	// logOwner is the component OpenTelemetry's errors go to: the last of
-	// live. Read without a lock on every error.
+	// logOwner is the component OpenTelemetry's errors go to: the latest
+	// whose provider is alive. Read without a lock on every error.
 	logOwner atomic.Pointer[Metrics]
-	// live lists the components whose provider is alive, in open order;
-	// guarded by globalMu.
-	live []*Metrics
 	// prevHandler is the error handler found when the first component came
-	// alive, restored when the last one is shut down; guarded by globalMu.
+	// alive, restored when the last one is shut down; guarded by
+	// otelLogging.Mu.
 	prevHandler otel.ErrorHandler
 	// loggerSet records that the logr router is installed; guarded by
-	// globalMu. otel offers no getter for its logger, so there is nothing
+	// otelLogging.Mu. otel offers no getter for its logger, so there is nothing
 	// to restore: with no component open the router logs as the default.
 	loggerSet bool
 	// stdLogger is OpenTelemetry's default: the standard logger, errors only.
@@ -61,10 +60,10 @@ func (*otelRouter) Handle(err error) {
 	log.Print(err)
 }
 
-// addOTelLogging routes OpenTelemetry's errors and logs to m, whose
-// provider was just installed; called with globalMu held.
-func addOTelLogging(m *Metrics) {
-	if len(live) == 0 {
+// otelLogging routes OpenTelemetry's errors and logs to the latest live
+// component.
+var otelLogging = otelcore.Installer[*Metrics]{
+	Save: func() {
 		if h := otel.GetErrorHandler(); h != otel.ErrorHandler(theRouter) {
 			prevHandler = h
 			otel.SetErrorHandler(theRouter)
@@ -73,32 +72,25 @@ func addOTelLogging(m *Metrics) {
 			otel.SetLogger(logr.New(routedSink{}))
 			loggerSet = true
 		}
-	}
-	live = append(live, m)
-	logOwner.Store(m)
+	},
+	// Unless someone replaced the router meanwhile.
+	Restore: func() {
+		if prevHandler != nil && otel.GetErrorHandler() == otel.ErrorHandler(theRouter) {
+			otel.SetErrorHandler(prevHandler)
+		}
+		prevHandler = nil
+	},
+	Switch: func(m *Metrics) { logOwner.Store(m) },
 }
+
+// addOTelLogging routes OpenTelemetry's errors and logs to m, whose
+// provider was just installed.
+func addOTelLogging(m *Metrics) { otelLogging.Install(m, func() {}) }
 
 // removeOTelLogging is called once m's provider is shut down. The latest
 // live component takes over; with none left the error handler found by the
 // first comes back, unless someone replaced the router meanwhile.
-func removeOTelLogging(m *Metrics) {
-	globalMu.Lock()
-	defer globalMu.Unlock()
-	i := slices.Index(live, m)
-	if i < 0 {
-		return
-	}
-	live = slices.Delete(live, i, i+1)
-	if n := len(live); n > 0 {
-		logOwner.Store(live[n-1])
-		return
-	}
-	logOwner.Store(nil)
-	if prevHandler != nil && otel.GetErrorHandler() == otel.ErrorHandler(theRouter) {
-		otel.SetErrorHandler(prevHandler)
-	}
-	prevHandler = nil
-}
+func removeOTelLogging(m *Metrics) { otelLogging.Uninstall(m) }
 
 // routedSink is a logr sink writing to the current component's zap logger:
 // Error records at error level, V(1) (OpenTelemetry's warnings) at warn,
@@ -129,7 +121,7 @@ func (s routedSink) Info(level int, msg string, kv ...any) {
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("suppressed", suppressed))
 	}
-	m.log.Warn(s.message(msg), fields...)
+	m.c.Log.Warn(s.message(msg), fields...)
 }
 
 func (s routedSink) Error(err error, msg string, kv ...any) {
@@ -142,11 +134,11 @@ func (s routedSink) Error(err error, msg string, kv ...any) {
 	if !ok {
 		return
 	}
-	fields := append(s.fields(m.cfg, kv), zap.Error(redact(err, m.cfg)))
+	fields := append(s.fields(m.cfg, kv), zap.Error(otelcore.RedactExport(err, m.cfg.Export)))
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("suppressed", suppressed))
 	}
-	m.log.Error(s.message(msg), fields...)
+	m.c.Log.Error(s.message(msg), fields...)
 }
 
 func (s routedSink) WithValues(kv ...any) logr.LogSink {
@@ -184,7 +176,7 @@ func (s routedSink) fields(c Config, kv []any) []zap.Field {
 
 // redactString hides the config's secrets in s.
 func redactString(s string, c Config) string {
-	return redact(stringError(s), c).Error()
+	return otelcore.RedactExport(stringError(s), c.Export).Error()
 }
 
 type stringError string

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/otelcore"
 )
 
 // otelErrorWindow is how often one kind of OpenTelemetry error is written:
@@ -67,11 +69,11 @@ func (m *Metrics) logOTelError(err error) {
 	if !ok {
 		return
 	}
-	fields := []zap.Field{zap.String("failure", kind), zap.Error(redact(err, m.cfg))}
+	fields := []zap.Field{zap.String("failure", kind), zap.Error(otelcore.RedactExport(err, m.cfg.Export))}
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("suppressed", suppressed))
 	}
-	m.log.Error("opentelemetry error", fields...)
+	m.c.Log.Error("opentelemetry error", fields...)
 }
 
 // exporterStatus finds the HTTP status in the OTLP HTTP exporter's

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/secret"
 )
 
 type handlerFunc func(error)
@@ -51,9 +52,15 @@ func TestOTelErrorsReachTheZapLoggerRedacted(t *testing.T) {
 	t.Cleanup(func() { otel.SetErrorHandler(handlerFunc(func(error) {})) })
 
 	core, logs := observer.New(zap.DebugLevel)
-	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithEndpoint(srv.URL),
-		metrics.WithBasicAuth("svc", "pa55word"), metrics.WithHeaders(map[string]string{"x-api-key": "k3ysecret"}),
-		metrics.WithExportInterval(10*time.Millisecond), metrics.WithLogger(zap.New(core)))
+	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithConfig(metrics.Config{
+		Export: metrics.Export{
+			Endpoint:          secret.URL(srv.URL),
+			BasicAuthUsername: "svc",
+			BasicAuthPassword: secret.String("pa55word"),
+			Headers:           secretHeaders(map[string]string{"x-api-key": "k3ysecret"}),
+		},
+		ExportInterval: 10 * time.Millisecond,
+	}), metrics.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
 	}

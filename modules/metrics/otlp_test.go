@@ -5,7 +5,6 @@ import (
 	"encoding/base64"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -22,6 +21,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/svckit/svc/internal/otlptest"
 	"github.com/svckit/svc/modules/metrics"
 	"github.com/svckit/svc/secret"
 )
@@ -102,17 +102,11 @@ func (g *grpcCollector) Export(ctx context.Context, req *colmetricspb.ExportMetr
 // newGRPCReceiver is a real gRPC OTLP collector service on 127.0.0.1.
 func newGRPCReceiver(t *testing.T, hang bool) (*receiver, string) {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	rc := &receiver{}
-	s := grpc.NewServer()
-	colmetricspb.RegisterMetricsServiceServer(s, &grpcCollector{rc: rc, hang: hang})
-	done := make(chan struct{})
-	go func() { defer close(done); _ = s.Serve(lis) }()
-	t.Cleanup(func() { s.Stop(); <-done })
-	return rc, "http://" + lis.Addr().String()
+	url := otlptest.ServeGRPC(t, func(s *grpc.Server) {
+		colmetricspb.RegisterMetricsServiceServer(s, &grpcCollector{rc: rc, hang: hang})
+	})
+	return rc, url
 }
 
 // sumOf finds metric name in the exports and returns its last int sum.
@@ -169,12 +163,17 @@ func TestOTLPHTTPExport(t *testing.T) {
 	rc, srv := newHTTPReceiver(t)
 	m, err := metrics.New(
 		metrics.WithExporter("OTLP-HTTP"),
-		metrics.WithEndpoint(srv.URL),
-		metrics.WithHeaders(map[string]string{"x-api-key": "k3y", "x-tenant": "acme corp"}),
-		metrics.WithBasicAuth("svc", "pa55"),
-		metrics.WithServiceName("billing"),
-		metrics.WithResourceAttributes(map[string]string{"deployment.environment": "test"}),
-		metrics.WithExportInterval(time.Hour),
+		metrics.WithConfig(metrics.Config{
+			Export: metrics.Export{
+				Endpoint:           secret.URL(srv.URL),
+				Headers:            secretHeaders(map[string]string{"x-api-key": "k3y", "x-tenant": "acme corp"}),
+				BasicAuthUsername:  "svc",
+				BasicAuthPassword:  secret.String("pa55"),
+				ServiceName:        "billing",
+				ResourceAttributes: map[string]string{"deployment.environment": "test"},
+			},
+			ExportInterval: time.Hour,
+		}),
 	)
 	if err != nil {
 		t.Fatal(err)
@@ -238,12 +237,14 @@ func TestOTLPGRPCExport(t *testing.T) {
 	cleanEnv(t)
 	rc, addr := newGRPCReceiver(t, false)
 	m, err := metrics.FromConfig(metrics.Config{
-		Exporter:          "otlp-grpc",
-		Endpoint:          secret.URL(addr),
-		Headers:           metrics.Headers{"x-api-key": "k3y"},
-		BasicAuthUsername: "svc",
-		BasicAuthPassword: "pa55",
-		ExportInterval:    time.Hour,
+		Exporter:       "otlp-grpc",
+		ExportInterval: time.Hour,
+		Export: metrics.Export{
+			Endpoint:          secret.URL(addr),
+			Headers:           map[string]secret.String{"x-api-key": "k3y"},
+			BasicAuthUsername: "svc",
+			BasicAuthPassword: "pa55",
+		},
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -283,8 +284,14 @@ func TestShutdownBoundWithHangingReceiver(t *testing.T) {
 			}
 			core, logs := observer.New(zap.WarnLevel)
 			m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithExporter(metrics.Exporter(kind)),
-				metrics.WithEndpoint(endpoint), metrics.WithExportInterval(time.Hour), metrics.WithExportTimeout(time.Hour),
-				metrics.WithShutdownTimeout(200*time.Millisecond), metrics.WithLogger(zap.New(core)))
+				metrics.WithConfig(metrics.Config{
+					Export: metrics.Export{
+						Endpoint:        secret.URL(endpoint),
+						ExportTimeout:   time.Hour,
+						ShutdownTimeout: 200 * time.Millisecond,
+					},
+					ExportInterval: time.Hour,
+				}), metrics.WithLogger(zap.New(core)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -322,9 +329,15 @@ func TestShutdownErrorIsAWarningWithoutSecrets(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	core, logs := observer.New(zap.DebugLevel)
-	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithEndpoint(srv.URL),
-		metrics.WithBasicAuth("svc", "pa55word"), metrics.WithHeaders(map[string]string{"x-api-key": "k3ysecret"}),
-		metrics.WithExportInterval(time.Hour), metrics.WithLogger(zap.New(core)))
+	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithConfig(metrics.Config{
+		Export: metrics.Export{
+			Endpoint:          secret.URL(srv.URL),
+			BasicAuthUsername: "svc",
+			BasicAuthPassword: secret.String("pa55word"),
+			Headers:           secretHeaders(map[string]string{"x-api-key": "k3ysecret"}),
+		},
+		ExportInterval: time.Hour,
+	}), metrics.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -25,9 +25,11 @@ const (
 	// MetricFetchDuration is the duration of a fetch in seconds, retries
 	// included; same attributes.
 	MetricFetchDuration = "svc.oauthclient.fetch.duration"
-	// SpanFetch is the span of a fetch. It links to the span of the request
-	// that started it, and carries the event svc.oauthclient.retry when a
-	// lost connection was retried.
+	// SpanFetch is the span of a fetch. A fetch the request waits for (no
+	// token yet, expired, or refused by the API) is a child of that
+	// request's span; a refresh ahead of expiry, which the request does not
+	// wait for, links to it instead. It carries the event
+	// svc.oauthclient.retry when a lost connection was retried.
 	SpanFetch = "svc.oauthclient.fetch"
 
 	attrPattern = "svc.oauthclient.pattern"
@@ -55,7 +57,14 @@ func (c *Client) startSpan(ctx context.Context, rq *tokenRequest) (context.Conte
 		),
 	}
 	if rq.link.IsValid() {
-		opts = append(opts, trace.WithLinks(trace.Link{SpanContext: rq.link}))
+		if rq.trigger == triggerRefresh {
+			// Ahead of expiry the request that noticed goes on with the
+			// cached token: the fetch is not part of it, only started by it.
+			opts = append(opts, trace.WithLinks(trace.Link{SpanContext: rq.link}))
+		} else {
+			// The request waits for this token: the fetch is part of it.
+			ctx = trace.ContextWithSpanContext(ctx, rq.link)
+		}
 	}
 	if m := c.meta.Load(); m != nil {
 		if u, err := url.Parse(m.tokenEndpoint); err == nil {

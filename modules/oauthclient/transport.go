@@ -25,8 +25,16 @@ import (
 // A request whose token cannot be had fails with the error of
 // [Pattern.Token]; on a token-exchange pattern, with
 // [ErrCallerTokenRequired].
+//
+// Every request sent carries the trace of its context: a client span
+// named by its method (HTTP client semantic conventions; a repeated
+// request gets its own), the W3C traceparent, tracestate and baggage
+// headers, and the HTTP client metrics (http.client.request.duration, ...)
+// — through the global tracer provider, propagator and meter provider, so
+// at no cost beyond the headers when none is installed. A token fetched
+// because the request waits for it is a child of the request's span.
 func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
-	return &transport{p: p, base: base}
+	return &transport{p: p, base: traced(base)}
 }
 
 // TransportFor is [Pattern.Transport] for a token-exchange pattern: every
@@ -36,7 +44,7 @@ func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
 // requests fail with [ErrNotExchange]. A token exchanged for a caller token
 // without exp is not cached, so a 401 for it is returned as it is.
 func (p *Pattern) TransportFor(callerToken string, base http.RoundTripper) http.RoundTripper {
-	return &transport{p: p, base: base, caller: callerToken, exchange: true}
+	return &transport{p: p, base: traced(base), caller: callerToken, exchange: true}
 }
 
 // Client returns an http.Client whose requests carry the pattern's token

@@ -9,7 +9,7 @@ import (
 
 	"github.com/svckit/svc/modules/tracing"
 	_ "github.com/svckit/svc/modules/tracing/console"
-	_ "github.com/svckit/svc/modules/tracing/otlptracehttp"
+	_ "github.com/svckit/svc/modules/tracing/otlphttp"
 	"github.com/svckit/svc/secret"
 )
 
@@ -124,9 +124,9 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 		{"unknown exporter", map[string]string{"SVC_TRACING_EXPORTER": "jaeger"}, nil,
 			"SVC_TRACING_EXPORTER", "exporter", "unknown exporter"},
 		{"exporter not linked", map[string]string{"SVC_TRACING_EXPORTER": "otlp-grpc"}, nil,
-			"SVC_TRACING_EXPORTER", "exporter", `import _ "github.com/svckit/svc/modules/tracing/otlptracegrpc"`},
+			"SVC_TRACING_EXPORTER", "exporter", `import _ "github.com/svckit/svc/modules/tracing/otlpgrpc"`},
 		{"exporter not linked, by option", nil, []tracing.Option{tracing.WithExporter(tracing.ExporterOTLPGRPC)},
-			"tracing.WithExporter", "exporter", "otlptracegrpc"},
+			"tracing.WithExporter", "exporter", "tracing/otlpgrpc"},
 		{"endpoint scheme", map[string]string{"SVC_TRACING_ENDPOINT": "ftp://u:" + pw + "@c"}, nil,
 			"SVC_TRACING_ENDPOINT", "endpoint", "scheme"},
 		{"endpoint without host", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, nil,
@@ -138,8 +138,8 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 			"SVC_TRACING_BASIC_AUTH_PASSWORD", "basic_auth_password", "without a password"},
 		{"password without user", map[string]string{"SVC_TRACING_BASIC_AUTH_PASSWORD": pw}, nil,
 			"SVC_TRACING_BASIC_AUTH_USERNAME", "basic_auth_username", "without a user name"},
-		{"password without user, by option", nil, []tracing.Option{tracing.WithBasicAuth("", pw)},
-			"tracing.WithBasicAuth", "basic_auth_username", "without a user name"},
+		{"password without user, by option", nil, []tracing.Option{tracing.WithConfig(tracing.Config{Export: tracing.Export{BasicAuthPassword: secret.String(pw)}})},
+			"Config.BasicAuthUsername of tracing.WithConfig", "basic_auth_username", "without a user name"},
 		{"Authorization header beside Basic", map[string]string{"SVC_TRACING_HEADERS": "Authorization=Bearer%20" + pw,
 			"SVC_TRACING_BASIC_AUTH_USERNAME": "u", "SVC_TRACING_BASIC_AUTH_PASSWORD": pw}, nil,
 			"SVC_TRACING_HEADERS", "headers", "keep one"},
@@ -159,16 +159,16 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 			"SVC_TRACING_SAMPLER_RATIO", "sampler_ratio", "from 0 to 1"},
 		{"ratio beside a sampler that takes none", map[string]string{"SVC_TRACING_SAMPLER_RATIO": "0.5"}, nil,
 			"SVC_TRACING_SAMPLER_RATIO", "sampler_ratio", "takes no ratio"},
-		{"ratio by option beside the default sampler", nil, []tracing.Option{tracing.WithSamplerRatio(0.5)},
-			"tracing.WithSamplerRatio", "sampler_ratio", "takes no ratio"},
+		{"ratio by option beside the default sampler", nil, []tracing.Option{tracing.WithConfig(tracing.Config{SamplerRatio: ratio(0.5)})},
+			"Config.SamplerRatio of tracing.WithConfig", "sampler_ratio", "takes no ratio"},
 		{"ratio not a number", map[string]string{"SVC_TRACING_SAMPLER_RATIO": "lots"}, nil,
 			"SVC_TRACING_SAMPLER_RATIO", "sampler_ratio", "lots"},
 		{"shutdown timeout negative", map[string]string{"SVC_TRACING_SHUTDOWN_TIMEOUT": "-1"}, nil,
 			"SVC_TRACING_SHUTDOWN_TIMEOUT", "shutdown_timeout", "positive"},
 		{"export timeout zero", map[string]string{"SVC_TRACING_EXPORT_TIMEOUT": "0"}, nil,
 			"SVC_TRACING_EXPORT_TIMEOUT", "export_timeout", "positive"},
-		{"shutdown timeout zero, by option", nil, []tracing.Option{tracing.WithShutdownTimeout(0)},
-			"tracing.WithShutdownTimeout", "shutdown_timeout", "positive"},
+		{"shutdown timeout negative, by option", nil, []tracing.Option{tracing.WithConfig(tracing.Config{Export: tracing.Export{ShutdownTimeout: -time.Second}})},
+			"Config.ShutdownTimeout of tracing.WithConfig", "shutdown_timeout", "positive"},
 		{"resource attribute without a key", map[string]string{"SVC_TRACING_RESOURCE_ATTRIBUTES": "=v"}, nil,
 			"SVC_TRACING_RESOURCE_ATTRIBUTES", "resource_attributes", "key=value"},
 		{"SVC_ENV_LOAD not a boolean", map[string]string{"SVC_ENV_LOAD": "maybe"}, nil,
@@ -210,8 +210,8 @@ func TestFromConfig(t *testing.T) {
 		cfg     tracing.Config
 		setting string
 	}{
-		{tracing.Config{ShutdownTimeout: -time.Second}, "Config.ShutdownTimeout"},
-		{tracing.Config{BasicAuthUsername: "u"}, "Config.BasicAuthPassword"},
+		{tracing.Config{Export: tracing.Export{ShutdownTimeout: -time.Second}}, "Config.ShutdownTimeout"},
+		{tracing.Config{Export: tracing.Export{BasicAuthUsername: "u"}}, "Config.BasicAuthPassword"},
 		{tracing.Config{Exporter: tracing.ExporterOTLPGRPC}, "Config.Exporter"},
 		{tracing.Config{Sampler: "sometimes"}, "Config.Sampler"},
 	} {
@@ -226,7 +226,7 @@ func TestFromConfig(t *testing.T) {
 // neither set.
 func TestOptionsWinOverTheEnvironment(t *testing.T) {
 	setEnv(t, map[string]string{"SVC_TRACING_EXPORTER": "none", "SVC_TRACING_SERVICE_NAME": "env", "OTEL_TRACES_SAMPLER": "always_off"})
-	tr, err := tracing.New(tracing.WithExporter(tracing.ExporterConsole), tracing.WithServiceName("code"))
+	tr, err := tracing.New(tracing.WithExporter(tracing.ExporterConsole), tracing.WithConfig(tracing.Config{Export: tracing.Export{ServiceName: "code"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -240,10 +240,12 @@ func TestOptionsWinOverTheEnvironment(t *testing.T) {
 func TestConfigPrintsSecretsMasked(t *testing.T) {
 	const pw = "hunter2-secret"
 	c := tracing.Config{
-		Endpoint:          secret.URL("https://user:" + pw + "@collector:4318/v1/traces"),
-		Headers:           tracing.Headers{"x-api-key": secret.String(pw)},
-		BasicAuthUsername: "u",
-		BasicAuthPassword: secret.String(pw),
+		Export: tracing.Export{
+			Endpoint:          secret.URL("https://user:" + pw + "@collector:4318/v1/traces"),
+			Headers:           map[string]secret.String{"x-api-key": secret.String(pw)},
+			BasicAuthUsername: "u",
+			BasicAuthPassword: secret.String(pw),
+		},
 	}
 	js, err := json.Marshal(c)
 	if err != nil {
@@ -257,27 +259,7 @@ func TestConfigPrintsSecretsMasked(t *testing.T) {
 			t.Fatalf("printed config shows no mask: %s", out)
 		}
 	}
-	if c.AuthorizationHeader().Value() != "Basic dTpodW50ZXIyLXNlY3JldA==" {
-		t.Fatalf("authorization %q", c.AuthorizationHeader().Value())
-	}
-}
-
-// RegisterExporter refuses what would break start-up later.
-func TestRegisterExporterRefuses(t *testing.T) {
-	for name, call := range map[string]func(){
-		"nil factory": func() { tracing.RegisterExporter(tracing.ExporterConsole, nil) },
-		"auto":        func() { tracing.RegisterExporter(tracing.ExporterAuto, noFactory) },
-		"none":        func() { tracing.RegisterExporter(tracing.ExporterNone, noFactory) },
-		"unknown":     func() { tracing.RegisterExporter("zipkin", noFactory) },
-		"twice":       func() { tracing.RegisterExporter(tracing.ExporterOTLPHTTP, noFactory) },
-	} {
-		t.Run(name, func(t *testing.T) {
-			defer func() {
-				if r := recover(); r == nil || !strings.Contains(fmt.Sprint(r), "tracing: RegisterExporter") {
-					t.Fatalf("recovered %v, want a RegisterExporter panic", r)
-				}
-			}()
-			call()
-		})
+	if tracing.AuthorizationHeader(c).Value() != "Basic dTpodW50ZXIyLXNlY3JldA==" {
+		t.Fatalf("authorization %q", tracing.AuthorizationHeader(c).Value())
 	}
 }

@@ -9,17 +9,19 @@
 //
 // [New] reads SVC_TRACING_<FIELD> for every [Config] field through
 // caarlos0/env (unless [WithEnvLoad](false), or SVC_ENV_LOAD=false without
-// that option), then applies the options (code wins), then the
-// OpenTelemetry fallbacks for fields still empty (OTEL_SERVICE_NAME,
+// that option), then applies the options (code wins: [WithConfig] sets any
+// field, [WithExporter] the exporter), then the OpenTelemetry fallbacks for fields still empty (OTEL_SERVICE_NAME,
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT,
 // OTEL_EXPORTER_OTLP_TRACES_HEADERS, OTEL_EXPORTER_OTLP_HEADERS,
 // OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG), then the defaults.
 // [FromConfig] uses a Config as given and reads no environment (the OTLP
 // exporters of OpenTelemetry still read their own transport settings:
 // OTEL_EXPORTER_OTLP_[TRACES_]COMPRESSION, _CERTIFICATE,
-// _CLIENT_CERTIFICATE, _CLIENT_KEY). An invalid
-// value fails construction with a [*ConfigError] naming the variable,
-// option or field to fix.
+// _CLIENT_CERTIFICATE, _CLIENT_KEY). An invalid value fails construction
+// with a [*ConfigError] naming the variable, option or field to fix. The
+// settings metrics has too (endpoint, headers, Basic credentials, service
+// name, resource attributes, export and shutdown timeouts) are [Export]'s,
+// embedded in Config, and follow one set of rules in both components.
 //
 // The exporter is auto (otlp-http when an endpoint is configured, else
 // none), otlp-http, otlp-grpc, console or none, read case-insensitively.
@@ -35,8 +37,8 @@
 // (HTTP included) depend on:
 //
 //	import (
-//		_ "github.com/svckit/svc/modules/tracing/otlptracehttp"
-//		_ "github.com/svckit/svc/modules/tracing/otlptracegrpc"
+//		_ "github.com/svckit/svc/modules/tracing/otlphttp"
+//		_ "github.com/svckit/svc/modules/tracing/otlpgrpc"
 //		_ "github.com/svckit/svc/modules/tracing/console"
 //	)
 //

@@ -21,7 +21,7 @@ func TestFromConfigExporterIgnoresOTELVariables(t *testing.T) {
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", elsewhere.URL)
 	t.Setenv("OTEL_EXPORTER_OTLP_HEADERS", "x-leak=1")
 	t.Setenv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-leak=2")
-	tr, err := tracing.FromConfig(tracing.Config{Endpoint: secretURL(rcv.URL)})
+	tr, err := tracing.FromConfig(tracing.Config{Export: tracing.Export{Endpoint: secretURL(rcv.URL)}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 
 	"github.com/svckit/svc/modules/tracing"
 	"github.com/svckit/svc/modules/tracing/tracingtest"
+	"github.com/svckit/svc/secret"
 )
 
 const (
@@ -51,9 +52,16 @@ func TestOTLPHTTPExportCarriesHeadersAndTraceContext(t *testing.T) {
 	const pw = "hunter2-secret"
 	clearEnv(t)
 	rcv := tracingtest.NewReceiver(t)
-	tr, err := tracing.New(tracing.WithEndpoint(rcv.URL), tracing.WithBasicAuth("u", pw),
-		tracing.WithHeaders(map[string]string{"x-tenant": "acme"}), tracing.WithServiceName("orders"),
-		tracing.WithResourceAttributes(map[string]string{"deployment.environment": "test"}))
+	tr, err := tracing.New(tracing.WithConfig(tracing.Config{
+		Export: tracing.Export{
+			Endpoint:           secret.URL(rcv.URL),
+			BasicAuthUsername:  "u",
+			BasicAuthPassword:  secret.String(pw),
+			Headers:            secretHeaders(map[string]string{"x-tenant": "acme"}),
+			ServiceName:        "orders",
+			ResourceAttributes: map[string]string{"deployment.environment": "test"},
+		},
+	}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +113,7 @@ func TestEndpointCredentialsBecomeBasicAuthorization(t *testing.T) {
 func TestUnsampledTraceparentIsNotExported(t *testing.T) {
 	clearEnv(t)
 	rcv := tracingtest.NewReceiver(t)
-	tr, err := tracing.New(tracing.WithEndpoint(rcv.URL))
+	tr, err := tracing.New(tracing.WithConfig(tracing.Config{Export: tracing.Export{Endpoint: secret.URL(rcv.URL)}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +139,7 @@ func TestInactiveInstallsNothing(t *testing.T) {
 	before, beforeTM := otel.GetTracerProvider(), otel.GetTextMapPropagator()
 	for name, opts := range map[string][]tracing.Option{
 		"auto without endpoint": nil,
-		"none with endpoint":    {tracing.WithExporter(tracing.ExporterNone), tracing.WithEndpoint("http://c:4318")},
+		"none with endpoint":    {tracing.WithExporter(tracing.ExporterNone), tracing.WithConfig(tracing.Config{Export: tracing.Export{Endpoint: secret.URL("http://c:4318")}})},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tr, err := tracing.New(opts...)
@@ -150,7 +158,7 @@ func TestInactiveInstallsNothing(t *testing.T) {
 			if tr.Active() || tr.OwnsGlobalState() || tr.ShutdownTimeout() != 0 || tracing.Current() != nil {
 				t.Fatal("an inactive component claims to be active")
 			}
-			if p, tm := tr.Previous(); p != nil || tm != nil {
+			if p, tm := tracing.SavedGlobal(); p != nil || tm != nil {
 				t.Fatal("an inactive component remembers a previous provider")
 			}
 			if startFrom("", "nothing").IsSampled() {
@@ -179,16 +187,13 @@ func TestCloseRestoresThePreviousProviderAndPropagator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := tr.Config(); !errors.Is(err, tracing.ErrNotStarted) {
-		t.Fatalf("Config() before Open: %v", err)
-	}
 	if _, err := tr.Provider(); !errors.Is(err, tracing.ErrNotStarted) {
 		t.Fatalf("Provider() before Open: %v", err)
 	}
 	if err := tr.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if err := tr.Open(context.Background()); !errors.Is(err, tracing.ErrAlreadyOpen) {
+	if err := tr.Open(context.Background()); err == nil || !strings.Contains(err.Error(), "already opened") {
 		t.Fatalf("second Open: %v", err)
 	}
 	if otel.GetTracerProvider() == trace.TracerProvider(theirs) || !tr.OwnsGlobalState() || tracing.Current() != tr {
@@ -204,8 +209,8 @@ func TestCloseRestoresThePreviousProviderAndPropagator(t *testing.T) {
 	if want := "00-" + span.SpanContext().TraceID().String() + "-" + span.SpanContext().SpanID().String() + "-01"; carrier.Get("traceparent") != want {
 		t.Fatalf("injected traceparent %q, want %q", carrier.Get("traceparent"), want)
 	}
-	if p, tm := tr.Previous(); p != trace.TracerProvider(theirs) || tm != propagation.TextMapPropagator(theirTM) {
-		t.Fatal("Previous does not return what Open found")
+	if p, tm := tracing.SavedGlobal(); p != trace.TracerProvider(theirs) || tm != propagation.TextMapPropagator(theirTM) {
+		t.Fatal("the global state saved is not what Open found")
 	}
 	if err := tr.Close(context.Background()); err != nil {
 		t.Fatal(err)
@@ -297,7 +302,12 @@ func TestShutdownFlushIsBounded(t *testing.T) {
 	otel.SetErrorHandler(handled)
 	t.Cleanup(func() { otel.SetErrorHandler(prev) })
 	core, logs := observer.New(zap.WarnLevel)
-	tr, err := tracing.New(tracing.WithEndpoint(rcv.URL), tracing.WithShutdownTimeout(100*time.Millisecond),
+	tr, err := tracing.New(tracing.WithConfig(tracing.Config{
+		Export: tracing.Export{
+			Endpoint:        secret.URL(rcv.URL),
+			ShutdownTimeout: 100 * time.Millisecond,
+		},
+	}),
 		tracing.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
@@ -334,7 +344,13 @@ func TestFinalFlushRefusedIsAWarningWithoutSecrets(t *testing.T) {
 	otel.SetErrorHandler(handled)
 	t.Cleanup(func() { otel.SetErrorHandler(prev) })
 	core, logs := observer.New(zap.WarnLevel)
-	tr, err := tracing.New(tracing.WithEndpoint(rcv.URL), tracing.WithBasicAuth("u", pw), tracing.WithLogger(zap.New(core)))
+	tr, err := tracing.New(tracing.WithConfig(tracing.Config{
+		Export: tracing.Export{
+			Endpoint:          secret.URL(rcv.URL),
+			BasicAuthUsername: "u",
+			BasicAuthPassword: secret.String(pw),
+		},
+	}), tracing.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,9 +3,12 @@ package tracing
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
+	"github.com/svckit/svc/internal/otelcore"
 )
 
 // Sampler names a sampling rule, with OpenTelemetry's OTEL_TRACES_SAMPLER
@@ -35,10 +38,10 @@ const (
 var samplers = []Sampler{SamplerAlwaysOn, SamplerAlwaysOff, SamplerTraceIDRatio,
 	SamplerParentBasedAlwaysOn, SamplerParentBasedAlwaysOff, SamplerParentBasedTraceIDRatio}
 
-// ParseSampler reads s case-insensitively (surrounding spaces ignored). It
+// parseSampler reads s case-insensitively (surrounding spaces ignored). It
 // refuses anything but the six values above; OpenTelemetry's remote
 // samplers (jaeger_remote, xray) are not built in.
-func ParseSampler(s string) (Sampler, error) {
+func parseSampler(s string) (Sampler, error) {
 	v := Sampler(strings.ToLower(strings.TrimSpace(s)))
 	for _, e := range samplers {
 		if v == e {
@@ -49,41 +52,73 @@ func ParseSampler(s string) (Sampler, error) {
 		"parentbased_always_on, parentbased_always_off, parentbased_traceidratio", s)
 }
 
-// UnmarshalText lets caarlos0/env and encoding/json read a Sampler
-// case-insensitively.
-func (s *Sampler) UnmarshalText(b []byte) error {
-	v, err := ParseSampler(string(b))
-	if err != nil {
-		return err
-	}
-	*s = v
-	return nil
-}
-
-// TakesRatio reports whether the sampler reads SamplerRatio.
-func (s Sampler) TakesRatio() bool {
+// takesRatio reports whether the sampler reads SamplerRatio.
+func (s Sampler) takesRatio() bool {
 	return s == SamplerTraceIDRatio || s == SamplerParentBasedTraceIDRatio
 }
 
+// checkSampler defaults and checks the sampler and its ratio, the settings
+// of tracing's own.
+func checkSampler(c *Config, src map[string]string) (err error) {
+	c.Sampler, c.SamplerRatio, err = resolveSampler(c.Sampler, c.SamplerRatio, src)
+	return err
+}
+
 // resolveSampler defaults and checks the sampler and its ratio.
-func resolveSampler(s Sampler, ratio *float64, src sources) (Sampler, *float64, error) {
+func resolveSampler(s Sampler, ratio *float64, src map[string]string) (Sampler, *float64, error) {
 	if s == "" {
 		s = SamplerParentBasedAlwaysOn
 	}
-	s, err := ParseSampler(string(s))
+	s, err := parseSampler(string(s))
 	if err != nil {
-		return s, ratio, src.fail("sampler", "%v", err)
+		return s, ratio, sig.Fail(src, "sampler", "%v", err)
 	}
 	if ratio == nil {
 		return s, nil, nil
 	}
-	if !s.TakesRatio() {
-		return s, ratio, src.fail("sampler_ratio", "the %s sampler takes no ratio; use traceidratio or parentbased_traceidratio, or unset the ratio", s)
+	if !s.takesRatio() {
+		return s, ratio, sig.Fail(src, "sampler_ratio", "the %s sampler takes no ratio; use traceidratio or parentbased_traceidratio, or unset the ratio", s)
 	}
 	if r := *ratio; math.IsNaN(r) || r < 0 || r > 1 {
-		return s, ratio, src.fail("sampler_ratio", "must be a number from 0 to 1, got %v", r)
+		return s, ratio, sig.Fail(src, "sampler_ratio", "must be a number from 0 to 1, got %v", r)
 	}
 	return s, ratio, nil
+}
+
+// OpenTelemetry's sampler variables, read when SVC_TRACING_* left the
+// sampler unset.
+const (
+	envSampler    = "OTEL_TRACES_SAMPLER"
+	envSamplerArg = "OTEL_TRACES_SAMPLER_ARG"
+)
+
+// samplerFallbacks reads OTEL_TRACES_SAMPLER and, for the samplers that
+// take one, OTEL_TRACES_SAMPLER_ARG; OpenTelemetry ignores the argument of
+// the others, and so does this.
+func samplerFallbacks(c *Config, src map[string]string) error {
+	if c.Sampler == "" {
+		if v := otelcore.Lookup(envSampler); v != "" {
+			s, err := parseSampler(v)
+			if err != nil {
+				return &ConfigError{Signal: Kind, Setting: envSampler, Field: "sampler", Reason: err.Error()}
+			}
+			c.Sampler, src["sampler"] = s, envSampler
+		}
+	}
+	// The sampler may still be as SVC_TRACING_SAMPLER spelled it.
+	if s, _ := parseSampler(string(c.Sampler)); c.SamplerRatio != nil || !s.takesRatio() {
+		return nil
+	}
+	v := otelcore.Lookup(envSamplerArg)
+	if v == "" {
+		return nil
+	}
+	r, err := strconv.ParseFloat(v, 64)
+	if err != nil {
+		return &ConfigError{Signal: Kind, Setting: envSamplerArg, Field: "sampler_ratio", Reason: fmt.Sprintf("%q is not a number from 0 to 1", v)}
+	}
+	c.SamplerRatio, src["sampler_ratio"] = &r, envSamplerArg
+	return nil
 }
 
 // sdkSampler builds the SDK's sampler for a resolved config.

@@ -1,32 +1,17 @@
 package tracing
 
 import (
-	"io"
-	"os"
-	"sync"
+	"context"
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	"go.opentelemetry.io/otel/trace"
-	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
+
+	"github.com/svckit/svc/internal/otelcore"
 )
 
 // Kind is the lifecycle kind of the component; one per app.
 const Kind = "tracing"
-
-// DefaultName is the name of a component built without WithName.
-const DefaultName = "default"
-
-type state int
-
-const (
-	stateNew state = iota
-	stateOpen
-	stateClosed
-)
 
 // Tracing is the tracing component: it owns an OpenTelemetry tracer
 // provider for the life of the app and, while open, makes it the
@@ -37,18 +22,10 @@ const (
 // environment), then Open and Close it, or let fxsvc.Tracing do both on
 // the fx lifecycle.
 type Tracing struct {
-	name    string
+	c       *otelcore.Component // c.Mu guards slot too
 	cfg     Config
-	log     *zap.Logger
-	console io.Writer
-
-	mu         sync.Mutex
-	state      state
-	provider   *sdktrace.TracerProvider
-	slot       *target
-	previous   trace.TracerProvider
-	previousTM propagation.TextMapPropagator
-	closing    atomic.Bool // set by Close before the final flush
+	slot    *target
+	closing atomic.Bool // set by Close before the final flush
 }
 
 // New builds a component from options over the environment: SVC_TRACING_*
@@ -59,28 +36,7 @@ type Tracing struct {
 // variable or option to fix. New opens nothing: the exporter is built by
 // Open.
 func New(opts ...Option) (*Tracing, error) {
-	b := newBuilder(opts)
-	load := true
-	if b.envLoad != nil {
-		load = *b.envLoad
-	} else {
-		var err error
-		if load, err = envLoadDefault(); err != nil {
-			return nil, err
-		}
-	}
-	var cfg Config
-	src := sources{}
-	if load {
-		if err := readSVC(&cfg, src); err != nil {
-			return nil, err
-		}
-	}
-	overlay(&cfg, b.cfg, b.src, src)
-	if err := applyOTELFallbacks(&cfg, src); err != nil {
-		return nil, err
-	}
-	return build(b, cfg, src)
+	return otelcore.Build(sig, Config{}, true, opts, checkSampler, newTracing)
 }
 
 // FromConfig builds a component from cfg as given: no environment variable
@@ -88,128 +44,57 @@ func New(opts ...Option) (*Tracing, error) {
 // Options may set the name, logger and console writer, and override cfg's
 // fields. Invalid values fail with a *ConfigError naming the Config field.
 func FromConfig(cfg Config, opts ...Option) (*Tracing, error) {
-	b := newBuilder(opts)
-	src := sources{}
-	overlay(&cfg, b.cfg, b.src, src)
-	return build(b, cfg, src)
+	return otelcore.Build(sig, cfg, false, opts, checkSampler, newTracing)
 }
 
-func newBuilder(opts []Option) *builder {
-	b := &builder{src: sources{}, name: DefaultName}
-	for _, o := range opts {
-		if o != nil {
-			o(b)
-		}
-	}
-	return b
-}
+// Open builds the exporter and provider and installs them process-wide:
+// the global tracer provider (otel.GetTracerProvider) starts spans on this
+// component's provider, and the global propagator
+// (otel.GetTextMapPropagator) reads and writes W3C traceparent, tracestate
+// and baggage. The provider and propagator found there before are
+// remembered and restored by Close. An inactive component (exporter none,
+// or auto without an endpoint) installs nothing, so tracing costs nothing.
+// Open refuses a second call.
+func (t *Tracing) Open(ctx context.Context) error { return t.c.Open(ctx, t.newProvider, t.install) }
 
-// overlay copies the fields the options set onto cfg and notes their
-// source.
-func overlay(cfg *Config, from Config, set, src sources) {
-	for spec, name := range set {
-		switch spec {
-		case "service_name":
-			cfg.ServiceName = from.ServiceName
-		case "exporter":
-			cfg.Exporter = from.Exporter
-		case "endpoint":
-			cfg.Endpoint = from.Endpoint
-		case "headers":
-			cfg.Headers = from.Headers
-		case "basic_auth_username":
-			cfg.BasicAuthUsername = from.BasicAuthUsername
-		case "basic_auth_password":
-			cfg.BasicAuthPassword = from.BasicAuthPassword
-		case "sampler":
-			cfg.Sampler = from.Sampler
-		case "sampler_ratio":
-			cfg.SamplerRatio = from.SamplerRatio
-		case "export_timeout":
-			cfg.ExportTimeout = from.ExportTimeout
-		case "resource_attributes":
-			cfg.ResourceAttributes = from.ResourceAttributes
-		case "shutdown_timeout":
-			cfg.ShutdownTimeout = from.ShutdownTimeout
-		}
-		src[spec] = name
-	}
-}
+// Close uninstalls the provider, restores the global tracer provider and
+// propagator Open found, and shuts the provider down, flushing pending
+// spans within shutdown_timeout (or ctx's deadline, if sooner). A flush
+// that runs out is abandoned, and one the exporter fails (a collector
+// refusing, or unreachable) is given up: either way a warning is logged
+// (secrets redacted), pending spans may be lost, and Close returns nil, so
+// the app's stop proceeds and a clean exit stays clean. Spans already
+// started when Close begins still end into the provider and are flushed.
+// Close on a component never opened, or closed, does nothing.
+func (t *Tracing) Close(ctx context.Context) error { return t.c.Close(ctx, t.uninstall, nil) }
 
-func build(b *builder, cfg Config, src sources) (*Tracing, error) {
-	if b.name == "" {
-		return nil, &ConfigError{Setting: "tracing.WithName", Field: "name", Reason: "the component name is empty"}
-	}
-	cfg, err := resolve(cfg.clone(), src)
-	if err != nil {
-		return nil, err
-	}
-	t := &Tracing{name: b.name, cfg: cfg, log: b.log, console: b.console}
-	if t.log == nil {
-		t.log = defaultLogger()
-	}
-	t.log = t.log.Named("svc.tracing").With(zap.String("component", t.name))
-	if t.console == nil {
-		t.console = os.Stdout
-	}
-	return t, nil
-}
-
-// defaultLogger writes warnings and errors as JSON to standard error, so an
-// abandoned flush is never silent when no logger was given.
-func defaultLogger() *zap.Logger {
-	enc := zapcore.NewJSONEncoder(zap.NewProductionEncoderConfig())
-	return zap.New(zapcore.NewCore(enc, zapcore.Lock(os.Stderr), zap.WarnLevel))
-}
+// newTracing builds the component around its shared half.
+func newTracing(c *otelcore.Component, cfg Config) *Tracing { return &Tracing{c: c, cfg: cfg.clone()} }
 
 // Name returns the component name ("default" unless WithName).
-func (t *Tracing) Name() string { return t.name }
+func (t *Tracing) Name() string { return t.c.Name }
 
 // Exporter returns the resolved exporter: never auto; none when the
 // component auto-disabled. It is known from construction on.
 func (t *Tracing) Exporter() Exporter { return t.cfg.Exporter }
 
+// Active reports whether the component is open with a provider, that is
+// open and not auto-disabled.
+func (t *Tracing) Active() bool { return t.c.Active() }
+
 // ShutdownTimeout returns the bound on the flush when the component closes
 // (SVC_TRACING_SHUTDOWN_TIMEOUT), known from construction on; 0 when the
 // component is inactive and so flushes nothing. The stop budget of
 // fxsvc.Run is checked against it.
-func (t *Tracing) ShutdownTimeout() time.Duration {
-	if t.cfg.Exporter == ExporterNone {
-		return 0
-	}
-	return t.cfg.ShutdownTimeout
-}
-
-// Config returns the resolved configuration (defaults filled, auto
-// resolved). Before Open it returns ErrNotStarted.
-func (t *Tracing) Config() (Config, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.state == stateNew {
-		return Config{}, ErrNotStarted
-	}
-	return t.cfg.clone(), nil
-}
+func (t *Tracing) ShutdownTimeout() time.Duration { return t.c.ShutdownTimeout() }
 
 // Provider returns the SDK tracer provider. It returns ErrNotStarted
 // before Open and ErrInactive when the exporter resolved to none. After
 // Close it returns the provider, shut down.
 func (t *Tracing) Provider() (*sdktrace.TracerProvider, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	switch {
-	case t.state == stateNew:
-		return nil, ErrNotStarted
-	case t.provider == nil:
-		return nil, ErrInactive
+	p, err := t.c.Provider()
+	if err != nil {
+		return nil, err
 	}
-	return t.provider, nil
-}
-
-// Active reports whether the component is open with a provider, that is
-// open and not auto-disabled.
-func (t *Tracing) Active() bool {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return t.state == stateOpen && t.provider != nil
+	return p.(*sdktrace.TracerProvider), nil
 }

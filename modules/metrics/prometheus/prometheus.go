@@ -1,5 +1,5 @@
 // Package prometheus links the prometheus metrics exporter: metrics kept
-// for scraping, served by metrics.Handler and metrics.Router. Import it for
+// for scraping, served by metrics.Handler. Import it for
 // its effect, or for Registry:
 //
 //	import _ "github.com/svckit/svc/modules/metrics/prometheus"
@@ -13,6 +13,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"sync"
 
 	prom "github.com/prometheus/client_golang/prometheus"
@@ -28,7 +29,29 @@ func init() {
 	registry.Register(string(metrics.ExporterPrometheus), registry.Factory{
 		Prepare: func() any { return &state{reg: prom.NewRegistry()} },
 		Reader:  reader,
+		View:    lintableName,
 	})
+}
+
+// lintableName drops ".count" from the name of an instrument that is not
+// a counter or histogram: Prometheus reserves _count for a histogram's or
+// summary's count, and promtool check metrics refuses a gauge that ends in
+// it. OpenTelemetry's semantic conventions name some up-down counters so:
+// the Go runtime's go.goroutine.count is exposed as go_goroutine. Counters
+// get _total and histograms their own _count series, and keep their names;
+// the OTLP exporters, which have no such rule, keep every name.
+func lintableName(i sdkmetric.Instrument) (sdkmetric.Stream, bool) {
+	switch i.Kind {
+	case sdkmetric.InstrumentKindUpDownCounter, sdkmetric.InstrumentKindObservableUpDownCounter,
+		sdkmetric.InstrumentKindGauge, sdkmetric.InstrumentKindObservableGauge:
+	default:
+		return sdkmetric.Stream{}, false
+	}
+	base, ok := strings.CutSuffix(i.Name, ".count")
+	if !ok || base == "" {
+		return sdkmetric.Stream{}, false
+	}
+	return sdkmetric.Stream{Name: base, Description: i.Description, Unit: i.Unit}, true
 }
 
 // state is one component's: each gets its own registry, because the OTel
@@ -62,8 +85,7 @@ var errNoState = errors.New("metrics/prometheus: the component has no registry")
 // Registry returns the component's own Prometheus registry, the one
 // metrics.Handler serves; register collectors of your own on it to have
 // them scraped beside the component's metrics. It returns nil for m nil or
-// a component whose exporter is not prometheus. It replaces the former
-// (*metrics.Metrics).PrometheusRegistry.
+// a component whose exporter is not prometheus.
 func Registry(m *metrics.Metrics) *prom.Registry {
 	if m == nil || registry.StateOf == nil {
 		return nil

@@ -4,7 +4,7 @@
 // spans and request headers it received.
 //
 //	rcv := tracingtest.NewReceiver(t)
-//	tr, _ := tracing.New(tracing.WithEndpoint(rcv.URL))    // with otlptracehttp imported
+//	tr, _ := tracing.FromConfig(tracing.Config{Export: tracing.Export{Endpoint: secret.URL(rcv.URL)}}) // tracing/otlphttp imported
 //	// … open, serve a request, then tracingtest.Flush(t, tr) (or Close)
 //	span, ok := rcv.Find("GET /items/{id}")
 //

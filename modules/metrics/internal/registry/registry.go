@@ -10,30 +10,17 @@ package registry
 
 import (
 	"context"
-	"io"
 	"net/http"
-	"sync"
-	"time"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+
+	"github.com/svckit/svc/internal/otelcore"
 )
 
-// Setup is what the core hands an exporter when the component opens. The
-// settings are resolved: an exporter reads none of them from the
-// environment (OpenTelemetry's OTLP exporters still read their transport
-// settings: compression, certificates).
+// Setup is what the core hands an exporter when the component opens: the
+// resolved settings every signal's exporters get, and the metrics' own.
 type Setup struct {
-	// Endpoint is the export URL without embedded credentials (they are in
-	// Headers as Basic authorization), or the collector default.
-	Endpoint string
-	// Headers are the configured headers plus the authorization header.
-	// Never nil, so an OTLP exporter does not fall back to
-	// OTEL_EXPORTER_OTLP_HEADERS behind the config's back.
-	Headers map[string]string
-	// Timeout bounds one export (export_timeout).
-	Timeout time.Duration
-	// Console is where the console exporter writes.
-	Console io.Writer
+	otelcore.Setup
 	// State is what the exporter's Prepare returned for this component,
 	// or nil.
 	State any
@@ -52,6 +39,9 @@ type Factory struct {
 	Prepare func() any
 	// Reader builds the metric reader when the component opens.
 	Reader func(ctx context.Context, s Setup) (sdkmetric.Reader, error)
+	// View, when set, renames or reshapes streams for this exporter alone
+	// (the prometheus exporter's names must pass promtool's lint).
+	View sdkmetric.View
 }
 
 // Scraper is implemented by a State that can be scraped: metrics.Handler
@@ -60,32 +50,18 @@ type Scraper interface {
 	ScrapeHandler() http.Handler
 }
 
-var (
-	mu        sync.RWMutex
-	factories = map[string]Factory{}
-)
+// Readers holds the factory of each linked exporter, by its
+// metrics.Exporter value.
+var Readers = otelcore.NewRegistry[Factory]("metrics")
 
-// Register adds the factory for the exporter name (a metrics.Exporter
-// value). It panics on a second registration of one name or a factory
-// without Reader: both are programming errors found at init.
+// Register adds the factory for the exporter name. It panics on a second
+// registration of one name or a factory without Reader: both are
+// programming errors found at init.
 func Register(name string, f Factory) {
 	if f.Reader == nil {
-		panic("metrics/internal/registry: exporter " + name + " registered without a Reader")
+		panic("metrics: exporter " + name + " registered without a Reader")
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if _, dup := factories[name]; dup {
-		panic("metrics/internal/registry: exporter " + name + " registered twice")
-	}
-	factories[name] = f
-}
-
-// Lookup returns the factory registered for name.
-func Lookup(name string) (Factory, bool) {
-	mu.RLock()
-	defer mu.RUnlock()
-	f, ok := factories[name]
-	return f, ok
+	Readers.Register(name, f)
 }
 
 // StateOf returns the state the exporter of component m (a

@@ -72,7 +72,7 @@ func TestUnlinkedExporterRefusedAtConstruction(t *testing.T) {
 			"Config.Exporter", "exporter", "prometheus"},
 		{"config auto with an endpoint", nil,
 			func() (*metrics.Metrics, error) {
-				return metrics.FromConfig(metrics.Config{Endpoint: "https://user:hunter2@collector:4318"})
+				return metrics.FromConfig(metrics.Config{Export: metrics.Export{Endpoint: "https://user:hunter2@collector:4318"}})
 			},
 			"Config.Endpoint", "endpoint", "otlphttp"},
 	}
@@ -100,8 +100,8 @@ func TestUnlinkedExporterRefusedAtConstruction(t *testing.T) {
 			if strings.Contains(msg, "hunter2") {
 				t.Errorf("message leaks the endpoint password: %q", msg)
 			}
-			if !errors.Is(err, metrics.ErrConfig) {
-				t.Error("the refusal must wrap metrics.ErrConfig")
+			if ce.Signal != "metrics" {
+				t.Errorf("the refusal must be the metrics component's, got %q", ce.Signal)
 			}
 		})
 	}

@@ -1,11 +1,10 @@
-package otlptracegrpc_test
+package otlpgrpc_test
 
 import (
 	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
-	"net"
 	"os"
 	"strings"
 	"sync"
@@ -16,8 +15,9 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
+	"github.com/svckit/svc/internal/otlptest"
 	"github.com/svckit/svc/modules/tracing"
-	_ "github.com/svckit/svc/modules/tracing/otlptracegrpc"
+	_ "github.com/svckit/svc/modules/tracing/otlpgrpc"
 )
 
 // collector is a real gRPC OTLP trace service on loopback.
@@ -47,17 +47,8 @@ func (c *collector) Export(ctx context.Context, req *coltracepb.ExportTraceServi
 
 func newCollector(t *testing.T) (*collector, string) {
 	t.Helper()
-	lis, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
 	c := &collector{}
-	s := grpc.NewServer()
-	coltracepb.RegisterTraceServiceServer(s, c)
-	done := make(chan struct{})
-	go func() { defer close(done); _ = s.Serve(lis) }()
-	t.Cleanup(func() { s.Stop(); <-done })
-	return c, "http://" + lis.Addr().String()
+	return c, otlptest.ServeGRPC(t, func(s *grpc.Server) { coltracepb.RegisterTraceServiceServer(s, c) })
 }
 
 func clearEnv(t *testing.T) {
@@ -104,20 +95,20 @@ func TestGRPCExport(t *testing.T) {
 
 // This test binary links otlp-grpc only: auto with an endpoint picks
 // otlp-http, which is missing, and the error names the endpoint's variable
-// and the import to add.
+// (what made auto pick it, however auto was chosen) and the import to add.
 func TestAutoNeedsTheHTTPExporterLinked(t *testing.T) {
 	clearEnv(t)
 	t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", "http://collector:4318")
 	_, err := tracing.New()
 	var ce *tracing.ConfigError
 	if !asConfigError(err, &ce) || ce.Setting != "OTEL_EXPORTER_OTLP_ENDPOINT" ||
-		!strings.Contains(ce.Reason, `import _ "github.com/svckit/svc/modules/tracing/otlptracehttp"`) ||
+		!strings.Contains(ce.Reason, `import _ "github.com/svckit/svc/modules/tracing/otlphttp"`) ||
 		!strings.Contains(ce.Reason, "auto") {
 		t.Fatalf("error %v", err)
 	}
 	t.Setenv("SVC_TRACING_EXPORTER", "auto")
 	_, err = tracing.New()
-	if !asConfigError(err, &ce) || ce.Setting != "SVC_TRACING_EXPORTER" {
+	if !asConfigError(err, &ce) || ce.Setting != "OTEL_EXPORTER_OTLP_ENDPOINT" {
 		t.Fatalf("with the exporter set to auto explicitly: %v", err)
 	}
 }

@@ -1,4 +1,4 @@
-package otlpconf
+package otelcore
 
 import (
 	"encoding/base64"
@@ -185,7 +185,7 @@ func TestFieldsNaming(t *testing.T) {
 		if tt.given != "" {
 			src["basic_auth_username"] = tt.given
 		}
-		if got := testFields.PartnerSetting(src, "basic_auth_username", "basic_auth_password", "SVC_METRICS_", "metrics."); got != tt.want {
+		if got := testFields.PartnerSetting(src, "basic_auth_username", "basic_auth_password", "SVC_METRICS_"); got != tt.want {
 			t.Errorf("partner of %q = %q, want %q", tt.given, got, tt.want)
 		}
 	}
@@ -234,5 +234,21 @@ func TestRedactLongestSecretFirst(t *testing.T) {
 		Headers: map[string]secret.String{"x-tenant": secret.String(b64[4:8])}}
 	if got := Redact(errors.New("refused Basic "+b64), s).Error(); got != "refused ***" {
 		t.Fatalf("got %q, want the whole credential hidden", got)
+	}
+}
+
+// A collector may echo the Authorization header's base64 part alone; the
+// export error must not carry it to the log.
+func TestRedactExportHidesBasicCredentialsInEveryForm(t *testing.T) {
+	e := Export{Endpoint: "https://collector:4318", BasicAuthUsername: "svc", BasicAuthPassword: "pa55word", Headers: map[string]secret.String{"x-api-key": "k3ysecret"}}
+	b64 := base64.StdEncoding.EncodeToString([]byte("svc:pa55word"))
+	err := RedactExport(errors.New("401 for token "+b64+" (password pa55word, key k3ysecret)"), e)
+	if want := "401 for token *** (password ***, key ***)"; err.Error() != want {
+		t.Fatalf("got %q, want %q", err, want)
+	}
+	for _, s := range []string{b64, "pa55word", "k3ysecret"} {
+		if strings.Contains(err.Error(), s) || errors.Unwrap(err) != nil {
+			t.Fatalf("%q leaks through %v (or its cause)", s, err)
+		}
 	}
 }

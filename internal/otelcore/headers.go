@@ -1,13 +1,14 @@
-// Package otlpconf holds the OTLP exporter settings the metrics and tracing
-// modules share: the OTEL_EXPORTER_OTLP_HEADERS format and its checks, the
-// SVC_ENV_LOAD switch, the seconds-or-duration format, the OTEL_* fallback
-// lookup, the naming of the setting to fix, the endpoint and Basic
-// credential rules, what an exporter is handed (resource, URL, headers),
-// and the redaction of secrets from export errors. Each module keeps its
-// own public types and turns the plain reasons returned here into its own
-// *ConfigError, so a message reads the same whichever module refused the
-// value.
-package otlpconf
+// Package otelcore is the OpenTelemetry exporter core that the metrics
+// and tracing components share: the settings both have (Export), reading
+// them from SVC_<SIGNAL>_* and the OTEL_* fallbacks, the option builder
+// and WithConfig, the endpoint, header, Basic credential and protocol
+// rules, the naming of the setting to fix (ConfigError), the exporter
+// registry a leaf package links into, what an exporter is handed (Setup),
+// the open-once, close-with-a-bounded-flush lifecycle (Component), the
+// order in which components become process-global (Installer), and the
+// redaction of secrets from export errors. A Signal says what sets metrics
+// apart from tracing; each package keeps only its own signal's parts.
+package otelcore
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package otlpconf
+package otelcore
 
 import (
 	"reflect"
@@ -9,10 +9,10 @@ import (
 type Field struct {
 	Spec   string // setting name, e.g. "export_interval"
 	GoName string // Config field name
-	Option string // functional option setting it
+	Option string // the option setting it
 }
 
-// Fields is a module's table of its Config fields.
+// Fields is a signal's table of its Config fields.
 type Fields []Field
 
 // BySpec returns the field named spec; an unknown name stands for itself
@@ -47,13 +47,12 @@ func (fs Fields) Setting(src map[string]string, spec string) string {
 
 // PartnerSetting names the unset partner missing of the set field present
 // the way present was given: a variable under envPrefix beside a variable,
-// an option (named with optionPrefix, e.g. "metrics.") beside an option,
-// Config.X beside Config.Y.
-func (fs Fields) PartnerSetting(src map[string]string, present, missing, envPrefix, optionPrefix string) string {
+// an option beside an option, Config.X beside Config.Y.
+func (fs Fields) PartnerSetting(src map[string]string, present, missing, envPrefix string) string {
 	switch n := fs.Setting(src, present); {
 	case strings.HasPrefix(n, envPrefix):
 		return envPrefix + strings.ToUpper(missing)
-	case strings.HasPrefix(n, optionPrefix):
+	case n == fs.BySpec(present).Option:
 		return fs.BySpec(missing).Option
 	}
 	return "Config." + fs.BySpec(missing).GoName

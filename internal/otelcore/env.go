@@ -1,4 +1,4 @@
-package otlpconf
+package otelcore
 
 import (
 	"errors"
@@ -114,11 +114,12 @@ func (e *SettingError) Error() string {
 var (
 	durationType = reflect.TypeFor[time.Duration]()
 	stringMap    = reflect.TypeFor[map[string]string]()
+	headerMap    = reflect.TypeFor[map[string]secret.String]()
 )
 
 // ReadEnv fills the struct dst points to from the variables under prefix
-// through caarlos0/env, reading durations with ParseSeconds and maps with
-// ParseKeyValues, and records in src which variable set which setting. A
+// through caarlos0/env, reading durations with ParseSeconds, headers with
+// ParseHeaders and other maps with ParseKeyValues, and records in src which variable set which setting. A
 // value that does not parse is a *SettingError naming the variable (the
 // parsers never quote secret values); any other failure is returned as
 // caarlos0/env gave it.
@@ -128,6 +129,7 @@ func ReadEnv(dst any, prefix, example string, keys KeyTable, src map[string]stri
 		FuncMap: map[reflect.Type]env.ParserFunc{
 			durationType: func(v string) (any, error) { return ParseSeconds(v, example) },
 			stringMap:    func(v string) (any, error) { return ParseKeyValues(v, false) },
+			headerMap:    func(v string) (any, error) { return ParseHeaders(v) },
 		},
 		OnSet: func(key string, value any, isDefault bool) {
 			if s, ok := value.(string); ok && s != "" && !isDefault {

@@ -1,4 +1,4 @@
-package otlpconf
+package otelcore
 
 import (
 	"encoding/base64"

@@ -1,0 +1,43 @@
+package oauthclient
+
+import (
+	"context"
+	"net/http"
+
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+)
+
+// traced is base (http.DefaultTransport when nil) behind OpenTelemetry's
+// HTTP client instrumentation: every request sent gets a client span named
+// by its method (HTTP client semantic conventions) and the W3C
+// traceparent, tracestate and baggage of its context, and is counted in
+// the HTTP client metrics (http.client.request.duration, ...). With no
+// tracer or meter provider installed the span and metrics are no-ops and
+// only the propagator's headers are written, if it writes any.
+//
+// The pattern's transport sits in front of it, so the token a request
+// needs is fetched in the request's own context, before the client span:
+// the fetch is a child of the span that asked, not of the outbound call.
+func traced(base http.RoundTripper) http.RoundTripper {
+	return otelhttp.NewTransport(base,
+		otelhttp.WithPropagators(globalPropagator{}),
+		otelhttp.WithSpanNameFormatter(func(_ string, r *http.Request) string { return r.Method }))
+}
+
+// globalPropagator is the process-global propagator as it is at each
+// request, not as it was when the transport was built: a pattern's
+// transport is often built before the tracing component installs the W3C
+// propagator, and outlives apps that come and go in one process (tests).
+type globalPropagator struct{}
+
+func (globalPropagator) Inject(ctx context.Context, c propagation.TextMapCarrier) {
+	otel.GetTextMapPropagator().Inject(ctx, c)
+}
+
+func (globalPropagator) Extract(ctx context.Context, c propagation.TextMapCarrier) context.Context {
+	return otel.GetTextMapPropagator().Extract(ctx, c)
+}
+
+func (globalPropagator) Fields() []string { return otel.GetTextMapPropagator().Fields() }
