@@ -21,7 +21,7 @@ import (
 
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
-	"github.com/svckit/svc/test/oidcprovider"
+	"github.com/svckit/svc/test/internal/oidcprovider"
 )
 
 // The outbound token client against a real authorization server nobody
