@@ -85,7 +85,7 @@ func notReady(t *testing.T, a answer) []string {
 	if err := json.Unmarshal([]byte(a.body), &p); err != nil {
 		t.Fatalf("not JSON: %s", a.body)
 	}
-	if !strings.HasSuffix(p.Type, "#"+svcerrors.AnchorNotReady) {
+	if !strings.HasSuffix(p.Type, "#not-ready") {
 		t.Fatalf("type %q", p.Type)
 	}
 	for _, c := range p.Checks {

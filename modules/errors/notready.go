@@ -5,12 +5,12 @@ import (
 	"strings"
 )
 
-// AnchorNotReady names the answer of a readiness probe that is not ready.
-const AnchorNotReady = "not-ready"
+// anchorNotReady names the answer of a readiness probe that is not ready.
+const anchorNotReady = "not-ready"
 
-// KindNotReady is the 503 of a readiness probe (fxsvc.Health's /readyz)
+// kindNotReady is the 503 of a readiness probe (fxsvc.Health's /readyz)
 // while something the service needs is not ready, or while it is stopping.
-var KindNotReady = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorNotReady,
+var kindNotReady = Kind{Status: http.StatusServiceUnavailable, Anchor: anchorNotReady,
 	Title: "Not ready", Detail: "The service is not ready to take requests. Retry later."}
 
 // NotReady: a readiness probe found checks failing. Answers 503 not-ready;
@@ -24,7 +24,7 @@ func (e *NotReady) Error() string { return "svc: not ready: " + strings.Join(e.C
 
 // Describe implements [Rejection].
 func (e *NotReady) Describe() Description {
-	d := Description{Kind: KindNotReady}
+	d := Description{Kind: kindNotReady}
 	if len(e.Checks) > 0 {
 		d.Detail = "Not ready: " + strings.Join(e.Checks, ", ") + ". Retry later."
 		d.Extensions = []Member{{Name: "checks", Value: append([]string(nil), e.Checks...)}}

@@ -59,7 +59,7 @@ func TestNotReadyNamesTheFailingChecksInBothFormats(t *testing.T) {
 
 func TestNotReadyWithoutChecksKeepsTheKindsDetail(t *testing.T) {
 	d, ok := svcerrors.Describe(&svcerrors.NotReady{})
-	if !ok || d.Status != 503 || d.Anchor != svcerrors.AnchorNotReady {
+	if !ok || d.Status != 503 || d.Anchor != "not-ready" {
 		t.Fatalf("%v %+v", ok, d)
 	}
 	if d.Detail != "" || len(d.Extensions) != 0 {

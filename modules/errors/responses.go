@@ -132,18 +132,8 @@ func (r *Responses) MediaType() string {
 	return ProblemMediaType
 }
 
-// TypeURI is the problem `type` of one of svc's kinds with this anchor:
-// about:blank for an empty anchor. A kind with its own DocsURL has the type
-// DocsURL#anchor instead.
-func (r *Responses) TypeURI(anchor string) string {
-	if anchor == "" {
-		return "about:blank"
-	}
-	return r.docsURL + "#" + anchor
-}
-
 // Describe finds how err is answered: a [Rejection] anywhere in its chain,
-// then a [KindNamer] naming a kind of [KindByAnchor], then an [Admission]
+// then a kindNamer naming a kind of kindByAnchor, then an [Admission]
 // (503 request-refused). ok is false for any other error; those are never
 // rendered, as they signal a bug or an outage.
 func Describe(err error) (d Description, ok bool) {
@@ -156,11 +146,11 @@ func Describe(err error) (d Description, ok bool) {
 	if errors.As(err, &rej) {
 		return rej.Describe(), true
 	}
-	var named KindNamer
+	var named kindNamer
 	if errors.As(err, &named) {
-		if k, ok := KindByAnchor(named.ErrorKind()); ok {
+		if k, ok := kindByAnchor(named.ErrorKind()); ok {
 			d := Description{Kind: k}
-			if h, ok := named.(RetryAfterHinter); ok {
+			if h, ok := named.(retryAfterHinter); ok {
 				d.RetryAfter = max(h.RetryAfterHint(), 0)
 			}
 			return d, true
@@ -168,7 +158,7 @@ func Describe(err error) (d Description, ok bool) {
 	}
 	var adm Admission
 	if errors.As(err, &adm) {
-		return Description{Kind: KindRequestRefused}, true
+		return Description{Kind: kindRequestRefused}, true
 	}
 	return Description{}, false
 }
