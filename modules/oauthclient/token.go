@@ -34,8 +34,8 @@ func (t AccessToken) String() string {
 	return t.TokenType + " ***"
 }
 
-// GoString serves %#v without the value.
-func (t AccessToken) GoString() string {
+// goString serves %#v without the value.
+func (t AccessToken) goString() string {
 	return fmt.Sprintf("oauthclient.AccessToken{Value:%q, TokenType:%q, ExpiresAt:%v}", "***", t.TokenType, t.ExpiresAt)
 }
 
@@ -43,7 +43,7 @@ func (t AccessToken) GoString() string {
 // print the value.
 func (t AccessToken) Format(f fmt.State, verb rune) {
 	if verb == 'v' && f.Flag('#') {
-		fmt.Fprint(f, t.GoString())
+		fmt.Fprint(f, t.goString())
 		return
 	}
 	fmt.Fprintf(f, fmt.FormatString(f, verb), t.String())

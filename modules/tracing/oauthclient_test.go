@@ -45,11 +45,11 @@ func TestOAuthClientFetchSpansAreExported(t *testing.T) {
 	request.End()
 	tracingtest.Flush(t, tr)
 
-	fetch, ok := rcv.Find(oauthclient.SpanFetch)
+	fetch, ok := rcv.Find("svc.oauthclient.fetch")
 	if !ok {
-		t.Fatalf("no %s span exported: %+v", oauthclient.SpanFetch, rcv.Spans())
+		t.Fatalf("no %s span exported: %+v", "svc.oauthclient.fetch", rcv.Spans())
 	}
-	if fetch.Scope != oauthclient.InstrumentationScope || fetch.Kind != "SPAN_KIND_CLIENT" ||
+	if fetch.Scope != "github.com/svckit/svc/modules/oauthclient" || fetch.Kind != "SPAN_KIND_CLIENT" ||
 		fetch.Attributes["svc.oauthclient.pattern"] != "billing" || fetch.Attributes["svc.oauthclient.grant"] != "client_credentials" {
 		t.Fatalf("fetch span %+v", fetch)
 	}
