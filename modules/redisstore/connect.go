@@ -53,7 +53,7 @@ func tlsConfig(cfg Config, base *tls.Config) (*tls.Config, error) {
 	return t, nil
 }
 
-// Check sends one PING, as Open and fxsvc.Redis do at start, and explains
+// Check sends one PING, as Open and fxredis.Redis do at start, and explains
 // a failure to the operator: the error names SVC_REDIS_URL (its
 // credentials masked), matches ErrAuthRefused when Redis refused the
 // credentials, and points to SVC_REDIS_TLS_CA_FILE when the server's

@@ -15,7 +15,7 @@ import (
 
 // Flood is a flood.Store on Redis: one budget per address shared by every
 // replica that uses the same Redis and key prefix. Give it to the gate
-// with flood.New(flood.WithStore(s)), or let fxsvc.Redis hand it to
+// with flood.New(flood.WithStore(s)), or let fxredis.Redis hand it to
 // fxsvc.Authn.
 //
 // Each Allow is one round trip: a GCRA step in one Lua script on Redis's
@@ -40,16 +40,16 @@ type Flood struct {
 	meters  func() metric.MeterProvider
 }
 
-// FloodOption configures [NewFlood].
-type FloodOption func(*Flood)
+// floodOption configures newFlood.
+type floodOption func(*Flood)
 
-// FloodTimeout bounds each round trip (default 500 ms). No request
+// floodTimeout bounds each round trip (default 500 ms). No request
 // waits longer on Redis.
-func FloodTimeout(d time.Duration) FloodOption { return func(f *Flood) { f.timeout = d } }
+func floodTimeout(d time.Duration) floodOption { return func(f *Flood) { f.timeout = d } }
 
-// FloodLogger sets where failures are logged (default zap.L() at the time
+// floodLogger sets where failures are logged (default zap.L() at the time
 // of logging).
-func FloodLogger(l *zap.Logger) FloodOption {
+func floodLogger(l *zap.Logger) floodOption {
 	return func(f *Flood) {
 		if l != nil {
 			f.logger = func() *zap.Logger { return l }
@@ -57,10 +57,10 @@ func FloodLogger(l *zap.Logger) FloodOption {
 	}
 }
 
-// NewFlood returns a flood store on client whose keys start with prefix
+// newFlood returns a flood store on client whose keys start with prefix
 // (the service's SVC_REDIS_PREFIX). A timeout that is not positive keeps
 // its default.
-func NewFlood(client redis.UniversalClient, prefix string, opts ...FloodOption) *Flood {
+func newFlood(client redis.UniversalClient, prefix string, opts ...floodOption) *Flood {
 	f := &Flood{client: client, prefix: prefix + "flood:", logger: zap.L, record: noRecord}
 	for _, o := range opts {
 		o(f)

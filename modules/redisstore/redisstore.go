@@ -56,9 +56,9 @@ import (
 
 // Defaults of [Config].
 const (
-	DefaultPrefix        = "svc:"
-	DefaultTimeout       = 500 * time.Millisecond
-	DefaultCacheMaxBytes = 1 << 20
+	defaultPrefix        = "svc:"
+	defaultTimeout       = 500 * time.Millisecond
+	defaultCacheMaxBytes = 1 << 20
 )
 
 // Config is the connection's settings, read from SVC_REDIS_* by [FromEnv].
@@ -194,13 +194,13 @@ func MeterProvider(p metric.MeterProvider) Option {
 // from then on this holds for every go-redis client of the process).
 func New(cfg Config, opts ...Option) (*Client, error) {
 	if cfg.Prefix == "" {
-		cfg.Prefix = DefaultPrefix
+		cfg.Prefix = defaultPrefix
 	}
 	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	if cfg.CacheMaxBytes == 0 {
-		cfg.CacheMaxBytes = DefaultCacheMaxBytes
+		cfg.CacheMaxBytes = defaultCacheMaxBytes
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err

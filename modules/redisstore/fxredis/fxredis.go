@@ -1,7 +1,6 @@
-// Package fxredis is the fx wiring of modules/redisstore: fxsvc.Redis()
-// once this package is linked (import it, even blank), or Redis and Config
-// here directly. It lives apart from fxsvc so that an app without Redis
-// links no Redis client.
+// Package fxredis is the fx wiring of modules/redisstore: [Redis] from the
+// environment, or [Config] with the settings in code. It lives apart from
+// fxsvc so that an app without Redis links no Redis client.
 package fxredis
 
 import (
@@ -25,8 +24,6 @@ type redisIn struct {
 	Logger    *zap.Logger `optional:"true"`
 }
 
-func init() { fxsvc.RegisterRedis(func() fx.Option { return Redis() }) }
-
 // Redis connects the app to Redis from SVC_REDIS_* (see
 // redisstore.FromEnv) and puts the shared state of the components behind
 // the gate there: it provides the *redisstore.Client and, from it,
@@ -43,13 +40,13 @@ func init() { fxsvc.RegisterRedis(func() fx.Option { return Redis() }) }
 // redisstore.FromEnv refuses (fx.New fails naming the variable).
 func Redis(opts ...redisstore.Option) fx.Option {
 	return fx.Module("svc.redis",
-		lifecycle.Singleton("redis", "fxsvc.Redis"),
+		lifecycle.Singleton("redis", "fxredis.Redis"),
 		fx.Provide(func(in redisIn) (*redisstore.Client, error) {
 			cfg, err := redisstore.FromEnv()
 			if err != nil {
-				return nil, fmt.Errorf("fxsvc.Redis: %w", err)
+				return nil, fmt.Errorf("fxredis.Redis: %w", err)
 			}
-			return newRedis(in, cfg, opts)
+			return newRedis(in, cfg, opts, "fxredis.Redis")
 		}),
 		redisProvides,
 	)
@@ -59,8 +56,8 @@ func Redis(opts ...redisstore.Option) fx.Option {
 // environment.
 func Config(cfg redisstore.Config, opts ...redisstore.Option) fx.Option {
 	return fx.Module("svc.redis",
-		lifecycle.Singleton("redis", "fxsvc.Redis"),
-		fx.Provide(func(in redisIn) (*redisstore.Client, error) { return newRedis(in, cfg, opts) }),
+		lifecycle.Singleton("redis", "fxredis.Config"),
+		fx.Provide(func(in redisIn) (*redisstore.Client, error) { return newRedis(in, cfg, opts, "fxredis.Config") }),
 		redisProvides,
 	)
 }
@@ -87,20 +84,22 @@ func redisBans(lc fx.Lifecycle, c *redisstore.Client) bans.Store {
 	return b
 }
 
-func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option) (*redisstore.Client, error) {
+// newRedis builds the client and opens it with the app; by names the
+// option that asked for it in errors.
+func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option, by string) (*redisstore.Client, error) {
 	if in.Logger != nil {
 		opts = append([]redisstore.Option{redisstore.Logger(in.Logger)}, opts...)
 	}
 	c, err := redisstore.New(cfg, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("fxsvc.Redis: %w", err)
+		return nil, fmt.Errorf("%s: %w", by, err)
 	}
 	in.Lifecycle.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := c.Check(ctx); err != nil {
 				// fx runs no OnStop for a hook whose OnStart failed.
 				_ = c.Close()
-				return fmt.Errorf("fxsvc.Redis: %w", err)
+				return fmt.Errorf("%s: %w", by, err)
 			}
 			return nil
 		},
