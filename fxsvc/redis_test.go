@@ -62,7 +62,7 @@ func waitReady(t *testing.T, apps ...*svctest.App) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for _, app := range apps {
-		for app.Get(t, fxsvc.ReadyPath, "").Status != http.StatusOK {
+		for app.Get(t, "/readyz", "").Status != http.StatusOK {
 			if time.Now().After(deadline) {
 				t.Fatal("/readyz did not recover")
 			}
@@ -173,7 +173,7 @@ func testRedisThreeReplicasShareOnePolicy(t *testing.T, engine redistest.Option)
 			t.Fatal("a write ran while its duplicate could not be detected")
 		}
 		// Readiness says so.
-		if s := apps[1].Get(t, fxsvc.ReadyPath, "").Status; s != http.StatusServiceUnavailable {
+		if s := apps[1].Get(t, "/readyz", "").Status; s != http.StatusServiceUnavailable {
 			t.Fatalf("/readyz while down: %d", s)
 		}
 

@@ -69,10 +69,10 @@ var redisProvides = fx.Options(
 		func(c *redisstore.Client) store.Cache { return c.Cache() },
 		redisBans,
 		func(c *redisstore.Client) flood.Store { return c.Flood() },
-		fx.Annotate(func(c *redisstore.Client) fxsvc.ReadinessCheck {
-			return fxsvc.ReadinessCheck{Name: "redis", Check: c.Ping}
-		}, fx.ResultTags(`group:"`+fxsvc.ReadinessGroup+`"`)),
 	),
+	fxsvc.Readiness(func(c *redisstore.Client) fxsvc.ReadinessCheck {
+		return fxsvc.ReadinessCheck{Name: "redis", Check: c.Ping}
+	}),
 )
 
 // redisBans builds the gate's ban store, its subscriber on the app's
