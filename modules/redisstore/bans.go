@@ -97,10 +97,6 @@ func bansTimeout(d time.Duration) BansOption { return func(b *Bans) { b.timeout 
 // its staleness.
 func BansResyncEvery(d time.Duration) BansOption { return func(b *Bans) { b.resyncEvery = d } }
 
-// BansPingEvery is how often an idle subscriber pings Redis to find a
-// connection that died silently (default 1s).
-func BansPingEvery(d time.Duration) BansOption { return func(b *Bans) { b.pingEvery = d } }
-
 // bansLogger sets where failures are logged (default zap.L() at the time
 // of logging).
 func bansLogger(l *zap.Logger) BansOption {
@@ -124,6 +120,7 @@ func newBans(client redis.UniversalClient, prefix string, opts ...BansOption) *B
 		record:     noRecord,
 		local:      map[banKey]int64{},
 		synced:     make(chan struct{}),
+		pingEvery:  defaultPingEvery,
 	}
 	for _, o := range opts {
 		o(b)
@@ -133,9 +130,6 @@ func newBans(client redis.UniversalClient, prefix string, opts ...BansOption) *B
 	}
 	if b.resyncEvery <= 0 {
 		b.resyncEvery = defaultResyncEvery
-	}
-	if b.pingEvery <= 0 {
-		b.pingEvery = defaultPingEvery
 	}
 	b.report = newFailOpen("bans", func() *zap.Logger { return b.logger() }, b.meters)
 	return b

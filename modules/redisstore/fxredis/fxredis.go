@@ -71,7 +71,7 @@ var redisProvides = fx.Options(
 		func(c *redisstore.Client) flood.Store { return c.Flood() },
 	),
 	fxsvc.Readiness(func(c *redisstore.Client) fxsvc.ReadinessCheck {
-		return fxsvc.ReadinessCheck{Name: "redis", Check: c.Ping}
+		return fxsvc.ReadinessCheck{Name: "redis", Check: c.Check}
 	}),
 )
 
