@@ -2,7 +2,6 @@ package secret
 
 import (
 	"fmt"
-	"log/slog"
 )
 
 // mask is what a set secret prints as.
@@ -38,9 +37,6 @@ func (s *String) UnmarshalText(b []byte) error {
 	*s = String(b)
 	return nil
 }
-
-// LogValue makes log/slog print the mask.
-func (s String) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
 func masked(set bool, shown string) string {
 	if !set {

@@ -47,6 +47,11 @@ func printers() map[string]func(v any) string {
 			slog.New(slog.NewJSONHandler(&buf, nil)).Info("m", "s", v)
 			return buf.String()
 		},
+		"slog text": func(v any) string {
+			var buf bytes.Buffer
+			slog.New(slog.NewTextHandler(&buf, nil)).Info("m", "s", v)
+			return buf.String()
+		},
 		"zap.Any":     func(v any) string { return zapLine(zap.Any("s", v)) },
 		"zap.Reflect": func(v any) string { return zapLine(zap.Reflect("s", v)) },
 		"zap.Stringer": func(v any) string {

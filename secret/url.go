@@ -2,7 +2,6 @@ package secret
 
 import (
 	"fmt"
-	"log/slog"
 	"net/url"
 	"strings"
 )
@@ -65,6 +64,3 @@ func (u *URL) UnmarshalText(b []byte) error {
 	*u = URL(b)
 	return nil
 }
-
-// LogValue makes log/slog print the masked form.
-func (u URL) LogValue() slog.Value { return slog.StringValue(u.String()) }

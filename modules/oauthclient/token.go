@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"strconv"
 	"strings"
@@ -48,9 +47,6 @@ func (t AccessToken) Format(f fmt.State, verb rune) {
 	}
 	fmt.Fprintf(f, fmt.FormatString(f, verb), t.String())
 }
-
-// LogValue makes log/slog print String.
-func (t AccessToken) LogValue() slog.Value { return slog.StringValue(t.String()) }
 
 // MarshalJSON writes the masked form: an AccessToken is not a wire format.
 func (t AccessToken) MarshalJSON() ([]byte, error) {
