@@ -50,7 +50,7 @@ func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Response
 		fx.Provide(onlyOneErrorFormatPerApp),
 		describe("errors", func(r *svcerrors.Responses, enc zapcore.ObjectEncoder) {
 			format := "rfc9457"
-			if r.Format() == svcerrors.FormatTMF {
+			if r.MediaType() != svcerrors.ProblemMediaType {
 				format = "tmf630"
 			}
 			enc.AddString("format", format)

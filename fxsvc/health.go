@@ -219,7 +219,7 @@ func (h *health) wrap(next http.Handler) (http.Handler, error) {
 				if !ok {
 					res = svcerrors.Default()
 				}
-				res.Render(&svcerrors.NotReady{Checks: failing}, r.URL.EscapedPath()).Write(w)
+				res.Render(&notReady{checks: failing}, r.URL.EscapedPath()).Write(w)
 				return
 			}
 		}

@@ -26,20 +26,20 @@ const KindDocs = "{errors_doc_url}#{anchor}"
 // used only for TMF630 referenceError.
 const frameworkAnchor = "framework-errors"
 
-// Format is the body format of a [Responses].
-type Format int
+// format is the body format of a [Responses].
+type format int
 
 const (
-	// FormatProblem renders RFC 9457 problem details (application/problem+json).
-	FormatProblem Format = iota
-	// FormatTMF renders TM Forum TMF630 errors (application/json).
-	FormatTMF
+	// formatProblem renders RFC 9457 problem details (application/problem+json).
+	formatProblem format = iota
+	// formatTMF renders TM Forum TMF630 errors (application/json).
+	formatTMF
 )
 
 // Responses is the registered error format of an app. Its zero value is not
 // usable; build one with [New] or [NewTMF]. It is safe for concurrent use.
 type Responses struct {
-	format       Format
+	format       format
 	docsURL      string
 	tmfPrefix    string
 	tmfReference string
@@ -79,7 +79,7 @@ func Logger(l *zap.Logger) Option {
 
 // New returns RFC 9457 problem-detail responses.
 func New(opts ...Option) *Responses {
-	r := &Responses{format: FormatProblem, docsURL: DefaultDocsURL}
+	r := &Responses{format: formatProblem, docsURL: DefaultDocsURL}
 	for _, o := range opts {
 		o(r)
 	}
@@ -109,7 +109,7 @@ func (r *Responses) prepare() {
 // the member.
 func NewTMF(codePrefix, referenceError string, opts ...Option) *Responses {
 	r := New(opts...)
-	r.format = FormatTMF
+	r.format = formatTMF
 	r.tmfPrefix = strings.TrimRight(codePrefix, "-")
 	r.tmfReference = referenceError
 	r.prepare()
@@ -121,12 +121,11 @@ var fallback = New()
 // Default returns the RFC 9457 format used where no format is registered.
 func Default() *Responses { return fallback }
 
-// Format reports the body format.
-func (r *Responses) Format() Format { return r.format }
-
-// MediaType is the Content-Type of the bodies this format writes.
+// MediaType is the Content-Type of the bodies this format writes:
+// [ProblemMediaType] for RFC 9457, application/json for TMF630. It is how
+// a caller tells the two apart.
 func (r *Responses) MediaType() string {
-	if r.format == FormatTMF {
+	if r.format == formatTMF {
 		return "application/json"
 	}
 	return ProblemMediaType
@@ -193,7 +192,7 @@ func (r *Responses) RenderDescription(d Description, instance string) Rendered {
 		}
 	}
 	size += 64 * len(d.Extensions)
-	if r.format == FormatTMF {
+	if r.format == formatTMF {
 		out.Body = r.appendTMF(make([]byte, 0, size), d)
 	} else {
 		out.Body = r.appendProblem(make([]byte, 0, size), d, instance)
