@@ -23,10 +23,10 @@ import (
 
 	"github.com/svckit/svc/bench/internal/pair"
 	"github.com/svckit/svc/internal/redistest"
-	"github.com/svckit/svc/secret"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/secret"
 )
 
 const (
