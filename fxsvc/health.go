@@ -14,8 +14,8 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/reqstate"
-	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"

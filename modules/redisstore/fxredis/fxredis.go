@@ -11,7 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
