@@ -146,9 +146,6 @@ func newKey(alg jose.SignatureAlgorithm) (crypto.Signer, error) {
 // verifier fetched once, or refreshed after Rotate.
 func (i *Issuer) KeyFetches() int { return int(i.fetches.Load()) }
 
-// DiscoveryURL is the OpenID Connect discovery document's URL.
-func (i *Issuer) DiscoveryURL() string { return i.URL + "/.well-known/openid-configuration" }
-
 // Discover returns a verifier for this issuer, not yet opened: hand it to
 // fxsvc.Authn (the app opens and closes it) or to authn.Middleware. Its
 // audience is the issuer's Audience unless opts say otherwise through
