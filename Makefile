@@ -20,8 +20,8 @@ test-short:
 
 ## interop-deps: the real authorization server (npm oidc-provider) used by the interop tests
 interop-deps:
-	@if [ -f test/oidcprovider/package.json ] && [ ! -d test/oidcprovider/node_modules ]; then \
-		cd test/oidcprovider && npm ci --no-audit --no-fund --loglevel=error; fi
+	@if [ -f test/internal/oidcprovider/package.json ] && [ ! -d test/internal/oidcprovider/node_modules ]; then \
+		cd test/internal/oidcprovider && npm ci --no-audit --no-fund --loglevel=error; fi
 
 ## bench: the peer comparison benchmarks (see bench/README.md)
 bench:

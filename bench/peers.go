@@ -7,6 +7,6 @@ package bench
 import (
 	_ "github.com/auth0/go-jwt-middleware/v2"
 	_ "github.com/go-chi/jwtauth/v5"
-	_ "github.com/svckit/svc/lifecycle"
+	_ "github.com/svckit/svc/secret"
 	_ "golang.org/x/oauth2"
 )

@@ -10,7 +10,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
@@ -37,7 +37,7 @@ import (
 // *authn.JWTVerifier the app passes gets that logger too unless it was
 // built with authn.Logger.
 //
-// When the graph provides a bans.Store or a flood.Store (fxsvc.Redis
+// When the graph provides a bans.Store or a flood.Store (fxredis.Redis
 // does), the gate's authn.Bans and authn.Flood keep their state there,
 // shared by the app's replicas, unless they were built with a store of
 // their own (bans.WithStore, flood.WithStore). Neither store turns bans or

@@ -17,7 +17,7 @@ import (
 	"github.com/svckit/svc/modules/authn/flood"
 )
 
-// graphBans is a bans.Store the app's graph provides, as fxsvc.Redis does.
+// graphBans is a bans.Store the app's graph provides, as fxredis.Redis does.
 type graphBans struct {
 	mu    sync.Mutex
 	fails []string

@@ -8,5 +8,6 @@
 //	)
 //
 // Components open when the app starts, in the order they were given, and
-// close in reverse when it stops (see package lifecycle).
+// close in reverse when it stops; a component that fails to open stops the
+// start with an error naming it.
 package fxsvc

@@ -6,7 +6,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/internal/lifecycle"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -50,7 +50,7 @@ func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Response
 		fx.Provide(onlyOneErrorFormatPerApp),
 		describe("errors", func(r *svcerrors.Responses, enc zapcore.ObjectEncoder) {
 			format := "rfc9457"
-			if r.Format() == svcerrors.FormatTMF {
+			if r.MediaType() != svcerrors.ProblemMediaType {
 				format = "tmf630"
 			}
 			enc.AddString("format", format)

@@ -22,6 +22,9 @@ import (
 // test decides when the delay ends. Call it before the app stops.
 func SetShutdownSleep(s *Server, sleep func(ctx context.Context, d time.Duration)) { s.sleep = sleep }
 
+// Stopping is the channel ShuttingDown returns to the server's requests.
+func Stopping(s *Server) <-chan struct{} { return s.stopping }
+
 // SetTLSReloadInterval sets how often the certificate files are checked,
 // for servers started afterwards; the returned func restores it.
 func SetTLSReloadInterval(d time.Duration) (restore func()) {

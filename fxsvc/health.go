@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -13,8 +14,8 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/reqstate"
-	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"
@@ -22,18 +23,18 @@ import (
 
 // The paths [Health] answers.
 const (
-	LivePath  = "/livez"
-	ReadyPath = "/readyz"
+	livePath  = "/livez"
+	readyPath = "/readyz"
 )
 
-// ReadinessTimeout bounds one /readyz probe: every check runs at once
+// readinessTimeout bounds one /readyz probe: every check runs at once
 // under a context that ends after it, and a check still running then fails
 // the probe.
-const ReadinessTimeout = 2 * time.Second
+const readinessTimeout = 2 * time.Second
 
-// ReadinessGroup is the fx value group [Health] gathers the app's own
+// readinessGroup is the fx value group [Health] gathers the app's own
 // [ReadinessCheck] values from (see [Readiness]).
-const ReadinessGroup = "svc.readiness"
+const readinessGroup = "svc.readiness"
 
 // shutdownCheck is the name /readyz gives to a server that is stopping.
 const shutdownCheck = "shutdown"
@@ -54,19 +55,27 @@ type ReadinessCheck struct {
 	// in the app.
 	Name string
 	// Check returns nil when ready. It runs on every probe, so it should
-	// be cheap, and must return when ctx ends (after [ReadinessTimeout]).
+	// be cheap, and must return when ctx ends (after 2 s).
 	// Its error is logged, never sent.
 	Check func(ctx context.Context) error
 }
 
-// Readiness adds a check to /readyz (see [Health]). A check that needs a
-// value of the graph is provided to the group instead:
+// Readiness adds a check to /readyz (see [Health]). constructor is an fx
+// constructor: a function that takes the values of the graph the check
+// needs and returns a [ReadinessCheck] (and, optionally, an error):
 //
-//	fx.Provide(fx.Annotate(func(db *sql.DB) fxsvc.ReadinessCheck {
+//	fxsvc.Readiness(func(db *sql.DB) fxsvc.ReadinessCheck {
 //		return fxsvc.ReadinessCheck{Name: "db", Check: db.PingContext}
-//	}, fx.ResultTags(`group:"svc.readiness"`)))
-func Readiness(name string, check func(ctx context.Context) error) fx.Option {
-	return fx.Supply(fx.Annotated{Group: ReadinessGroup, Target: ReadinessCheck{Name: name, Check: check}})
+//	})
+//
+// It refuses anything else: fx.New fails naming fxsvc.Readiness.
+func Readiness(constructor any) fx.Option {
+	t := reflect.TypeOf(constructor)
+	if t == nil || t.Kind() != reflect.Func || t.NumOut() == 0 || t.Out(0) != reflect.TypeFor[ReadinessCheck]() ||
+		t.NumOut() > 2 || (t.NumOut() == 2 && t.Out(1) != reflect.TypeFor[error]()) {
+		return fx.Error(fmt.Errorf("fxsvc.Readiness: got %v, want a function returning an fxsvc.ReadinessCheck (and optionally an error)", t))
+	}
+	return fx.Provide(fx.Annotate(constructor, fx.ResultTags(`group:"`+readinessGroup+`"`)))
 }
 
 type healthIn struct {
@@ -181,15 +190,15 @@ func (h *health) Routes() []Route {
 		mode = "excluded"
 	}
 	return []Route{
-		{Method: http.MethodGet, Pattern: LivePath, Mode: mode},
-		{Method: http.MethodGet, Pattern: ReadyPath, Mode: mode},
+		{Method: http.MethodGet, Pattern: livePath, Mode: mode},
+		{Method: http.MethodGet, Pattern: readyPath, Mode: mode},
 	}
 }
 
 func (h *health) wrap(next http.Handler) (http.Handler, error) {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
-		case LivePath, ReadyPath:
+		case livePath, readyPath:
 		default:
 			next.ServeHTTP(w, r)
 			return
@@ -204,13 +213,13 @@ func (h *health) wrap(next http.Handler) (http.Handler, error) {
 			svcerrors.Respond(w, r, http.StatusMethodNotAllowed, "This probe answers GET and HEAD.", nil)
 			return
 		}
-		if r.URL.Path == ReadyPath {
+		if r.URL.Path == readyPath {
 			if failing := h.probe(r.Context()); len(failing) > 0 {
 				res, ok := svcerrors.FromContext(r.Context())
 				if !ok {
 					res = svcerrors.Default()
 				}
-				res.Render(&svcerrors.NotReady{Checks: failing}, r.URL.EscapedPath()).Write(w)
+				res.Render(&notReady{checks: failing}, r.URL.EscapedPath()).Write(w)
 				return
 			}
 		}
@@ -231,7 +240,7 @@ func (h *health) probe(ctx context.Context) []string {
 		h.changed([]string{startingCheck}, nil)
 		return []string{startingCheck}
 	}
-	ctx, cancel := context.WithTimeout(ctx, ReadinessTimeout)
+	ctx, cancel := context.WithTimeout(ctx, readinessTimeout)
 	defer cancel()
 	type result struct {
 		i   int

@@ -25,7 +25,7 @@ func TestReadinessProbeDoesNotWaitForACheckThatIgnoresItsContext(t *testing.T) {
 		if !slices.Equal(failing, []string{"stuck"}) {
 			t.Fatalf("failing %v, want [stuck]", failing)
 		}
-	case <-time.After(10 * ReadinessTimeout):
-		t.Fatal("the probe waited for a check that ignores its context, past ReadinessTimeout")
+	case <-time.After(10 * readinessTimeout):
+		t.Fatal("the probe waited for a check that ignores its context, past readinessTimeout")
 	}
 }

@@ -85,7 +85,7 @@ func notReady(t *testing.T, a answer) []string {
 	if err := json.Unmarshal([]byte(a.body), &p); err != nil {
 		t.Fatalf("not JSON: %s", a.body)
 	}
-	if !strings.HasSuffix(p.Type, "#"+svcerrors.AnchorNotReady) {
+	if !strings.HasSuffix(p.Type, "#not-ready") {
 		t.Fatalf("type %q", p.Type)
 	}
 	for _, c := range p.Checks {
@@ -169,13 +169,13 @@ func TestReadyzRunsTheAppsChecksAndNeverSendsTheirErrors(t *testing.T) {
 	var dbUp atomic.Bool
 	core, logs := observer.New(zap.InfoLevel)
 	app, srv := startApp(t, fxsvc.Errors(), fxsvc.Health(), fx.Supply(okRouter(), zap.New(core)),
-		fxsvc.Readiness("db", func(context.Context) error {
+		readiness("db", func(context.Context) error {
 			if dbUp.Load() {
 				return nil
 			}
 			return errors.New("dial postgres://app:hunter2@db:5432 refused")
 		}),
-		fxsvc.Readiness("cache", func(context.Context) error { return nil }),
+		readiness("cache", func(context.Context) error { return nil }),
 		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
 	defer app.RequireStop()
 	base := "http://" + srv.Addr()
@@ -211,7 +211,7 @@ func TestReadyzRunsTheAppsChecksAndNeverSendsTheirErrors(t *testing.T) {
 
 func TestReadyzInTheTMFFormat(t *testing.T) {
 	app, srv := startApp(t, fxsvc.TMFErrors("SHOP", svcerrors.KindDocs), fxsvc.Health(), fx.Supply(okRouter()),
-		fxsvc.Readiness("queue", func(context.Context) error { return errors.New("down") }),
+		readiness("queue", func(context.Context) error { return errors.New("down") }),
 		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
 	defer app.RequireStop()
 	a := send(t, "GET", "http://"+srv.Addr()+"/readyz")
@@ -243,6 +243,34 @@ func TestProbesRefuseOtherMethodsAndLeaveOtherPathsToTheRouter(t *testing.T) {
 	}
 }
 
+// readiness adds a check that needs nothing from the graph.
+func readiness(name string, check func(context.Context) error) fx.Option {
+	return fxsvc.Readiness(func() fxsvc.ReadinessCheck { return fxsvc.ReadinessCheck{Name: name, Check: check} })
+}
+
+// A check built from a value of the graph runs on every probe.
+func TestReadinessTakesItsCheckFromTheGraph(t *testing.T) {
+	type db struct{ up atomic.Bool }
+	d := &db{}
+	app, srv := startApp(t, fxsvc.Errors(), fxsvc.Health(), fx.Supply(okRouter(), d),
+		fxsvc.Readiness(func(d *db) (fxsvc.ReadinessCheck, error) {
+			return fxsvc.ReadinessCheck{Name: "db", Check: func(context.Context) error {
+				if !d.up.Load() {
+					return errors.New("down")
+				}
+				return nil
+			}}, nil
+		}),
+		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	base := "http://" + srv.Addr()
+	if got := notReady(t, send(t, "GET", base+"/readyz")); len(got) != 1 || got[0] != "db" {
+		t.Fatalf("checks %v", got)
+	}
+	d.up.Store(true)
+	waitStatus(t, base+"/readyz", 200)
+}
+
 func TestHealthRefusesBadCheckNames(t *testing.T) {
 	ok := func(context.Context) error { return nil }
 	for _, tc := range []struct {
@@ -250,13 +278,15 @@ func TestHealthRefusesBadCheckNames(t *testing.T) {
 		opts []fx.Option
 		want string
 	}{
-		{"empty", []fx.Option{fxsvc.Readiness("", ok)}, `check name ""`},
-		{"upper case", []fx.Option{fxsvc.Readiness("DB", ok)}, `check name "DB"`},
-		{"space", []fx.Option{fxsvc.Readiness("my db", ok)}, `check name "my db"`},
-		{"reserved", []fx.Option{fxsvc.Readiness("shutdown", ok)}, `check name "shutdown"`},
-		{"twice", []fx.Option{fxsvc.Readiness("db", ok), fxsvc.Readiness("db", ok)}, `two readiness checks are named "db"`},
-		{"clashes with authn", []fx.Option{fxsvc.Authn(&switchVerifier{}), fxsvc.Readiness("authn", ok)}, `named "authn"`},
-		{"nil func", []fx.Option{fxsvc.Readiness("db", nil)}, `"db" has no Check function`},
+		{"empty", []fx.Option{readiness("", ok)}, `check name ""`},
+		{"upper case", []fx.Option{readiness("DB", ok)}, `check name "DB"`},
+		{"space", []fx.Option{readiness("my db", ok)}, `check name "my db"`},
+		{"reserved", []fx.Option{readiness("shutdown", ok)}, `check name "shutdown"`},
+		{"twice", []fx.Option{readiness("db", ok), readiness("db", ok)}, `two readiness checks are named "db"`},
+		{"clashes with authn", []fx.Option{fxsvc.Authn(&switchVerifier{}), readiness("authn", ok)}, `named "authn"`},
+		{"nil func", []fx.Option{readiness("db", nil)}, `"db" has no Check function`},
+		{"not a constructor", []fx.Option{fxsvc.Readiness(ok)}, "fxsvc.Readiness: got func(context.Context) error, want a function returning an fxsvc.ReadinessCheck"},
+		{"nil constructor", []fx.Option{fxsvc.Readiness(nil)}, "fxsvc.Readiness: got <nil>"},
 		{"health twice", []fx.Option{fxsvc.Health()}, "only one health component"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

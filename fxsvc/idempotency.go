@@ -6,7 +6,7 @@ import (
 
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/store"
 )

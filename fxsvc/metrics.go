@@ -12,7 +12,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/metrics"
 )
 
@@ -27,7 +27,7 @@ import (
 // It refuses: a second Metrics in one app (fx.New fails: fx refuses the
 // second provider of *metrics.Metrics, named onlyOneMetricsPerApp, before
 // the singleton check; any other component claiming the metrics kind gets
-// a *lifecycle.SingletonError), and an invalid setting (fx.New fails with a
+// an error naming both registrations), and an invalid setting (fx.New fails with a
 // *metrics.ConfigError naming the variable or option), which includes an
 // exporter the binary does not link: package metrics links none, so import
 // the one the app uses (e.g. _ "github.com/svckit/svc/modules/metrics/prometheus",

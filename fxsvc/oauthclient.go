@@ -6,7 +6,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
 )
@@ -19,8 +19,8 @@ import (
 // *zap.Logger, or to [DefaultLogger] when the app has none (an
 // oauthclient.Logger in opts wins).
 //
-// It refuses: a second OAuthClient in one app (fx.New fails with a
-// *lifecycle.SingletonError), and a missing or invalid setting (the app
+// It refuses: a second OAuthClient in one app (fx.New fails naming both),
+// and a missing or invalid setting (the app
 // fails with an *oauthclient.ConfigError naming the variable or option).
 // Discovery that finds no usable metadata fails start with an
 // *oauthclient.DiscoveryError; an authorization server that is merely down

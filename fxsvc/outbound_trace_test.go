@@ -78,7 +78,7 @@ func TestOutboundCallsCarryTheTrace(t *testing.T) {
 	if !ok {
 		t.Fatalf("no server span for the caller's route: %+v", rcv.Spans())
 	}
-	fetch, ok := rcv.Find(oauthclient.SpanFetch)
+	fetch, ok := rcv.Find("svc.oauthclient.fetch")
 	if !ok || fetch.TraceID != server.TraceID || fetch.ParentSpanID != server.SpanID || len(fetch.Links) != 0 {
 		t.Fatalf("the token fetch %+v is not a child of the request's span %s/%s", fetch, server.TraceID, server.SpanID)
 	}

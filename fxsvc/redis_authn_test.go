@@ -22,7 +22,7 @@ import (
 	"github.com/svckit/svc/secret"
 )
 
-// TestAuthnOnRedisSharesBansBetweenApps: two apps with fxsvc.Redis, as two
+// TestAuthnOnRedisSharesBansBetweenApps: two apps with fxredis.Redis, as two
 // replicas. A forger whose failures are counted across both is banned by
 // both; the flood budget is one; stopping the apps stops the subscribers.
 func TestAuthnOnRedisSharesBansBetweenApps(t *testing.T) {

@@ -62,7 +62,7 @@ func waitReady(t *testing.T, apps ...*svctest.App) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for _, app := range apps {
-		for app.Get(t, fxsvc.ReadyPath, "").Status != http.StatusOK {
+		for app.Get(t, "/readyz", "").Status != http.StatusOK {
 			if time.Now().After(deadline) {
 				t.Fatal("/readyz did not recover")
 			}
@@ -173,7 +173,7 @@ func testRedisThreeReplicasShareOnePolicy(t *testing.T, engine redistest.Option)
 			t.Fatal("a write ran while its duplicate could not be detected")
 		}
 		// Readiness says so.
-		if s := apps[1].Get(t, fxsvc.ReadyPath, "").Status; s != http.StatusServiceUnavailable {
+		if s := apps[1].Get(t, "/readyz", "").Status; s != http.StatusServiceUnavailable {
 			t.Fatalf("/readyz while down: %d", s)
 		}
 
@@ -269,7 +269,7 @@ func TestRedisOutageMidRunLosesNoAdmittedWrite(t *testing.T) {
 func TestRedisRefusesBadEnvNamingTheVariable(t *testing.T) {
 	t.Setenv("SVC_REDIS_URL", "redis://:hunter2@127.0.0.1:1")
 	t.Setenv("SVC_REDIS_TIMEOUT", "soon")
-	app := fx.New(fx.NopLogger, fxsvc.Redis(), fx.Invoke(func(*redisstore.Client) {}))
+	app := fx.New(fx.NopLogger, fxredis.Redis(), fx.Invoke(func(*redisstore.Client) {}))
 	err := app.Err()
 	if err == nil || !strings.Contains(err.Error(), "SVC_REDIS_TIMEOUT") || strings.Contains(err.Error(), "hunter2") {
 		t.Fatalf("err = %v", err)
@@ -288,7 +288,7 @@ func TestRedisStartFailsOnRefusedAuthentication(t *testing.T) {
 		_ = app.Stop(t.Context())
 		t.Fatal("the app started with a wrong Redis password")
 	}
-	if !errors.Is(err, redisstore.ErrAuthRefused) || !strings.Contains(err.Error(), "fxsvc.Redis: redisstore: SVC_REDIS_URL redis://***@") ||
+	if !errors.Is(err, redisstore.ErrAuthRefused) || !strings.Contains(err.Error(), "fxredis.Config: redisstore: SVC_REDIS_URL redis://***@") ||
 		!strings.Contains(err.Error(), "refused authentication") || strings.Contains(err.Error(), "pw-") {
 		t.Fatalf("err = %v", err)
 	}

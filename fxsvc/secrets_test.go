@@ -19,7 +19,7 @@ import (
 
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/oauthclient"
-	_ "github.com/svckit/svc/modules/redisstore/fxredis"
+	"github.com/svckit/svc/modules/redisstore/fxredis"
 )
 
 // password is what every case hides in a setting; no output may hold it.
@@ -248,7 +248,7 @@ func runLeaking(t *testing.T, redis bool, waitFor string) string {
 		}, fx.ParamTags(``, ``, `name:"billing"`))),
 	}
 	if redis {
-		opts = append(opts, fxsvc.Redis())
+		opts = append(opts, fxredis.Redis())
 	}
 	var stdout, stderr bytes.Buffer
 	fxsvc.Run(nil, &stdout, &stderr, opts...)

@@ -73,14 +73,6 @@ func (s *Server) MaxConnections() int { return s.limit.max }
 // (SVC_HTTP_DRAIN_TIMEOUT or the [DrainTimeout] option).
 func (s *Server) DrainTimeout() time.Duration { return s.drain }
 
-// ShuttingDown returns a channel closed when the server starts draining on
-// stop. Long-lived handlers (websockets, streams) select on it to end
-// their work cleanly: the drain waits for them, up to the drain timeout,
-// but net/http neither tells nor waits for hijacked connections, and the
-// requests' own contexts are not cancelled (the drain lets them finish).
-// See also the package-level [ShuttingDown], which finds it from a request.
-func (s *Server) ShuttingDown() <-chan struct{} { return s.stopping }
-
 type serveIn struct {
 	fx.In
 	Lifecycle  fx.Lifecycle
@@ -143,7 +135,7 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 //
 // On stop it first fails /readyz (see [Health]) and keeps serving for
 // SVC_HTTP_SHUTDOWN_DELAY (default 0, see [ShutdownDelay]), so that load
-// balancers stop sending; then it closes [Server.ShuttingDown] and waits, within
+// balancers stop sending; then it closes the channel [ShuttingDown] returns and waits, within
 // SVC_HTTP_DRAIN_TIMEOUT (default 8 s), for in-flight requests and for the
 // handlers of hijacked connections; those still running then are cut off
 // with a warning. An invalid setting fails the app's build with a

@@ -19,12 +19,14 @@ func (s *Server) baseContext(net.Listener) context.Context {
 	return context.WithValue(ctx, stoppingKey{}, s.leaving)
 }
 
-// ShuttingDown returns the channel [Server.ShuttingDown] of the server that
-// is serving the request whose context ctx is (or derives from): closed when
-// the server starts draining on stop. A long-lived handler selects on it
-// to close its connection cleanly, a websocket with status 1001 (going
-// away). Outside a request of [Serve] it returns nil, a channel that never
-// closes.
+// ShuttingDown returns a channel closed when the server serving the request
+// whose context ctx is (or derives from) starts draining on stop.
+// Long-lived handlers (websockets, streams) select on it to end their work
+// cleanly, a websocket with status 1001 (going away): the drain waits for
+// them, up to the drain timeout, but net/http neither tells nor waits for
+// hijacked connections, and the requests' own contexts are not cancelled
+// (the drain lets them finish). Outside a request of [Serve] it returns
+// nil, a channel that never closes.
 func ShuttingDown(ctx context.Context) <-chan struct{} {
 	ch, _ := ctx.Value(shuttingDownKey{}).(<-chan struct{})
 	return ch

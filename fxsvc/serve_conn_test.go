@@ -158,13 +158,13 @@ func TestStopClosesWebsocketsWithGoingAway(t *testing.T) {
 		read <- err
 	}()
 	select {
-	case <-srv.ShuttingDown():
+	case <-fxsvc.Stopping(srv):
 		t.Fatal("ShuttingDown closed before stop")
 	default:
 	}
 	app.RequireStop()
 	select {
-	case <-srv.ShuttingDown():
+	case <-fxsvc.Stopping(srv):
 	default:
 		t.Fatal("ShuttingDown not closed by stop")
 	}

@@ -75,7 +75,7 @@ func TestShutdownDelayFailsReadinessBeforeTheDrain(t *testing.T) {
 		t.Fatal("the drain began during the shutdown delay")
 	}
 	select {
-	case <-srv.ShuttingDown():
+	case <-fxsvc.Stopping(srv):
 		t.Fatal("ShuttingDown closed during the shutdown delay")
 	case err := <-stopped:
 		t.Fatalf("stop returned during the delay: %v", err)
@@ -87,7 +87,7 @@ func TestShutdownDelayFailsReadinessBeforeTheDrain(t *testing.T) {
 		t.Fatal(err)
 	}
 	select {
-	case <-srv.ShuttingDown():
+	case <-fxsvc.Stopping(srv):
 	default:
 		t.Fatal("the drain never began")
 	}

@@ -7,7 +7,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/tracing"
 )
 
@@ -27,8 +27,8 @@ import (
 //
 // It refuses: a second Tracing in one app (fx.New fails: fx refuses the
 // second provider of *tracing.Tracing, named onlyOneTracingPerApp; any
-// other component claiming the tracing kind gets a
-// *lifecycle.SingletonError), an invalid setting and an exporter not
+// other component claiming the tracing kind gets an error naming both
+// registrations), an invalid setting and an exporter not
 // linked into the binary (fx.New fails with a *tracing.ConfigError naming
 // the variable or option, and the import to add). An inactive component
 // (exporter auto with no endpoint, or none) is registered and installs

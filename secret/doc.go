@@ -3,7 +3,7 @@
 //
 // A [String] prints as "***" through every path a Go program uses to show a
 // value: fmt verbs (%v, %+v, %#v, %s, %q, ...), fmt.Stringer, encoding/json,
-// encoding.TextMarshaler, log/slog (LogValuer) and zap (zap.Any and
+// encoding.TextMarshaler (and so log/slog) and zap (zap.Any and
 // zap.Stringer take the Stringer path; zap.Reflect takes the JSON path). A
 // [URL] prints with its user information, query and fragment replaced by
 // "***" and the rest shown, so an operator can still read which host a

@@ -1,15 +1,13 @@
 package secret
 
 import (
-	"encoding/json"
 	"fmt"
-	"log/slog"
 )
 
-// Mask is what a set secret prints as.
-const Mask = "***"
+// mask is what a set secret prints as.
+const mask = "***"
 
-// String is a secret string. Every printing path shows [Mask] (or "" when
+// String is a secret string. Every printing path shows "***" (or "" when
 // unset); Value returns the real value.
 type String string
 
@@ -21,39 +19,24 @@ func (s String) Value() string { return string(s) }
 func (s String) IsSet() bool { return s != "" }
 
 // String returns the mask, or "" when the secret is unset.
-func (s String) String() string { return masked(s != "", Mask) }
+func (s String) String() string { return masked(s != "", mask) }
 
-// GoString serves %#v: it shows the type and the mask, never the value.
-func (s String) GoString() string { return fmt.Sprintf("secret.String(%q)", s.String()) }
+// goString serves %#v: it shows the type and the mask, never the value.
+func (s String) goString() string { return fmt.Sprintf("secret.String(%q)", s.String()) }
 
 // Format applies every fmt verb and flag to the mask instead of the value.
-func (s String) Format(f fmt.State, verb rune) { format(f, verb, s.String(), s.GoString()) }
+func (s String) Format(f fmt.State, verb rune) { format(f, verb, s.String(), s.goString()) }
 
-// MarshalJSON writes the mask as a JSON string.
-func (s String) MarshalJSON() ([]byte, error) { return json.Marshal(s.String()) }
-
-// MarshalText writes the mask.
+// MarshalText writes the mask, also for encoding/json.
 func (s String) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
-// UnmarshalText sets the real value; caarlos0/env and flag-like readers use it.
+// UnmarshalText sets the real value: caarlos0/env, flag-like readers and
+// encoding/json (from a JSON string; other JSON types are refused without
+// repeating the input) use it.
 func (s *String) UnmarshalText(b []byte) error {
 	*s = String(b)
 	return nil
 }
-
-// UnmarshalJSON sets the real value from a JSON string. It refuses other
-// JSON types without repeating the input.
-func (s *String) UnmarshalJSON(b []byte) error {
-	var v string
-	if err := json.Unmarshal(b, &v); err != nil {
-		return fmt.Errorf("secret: a secret must be a JSON string")
-	}
-	*s = String(v)
-	return nil
-}
-
-// LogValue makes log/slog print the mask.
-func (s String) LogValue() slog.Value { return slog.StringValue(s.String()) }
 
 func masked(set bool, shown string) string {
 	if !set {

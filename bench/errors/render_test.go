@@ -116,7 +116,7 @@ func (c *rejection) fillFloor(tb testing.TB) {
 	if len(out.Header()) != len(c.header) {
 		tb.Fatalf("%s: svc sets headers the floor does not: %v", c.name, out.Header())
 	}
-	if c.res.Format() == svcerrors.FormatTMF {
+	if c.res.MediaType() != svcerrors.ProblemMediaType {
 		body := &svcerrors.TMFError{}
 		if err := json.Unmarshal(out.Body, body); err != nil {
 			tb.Fatal(err)

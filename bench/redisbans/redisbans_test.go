@@ -19,7 +19,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
-	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/bench/internal/pair"
@@ -27,6 +26,7 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/secret"
 )
 
 const (
@@ -64,9 +64,12 @@ func gate(tb testing.TB, v authn.Verifier, b *bans.Bans) http.Handler {
 
 func BenchmarkUnbannedCallerPaired(b *testing.B) {
 	srv := redistest.Start(b)
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr})
+	client, err := redisstore.New(redisstore.Config{URL: secret.URL(srv.URL), Prefix: "bench:"})
+	if err != nil {
+		b.Fatal(err)
+	}
 	b.Cleanup(func() { _ = client.Close() })
-	store := redisstore.NewBans(client, "bench:")
+	store := client.Bans()
 	if err := store.Open(context.Background()); err != nil {
 		b.Fatal(err)
 	}

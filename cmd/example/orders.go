@@ -16,7 +16,7 @@ import (
 	"github.com/svckit/svc/modules/conditional"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
-	_ "github.com/svckit/svc/modules/redisstore/fxredis" // fxsvc.Redis: the Redis stores, linked only where used
+	"github.com/svckit/svc/modules/redisstore/fxredis"
 	"github.com/svckit/svc/modules/responsecache"
 )
 
@@ -26,7 +26,7 @@ import (
 func behindGate() fx.Option {
 	shared := fx.Options()
 	if os.Getenv("SVC_REDIS_URL") != "" {
-		shared = fxsvc.Redis()
+		shared = fxredis.Redis()
 	}
 	return fx.Options(
 		shared,

@@ -119,7 +119,7 @@ func newBilling(in billingIn) *billing {
 // kind (503 upstream-token-unavailable with Retry-After, 502
 // upstream-token-refused), a missing configuration as a logged 500.
 func (b *billing) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	svcerrors.HandlerFunc(b.serve).ServeHTTP(w, r)
+	svcerrors.Handler(b.serve).ServeHTTP(w, r)
 }
 
 func (b *billing) serve(w http.ResponseWriter, r *http.Request) error {

@@ -4,10 +4,6 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
-
-	"go.uber.org/fx"
-
-	"github.com/svckit/svc/fxsvc"
 )
 
 // heavy are the import-path prefixes a binary carries only when it exports
@@ -68,14 +64,5 @@ func TestLinksNoExporter(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// fxsvc.Redis in a binary that does not link modules/redisstore/fxredis
-// fails to build the app, naming the import to add.
-func TestRedisWithoutTheStoresLinkedSaysWhatToImport(t *testing.T) {
-	err := fx.New(fx.NopLogger, fxsvc.Redis()).Err()
-	if err == nil || !strings.Contains(err.Error(), `import _ "github.com/svckit/svc/modules/redisstore/fxredis"`) {
-		t.Fatalf("fx.New error = %v, want one naming the fxredis import", err)
 	}
 }

@@ -109,7 +109,7 @@ func Flood(l *flood.Limit) Option { return func(c *gateConfig) { c.flood = l } }
 // state in when they were built without one (bans.WithStore,
 // flood.WithStore win): stores shared by the app's replicas, so that a ban
 // started on one replica refuses the caller on all of them and an address
-// has one flood budget. fxsvc passes the graph's stores (fxsvc.Redis) this
+// has one flood budget. fxsvc passes the graph's stores (fxredis.Redis) this
 // way. A nil store leaves that component in memory; neither turns Bans or
 // Flood on.
 func SharedStores(b bans.Store, f flood.Store) Option {

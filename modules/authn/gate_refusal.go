@@ -23,9 +23,13 @@ const (
 	KindKeysUnavailable        RefusalKind = "signing-keys-unavailable"
 	// KindVerifierBusy is the verifier's budget of fresh verifications
 	// overflowing (authn.ErrBusy): 503 with Retry-After, under the error
-	// format's own anchor for a full concurrency limit.
-	KindVerifierBusy RefusalKind = svcerrors.AnchorBulkheadFull
+	// format's own anchor for a full concurrency limit (bulkheadFull's).
+	KindVerifierBusy RefusalKind = "bulkhead-full"
 )
+
+// bulkheadFull is the error format's kind for a full concurrency limit,
+// whose status and title a busy verifier shares.
+var bulkheadFull = (&svcerrors.BulkheadFull{}).Describe().Kind
 
 // busyRetryAfter is the Retry-After of KindVerifierBusy: a verification
 // takes well under a second, so a queue full now has moved on by then.
@@ -87,7 +91,7 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"This client is refused for a while. Retry after the time given."},
 	KindKeysUnavailable: {http.StatusServiceUnavailable, "Signing keys unavailable",
 		"The service cannot verify tokens yet. Retry shortly."},
-	KindVerifierBusy: {svcerrors.KindBulkheadFull.Status, svcerrors.KindBulkheadFull.Title,
+	KindVerifierBusy: {bulkheadFull.Status, bulkheadFull.Title,
 		"The service is verifying as many new tokens as it can. Retry after the time given."},
 }
 

@@ -62,7 +62,7 @@ func TestInstanceIsTheEscapedRequestPath(t *testing.T) {
 	res := svcerrors.New()
 	r := chi.NewRouter()
 	r.Use(res.Middleware)
-	r.Get("/orders/{id}", svcerrors.HandlerFunc(func(http.ResponseWriter, *http.Request) error {
+	r.Get("/orders/{id}", svcerrors.Handler(func(http.ResponseWriter, *http.Request) error {
 		return &svcerrors.BulkheadFull{}
 	}).ServeHTTP)
 	r.Get("/respond/{id}", func(w http.ResponseWriter, r *http.Request) {

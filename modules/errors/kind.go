@@ -20,84 +20,85 @@ type Kind struct {
 	DocsURL string
 }
 
-// The anchors of the kinds this package renders. Clients branch on them.
+// The anchors of the kinds this package renders: clients branch on these
+// values, which docs/errors.md documents.
 const (
-	AnchorRateLimitExceeded     = "rate-limit-exceeded"
-	AnchorCircuitBreakerOpen    = "circuit-breaker-open"
-	AnchorBulkheadFull          = "bulkhead-full"
-	AnchorLockUnavailable       = "lock-unavailable"
-	AnchorRequestRefused        = "request-refused"
-	AnchorDeadlineExceeded      = "deadline-exceeded"
-	AnchorIdempotencyKeyReused  = "idempotency-key-reused"
-	AnchorIdempotencyInFlight   = "idempotency-in-flight"
-	AnchorIdempotencyKeyInvalid = "idempotency-key-invalid"
-	AnchorRequestBodyTooLarge   = "request-body-too-large"
-	AnchorPreconditionFailed    = "precondition-failed"
-	AnchorPreconditionRequired  = "precondition-required"
-	AnchorValidationFailed      = "validation-failed"
+	anchorRateLimitExceeded     = "rate-limit-exceeded"
+	anchorCircuitBreakerOpen    = "circuit-breaker-open"
+	anchorBulkheadFull          = "bulkhead-full"
+	anchorLockUnavailable       = "lock-unavailable"
+	anchorRequestRefused        = "request-refused"
+	anchorDeadlineExceeded      = "deadline-exceeded"
+	anchorIdempotencyKeyReused  = "idempotency-key-reused"
+	anchorIdempotencyInFlight   = "idempotency-in-flight"
+	anchorIdempotencyKeyInvalid = "idempotency-key-invalid"
+	anchorRequestBodyTooLarge   = "request-body-too-large"
+	anchorPreconditionFailed    = "precondition-failed"
+	anchorPreconditionRequired  = "precondition-required"
+	anchorValidationFailed      = "validation-failed"
 
-	AnchorUpstreamTokenUnavailable = "upstream-token-unavailable"
-	AnchorUpstreamTokenRefused     = "upstream-token-refused"
+	anchorUpstreamTokenUnavailable = "upstream-token-unavailable"
+	anchorUpstreamTokenRefused     = "upstream-token-refused"
 )
 
 // Kinds of docs/errors.md, one per rejection type. Details never name the limit, the
 // backend or the rule behind a rejection.
 var (
-	KindRateLimitExceeded = Kind{Status: http.StatusTooManyRequests, Anchor: AnchorRateLimitExceeded,
+	kindRateLimitExceeded = Kind{Status: http.StatusTooManyRequests, Anchor: anchorRateLimitExceeded,
 		Title: "Rate limit exceeded", Detail: "Too many requests. Retry after the time given."}
-	KindCircuitBreakerOpen = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorCircuitBreakerOpen,
+	kindCircuitBreakerOpen = Kind{Status: http.StatusServiceUnavailable, Anchor: anchorCircuitBreakerOpen,
 		Title: "Circuit breaker open", Detail: "A dependency of this service is unavailable. Retry later."}
-	KindBulkheadFull = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorBulkheadFull,
+	kindBulkheadFull = Kind{Status: http.StatusServiceUnavailable, Anchor: anchorBulkheadFull,
 		Title: "Concurrency limit reached", Detail: "The service is handling as many requests as it can. Retry later."}
-	KindWouldBlock = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorLockUnavailable,
+	kindWouldBlock = Kind{Status: http.StatusServiceUnavailable, Anchor: anchorLockUnavailable,
 		Title: "Lock held elsewhere", Detail: "The resource is locked and the request asked not to wait."}
-	KindLockTimeout = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorLockUnavailable,
+	kindLockTimeout = Kind{Status: http.StatusServiceUnavailable, Anchor: anchorLockUnavailable,
 		Title: "Lock held elsewhere", Detail: "The resource stayed locked for as long as the request could wait."}
-	KindRequestRefused = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorRequestRefused,
+	kindRequestRefused = Kind{Status: http.StatusServiceUnavailable, Anchor: anchorRequestRefused,
 		Title: "Request refused", Detail: "The service cannot take this request now. Retry later."}
-	KindDeadlineExceeded = Kind{Status: http.StatusGatewayTimeout, Anchor: AnchorDeadlineExceeded,
+	kindDeadlineExceeded = Kind{Status: http.StatusGatewayTimeout, Anchor: anchorDeadlineExceeded,
 		Title: "Deadline exceeded", Detail: "The request did not complete within its time limit."}
-	KindIdempotencyKeyReused = Kind{Status: http.StatusUnprocessableEntity, Anchor: AnchorIdempotencyKeyReused,
+	kindIdempotencyKeyReused = Kind{Status: http.StatusUnprocessableEntity, Anchor: anchorIdempotencyKeyReused,
 		Title: "Idempotency key reused", Detail: "This Idempotency-Key was already used with a different payload."}
-	KindIdempotencyInFlight = Kind{Status: http.StatusConflict, Anchor: AnchorIdempotencyInFlight,
+	kindIdempotencyInFlight = Kind{Status: http.StatusConflict, Anchor: anchorIdempotencyInFlight,
 		Title: "Idempotent request in flight", Detail: "A request with this Idempotency-Key is still running. Retry after the time given."}
-	KindIdempotencyKeyInvalid = Kind{Status: http.StatusBadRequest, Anchor: AnchorIdempotencyKeyInvalid,
+	kindIdempotencyKeyInvalid = Kind{Status: http.StatusBadRequest, Anchor: anchorIdempotencyKeyInvalid,
 		Title: "Idempotency key invalid", Detail: "The Idempotency-Key header is missing, too long or holds a character outside printable ASCII."}
-	KindRequestBodyTooLarge = Kind{Status: http.StatusRequestEntityTooLarge, Anchor: AnchorRequestBodyTooLarge,
+	kindRequestBodyTooLarge = Kind{Status: http.StatusRequestEntityTooLarge, Anchor: anchorRequestBodyTooLarge,
 		Title: "Request body too large", Detail: "The request body is larger than this endpoint accepts."}
-	KindPreconditionFailed = Kind{Status: http.StatusPreconditionFailed, Anchor: AnchorPreconditionFailed,
+	kindPreconditionFailed = Kind{Status: http.StatusPreconditionFailed, Anchor: anchorPreconditionFailed,
 		Title: "Precondition failed", Detail: "The entity tag in If-Match does not match the current representation."}
-	KindPreconditionRequired = Kind{Status: http.StatusPreconditionRequired, Anchor: AnchorPreconditionRequired,
+	kindPreconditionRequired = Kind{Status: http.StatusPreconditionRequired, Anchor: anchorPreconditionRequired,
 		Title: "Precondition required", Detail: "This write must carry a precondition such as If-Match."}
-	KindValidationFailed = Kind{Status: http.StatusUnprocessableEntity, Anchor: AnchorValidationFailed,
+	kindValidationFailed = Kind{Status: http.StatusUnprocessableEntity, Anchor: anchorValidationFailed,
 		Title: "Validation failed", Detail: "The request did not match what this endpoint accepts."}
 )
 
 // Kinds of outbound token failures (modules/oauthclient), named by the
-// errors through [KindNamer]. Their details say nothing of the
+// errors through kindNamer. Their details say nothing of the
 // authorization server's answer or the client's credentials.
 var (
-	// KindUpstreamTokenUnavailable: the authorization server is down, slow,
+	// kindUpstreamTokenUnavailable: the authorization server is down, slow,
 	// failing or asked for a pause; retrying later can help.
-	KindUpstreamTokenUnavailable = Kind{Status: http.StatusServiceUnavailable, Anchor: AnchorUpstreamTokenUnavailable,
+	kindUpstreamTokenUnavailable = Kind{Status: http.StatusServiceUnavailable, Anchor: anchorUpstreamTokenUnavailable,
 		Title: "Upstream token unavailable", Detail: "The service could not obtain a token for a call it depends on. Retry later."}
-	// KindUpstreamTokenRefused: the authorization server refused the
+	// kindUpstreamTokenRefused: the authorization server refused the
 	// service's client or the token it asked for; retrying will not help
 	// until the service's configuration changes.
-	KindUpstreamTokenRefused = Kind{Status: http.StatusBadGateway, Anchor: AnchorUpstreamTokenRefused,
+	kindUpstreamTokenRefused = Kind{Status: http.StatusBadGateway, Anchor: anchorUpstreamTokenRefused,
 		Title: "Upstream token refused", Detail: "The authorization server refused the token this service needs for a call it depends on."}
 )
 
-// namedKinds are the kinds a [KindNamer] may name.
+// namedKinds are the kinds a kindNamer may name.
 var namedKinds = map[string]Kind{
-	AnchorUpstreamTokenUnavailable: KindUpstreamTokenUnavailable,
-	AnchorUpstreamTokenRefused:     KindUpstreamTokenRefused,
+	anchorUpstreamTokenUnavailable: kindUpstreamTokenUnavailable,
+	anchorUpstreamTokenRefused:     kindUpstreamTokenRefused,
 }
 
-// KindByAnchor returns the kind a [KindNamer] naming anchor answers with:
+// kindByAnchor returns the kind a kindNamer naming anchor answers with:
 // upstream-token-unavailable or upstream-token-refused. ok is false for any
 // other anchor.
-func KindByAnchor(anchor string) (k Kind, ok bool) {
+func kindByAnchor(anchor string) (k Kind, ok bool) {
 	k, ok = namedKinds[anchor]
 	return k, ok
 }

@@ -17,7 +17,7 @@ import (
 // media type are left alone.
 func (r *Responses) Middleware(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		req = req.WithContext(WithResponses(req.Context(), r))
+		req = req.WithContext(withResponses(req.Context(), r))
 		next.ServeHTTP(&errorWriter{ResponseWriter: w, res: r, path: req.URL.EscapedPath()}, req)
 	})
 }

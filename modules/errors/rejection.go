@@ -21,20 +21,20 @@ type Admission interface {
 	Admission()
 }
 
-// KindNamer is an error that names its kind by anchor instead of
+// kindNamer is an error that names its kind by anchor instead of
 // describing itself, so that its package need not import this one
 // (modules/oauthclient stays a leaf): [Describe] looks the anchor up with
-// [KindByAnchor]. An anchor it does not know leaves the error unknown
+// kindByAnchor. An anchor it does not know leaves the error unknown
 // (logged, 500). An app's own kinds implement [Rejection] instead, with a
 // [Kind] whose DocsURL points at the app's documentation.
-type KindNamer interface {
+type kindNamer interface {
 	error
 	ErrorKind() string
 }
 
-// RetryAfterHinter may be implemented beside [KindNamer]: a positive hint
+// retryAfterHinter may be implemented beside kindNamer: a positive hint
 // adds retry_after (RFC 9457) and the Retry-After header.
-type RetryAfterHinter interface {
+type retryAfterHinter interface {
 	RetryAfterHint() time.Duration
 }
 

@@ -14,7 +14,7 @@ func (e *RateLimitExceeded) Error() string { return "svc: rate limit exceeded" }
 
 // Describe implements [Rejection].
 func (e *RateLimitExceeded) Describe() Description {
-	return Description{Kind: KindRateLimitExceeded, RetryAfter: e.RetryAfter}
+	return Description{Kind: kindRateLimitExceeded, RetryAfter: e.RetryAfter}
 }
 
 // Admission implements [Admission].
@@ -29,7 +29,7 @@ func (e *CircuitBreakerOpen) Error() string { return "svc: circuit breaker open"
 
 // Describe implements [Rejection].
 func (e *CircuitBreakerOpen) Describe() Description {
-	return Description{Kind: KindCircuitBreakerOpen, RetryAfter: e.RetryAfter}
+	return Description{Kind: kindCircuitBreakerOpen, RetryAfter: e.RetryAfter}
 }
 
 // Admission implements [Admission].
@@ -42,7 +42,7 @@ type BulkheadFull struct{}
 func (e *BulkheadFull) Error() string { return "svc: bulkhead full" }
 
 // Describe implements [Rejection].
-func (e *BulkheadFull) Describe() Description { return Description{Kind: KindBulkheadFull} }
+func (e *BulkheadFull) Describe() Description { return Description{Kind: kindBulkheadFull} }
 
 // Admission implements [Admission].
 func (e *BulkheadFull) Admission() {}
@@ -54,7 +54,7 @@ type WouldBlock struct{}
 func (e *WouldBlock) Error() string { return "svc: lock held elsewhere, would block" }
 
 // Describe implements [Rejection].
-func (e *WouldBlock) Describe() Description { return Description{Kind: KindWouldBlock} }
+func (e *WouldBlock) Describe() Description { return Description{Kind: kindWouldBlock} }
 
 // Admission implements [Admission].
 func (e *WouldBlock) Admission() {}
@@ -67,7 +67,7 @@ type LockTimeout struct{}
 func (e *LockTimeout) Error() string { return "svc: lock held elsewhere, wait timed out" }
 
 // Describe implements [Rejection].
-func (e *LockTimeout) Describe() Description { return Description{Kind: KindLockTimeout} }
+func (e *LockTimeout) Describe() Description { return Description{Kind: kindLockTimeout} }
 
 // Admission implements [Admission].
 func (e *LockTimeout) Admission() {}
@@ -81,7 +81,7 @@ type AdmissionRefused struct{}
 func (e *AdmissionRefused) Error() string { return "svc: request refused" }
 
 // Describe implements [Rejection].
-func (e *AdmissionRefused) Describe() Description { return Description{Kind: KindRequestRefused} }
+func (e *AdmissionRefused) Describe() Description { return Description{Kind: kindRequestRefused} }
 
 // Admission implements [Admission].
 func (e *AdmissionRefused) Admission() {}
@@ -95,7 +95,7 @@ func (e *DeadlineExceeded) Error() string { return "svc: deadline exceeded" }
 
 // Describe implements [Rejection].
 func (e *DeadlineExceeded) Describe() Description {
-	return Description{Kind: KindDeadlineExceeded, Timeout: e.Timeout}
+	return Description{Kind: kindDeadlineExceeded, Timeout: e.Timeout}
 }
 
 // Is reports a DeadlineExceeded as a context.DeadlineExceeded.
@@ -109,7 +109,7 @@ func (e *IdempotencyConflict) Error() string { return "svc: idempotency key reus
 
 // Describe implements [Rejection].
 func (e *IdempotencyConflict) Describe() Description {
-	return Description{Kind: KindIdempotencyKeyReused}
+	return Description{Kind: kindIdempotencyKeyReused}
 }
 
 // IdempotencyWaitTimeout: a request with the same key is still running and
@@ -120,7 +120,7 @@ func (e *IdempotencyWaitTimeout) Error() string { return "svc: idempotent reques
 
 // Describe implements [Rejection].
 func (e *IdempotencyWaitTimeout) Describe() Description {
-	return Description{Kind: KindIdempotencyInFlight, RetryAfter: e.RetryAfter}
+	return Description{Kind: kindIdempotencyInFlight, RetryAfter: e.RetryAfter}
 }
 
 // IdempotencyKeyInvalid: the Idempotency-Key header is missing where
@@ -132,7 +132,7 @@ func (e *IdempotencyKeyInvalid) Error() string { return "svc: idempotency key in
 
 // Describe implements [Rejection].
 func (e *IdempotencyKeyInvalid) Describe() Description {
-	return Description{Kind: KindIdempotencyKeyInvalid}
+	return Description{Kind: kindIdempotencyKeyInvalid}
 }
 
 // RequestBodyTooLarge: the body is over the endpoint's limit. Answers 413
@@ -143,7 +143,7 @@ func (e *RequestBodyTooLarge) Error() string { return "svc: request body too lar
 
 // Describe implements [Rejection].
 func (e *RequestBodyTooLarge) Describe() Description {
-	return Description{Kind: KindRequestBodyTooLarge}
+	return Description{Kind: kindRequestBodyTooLarge}
 }
 
 // PreconditionFailed: the entity tag in If-Match is stale. Answers 412.
@@ -153,7 +153,7 @@ func (e *PreconditionFailed) Error() string { return "svc: precondition failed" 
 
 // Describe implements [Rejection].
 func (e *PreconditionFailed) Describe() Description {
-	return Description{Kind: KindPreconditionFailed}
+	return Description{Kind: kindPreconditionFailed}
 }
 
 // PreconditionRequired: a write carried no precondition. Answers 428.
@@ -163,7 +163,7 @@ func (e *PreconditionRequired) Error() string { return "svc: precondition requir
 
 // Describe implements [Rejection].
 func (e *PreconditionRequired) Describe() Description {
-	return Description{Kind: KindPreconditionRequired}
+	return Description{Kind: kindPreconditionRequired}
 }
 
 // ValidationFailed: the request did not match what the endpoint accepts.
@@ -178,7 +178,7 @@ func (e *ValidationFailed) Error() string { return "svc: request validation fail
 
 // Describe implements [Rejection].
 func (e *ValidationFailed) Describe() Description {
-	k := KindValidationFailed
+	k := kindValidationFailed
 	if e.Status >= 400 && e.Status <= 499 {
 		k.Status = e.Status
 	}

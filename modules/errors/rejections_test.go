@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -171,22 +170,5 @@ func TestAppKindNamesItsOwnDocs(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-// Every kind a KindNamer may name has its section in docs/errors.md, the
-// page its type points at.
-func TestNamedKindsAreDocumented(t *testing.T) {
-	doc, err := os.ReadFile("../../docs/errors.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, anchor := range []string{svcerrors.AnchorUpstreamTokenUnavailable, svcerrors.AnchorUpstreamTokenRefused} {
-		if _, ok := svcerrors.KindByAnchor(anchor); !ok {
-			t.Errorf("KindByAnchor(%q) unknown", anchor)
-		}
-		if !strings.Contains(string(doc), "\n## "+anchor+"\n") {
-			t.Errorf("docs/errors.md has no section %q", anchor)
-		}
 	}
 }

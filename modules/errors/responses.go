@@ -26,20 +26,20 @@ const KindDocs = "{errors_doc_url}#{anchor}"
 // used only for TMF630 referenceError.
 const frameworkAnchor = "framework-errors"
 
-// Format is the body format of a [Responses].
-type Format int
+// format is the body format of a [Responses].
+type format int
 
 const (
-	// FormatProblem renders RFC 9457 problem details (application/problem+json).
-	FormatProblem Format = iota
-	// FormatTMF renders TM Forum TMF630 errors (application/json).
-	FormatTMF
+	// formatProblem renders RFC 9457 problem details (application/problem+json).
+	formatProblem format = iota
+	// formatTMF renders TM Forum TMF630 errors (application/json).
+	formatTMF
 )
 
 // Responses is the registered error format of an app. Its zero value is not
 // usable; build one with [New] or [NewTMF]. It is safe for concurrent use.
 type Responses struct {
-	format       Format
+	format       format
 	docsURL      string
 	tmfPrefix    string
 	tmfReference string
@@ -79,7 +79,7 @@ func Logger(l *zap.Logger) Option {
 
 // New returns RFC 9457 problem-detail responses.
 func New(opts ...Option) *Responses {
-	r := &Responses{format: FormatProblem, docsURL: DefaultDocsURL}
+	r := &Responses{format: formatProblem, docsURL: DefaultDocsURL}
 	for _, o := range opts {
 		o(r)
 	}
@@ -109,7 +109,7 @@ func (r *Responses) prepare() {
 // the member.
 func NewTMF(codePrefix, referenceError string, opts ...Option) *Responses {
 	r := New(opts...)
-	r.format = FormatTMF
+	r.format = formatTMF
 	r.tmfPrefix = strings.TrimRight(codePrefix, "-")
 	r.tmfReference = referenceError
 	r.prepare()
@@ -121,29 +121,18 @@ var fallback = New()
 // Default returns the RFC 9457 format used where no format is registered.
 func Default() *Responses { return fallback }
 
-// Format reports the body format.
-func (r *Responses) Format() Format { return r.format }
-
-// MediaType is the Content-Type of the bodies this format writes.
+// MediaType is the Content-Type of the bodies this format writes:
+// [ProblemMediaType] for RFC 9457, application/json for TMF630. It is how
+// a caller tells the two apart.
 func (r *Responses) MediaType() string {
-	if r.format == FormatTMF {
+	if r.format == formatTMF {
 		return "application/json"
 	}
 	return ProblemMediaType
 }
 
-// TypeURI is the problem `type` of one of svc's kinds with this anchor:
-// about:blank for an empty anchor. A kind with its own DocsURL has the type
-// DocsURL#anchor instead.
-func (r *Responses) TypeURI(anchor string) string {
-	if anchor == "" {
-		return "about:blank"
-	}
-	return r.docsURL + "#" + anchor
-}
-
 // Describe finds how err is answered: a [Rejection] anywhere in its chain,
-// then a [KindNamer] naming a kind of [KindByAnchor], then an [Admission]
+// then a kindNamer naming a kind of kindByAnchor, then an [Admission]
 // (503 request-refused). ok is false for any other error; those are never
 // rendered, as they signal a bug or an outage.
 func Describe(err error) (d Description, ok bool) {
@@ -156,11 +145,11 @@ func Describe(err error) (d Description, ok bool) {
 	if errors.As(err, &rej) {
 		return rej.Describe(), true
 	}
-	var named KindNamer
+	var named kindNamer
 	if errors.As(err, &named) {
-		if k, ok := KindByAnchor(named.ErrorKind()); ok {
+		if k, ok := kindByAnchor(named.ErrorKind()); ok {
 			d := Description{Kind: k}
-			if h, ok := named.(RetryAfterHinter); ok {
+			if h, ok := named.(retryAfterHinter); ok {
 				d.RetryAfter = max(h.RetryAfterHint(), 0)
 			}
 			return d, true
@@ -168,7 +157,7 @@ func Describe(err error) (d Description, ok bool) {
 	}
 	var adm Admission
 	if errors.As(err, &adm) {
-		return Description{Kind: KindRequestRefused}, true
+		return Description{Kind: kindRequestRefused}, true
 	}
 	return Description{}, false
 }
@@ -203,7 +192,7 @@ func (r *Responses) RenderDescription(d Description, instance string) Rendered {
 		}
 	}
 	size += 64 * len(d.Extensions)
-	if r.format == FormatTMF {
+	if r.format == formatTMF {
 		out.Body = r.appendTMF(make([]byte, 0, size), d)
 	} else {
 		out.Body = r.appendProblem(make([]byte, 0, size), d, instance)

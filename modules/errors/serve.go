@@ -12,9 +12,9 @@ import (
 
 type ctxKey struct{}
 
-// WithResponses returns a context carrying the registered format. The
+// withResponses returns a context carrying the registered format. The
 // [Responses.Middleware] does this for every request.
-func WithResponses(ctx context.Context, r *Responses) context.Context {
+func withResponses(ctx context.Context, r *Responses) context.Context {
 	return context.WithValue(ctx, ctxKey{}, r)
 }
 
@@ -110,14 +110,13 @@ func (r *Responses) log() *zap.Logger {
 // Without a registered format the app's own handling applies: the error is
 // logged and answers a plain 500, as an unhandled error would.
 func Handler(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
-	return HandlerFunc(fn)
+	return errorHandler(fn)
 }
 
-// HandlerFunc is a handler that returns an error; see [Handler].
-type HandlerFunc func(http.ResponseWriter, *http.Request) error
+// errorHandler is a handler that returns an error; see [Handler].
+type errorHandler func(http.ResponseWriter, *http.Request) error
 
-// ServeHTTP implements http.Handler.
-func (fn HandlerFunc) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (fn errorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	err := fn(w, r)
 	if err == nil {
 		return

@@ -48,9 +48,6 @@ const (
 	Post
 )
 
-// Body is [Post], by its earlier name.
-const Body = Post
-
 // Secret authenticates with the client secret (SVC_OAUTHCLIENT_CLIENT_SECRET,
 // SVC_OAUTHCLIENT_CLIENT_SECRET_FILE or [ClientSecret]). Secret(Auto) lets
 // SVC_OAUTHCLIENT_AUTH_METHOD choose the method when it is set; Basic or

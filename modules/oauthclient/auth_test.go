@@ -98,7 +98,7 @@ func TestSecretMethodFollowsMetadata(t *testing.T) {
 		{"basic only", []string{"client_secret_basic"}, oauthclient.Auto, false},
 		{"post only", []string{"client_secret_post", "private_key_jwt"}, oauthclient.Auto, true},
 		{"pinned basic over post only", []string{"client_secret_post"}, oauthclient.Basic, false},
-		{"pinned body over basic only", []string{"client_secret_basic"}, oauthclient.Body, true},
+		{"pinned body over basic only", []string{"client_secret_basic"}, oauthclient.Post, true},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -138,9 +138,9 @@ func (cfg *clientConfig) finish() error {
 		def  time.Duration
 		name string
 	}{
-		{&cfg.timeout, DefaultTimeout, "TIMEOUT"},
-		{&cfg.refreshBefore, DefaultRefreshBefore, "REFRESH_BEFORE"},
-		{&cfg.retryInterval, DefaultRetryInterval, "RETRY_INTERVAL"},
+		{&cfg.timeout, defaultTimeout, "TIMEOUT"},
+		{&cfg.refreshBefore, defaultRefreshBefore, "REFRESH_BEFORE"},
+		{&cfg.retryInterval, defaultRetryInterval, "RETRY_INTERVAL"},
 	} {
 		if *d.v < 0 {
 			errs = append(errs, &ConfigError{Setting: clientEnvPrefix + d.name, Problem: "must not be negative"})

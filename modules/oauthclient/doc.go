@@ -71,8 +71,8 @@
 // well-formed.
 //
 // An error a handler returns through svcerrors (fxsvc.Errors) answers by
-// the kind it names (svcerrors.KindNamer; this package does not import
-// svcerrors): [*UnavailableError] 503 upstream-token-unavailable with
+// the kind it names (an ErrorKind method svcerrors reads; this package
+// does not import svcerrors): [*UnavailableError] 503 upstream-token-unavailable with
 // Retry-After, [*ClientRejectedError], [*TokenRefusedError] and
 // [*DiscoveryError] 502 upstream-token-refused. A [*ConfigError] and
 // [ErrClosed] stay an unknown error: a logged 500.
@@ -126,7 +126,7 @@
 // Durations take Go syntax (30s) or seconds (30). Lists (audiences,
 // resources, scopes) are separated by commas or spaces. <NAME> is the
 // pattern name upper-cased with other characters than letters and digits
-// replaced by '_' ([EnvName]). Code options override the environment, but
+// replaced by '_'. Code options override the environment, but
 // for SVC_OAUTHCLIENT_AUTH_METHOD: it fills in Secret(Auto) or a missing
 // client authentication, and New fails when code chose another method.
 // [WithoutEnv] ignores the environment.
@@ -143,7 +143,4 @@
 // No attribute carries a token, secret, subject or server text. With
 // [Logger], failed fetches are logged at warning level, once per pattern
 // and error type a minute, and a pattern's recovery once at info.
-// [RedactForm], [RedactBody] and [RedactHeader] hide client_secret,
-// client_assertion, assertion, subject_token and other credentials from
-// whatever a service logs itself.
 package oauthclient

@@ -15,19 +15,19 @@ var (
 	// when Close ran ends with it, and so does every later call.
 	ErrClosed = errors.New("oauthclient: the client is closed")
 
-	// ErrCallerTokenRequired is returned by Token, and by requests sent
+	// errCallerTokenRequired is returned by Token, and by requests sent
 	// through Transport or Client, on a token-exchange pattern: an exchange
 	// needs the caller's token, passed to TokenFor or TransportFor.
-	ErrCallerTokenRequired = errors.New("oauthclient: a token-exchange pattern needs the caller's token: use TokenFor or TransportFor")
+	errCallerTokenRequired = errors.New("oauthclient: a token-exchange pattern needs the caller's token: use TokenFor or TransportFor")
 
-	// ErrNotExchange is returned by TokenFor, and by requests sent through
+	// errNotExchange is returned by TokenFor, and by requests sent through
 	// TransportFor, on a client-credentials pattern, which acts as the
 	// service itself and takes no caller token.
-	ErrNotExchange = errors.New("oauthclient: TokenFor and TransportFor need a token-exchange pattern; a client-credentials pattern uses Token, Transport or Client")
+	errNotExchange = errors.New("oauthclient: TokenFor and TransportFor need a token-exchange pattern; a client-credentials pattern uses Token, Transport or Client")
 
-	// ErrEmptyCallerToken is returned when the caller token given to
+	// errEmptyCallerToken is returned when the caller token given to
 	// TokenFor or TransportFor is empty.
-	ErrEmptyCallerToken = errors.New("oauthclient: the caller token is empty")
+	errEmptyCallerToken = errors.New("oauthclient: the caller token is empty")
 )
 
 // ConfigError reports a missing or invalid setting. New, the pattern

@@ -27,3 +27,11 @@ var (
 	JWTExpiry             = jwtExpiry
 	ErrorType             = errorType
 )
+
+var (
+	EnvName                = envName
+	ErrCallerTokenRequired = errCallerTokenRequired
+	ErrNotExchange         = errNotExchange
+	ErrEmptyCallerToken    = errEmptyCallerToken
+	ErrNotDiscovered       = errNotDiscovered
+)

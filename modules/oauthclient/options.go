@@ -11,15 +11,15 @@ import (
 
 // Defaults of the client's timing settings.
 const (
-	// DefaultTimeout bounds one token request or one discovery request.
-	DefaultTimeout = 10 * time.Second
-	// DefaultRefreshBefore is how long before expiry a token is refreshed
+	// defaultTimeout bounds one token request or one discovery request.
+	defaultTimeout = 10 * time.Second
+	// defaultRefreshBefore is how long before expiry a token is refreshed
 	// when the server sends no refresh_in (capped at half the lifetime).
-	DefaultRefreshBefore = time.Minute
-	// DefaultRetryInterval is how long a failure is remembered before the
+	defaultRefreshBefore = time.Minute
+	// defaultRetryInterval is how long a failure is remembered before the
 	// next fetch, and the least time between two drops of a token refused
 	// by an API.
-	DefaultRetryInterval = 10 * time.Second
+	defaultRetryInterval = 10 * time.Second
 )
 
 // Option configures a Client. Code options override environment variables.
@@ -106,14 +106,14 @@ func ClientSecretFile(path string) Option {
 }
 
 // Timeout bounds each token and discovery request (default
-// [DefaultTimeout]). A token request that times out is not retried.
+// [defaultTimeout]). A token request that times out is not retried.
 // Overrides SVC_OAUTHCLIENT_TIMEOUT.
 func Timeout(d time.Duration) Option {
 	return clientOption(func(c *clientConfig) error { c.timeout = d; return nil })
 }
 
 // RefreshBefore sets how long before expiry a cached token is refreshed when
-// the server sends no refresh_in (default [DefaultRefreshBefore]). It is
+// the server sends no refresh_in (default [defaultRefreshBefore]). It is
 // capped at half the token's lifetime. Overrides
 // SVC_OAUTHCLIENT_REFRESH_BEFORE.
 func RefreshBefore(d time.Duration) Option {
@@ -122,7 +122,7 @@ func RefreshBefore(d time.Duration) Option {
 
 // RetryInterval sets how long a failed fetch is remembered and the least
 // time between two drops of a token an API refused (default
-// [DefaultRetryInterval]). A failure is remembered at most until the
+// [defaultRetryInterval]). A failure is remembered at most until the
 // cached token of the pattern asking expires, except a server's
 // Retry-After. For short-lived tokens keep Timeout + RetryInterval below
 // the refresh window (see the package doc). Overrides

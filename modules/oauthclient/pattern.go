@@ -140,11 +140,11 @@ func RequestedTokenType(uri string) PatternOption {
 	return patternOption(func(c *patternConfig) error { c.requestedTokenType = uri; return nil })
 }
 
-// DefaultExchangeCacheSize bounds a token-exchange pattern's cache.
-const DefaultExchangeCacheSize = 10000
+// defaultExchangeCacheSize bounds a token-exchange pattern's cache.
+const defaultExchangeCacheSize = 10000
 
 // ExchangeCacheSize bounds how many exchanged tokens a token-exchange
-// pattern keeps (default [DefaultExchangeCacheSize]); the least recently
+// pattern keeps (default [defaultExchangeCacheSize]); the least recently
 // used goes first.
 func ExchangeCacheSize(n int) PatternOption {
 	return patternOption(func(c *patternConfig) error {
@@ -205,9 +205,9 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 	default:
 		p.grant, p.grantKind, envPrefix = grantJWTBearer, "on_behalf_of", "SVC_TOKENEXCHANGE_"
 	}
-	envPrefix += EnvName(name) + "_"
+	envPrefix += envName(name) + "_"
 
-	cfg := patternConfig{subjectTokenType: TokenTypeAccessToken, cacheSize: DefaultExchangeCacheSize}
+	cfg := patternConfig{subjectTokenType: TokenTypeAccessToken, cacheSize: defaultExchangeCacheSize}
 	useEnv := true
 	for _, o := range opts {
 		if _, ok := o.(envOff); ok {
@@ -269,9 +269,9 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 	return p, nil
 }
 
-// EnvName is the form a pattern name takes in environment variables:
+// envName is the form a pattern name takes in environment variables:
 // upper-cased, every character but letters and digits replaced by '_'.
-func EnvName(name string) string {
+func envName(name string) string {
 	b := []byte(strings.ToUpper(name))
 	for i, ch := range b {
 		if (ch < 'A' || ch > 'Z') && (ch < '0' || ch > '9') {
@@ -325,7 +325,7 @@ func (p *Pattern) request(spec fetchSpec, trigger string) *tokenRequest {
 // cached token and refreshes in the background; with no usable token it
 // waits for one fetch shared with every concurrent caller, or for ctx.
 // Cancelling ctx ends the wait, not the fetch. On a token-exchange pattern
-// it fails with [ErrCallerTokenRequired].
+// it fails with [errCallerTokenRequired].
 //
 // Errors: [*UnavailableError], [*ClientRejectedError], [*TokenRefusedError],
 // [*DiscoveryError], [*ConfigError], [ErrClosed] and ctx's error.
@@ -340,8 +340,8 @@ func (p *Pattern) Token(ctx context.Context) (AccessToken, error) {
 // TokenFor returns a token for the pattern's API on behalf of the caller
 // whose verified token is callerToken (authn.TokenFrom(ctx) inbound). The
 // caller token is passed explicitly: it is never read from ctx. On a
-// client-credentials pattern it fails with [ErrNotExchange]; with an empty
-// caller token, [ErrEmptyCallerToken]. Other errors as [Pattern.Token].
+// client-credentials pattern it fails with [errNotExchange]; with an empty
+// caller token, [errEmptyCallerToken]. Other errors as [Pattern.Token].
 func (p *Pattern) TokenFor(ctx context.Context, callerToken string) (AccessToken, error) {
 	t, _, err := p.token(ctx, callerToken, true)
 	if err != nil {
@@ -358,16 +358,16 @@ func (p *Pattern) token(ctx context.Context, caller string, exchange bool) (*tok
 	}
 	if !exchange {
 		if p.kind != kindClientCredentials {
-			return nil, nil, ErrCallerTokenRequired
+			return nil, nil, errCallerTokenRequired
 		}
 		t, err := p.get(ctx, &p.slot, fetchSpec{})
 		return t, &p.slot, err
 	}
 	if p.kind == kindClientCredentials {
-		return nil, nil, ErrNotExchange
+		return nil, nil, errNotExchange
 	}
 	if caller == "" {
-		return nil, nil, ErrEmptyCallerToken
+		return nil, nil, errEmptyCallerToken
 	}
 	return p.exchangeToken(ctx, caller)
 }

@@ -35,22 +35,20 @@ type PrivateKeyOption interface {
 	applyKey(*keyAuth) error
 }
 
-// KeyAudience chooses the aud claim of signed client assertions.
-type KeyAudience int
+// keyAudience chooses the aud claim of signed client assertions. The
+// default, audienceIssuer, sets aud to the issuer and the typ header to
+// client-authentication+jwt, as RFC 7523bis asks.
+type keyAudience int
 
 const (
-	// AudienceIssuer (the default) sets aud to the issuer and the typ
-	// header to client-authentication+jwt, as RFC 7523bis asks.
-	AudienceIssuer KeyAudience = iota
-	// AudienceTokenEndpoint sets aud to the token endpoint and sends no
-	// typ header: the older form some servers (Ory Hydra) require.
+	audienceIssuer keyAudience = iota
+	// AudienceTokenEndpoint, passed to [PrivateKey], sets aud to the token
+	// endpoint and sends no typ header: the older form some servers (Ory
+	// Hydra) require.
 	AudienceTokenEndpoint
 )
 
-func (a KeyAudience) applyKey(k *keyAuth) error {
-	if a != AudienceIssuer && a != AudienceTokenEndpoint {
-		return &ConfigError{Setting: "oauthclient.PrivateKey", Problem: "unknown audience: use oauthclient.AudienceIssuer or oauthclient.AudienceTokenEndpoint"}
-	}
+func (a keyAudience) applyKey(k *keyAuth) error {
 	k.audience = a
 	return nil
 }
@@ -111,7 +109,7 @@ func PrivateKey(keyPEM []byte, opts ...PrivateKeyOption) ClientAuth {
 }
 
 type keyAuth struct {
-	audience KeyAudience
+	audience keyAudience
 	kid      string
 	alg      jose.SignatureAlgorithm
 	cert     *x509.Certificate
@@ -144,7 +142,7 @@ func (k *keyAuth) init(keyPEM []byte, opts []PrivateKeyOption) error {
 		return err
 	}
 	so := &jose.SignerOptions{}
-	if k.audience == AudienceIssuer {
+	if k.audience == audienceIssuer {
 		so = so.WithType(assertionTyp)
 	}
 	if k.cert != nil {
@@ -240,7 +238,7 @@ func chooseAlgorithm(key crypto.Signer, want jose.SignatureAlgorithm) (jose.Sign
 }
 
 func (k *keyAuth) check(cfg *clientConfig) error {
-	if k.audience == AudienceIssuer && cfg.issuer == "" {
+	if k.audience == audienceIssuer && cfg.issuer == "" {
 		return &ConfigError{
 			Setting: clientEnvPrefix + "ISSUER",
 			Problem: "oauthclient.PrivateKey signs assertions for the issuer by default: set the issuer, or pass oauthclient.AudienceTokenEndpoint",
@@ -278,7 +276,7 @@ func (k *keyAuth) authenticate(c *Client, meta *metadata, _ http.Header, form ur
 // rejectHint is added to invalid_client: a server that wants the token
 // endpoint as audience refuses the RFC 7523bis form with that code.
 func (k *keyAuth) rejectHint(*metadata) string {
-	if k.audience == AudienceIssuer {
+	if k.audience == audienceIssuer {
 		return "the client authenticated with private_key_jwt; check " + clientEnvPrefix + "CLIENT_ID and the client's registered key; the assertion's audience was the issuer — if the server expects the token endpoint (Ory Hydra does), pass oauthclient.AudienceTokenEndpoint to oauthclient.PrivateKey"
 	}
 	return "the client authenticated with private_key_jwt; check " + clientEnvPrefix + "CLIENT_ID and the client's registered key"

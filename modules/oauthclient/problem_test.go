@@ -124,18 +124,21 @@ func TestTokenFailuresAnswerTheirKind(t *testing.T) {
 // The errors name their kinds without importing svcerrors; every name is
 // one svcerrors knows.
 func TestErrorKindsAreKnownToSvcerrors(t *testing.T) {
-	for _, err := range []interface{ ErrorKind() string }{
+	for _, err := range []interface {
+		error
+		ErrorKind() string
+	}{
 		&oauthclient.UnavailableError{}, &oauthclient.ClientRejectedError{},
 		&oauthclient.TokenRefusedError{}, &oauthclient.DiscoveryError{},
 	} {
-		if _, ok := svcerrors.KindByAnchor(err.ErrorKind()); !ok {
-			t.Errorf("%T names %q, which svcerrors does not know", err, err.ErrorKind())
+		if d, ok := svcerrors.Describe(err); !ok || d.Anchor != err.ErrorKind() {
+			t.Errorf("%T names %q, which svcerrors does not know (described as %q)", err, err.ErrorKind(), d.Anchor)
 		}
 	}
 	if _, ok := svcerrors.Describe(context.Canceled); ok {
 		t.Fatal("sanity: a context error must stay unknown")
 	}
-	var hint svcerrors.RetryAfterHinter = &oauthclient.UnavailableError{Until: time.Now().Add(-time.Second), RetryAfter: time.Minute}
+	var hint interface{ RetryAfterHint() time.Duration } = &oauthclient.UnavailableError{Until: time.Now().Add(-time.Second), RetryAfter: time.Minute}
 	if hint.RetryAfterHint() != 0 {
 		t.Errorf("a remembered failure that has ended hints %v", hint.RetryAfterHint())
 	}

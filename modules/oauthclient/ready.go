@@ -7,14 +7,14 @@ import (
 	"time"
 )
 
-// ErrNotDiscovered is what [Client.Ready] reports while the authorization
+// errNotDiscovered is what [Client.Ready] reports while the authorization
 // server's metadata is not known and no failure is remembered.
-var ErrNotDiscovered = errors.New("oauthclient: the authorization server's metadata is not discovered yet (SVC_OAUTHCLIENT_ISSUER)")
+var errNotDiscovered = errors.New("oauthclient: the authorization server's metadata is not discovered yet (SVC_OAUTHCLIENT_ISSUER)")
 
 // Ready reports whether the client can fetch tokens without discovering
 // its authorization server first: nil once the server's metadata is known
 // (at once when a token endpoint is configured), [ErrClosed] once closed,
-// and otherwise [ErrNotDiscovered] or the remembered discovery failure.
+// and otherwise [errNotDiscovered] or the remembered discovery failure.
 // Readiness probes poll it.
 //
 // It never blocks. While not ready, it starts one discovery on a goroutine
@@ -30,7 +30,7 @@ func (c *Client) Ready() error {
 		return ErrClosed
 	}
 	if err := c.memory.check("", c.clock.Now(), time.Time{}); err != nil {
-		return fmt.Errorf("%w: %w", ErrNotDiscovered, err)
+		return fmt.Errorf("%w: %w", errNotDiscovered, err)
 	}
 	// A discovery already running holds the lock: do not queue another
 	// behind it on every probe.
@@ -40,5 +40,5 @@ func (c *Client) Ready() error {
 			return ErrClosed
 		}
 	}
-	return ErrNotDiscovered
+	return errNotDiscovered
 }

@@ -16,21 +16,21 @@ import (
 // request, through the global OpenTelemetry API: with no provider
 // installed it costs nothing.
 const (
-	// InstrumentationScope names the meter and tracer.
-	InstrumentationScope = "github.com/svckit/svc/modules/oauthclient"
-	// MetricFetches counts token fetches; attributes: svc.oauthclient.pattern,
+	// instrumentationScope names the meter and tracer.
+	instrumentationScope = "github.com/svckit/svc/modules/oauthclient"
+	// metricFetches counts token fetches; attributes: svc.oauthclient.pattern,
 	// svc.oauthclient.grant, svc.oauthclient.trigger, svc.outcome
 	// (success|failure) and, on failure, error.type.
-	MetricFetches = "svc.oauthclient.fetches"
-	// MetricFetchDuration is the duration of a fetch in seconds, retries
+	metricFetches = "svc.oauthclient.fetches"
+	// metricFetchDuration is the duration of a fetch in seconds, retries
 	// included; same attributes.
-	MetricFetchDuration = "svc.oauthclient.fetch.duration"
-	// SpanFetch is the span of a fetch. A fetch the request waits for (no
+	metricFetchDuration = "svc.oauthclient.fetch.duration"
+	// spanFetch is the span of a fetch. A fetch the request waits for (no
 	// token yet, expired, or refused by the API) is a child of that
 	// request's span; a refresh ahead of expiry, which the request does not
 	// wait for, links to it instead. It carries the event
 	// svc.oauthclient.retry when a lost connection was retried.
-	SpanFetch = "svc.oauthclient.fetch"
+	spanFetch = "svc.oauthclient.fetch"
 
 	attrPattern = "svc.oauthclient.pattern"
 	attrGrant   = "svc.oauthclient.grant"
@@ -71,7 +71,7 @@ func (c *Client) startSpan(ctx context.Context, rq *tokenRequest) (context.Conte
 			opts = append(opts, trace.WithAttributes(attribute.String("server.address", u.Hostname())))
 		}
 	}
-	return otel.Tracer(InstrumentationScope).Start(ctx, SpanFetch, opts...)
+	return otel.Tracer(instrumentationScope).Start(ctx, spanFetch, opts...)
 }
 
 // endFetch records the fetch. Instruments are looked up from the global
@@ -100,12 +100,12 @@ func (c *Client) endFetch(ctx context.Context, span trace.Span, rq *tokenRequest
 	}
 	span.End()
 
-	meter := otel.GetMeterProvider().Meter(InstrumentationScope)
+	meter := otel.GetMeterProvider().Meter(instrumentationScope)
 	set := metric.WithAttributes(attrs...)
-	if n, e := meter.Int64Counter(MetricFetches, metric.WithDescription("Token fetches by outcome"), metric.WithUnit("{fetch}")); e == nil {
+	if n, e := meter.Int64Counter(metricFetches, metric.WithDescription("Token fetches by outcome"), metric.WithUnit("{fetch}")); e == nil {
 		n.Add(ctx, 1, set)
 	}
-	if h, e := meter.Float64Histogram(MetricFetchDuration, metric.WithDescription("Duration of token fetches"), metric.WithUnit("s")); e == nil {
+	if h, e := meter.Float64Histogram(metricFetchDuration, metric.WithDescription("Duration of token fetches"), metric.WithUnit("s")); e == nil {
 		h.Record(ctx, time.Since(start).Seconds(), set)
 	}
 }

@@ -50,13 +50,13 @@ func fetchPoints(t *testing.T, reader *sdkmetric.ManualReader) (fetches []point,
 		t.Fatal(err)
 	}
 	for _, sm := range rm.ScopeMetrics {
-		if sm.Scope.Name != oauthclient.InstrumentationScope {
+		if sm.Scope.Name != "github.com/svckit/svc/modules/oauthclient" {
 			continue
 		}
 		for _, m := range sm.Metrics {
 			switch d := m.Data.(type) {
 			case metricdata.Sum[int64]:
-				if m.Name == oauthclient.MetricFetches {
+				if m.Name == "svc.oauthclient.fetches" {
 					for _, dp := range d.DataPoints {
 						attrs := map[string]string{}
 						for _, kv := range dp.Attributes.ToSlice() {
@@ -66,7 +66,7 @@ func fetchPoints(t *testing.T, reader *sdkmetric.ManualReader) (fetches []point,
 					}
 				}
 			case metricdata.Histogram[float64]:
-				if m.Name == oauthclient.MetricFetchDuration {
+				if m.Name == "svc.oauthclient.fetch.duration" {
 					for _, dp := range d.DataPoints {
 						durations += int(dp.Count)
 					}
@@ -120,7 +120,7 @@ func TestTelemetryIsPerFetchNeverPerRequest(t *testing.T) {
 	ended := spans.Ended()
 	var fetchSpans []sdktrace.ReadOnlySpan
 	for _, sp := range ended {
-		if sp.Name() == oauthclient.SpanFetch {
+		if sp.Name() == "svc.oauthclient.fetch" {
 			fetchSpans = append(fetchSpans, sp)
 		}
 	}
@@ -163,7 +163,7 @@ func TestRetryIsASpanEvent(t *testing.T) {
 	s.then(answer{hangup: true})
 	mustToken(t, newCC(t, newClient(t, s, newClock()), "api"))
 	for _, sp := range spans.Ended() {
-		if sp.Name() == oauthclient.SpanFetch {
+		if sp.Name() == "svc.oauthclient.fetch" {
 			if ev := sp.Events(); len(ev) != 1 || ev[0].Name != "svc.oauthclient.retry" {
 				t.Fatalf("events %v", ev)
 			}

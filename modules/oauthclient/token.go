@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math"
 	"strconv"
 	"strings"
@@ -34,8 +33,8 @@ func (t AccessToken) String() string {
 	return t.TokenType + " ***"
 }
 
-// GoString serves %#v without the value.
-func (t AccessToken) GoString() string {
+// goString serves %#v without the value.
+func (t AccessToken) goString() string {
 	return fmt.Sprintf("oauthclient.AccessToken{Value:%q, TokenType:%q, ExpiresAt:%v}", "***", t.TokenType, t.ExpiresAt)
 }
 
@@ -43,14 +42,11 @@ func (t AccessToken) GoString() string {
 // print the value.
 func (t AccessToken) Format(f fmt.State, verb rune) {
 	if verb == 'v' && f.Flag('#') {
-		fmt.Fprint(f, t.GoString())
+		fmt.Fprint(f, t.goString())
 		return
 	}
 	fmt.Fprintf(f, fmt.FormatString(f, verb), t.String())
 }
-
-// LogValue makes log/slog print String.
-func (t AccessToken) LogValue() slog.Value { return slog.StringValue(t.String()) }
 
 // MarshalJSON writes the masked form: an AccessToken is not a wire format.
 func (t AccessToken) MarshalJSON() ([]byte, error) {

@@ -24,7 +24,7 @@ import (
 //
 // A request whose token cannot be had fails with the error of
 // [Pattern.Token]; on a token-exchange pattern, with
-// [ErrCallerTokenRequired].
+// [errCallerTokenRequired].
 //
 // Every request sent carries the trace of its context: a client span
 // named by its method (HTTP client semantic conventions; a repeated
@@ -41,7 +41,7 @@ func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
 // request carries a token exchanged for callerToken (the caller's verified
 // token, authn.TokenFrom(ctx) inbound; never read from the request's
 // context). Build one per inbound request. On a client-credentials pattern
-// requests fail with [ErrNotExchange]. A token exchanged for a caller token
+// requests fail with [errNotExchange]. A token exchanged for a caller token
 // without exp is not cached, so a 401 for it is returned as it is.
 func (p *Pattern) TransportFor(callerToken string, base http.RoundTripper) http.RoundTripper {
 	return &transport{p: p, base: traced(base), caller: callerToken, exchange: true}

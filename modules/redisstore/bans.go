@@ -15,10 +15,10 @@ import (
 	"github.com/svckit/svc/modules/authn/bans"
 )
 
-// Defaults of [NewBans].
+// Defaults of a ban store.
 const (
-	DefaultResyncEvery = 10 * time.Second
-	DefaultPingEvery   = time.Second
+	defaultResyncEvery = 10 * time.Second
+	defaultPingEvery   = time.Second
 )
 
 // defaultGateTimeout bounds a round trip of a store built without a
@@ -27,7 +27,8 @@ const defaultGateTimeout = 500 * time.Millisecond
 
 // Bans is a bans.Store on Redis, shared by every replica that uses the
 // same Redis and key prefix. Give it to the gate with
-// bans.New(bans.WithStore(s)), or let fxsvc.Redis hand it to fxsvc.Authn.
+// bans.New(bans.WithStore(s)), or let fxredis.Redis hand it to fxsvc.Authn.
+// Build it with [Client.Bans].
 //
 // Round trips: Banned makes none. It reads a local copy of the ban set,
 // kept current by a subscriber goroutine: a ban started on any replica is
@@ -84,25 +85,21 @@ type Bans struct {
 
 type banKey struct{ name, addr string }
 
-// BansOption configures [NewBans].
+// BansOption configures [Client.Bans].
 type BansOption func(*Bans)
 
-// BansTimeout bounds each round trip of Fail and of the subscriber's reads
+// bansTimeout bounds each round trip of Fail and of the subscriber's reads
 // (default 500 ms). No request waits longer on Redis.
-func BansTimeout(d time.Duration) BansOption { return func(b *Bans) { b.timeout = d } }
+func bansTimeout(d time.Duration) BansOption { return func(b *Bans) { b.timeout = d } }
 
 // BansResyncEvery is how often the local copy is read again in full even
-// when no reconnect happened (default DefaultResyncEvery): the bound on
+// when no reconnect happened (default 10s): the bound on
 // its staleness.
 func BansResyncEvery(d time.Duration) BansOption { return func(b *Bans) { b.resyncEvery = d } }
 
-// BansPingEvery is how often an idle subscriber pings Redis to find a
-// connection that died silently (default DefaultPingEvery).
-func BansPingEvery(d time.Duration) BansOption { return func(b *Bans) { b.pingEvery = d } }
-
-// BansLogger sets where failures are logged (default zap.L() at the time
+// bansLogger sets where failures are logged (default zap.L() at the time
 // of logging).
-func BansLogger(l *zap.Logger) BansOption {
+func bansLogger(l *zap.Logger) BansOption {
 	return func(b *Bans) {
 		if l != nil {
 			b.logger = func() *zap.Logger { return l }
@@ -110,10 +107,10 @@ func BansLogger(l *zap.Logger) BansOption {
 	}
 }
 
-// NewBans returns a ban store on client whose keys start with prefix
+// newBans returns a ban store on client whose keys start with prefix
 // (e.g. "billing:"; the service's SVC_REDIS_PREFIX). It does not contact
 // Redis until Open. Durations that are not positive keep their default.
-func NewBans(client redis.UniversalClient, prefix string, opts ...BansOption) *Bans {
+func newBans(client redis.UniversalClient, prefix string, opts ...BansOption) *Bans {
 	b := &Bans{
 		client:     client,
 		setKey:     prefix + "{bans}:active",
@@ -123,6 +120,7 @@ func NewBans(client redis.UniversalClient, prefix string, opts ...BansOption) *B
 		record:     noRecord,
 		local:      map[banKey]int64{},
 		synced:     make(chan struct{}),
+		pingEvery:  defaultPingEvery,
 	}
 	for _, o := range opts {
 		o(b)
@@ -131,10 +129,7 @@ func NewBans(client redis.UniversalClient, prefix string, opts ...BansOption) *B
 		b.timeout = defaultGateTimeout
 	}
 	if b.resyncEvery <= 0 {
-		b.resyncEvery = DefaultResyncEvery
-	}
-	if b.pingEvery <= 0 {
-		b.pingEvery = DefaultPingEvery
+		b.resyncEvery = defaultResyncEvery
 	}
 	b.report = newFailOpen("bans", func() *zap.Logger { return b.logger() }, b.meters)
 	return b

@@ -53,18 +53,19 @@ func tlsConfig(cfg Config, base *tls.Config) (*tls.Config, error) {
 	return t, nil
 }
 
-// Check sends one PING, as Open and fxsvc.Redis do at start, and explains
+// Check sends one PING, bounded by Timeout, as Open and fxredis.Redis do
+// at start and /readyz does on every probe, and explains
 // a failure to the operator: the error names SVC_REDIS_URL (its
 // credentials masked), matches ErrAuthRefused when Redis refused the
 // credentials, and points to SVC_REDIS_TLS_CA_FILE when the server's
 // certificate is signed by a CA the client does not trust. It never
 // repeats the password.
 func (c *Client) Check(ctx context.Context) error {
-	err := c.Ping(ctx)
+	err := c.ping(ctx)
 	if err == nil {
 		return nil
 	}
-	var u *Unavailable
+	var u *unavailable
 	cause := err
 	if errors.As(err, &u) {
 		cause = u.Err

@@ -8,3 +8,14 @@ func RoundIntervalsAbove(t interface{ Cleanup(func()) }, d time.Duration) {
 	roundAbove = d
 	t.Cleanup(func() { roundAbove = old })
 }
+
+// The stores built on a bare go-redis client, for tests that need no
+// Client: the options Client.Bans and Client.Flood set themselves.
+var (
+	NewBans      = newBans
+	NewFlood     = newFlood
+	BansTimeout  = bansTimeout
+	BansLogger   = bansLogger
+	FloodTimeout = floodTimeout
+	FloodLogger  = floodLogger
+)

@@ -13,12 +13,7 @@ import (
 	"github.com/svckit/svc/modules/authn/flood"
 )
 
-// Flood is a flood.Store on Redis: one budget per address shared by every
-// replica that uses the same Redis and key prefix. Give it to the gate
-// with flood.New(flood.WithStore(s)), or let fxsvc.Redis hand it to
-// fxsvc.Authn.
-//
-// Each Allow is one round trip: a GCRA step in one Lua script on Redis's
+// floodStore is the flood.Store of [Client.Flood]. Each Allow is one round trip: a GCRA step in one Lua script on Redis's
 // clock, with the key expiring when the budget is full again. The gate
 // asks only on paths that are refused or find no route (see
 // authn.Flood), never on an admitted request to a real route, so the
@@ -30,7 +25,7 @@ import (
 // svc.redis.fail_open grows. The next call after Redis returns uses it
 // again; after a restart the script is loaded again by itself (EVALSHA
 // falls back to EVAL).
-type Flood struct {
+type floodStore struct {
 	client  redis.UniversalClient
 	prefix  string
 	timeout time.Duration
@@ -40,28 +35,28 @@ type Flood struct {
 	meters  func() metric.MeterProvider
 }
 
-// FloodOption configures [NewFlood].
-type FloodOption func(*Flood)
+// floodOption configures newFlood.
+type floodOption func(*floodStore)
 
-// FloodTimeout bounds each round trip (default 500 ms). No request
+// floodTimeout bounds each round trip (default 500 ms). No request
 // waits longer on Redis.
-func FloodTimeout(d time.Duration) FloodOption { return func(f *Flood) { f.timeout = d } }
+func floodTimeout(d time.Duration) floodOption { return func(f *floodStore) { f.timeout = d } }
 
-// FloodLogger sets where failures are logged (default zap.L() at the time
+// floodLogger sets where failures are logged (default zap.L() at the time
 // of logging).
-func FloodLogger(l *zap.Logger) FloodOption {
-	return func(f *Flood) {
+func floodLogger(l *zap.Logger) floodOption {
+	return func(f *floodStore) {
 		if l != nil {
 			f.logger = func() *zap.Logger { return l }
 		}
 	}
 }
 
-// NewFlood returns a flood store on client whose keys start with prefix
+// newFlood returns a flood store on client whose keys start with prefix
 // (the service's SVC_REDIS_PREFIX). A timeout that is not positive keeps
 // its default.
-func NewFlood(client redis.UniversalClient, prefix string, opts ...FloodOption) *Flood {
-	f := &Flood{client: client, prefix: prefix + "flood:", logger: zap.L, record: noRecord}
+func newFlood(client redis.UniversalClient, prefix string, opts ...floodOption) *floodStore {
+	f := &floodStore{client: client, prefix: prefix + "flood:", logger: zap.L, record: noRecord}
 	for _, o := range opts {
 		o(f)
 	}
@@ -93,7 +88,7 @@ return {1, 0}
 
 // Allow implements flood.Store with one round trip, bounded by the
 // store's timeout (ctx may only shorten it).
-func (f *Flood) Allow(ctx context.Context, addr string, _ time.Time, r flood.Rule) (time.Duration, bool, error) {
+func (f *floodStore) Allow(ctx context.Context, addr string, _ time.Time, r flood.Rule) (time.Duration, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	interval := int64(math.Ceil(1e6 / r.Rate))

@@ -30,7 +30,7 @@ func TestGoRedisLogsGoToTheAppLoggerNotStderr(t *testing.T) {
 		srv.Stop()
 		for range 5 {
 			c.Rates().Allow(t.Context(), store.Key{ID: "k"}, store.Rate{Interval: time.Second, Burst: 1})
-			_ = c.Ping(t.Context())
+			_ = c.Check(t.Context())
 		}
 		dial := logs.FilterMessageSnippet("svc.redis: go-redis: redis: connection pool: failed to dial").All()
 		if len(dial) != 1 || dial[0].ContextMap()["svc.suppressed"] != int64(0) {

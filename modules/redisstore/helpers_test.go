@@ -38,7 +38,7 @@ func (verifier) Verify(_ context.Context, tok string) (authn.Principal, error) {
 type replica struct {
 	srv   *httptest.Server
 	bans  *redisstore.Bans
-	flood *redisstore.Flood
+	flood flood.Store
 }
 
 func newClient(t *testing.T, addr string) *redis.Client {

@@ -112,7 +112,7 @@ func (s rates) Allow(ctx context.Context, k store.Key, r store.Rate) (store.Rate
 		return err
 	})
 	if err == nil && n == 0 {
-		err = &Unavailable{Op: "ratelimit", Err: errShape}
+		err = &unavailable{Op: "ratelimit", Err: errShape}
 	}
 	if err != nil {
 		s.c.failOpen.admit(ctx, "ratelimit", err)

@@ -57,10 +57,10 @@ type records struct{ c *Client }
 
 // Idempotency returns the idempotency-record store; each operation is one
 // Lua script. It fails closed: an operation Redis does not answer within
-// Timeout returns an [*Unavailable] error, which the idempotency component
-// answers 503 request-refused (the client retries later) rather than run a
-// write whose duplicate it could not detect. A Complete that fails leaves
-// the record in flight until its lease ends.
+// Timeout returns an error matching store.ErrUnavailable, which the
+// idempotency component answers 503 request-refused (the client retries
+// later) rather than run a write whose duplicate it could not detect. A
+// Complete that fails leaves the record in flight until its lease ends.
 func (c *Client) Idempotency() store.Idempotency { return records{c} }
 
 func (s records) Claim(ctx context.Context, k store.Key, fingerprint, owner string, lease time.Duration) (store.Claim, error) {
@@ -83,13 +83,13 @@ func (s records) Claim(ctx context.Context, k store.Key, fingerprint, owner stri
 		return store.Claim{State: store.Mismatch}, nil
 	}
 	if len(res) != 3 {
-		return store.Claim{}, &Unavailable{Op: "idempotency.claim", Err: errShape}
+		return store.Claim{}, &unavailable{Op: "idempotency.claim", Err: errShape}
 	}
 	raw, _ := res[1].(string)
 	at, _ := res[2].(string)
 	resp, err := decodeResponse([]byte(raw))
 	if err != nil {
-		return store.Claim{}, &Unavailable{Op: "idempotency.claim", Err: err}
+		return store.Claim{}, &unavailable{Op: "idempotency.claim", Err: err}
 	}
 	ns, _ := strconv.ParseInt(at, 10, 64)
 	return store.Claim{State: store.Done, Response: &resp, Stored: time.Unix(0, ns)}, nil

@@ -12,9 +12,9 @@
 //   - Rates fails open: the request is admitted, a warning is logged at
 //     most once a minute with the count of the ones it held back, and
 //     svc.redis.fail_open counts the request (as Bans and Flood do).
-//   - Idempotency fails closed: Claim returns an [*Unavailable] error,
-//     which the idempotency component answers 503 request-refused rather
-//     than risk running a write twice.
+//   - Idempotency fails closed: Claim returns an error matching
+//     store.ErrUnavailable, which the idempotency component answers 503
+//     request-refused rather than risk running a write twice.
 //   - Cache bypasses: a failed Get is a miss and a failed Set stores
 //     nothing.
 //
@@ -56,9 +56,9 @@ import (
 
 // Defaults of [Config].
 const (
-	DefaultPrefix        = "svc:"
-	DefaultTimeout       = 500 * time.Millisecond
-	DefaultCacheMaxBytes = 1 << 20
+	defaultPrefix        = "svc:"
+	defaultTimeout       = 500 * time.Millisecond
+	defaultCacheMaxBytes = 1 << 20
 )
 
 // Config is the connection's settings, read from SVC_REDIS_* by [FromEnv].
@@ -194,13 +194,13 @@ func MeterProvider(p metric.MeterProvider) Option {
 // from then on this holds for every go-redis client of the process).
 func New(cfg Config, opts ...Option) (*Client, error) {
 	if cfg.Prefix == "" {
-		cfg.Prefix = DefaultPrefix
+		cfg.Prefix = defaultPrefix
 	}
 	if cfg.Timeout == 0 {
-		cfg.Timeout = DefaultTimeout
+		cfg.Timeout = defaultTimeout
 	}
 	if cfg.CacheMaxBytes == 0 {
-		cfg.CacheMaxBytes = DefaultCacheMaxBytes
+		cfg.CacheMaxBytes = defaultCacheMaxBytes
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -257,8 +257,8 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// Ping sends one PING, bounded by Timeout. It is the readiness check.
-func (c *Client) Ping(ctx context.Context) error {
+// ping sends one PING, bounded by Timeout.
+func (c *Client) ping(ctx context.Context) error {
 	return c.do(ctx, "ping", func(ctx context.Context) error { return c.rdb.Ping(ctx).Err() })
 }
 
@@ -273,28 +273,25 @@ func (c *Client) Close() error {
 // its keys with Key).
 func (c *Client) Redis() *redis.Client { return c.rdb }
 
-// Timeout is the bound of one operation.
-func (c *Client) Timeout() time.Duration { return c.cfg.Timeout }
-
-// Unavailable is the error of a store operation Redis did not answer. It
+// unavailable is the error of a store operation Redis did not answer. It
 // matches store.ErrUnavailable and svcerrors.AdmissionRefused with
 // errors.Is/As, so that a component refuses the request 503
 // request-refused. Its message names the operation, never a key or value.
-type Unavailable struct {
+type unavailable struct {
 	Op  string
 	Err error
 }
 
-func (e *Unavailable) Error() string {
+func (e *unavailable) Error() string {
 	return "redisstore: " + e.Op + ": Redis did not answer: " + e.Err.Error()
 }
 
 // Unwrap exposes the cause, store.ErrUnavailable and the admission refusal.
-func (e *Unavailable) Unwrap() []error { return []error{e.Err, errUnavailable, refused} }
+func (e *unavailable) Unwrap() []error { return []error{e.Err, errUnavailable, refused} }
 
 // do runs one round trip under Timeout and records its duration and
 // failure under op. It returns redis.Nil as is and wraps any other error
-// in *Unavailable.
+// in *unavailable.
 func (c *Client) do(ctx context.Context, op string, fn func(context.Context) error) error {
 	start := time.Now()
 	if d, ok := ctx.Deadline(); !ok || d.Sub(start) > c.cfg.Timeout {
@@ -308,7 +305,7 @@ func (c *Client) do(ctx context.Context, op string, fn func(context.Context) err
 	}
 	c.metrics.record(ctx, op, time.Since(start), err)
 	if err != nil {
-		return &Unavailable{Op: op, Err: err}
+		return &unavailable{Op: op, Err: err}
 	}
 	return nil
 }

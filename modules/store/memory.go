@@ -10,9 +10,9 @@ import (
 
 // Defaults of [NewMemory].
 const (
-	DefaultMaxRateKeys  = 1 << 20
-	DefaultMaxRecords   = 100_000
-	DefaultMaxCacheSize = 64 << 20
+	defaultMaxRateKeys  = 1 << 20
+	defaultMaxRecords   = 100_000
+	defaultMaxCacheSize = 64 << 20
 )
 
 // Memory is the in-memory store: every [Rates], [Idempotency] and [Cache]
@@ -51,7 +51,7 @@ func Clock(now func() time.Time) MemoryOption {
 }
 
 // MaxRateKeys bounds how many rate-limit keys are kept (default
-// DefaultMaxRateKeys). Over it, keys whose budget is full again go first;
+// 1 << 20). Over it, keys whose budget is full again go first;
 // then any: a key dropped gets its full budget back.
 func MaxRateKeys(n int) MemoryOption {
 	return func(m *Memory) {
@@ -62,7 +62,7 @@ func MaxRateKeys(n int) MemoryOption {
 }
 
 // MaxRecords bounds how many idempotency records are kept (default
-// DefaultMaxRecords). Over it, expired records go first, then completed
+// 100 000). Over it, expired records go first, then completed
 // ones until a sixteenth of the bound is free; records in flight are never
 // dropped.
 func MaxRecords(n int) MemoryOption {
@@ -74,7 +74,7 @@ func MaxRecords(n int) MemoryOption {
 }
 
 // MaxCacheSize bounds the bytes of cached responses (default
-// DefaultMaxCacheSize). Over it, the least recently used go first; a
+// 64 MiB). Over it, the least recently used go first; a
 // response larger than the bound is not stored.
 func MaxCacheSize(bytes int) MemoryOption {
 	return func(m *Memory) {
@@ -89,11 +89,11 @@ func NewMemory(opts ...MemoryOption) *Memory {
 	m := &Memory{
 		now:        time.Now,
 		seed:       maphash.MakeSeed(),
-		maxPer:     DefaultMaxRateKeys / rateShards,
+		maxPer:     defaultMaxRateKeys / rateShards,
 		idem:       map[Key]*idemRecord{},
-		maxRecords: DefaultMaxRecords,
+		maxRecords: defaultMaxRecords,
 		cache:      map[Key]*list.Element{},
-		maxBytes:   DefaultMaxCacheSize,
+		maxBytes:   defaultMaxCacheSize,
 	}
 	for _, o := range opts {
 		if o != nil {

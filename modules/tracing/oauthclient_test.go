@@ -68,18 +68,18 @@ func TestOAuthClientFetchSpansAreExported(t *testing.T) {
 
 	var fetches []tracingtest.Span
 	for _, s := range rcv.Spans() {
-		if s.Name == oauthclient.SpanFetch {
+		if s.Name == "svc.oauthclient.fetch" {
 			fetches = append(fetches, s)
 		}
 	}
 	if len(fetches) != 2 {
-		t.Fatalf("%d %s spans exported, want 2: %+v", len(fetches), oauthclient.SpanFetch, rcv.Spans())
+		t.Fatalf("%d %s spans exported, want 2: %+v", len(fetches), "svc.oauthclient.fetch", rcv.Spans())
 	}
 	first, refresh := fetches[0], fetches[1]
 	if first.Attributes["svc.oauthclient.trigger"] != "first" {
 		first, refresh = refresh, first
 	}
-	if first.Scope != oauthclient.InstrumentationScope || first.Kind != "SPAN_KIND_CLIENT" ||
+	if first.Scope != "github.com/svckit/svc/modules/oauthclient" || first.Kind != "SPAN_KIND_CLIENT" ||
 		first.Attributes["svc.oauthclient.pattern"] != "billing" || first.Attributes["svc.oauthclient.grant"] != "client_credentials" {
 		t.Fatalf("fetch span %+v", first)
 	}

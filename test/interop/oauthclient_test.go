@@ -21,7 +21,7 @@ import (
 
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
-	"github.com/svckit/svc/test/oidcprovider"
+	"github.com/svckit/svc/test/internal/oidcprovider"
 )
 
 // The outbound token client against a real authorization server nobody
@@ -136,7 +136,7 @@ func TestOAuthClientInterop(t *testing.T) {
 		{"client_secret_basic", oidcprovider.DefaultClientID, "Basic", []oauthclient.Option{
 			oauthclient.ClientID(oidcprovider.DefaultClientID), oauthclient.ClientSecret(secret.String(oidcprovider.DefaultClientSecret))}},
 		{"client_secret_post", ocPostClient, "", []oauthclient.Option{
-			oauthclient.ClientID(ocPostClient), oauthclient.ClientSecret(ocPostSecret), oauthclient.Secret(oauthclient.Body)}},
+			oauthclient.ClientID(ocPostClient), oauthclient.ClientSecret(ocPostSecret), oauthclient.Secret(oauthclient.Post)}},
 		{"private_key_jwt, issuer audience (RFC 7523bis)", ocKeyClient, "", []oauthclient.Option{
 			oauthclient.ClientID(ocKeyClient), oauthclient.PrivateKey(keys[ocKeyClient].pem, oauthclient.KeyID("k1"))}},
 		{"private_key_jwt, token endpoint audience", ocKeyClientEP, "", []oauthclient.Option{

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/svckit/svc/modules/authn"
-	"github.com/svckit/svc/test/oidcprovider"
+	"github.com/svckit/svc/test/internal/oidcprovider"
 )
 
 // svc's inbound JWT verifier against tokens issued by a real authorization

@@ -83,7 +83,7 @@ func (d *documenter) errorModel() string {
 		return ""
 	}
 	t := reflect.TypeFor[svcerrors.ProblemDetail]()
-	if d.s.format().Format() == svcerrors.FormatTMF {
+	if d.s.format().MediaType() != svcerrors.ProblemMediaType {
 		t = reflect.TypeFor[svcerrors.TMFError]()
 	}
 	ref := reg.Schema(t, true, "").Ref

@@ -37,9 +37,9 @@ import (
 	"github.com/svckit/svc/modules/authn"
 )
 
-// DefaultAudience is the `aud` of the tokens an Issuer mints unless told
+// defaultAudience is the `aud` of the tokens an Issuer mints unless told
 // otherwise, and the audience its Verifier expects.
-const DefaultAudience = "https://api.test.example"
+const defaultAudience = "https://api.test.example"
 
 // Issuer is a running test issuer: discovery (OIDC and RFC 8414), a JWK Set
 // and nothing else. Build it with NewIssuer; it stops at the test's cleanup.
@@ -79,7 +79,7 @@ func Algorithm(name string) IssuerOption {
 }
 
 // WithAudience sets the default `aud` of minted tokens and the audience of
-// the issuer's Verifier (default DefaultAudience).
+// the issuer's Verifier (default https://api.test.example).
 func WithAudience(aud string) IssuerOption {
 	return func(c *issuerConfig) { c.audience = aud }
 }
@@ -87,7 +87,7 @@ func WithAudience(aud string) IssuerOption {
 // NewIssuer starts an issuer on loopback and stops it when the test ends.
 func NewIssuer(t testing.TB, opts ...IssuerOption) *Issuer {
 	t.Helper()
-	cfg := issuerConfig{alg: jose.ES256, audience: DefaultAudience}
+	cfg := issuerConfig{alg: jose.ES256, audience: defaultAudience}
 	for _, o := range opts {
 		o(&cfg)
 	}
@@ -145,9 +145,6 @@ func newKey(alg jose.SignatureAlgorithm) (crypto.Signer, error) {
 // KeyFetches counts the requests for the JWK Set: a test can see that a
 // verifier fetched once, or refreshed after Rotate.
 func (i *Issuer) KeyFetches() int { return int(i.fetches.Load()) }
-
-// DiscoveryURL is the OpenID Connect discovery document's URL.
-func (i *Issuer) DiscoveryURL() string { return i.URL + "/.well-known/openid-configuration" }
 
 // Discover returns a verifier for this issuer, not yet opened: hand it to
 // fxsvc.Authn (the app opens and closes it) or to authn.Middleware. Its

@@ -147,8 +147,8 @@ func TestWithAudienceSetsTokensAndVerifier(t *testing.T) {
 		t.Fatalf("default token: %v", err)
 	}
 	var te *authn.TokenError
-	if _, err := v.Verify(context.Background(), iss.Token(authntest.Audience(authntest.DefaultAudience))); !errors.As(err, &te) || te.Reason != authn.ReasonAudience {
-		t.Fatalf("token for DefaultAudience: %v, want reason audience", err)
+	if _, err := v.Verify(context.Background(), iss.Token(authntest.Audience("https://api.test.example"))); !errors.As(err, &te) || te.Reason != authn.ReasonAudience {
+		t.Fatalf("token for the default audience: %v, want reason audience", err)
 	}
 }
 

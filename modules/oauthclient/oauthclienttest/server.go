@@ -33,10 +33,10 @@ const (
 	ClientSecret = "test-secret"
 )
 
-// Grant type URIs the server answers.
+// The grant types the server answers.
 const (
-	GrantClientCredentials = "client_credentials"
-	GrantTokenExchange     = "urn:ietf:params:oauth:grant-type:token-exchange"
+	grantClientCredentials = "client_credentials"
+	grantTokenExchange     = "urn:ietf:params:oauth:grant-type:token-exchange"
 )
 
 // Server is a running token server. Build it with NewServer; it stops at
@@ -175,7 +175,7 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"issuer":                                s.URL,
 		"token_endpoint":                        s.URL + "/token",
-		"grant_types_supported":                 []string{GrantClientCredentials, GrantTokenExchange},
+		"grant_types_supported":                 []string{grantClientCredentials, grantTokenExchange},
 		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
 	})
 }
@@ -231,8 +231,8 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	// takes no number and never reaches IssueWith's mint.
 	var issuedType string
 	switch r.PostForm.Get("grant_type") {
-	case GrantClientCredentials:
-	case GrantTokenExchange:
+	case grantClientCredentials:
+	case grantTokenExchange:
 		if r.PostForm.Get("subject_token") == "" {
 			oauthError(w, http.StatusBadRequest, "invalid_request", 0)
 			return

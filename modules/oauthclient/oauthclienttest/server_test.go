@@ -125,7 +125,7 @@ func TestServerExchangesCallerTokens(t *testing.T) {
 		t.Fatalf("TokenFor = %v, %v", tok, err)
 	}
 	f := srv.Requests()[0].Form
-	if f.Get("grant_type") != oauthclienttest.GrantTokenExchange || f.Get("subject_token") != "caller-token" || f.Get("audience") != "orders-api" {
+	if f.Get("grant_type") != "urn:ietf:params:oauth:grant-type:token-exchange" || f.Get("subject_token") != "caller-token" || f.Get("audience") != "orders-api" {
 		t.Fatalf("exchange form = %v", f)
 	}
 }
@@ -143,7 +143,7 @@ func TestServerHangEndsAtTheTestsCleanup(t *testing.T) {
 	t.Run("a test whose client never gives up", func(t *testing.T) {
 		srv := oauthclienttest.NewServer(t)
 		srv.Fail(oauthclienttest.Hang())
-		form := url.Values{"grant_type": {oauthclienttest.GrantClientCredentials}}
+		form := url.Values{"grant_type": {"client_credentials"}}
 		req, err := http.NewRequestWithContext(giveUp, http.MethodPost, srv.URL+"/token", strings.NewReader(form.Encode()))
 		if err != nil {
 			t.Fatal(err)
@@ -194,7 +194,7 @@ func TestServerIssuesNothingForARefusedGrant(t *testing.T) {
 	srv := oauthclienttest.NewServer(t)
 	var minted atomic.Int32
 	for _, form := range []url.Values{
-		{"grant_type": {oauthclienttest.GrantTokenExchange}},
+		{"grant_type": {"urn:ietf:params:oauth:grant-type:token-exchange"}},
 		{"grant_type": {"password"}},
 	} {
 		if resp := postToken(t, srv, form, oauthclienttest.ClientID, oauthclienttest.ClientSecret); resp.StatusCode != http.StatusBadRequest {

@@ -1,7 +1,6 @@
-// Package fxredis is the fx wiring of modules/redisstore: fxsvc.Redis()
-// once this package is linked (import it, even blank), or Redis and Config
-// here directly. It lives apart from fxsvc so that an app without Redis
-// links no Redis client.
+// Package fxredis is the fx wiring of modules/redisstore: [Redis] from the
+// environment, or [Config] with the settings in code. It lives apart from
+// fxsvc so that an app without Redis links no Redis client.
 package fxredis
 
 import (
@@ -12,7 +11,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/lifecycle"
+	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
@@ -24,8 +23,6 @@ type redisIn struct {
 	Lifecycle fx.Lifecycle
 	Logger    *zap.Logger `optional:"true"`
 }
-
-func init() { fxsvc.RegisterRedis(func() fx.Option { return Redis() }) }
 
 // Redis connects the app to Redis from SVC_REDIS_* (see
 // redisstore.FromEnv) and puts the shared state of the components behind
@@ -43,13 +40,13 @@ func init() { fxsvc.RegisterRedis(func() fx.Option { return Redis() }) }
 // redisstore.FromEnv refuses (fx.New fails naming the variable).
 func Redis(opts ...redisstore.Option) fx.Option {
 	return fx.Module("svc.redis",
-		lifecycle.Singleton("redis", "fxsvc.Redis"),
+		lifecycle.Singleton("redis", "fxredis.Redis"),
 		fx.Provide(func(in redisIn) (*redisstore.Client, error) {
 			cfg, err := redisstore.FromEnv()
 			if err != nil {
-				return nil, fmt.Errorf("fxsvc.Redis: %w", err)
+				return nil, fmt.Errorf("fxredis.Redis: %w", err)
 			}
-			return newRedis(in, cfg, opts)
+			return newRedis(in, cfg, opts, "fxredis.Redis")
 		}),
 		redisProvides,
 	)
@@ -59,8 +56,8 @@ func Redis(opts ...redisstore.Option) fx.Option {
 // environment.
 func Config(cfg redisstore.Config, opts ...redisstore.Option) fx.Option {
 	return fx.Module("svc.redis",
-		lifecycle.Singleton("redis", "fxsvc.Redis"),
-		fx.Provide(func(in redisIn) (*redisstore.Client, error) { return newRedis(in, cfg, opts) }),
+		lifecycle.Singleton("redis", "fxredis.Config"),
+		fx.Provide(func(in redisIn) (*redisstore.Client, error) { return newRedis(in, cfg, opts, "fxredis.Config") }),
 		redisProvides,
 	)
 }
@@ -72,10 +69,10 @@ var redisProvides = fx.Options(
 		func(c *redisstore.Client) store.Cache { return c.Cache() },
 		redisBans,
 		func(c *redisstore.Client) flood.Store { return c.Flood() },
-		fx.Annotate(func(c *redisstore.Client) fxsvc.ReadinessCheck {
-			return fxsvc.ReadinessCheck{Name: "redis", Check: c.Ping}
-		}, fx.ResultTags(`group:"`+fxsvc.ReadinessGroup+`"`)),
 	),
+	fxsvc.Readiness(func(c *redisstore.Client) fxsvc.ReadinessCheck {
+		return fxsvc.ReadinessCheck{Name: "redis", Check: c.Check}
+	}),
 )
 
 // redisBans builds the gate's ban store, its subscriber on the app's
@@ -87,20 +84,22 @@ func redisBans(lc fx.Lifecycle, c *redisstore.Client) bans.Store {
 	return b
 }
 
-func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option) (*redisstore.Client, error) {
+// newRedis builds the client and opens it with the app; by names the
+// option that asked for it in errors.
+func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option, by string) (*redisstore.Client, error) {
 	if in.Logger != nil {
 		opts = append([]redisstore.Option{redisstore.Logger(in.Logger)}, opts...)
 	}
 	c, err := redisstore.New(cfg, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("fxsvc.Redis: %w", err)
+		return nil, fmt.Errorf("%s: %w", by, err)
 	}
 	in.Lifecycle.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := c.Check(ctx); err != nil {
 				// fx runs no OnStop for a hook whose OnStart failed.
 				_ = c.Close()
-				return fmt.Errorf("fxsvc.Redis: %w", err)
+				return fmt.Errorf("%s: %w", by, err)
 			}
 			return nil
 		},

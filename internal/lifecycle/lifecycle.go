@@ -1,5 +1,6 @@
-// Package lifecycle is the open/close contract of svc components on top of
-// fx lifecycle hooks.
+// Package lifecycle is the open/close contract of svc's components on top
+// of fx lifecycle hooks. It is internal: apps meet it only through the
+// errors fx.New and Start return, which name the component.
 //
 // A component is opened when the fx app starts and closed when it stops.
 // Components open in the order they were registered and close in reverse

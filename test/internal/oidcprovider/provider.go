@@ -220,11 +220,11 @@ func serverDir() (string, error) {
 		return "", err
 	}
 	for d := wd; ; d = filepath.Dir(d) {
-		if _, err := os.Stat(filepath.Join(d, "test", "oidcprovider", "server.mjs")); err == nil {
-			return filepath.Join(d, "test", "oidcprovider"), nil
+		if _, err := os.Stat(filepath.Join(d, "test", "internal", "oidcprovider", "server.mjs")); err == nil {
+			return filepath.Join(d, "test", "internal", "oidcprovider"), nil
 		}
 		if filepath.Dir(d) == d {
-			return "", fmt.Errorf("test/oidcprovider/server.mjs not found above %s; set SVC_OIDCPROVIDER_DIR", wd)
+			return "", fmt.Errorf("test/internal/oidcprovider/server.mjs not found above %s; set SVC_OIDCPROVIDER_DIR", wd)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package svcerrors_test
+package fxsvc
 
 import (
 	"encoding/json"
@@ -12,7 +12,7 @@ import (
 )
 
 func TestNotReadyNamesTheFailingChecksInBothFormats(t *testing.T) {
-	err := fmt.Errorf("probe: %w", &svcerrors.NotReady{Checks: []string{"authn", "redis"}})
+	err := fmt.Errorf("probe: %w", &notReady{checks: []string{"authn", "redis"}})
 	cases := []struct {
 		name      string
 		res       *svcerrors.Responses
@@ -58,15 +58,15 @@ func TestNotReadyNamesTheFailingChecksInBothFormats(t *testing.T) {
 }
 
 func TestNotReadyWithoutChecksKeepsTheKindsDetail(t *testing.T) {
-	d, ok := svcerrors.Describe(&svcerrors.NotReady{})
-	if !ok || d.Status != 503 || d.Anchor != svcerrors.AnchorNotReady {
+	d, ok := svcerrors.Describe(&notReady{})
+	if !ok || d.Status != 503 || d.Anchor != "not-ready" {
 		t.Fatalf("%v %+v", ok, d)
 	}
 	if d.Detail != "" || len(d.Extensions) != 0 {
 		t.Fatalf("%+v", d)
 	}
-	var nr *svcerrors.NotReady
-	if !errors.As(fmt.Errorf("x: %w", &svcerrors.NotReady{Checks: []string{"a"}}), &nr) || nr.Checks[0] != "a" {
+	var nr *notReady
+	if !errors.As(fmt.Errorf("x: %w", &notReady{checks: []string{"a"}}), &nr) || nr.checks[0] != "a" {
 		t.Fatal("not found through wrapping")
 	}
 }

@@ -1,0 +1,24 @@
+package svcerrors
+
+import (
+	"os"
+	"strings"
+	"testing"
+)
+
+// Every kind a kindNamer may name has its section in docs/errors.md, the
+// page its type points at.
+func TestNamedKindsAreDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../../docs/errors.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, anchor := range []string{"upstream-token-unavailable", "upstream-token-refused"} {
+		if _, ok := kindByAnchor(anchor); !ok {
+			t.Errorf("kindByAnchor(%q) unknown", anchor)
+		}
+		if !strings.Contains(string(doc), "\n## "+anchor+"\n") {
+			t.Errorf("docs/errors.md has no section %q", anchor)
+		}
+	}
+}
