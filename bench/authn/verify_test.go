@@ -114,8 +114,8 @@ func (f *fixture) svc(b *testing.B, opts ...authn.VerifierOption) *authn.JWTVeri
 //     already decoded; the floor a fresh verification can reach.
 //   - raw-asn1: sha256 + ecdsa.VerifyASN1 on the signature already in DER:
 //     ecdsa.Verify minus its own DER encoding of r and s, a stricter floor.
-//   - svc-fresh: svc's verifier with the cache off: size cap, pre-parse,
-//     key lookup, signature, claims.
+//   - svc-fresh: svc's verifier with the cache off: split, header, key,
+//     signature, claims.
 //   - svc-cached: the same token again, answered by the verification cache.
 //   - auth0-validator, jwtauth: the verifiers inside the peer middlewares
 //     (go-jose v2 and lestrrat jwx v2), each verifying afresh.

@@ -1,6 +1,7 @@
 package authn
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -273,8 +274,52 @@ func TokenTypes(types ...string) VerifierOption {
 	}
 }
 
-// normalizeType lower-cases a media type and drops "application/", as
-// RFC 7515 §4.1.9 lets a typ omit it.
-func normalizeType(t string) string {
-	return strings.TrimPrefix(strings.ToLower(t), "application/")
+// ErrBusy is returned by Verify when a fresh verification waited
+// VerificationWait for one of the MaxConcurrentVerifications slots without
+// getting one, or its request ended while it waited. The gate answers 503
+// bulkhead-full with Retry-After, and bans never count it: the token was
+// not judged. Test with errors.Is.
+var ErrBusy = errors.New("authn: too many token verifications in progress")
+
+// DefaultVerificationWait is how long a fresh verification waits for a
+// slot of the budget before Verify gives up with ErrBusy.
+const DefaultVerificationWait = 2 * time.Second
+
+// MaxConcurrentVerifications bounds how many fresh (uncached) signature
+// verifications run at once; default GOMAXPROCS when the verifier is
+// built. The others wait their turn, for at most VerificationWait and
+// never past their request's context; then Verify returns ErrBusy. Tokens
+// served from the verification cache never count, and neither do tokens
+// refused before their signature (malformed, unknown kid, wrong
+// algorithm).
+//
+// Turns are shared fairly between callers: the gate queues each waiting
+// verification under its client address, and a freed slot goes to the
+// next address in turn, not to the longest queue. A flood of forged
+// tokens from a few addresses then takes at most n cores and delays
+// everyone else by a few verifications, not by the flood's length. n must
+// be at least 1.
+func MaxConcurrentVerifications(n int) VerifierOption {
+	return func(c *verifierConfig) {
+		if n < 1 {
+			c.refuse("MaxConcurrentVerifications", "must be at least 1")
+			return
+		}
+		c.maxVerifications = n
+	}
+}
+
+// VerificationWait sets how long a fresh verification may wait for a slot
+// of the budget (see MaxConcurrentVerifications) before Verify returns
+// ErrBusy; default DefaultVerificationWait. Waiting costs a parked
+// goroutine, not CPU, so a cold start's burst of new tokens is served in
+// turn rather than refused. It must be positive.
+func VerificationWait(d time.Duration) VerifierOption {
+	return func(c *verifierConfig) {
+		if d <= 0 {
+			c.refuse("VerificationWait", "must be positive")
+			return
+		}
+		c.verificationWait = d
+	}
 }

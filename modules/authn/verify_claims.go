@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/svckit/svc/modules/authn/internal/jsonscan"
 )
 
 // maxNumericDate is 9999-12-31T23:59:59Z: a NumericDate beyond it is not a
@@ -27,10 +29,58 @@ var (
 	errExpired     = errors.New("exp is past")
 	errNotBefore   = errors.New("nbf is in the future")
 	errIssuedAt    = errors.New("iat is in the future")
-	errSignature   = errors.New("signature does not verify")
-	errUnknownKey  = errors.New("no key with the token's kid")
-	errKeyAlg      = errors.New("the key the kid names does not fit alg")
 )
+
+// The claims step reads the payload of a token whose signature verified,
+// and only then: one JSON object with unique member names, the registered
+// claims typed (exp required), then the trust rules: iss exact, aud
+// containing the audience, exp, nbf and iat against the clock with leeway.
+
+// readClaims returns the principal the payload names and until when its
+// verification may be cached. A refusal is a *TokenError marked Signed:
+// ReasonMalformed for a payload that is not one JSON object,
+// ReasonInvalidClaims for a claim of the wrong type, else the rule it
+// broke; it carries the principal the claims name, never authenticated.
+func (v *JWTVerifier) readClaims(payload []byte, now time.Time) (Principal, time.Time, error) {
+	raw, reg, err := splitPayload(payload)
+	if err != nil {
+		return Principal{}, time.Time{}, &TokenError{Reason: ReasonMalformed, Signed: true, Err: err}
+	}
+	claims, scopes, err := readRegistered(raw, reg, v.cfg.issuer, v.audList)
+	p := Principal{Subject: claims.Subject, Issuer: claims.Issuer, Scopes: scopes, Claims: claims}
+	if err != nil {
+		return Principal{}, time.Time{}, &TokenError{Reason: ReasonInvalidClaims, Signed: true, Principal: p, Err: err}
+	}
+	if reason, err := checkClaims(claims, v.cfg.issuer, v.cfg.audience, now, v.cfg.leeway); err != nil {
+		return Principal{}, time.Time{}, &TokenError{Reason: reason, Signed: true, Principal: p, Err: err}
+	}
+	p.Authenticated = true
+	return p, claims.Expiry.Add(v.cfg.leeway), nil
+}
+
+// splitPayload returns the top-level members of the payload, which must be
+// one JSON object with unique member names (encoding/json would keep the
+// last, so a second "exp" could hide behind the first; names are compared
+// after unescaping), and the registered claims' values, picked out on the
+// way so that reading them takes no lookups.
+func splitPayload(raw []byte) (map[string]json.RawMessage, registered, error) {
+	var buf [16]jsonscan.Member
+	var reg registered
+	members, err := jsonscan.Members(raw, buf[:0])
+	if err != nil {
+		return nil, reg, err
+	}
+	obj := make(map[string]json.RawMessage, len(members))
+	for i, m := range members {
+		obj[m.Name] = m.Value
+		// A name seen before replaces its value instead of adding one.
+		if len(obj) != i+1 {
+			return nil, registered{}, errDuplicate
+		}
+		reg.set(m.Name, m.Value)
+	}
+	return obj, reg, nil
+}
 
 // registered holds the raw values of the registered claims the verifier
 // reads, nil when absent (a present value is never empty).
@@ -62,54 +112,31 @@ func (r *registered) set(name string, v json.RawMessage) {
 	}
 }
 
-// registeredIn looks the registered claims up in a claims map. A present
-// claim with a nil value stays present, as an empty (invalid) one.
-func registeredIn(raw map[string]json.RawMessage) registered {
-	var r registered
-	for _, name := range [...]string{"iss", "sub", "jti", "aud", "exp", "nbf", "iat", "scope", "scp"} {
-		if v, present := raw[name]; present {
-			if v == nil {
-				v = json.RawMessage{}
-			}
-			r.set(name, v)
-		}
-	}
-	return r
-}
-
-// readClaims types the registered claims of a payload whose signature
-// verified. A claim of the wrong type is an error (ReasonInvalidClaims);
-// absent optional claims stay zero.
-//
-// issuer and audience are the trusted values: a claim equal to them reuses
-// them rather than allocating a copy (audList is []string{audience}, shared
-// read-only by every principal).
-func readClaims(raw map[string]json.RawMessage, issuer string, audList []string) (*Claims, ScopeSet, error) {
-	return readRegistered(raw, registeredIn(raw), issuer, audList)
-}
-
-// readRegistered is readClaims with the registered claims already picked
-// out of raw (by splitPayload, as the payload was read).
+// readRegistered types the registered claims r picked out of raw. A claim
+// of the wrong type is an error (ReasonInvalidClaims); absent optional
+// claims stay zero. issuer and audience are the trusted values: a claim
+// equal to them reuses them rather than allocating a copy (audList is
+// []string{audience}, shared read-only by every principal).
 func readRegistered(raw map[string]json.RawMessage, r registered, issuer string, audList []string) (*Claims, ScopeSet, error) {
 	c := &Claims{Raw: raw}
 	var ok bool
 	if r.iss != nil {
-		if c.Issuer, ok = internString(r.iss, issuer); !ok {
+		if c.Issuer, ok = jsonscan.Intern(r.iss, issuer); !ok {
 			return c, nil, errStringClaim
 		}
 	}
 	if r.sub != nil {
-		if c.Subject, ok = jsonString(r.sub); !ok {
+		if c.Subject, ok = jsonscan.String(r.sub); !ok {
 			return c, nil, errStringClaim
 		}
 	}
 	if r.jti != nil {
-		if c.ID, ok = jsonString(r.jti); !ok {
+		if c.ID, ok = jsonscan.String(r.jti); !ok {
 			return c, nil, errStringClaim
 		}
 	}
 	if r.aud != nil {
-		if len(audList) == 1 && isJSONString(r.aud, audList[0]) {
+		if len(audList) == 1 && jsonscan.IsString(r.aud, audList[0]) {
 			c.Audience = audList
 		} else if c.Audience, ok = stringOrList(r.aud); !ok {
 			return c, nil, errAudShape
@@ -181,72 +208,23 @@ func wholeSeconds(v []byte) (int64, bool) {
 // array) refuses the whole value: RFC 7519 §4.1.3 has aud an array of
 // strings, and encoding/json would read a null element as "".
 func stringOrList(v json.RawMessage) ([]string, bool) {
-	if s, ok := jsonString(v); ok {
+	if s, ok := jsonscan.String(v); ok {
 		return []string{s}, true
 	}
-	return stringArray(v)
+	return jsonscan.StringArray(v)
 }
 
-// stringArray reads a JSON array whose elements are all strings.
-func stringArray(v json.RawMessage) ([]string, bool) {
-	i := skipSpace(v, 0)
-	if i >= len(v) || v[i] != '[' {
-		return nil, false
-	}
-	list := []string{}
-	i = skipSpace(v, i+1)
-	if i < len(v) && v[i] == ']' {
-		return endArray(v, i, list)
-	}
-	for {
-		end, ok := scanString(v, i)
-		if !ok {
-			return nil, false
-		}
-		s, ok := jsonString(v[i:end])
-		if !ok {
-			return nil, false
-		}
-		list = append(list, s)
-		i = skipSpace(v, end)
-		if i >= len(v) {
-			return nil, false
-		}
-		if v[i] == ']' {
-			return endArray(v, i, list)
-		}
-		if v[i] != ',' {
-			return nil, false
-		}
-		i = skipSpace(v, i+1)
-	}
-}
-
-// endArray hands back list when the ']' at v[i] ends v (but for space).
-func endArray(v []byte, i int, list []string) ([]string, bool) {
-	if skipSpace(v, i+1) != len(v) {
-		return nil, false
-	}
-	return list, true
-}
-
-// readScopes reads `scope` (RFC 8693/9068: one space-separated string) and
+// scopesOf reads `scope` (RFC 8693/9068: one space-separated string) and
 // `scp` (an array of strings, or a space-separated string, as some
-// providers send); both add to the set.
-func readScopes(raw map[string]json.RawMessage) (ScopeSet, error) {
-	r := registeredIn(raw)
-	return scopesOf(r.scope, r.scp)
-}
-
-// scopesOf is readScopes on the two claims' raw values (nil when absent).
-// A scope string is split as addScopes splits it; each element of an scp
+// providers send) from their raw values (nil when absent); both add to the
+// set. A scope string is split as addScopes splits it; each element of an scp
 // array must be one scope-token: an empty one is errScopeEmpty, one with a
 // byte outside the grammar errScopeToken. Anything else is errScopeShape.
 func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
 	var scopes ScopeSet
 	var ok bool
 	if scope != nil {
-		s, isString := jsonString(scope)
+		s, isString := jsonscan.String(scope)
 		if !isString {
 			return nil, errScopeShape
 		}
@@ -255,12 +233,12 @@ func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
 		}
 	}
 	if scp != nil {
-		if s, isString := jsonString(scp); isString {
+		if s, isString := jsonscan.String(scp); isString {
 			if scopes, ok = addScopes(scopes, s); !ok {
 				return nil, errScopeToken
 			}
 		} else {
-			list, isList := stringArray(scp)
+			list, isList := jsonscan.StringArray(scp)
 			if !isList {
 				return nil, errScopeShape
 			}
