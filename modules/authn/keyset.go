@@ -218,7 +218,8 @@ func KeySet(issuer, audience string, keys []crypto.PublicKey, opts ...VerifierOp
 	}
 	v.finish()
 	if v.err == nil {
-		v.keys = newStaticKeys(newKeySet(held, true))
+		v.set.Store(newKeySet(held, true))
+		v.keys = &staticKeys{}
 	}
 	return v
 }

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Verifier verifies a bearer token. Any type with this method is accepted
@@ -71,9 +72,13 @@ type JWTVerifier struct {
 	client    *http.Client
 	err       error // the construction error, returned by Open and Verify
 	keys      keySource
+	set       atomic.Pointer[keySet] // the keys in use, nil before the first load
 	cache     *verifyCache
 	discovery *discovery // set by Discover
 	audList   []string   // []string{audience}, shared by the claims that carry just it
+	// payloadWords are the strings a payload is expected to hold, read
+	// without allocating: the issuer and the audience.
+	payloadWords []string
 	// budget bounds the fresh signature checks running at once.
 	budget *verifyBudget
 }
@@ -121,6 +126,7 @@ func (v *JWTVerifier) finish() {
 	}
 	v.budget = newVerifyBudget(v.cfg.maxVerifications, v.cfg.verificationWait)
 	v.audList = []string{v.cfg.audience}
+	v.payloadWords = []string{v.cfg.issuer, v.cfg.audience}
 	v.err = errors.Join(v.cfg.problems...)
 }
 

@@ -36,7 +36,7 @@ func TestKidlessTokenTriesAtMostOneExpensiveKey(t *testing.T) {
 		t.Fatalf("reason %s: a kid-less token was tried against a second P-521 key", r)
 	}
 	// Named by its thumbprint, the second key is found.
-	tok := joseSign(t, jose.ES512, second, thumbprint(v.keys.current().keys[1]), validClaims())
+	tok := joseSign(t, jose.ES512, second, thumbprint(v.set.Load().keys[1]), validClaims())
 	if _, err := v.Verify(context.Background(), tok); err != nil {
 		t.Fatal(err)
 	}

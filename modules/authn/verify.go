@@ -17,13 +17,15 @@ import "context"
 //	signature  verify_signature.go  under the budget of fresh verifications
 //	claims     verify_claims.go     the payload, once signed: typed claims, then iss, aud, exp, nbf, iat
 //
-// Followed from here, a valid token not yet cached visits eight files:
-// this one, verify_cache.go, verify_split.go, verify_header.go,
-// internal/jsonscan/jsonscan.go (the header's JSON), verify_key.go,
-// verify_signature.go and verify_claims.go; it goes back to a file it has
-// left twice: jsonscan.go for the payload's JSON, and verify_cache.go to
-// store the result. Each step returns here, and every step's helpers live
-// in its own file. Off that path: a kid the set does not hold asks the
+// Followed from here, a valid token not yet cached visits eight files, in
+// this order: this one, verify_cache.go, verify_split.go,
+// verify_header.go, internal/jsonscan/jsonscan.go (one call: the header's
+// members, strings already unescaped), verify_key.go, verify_signature.go
+// and verify_claims.go. It enters a file it had left twice: jsonscan.go
+// for the payload's members (one call), and verify_cache.go to store the
+// result; an aud or scp array adds a third, jsonscan.go to read it. Each
+// step is called from here and returns here, and calls nothing outside its
+// file but those. Off that path: a kid the set does not hold asks the
 // loader (keys.go) for one refresh, and keys not yet loaded answer with
 // the loader's error.
 func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, error) {

@@ -42,11 +42,11 @@ var (
 // ReasonInvalidClaims for a claim of the wrong type, else the rule it
 // broke; it carries the principal the claims name, never authenticated.
 func (v *JWTVerifier) readClaims(payload []byte, now time.Time) (Principal, time.Time, error) {
-	raw, reg, err := splitPayload(payload)
+	raw, reg, err := splitPayload(payload, v.payloadWords)
 	if err != nil {
 		return Principal{}, time.Time{}, &TokenError{Reason: ReasonMalformed, Signed: true, Err: err}
 	}
-	claims, scopes, err := readRegistered(raw, reg, v.cfg.issuer, v.audList)
+	claims, scopes, err := readRegistered(raw, reg, v.audList)
 	p := Principal{Subject: claims.Subject, Issuer: claims.Issuer, Scopes: scopes, Claims: claims}
 	if err != nil {
 		return Principal{}, time.Time{}, &TokenError{Reason: ReasonInvalidClaims, Signed: true, Principal: p, Err: err}
@@ -61,12 +61,13 @@ func (v *JWTVerifier) readClaims(payload []byte, now time.Time) (Principal, time
 // splitPayload returns the top-level members of the payload, which must be
 // one JSON object with unique member names (encoding/json would keep the
 // last, so a second "exp" could hide behind the first; names are compared
-// after unescaping), and the registered claims' values, picked out on the
-// way so that reading them takes no lookups.
-func splitPayload(raw []byte) (map[string]json.RawMessage, registered, error) {
+// after unescaping), and the registered claims, picked out on the way so
+// that reading them takes no lookups. A string equal to one of known (the
+// trusted issuer and audience) is read as that string, allocating nothing.
+func splitPayload(raw []byte, known []string) (map[string]json.RawMessage, registered, error) {
 	var buf [16]jsonscan.Member
 	var reg registered
-	members, err := jsonscan.Members(raw, buf[:0])
+	members, err := jsonscan.Members(raw, buf[:0], known)
 	if err != nil {
 		return nil, reg, err
 	}
@@ -77,20 +78,20 @@ func splitPayload(raw []byte) (map[string]json.RawMessage, registered, error) {
 		if len(obj) != i+1 {
 			return nil, registered{}, errDuplicate
 		}
-		reg.set(m.Name, m.Value)
+		reg.set(m)
 	}
 	return obj, reg, nil
 }
 
-// registered holds the raw values of the registered claims the verifier
-// reads, nil when absent (a present value is never empty).
+// registered holds the registered claims the verifier reads; a claim's
+// Value is nil when it is absent (a present value is never empty).
 type registered struct {
-	iss, sub, jti, aud, exp, nbf, iat, scope, scp json.RawMessage
+	iss, sub, jti, aud, exp, nbf, iat, scope, scp jsonscan.Member
 }
 
-// set keeps v when name is a registered claim.
-func (r *registered) set(name string, v json.RawMessage) {
-	switch name {
+// set keeps v when it is a registered claim.
+func (r *registered) set(v jsonscan.Member) {
+	switch v.Name {
 	case "iss":
 		r.iss = v
 	case "sub":
@@ -114,42 +115,46 @@ func (r *registered) set(name string, v json.RawMessage) {
 
 // readRegistered types the registered claims r picked out of raw. A claim
 // of the wrong type is an error (ReasonInvalidClaims); absent optional
-// claims stay zero. issuer and audience are the trusted values: a claim
-// equal to them reuses them rather than allocating a copy (audList is
-// []string{audience}, shared read-only by every principal).
-func readRegistered(raw map[string]json.RawMessage, r registered, issuer string, audList []string) (*Claims, ScopeSet, error) {
+// claims stay zero. An aud of just the trusted audience reuses audList
+// ([]string{audience}, shared read-only by every principal) rather than
+// allocating a copy.
+func readRegistered(raw map[string]json.RawMessage, r registered, audList []string) (*Claims, ScopeSet, error) {
 	c := &Claims{Raw: raw}
-	var ok bool
-	if r.iss != nil {
-		if c.Issuer, ok = jsonscan.Intern(r.iss, issuer); !ok {
-			return c, nil, errStringClaim
+	for _, s := range [...]struct {
+		claim jsonscan.Member
+		to    *string
+	}{{r.iss, &c.Issuer}, {r.sub, &c.Subject}, {r.jti, &c.ID}} {
+		if s.claim.Value != nil {
+			if !s.claim.IsText {
+				return c, nil, errStringClaim
+			}
+			*s.to = s.claim.Text
 		}
 	}
-	if r.sub != nil {
-		if c.Subject, ok = jsonscan.String(r.sub); !ok {
-			return c, nil, errStringClaim
-		}
-	}
-	if r.jti != nil {
-		if c.ID, ok = jsonscan.String(r.jti); !ok {
-			return c, nil, errStringClaim
-		}
-	}
-	if r.aud != nil {
-		if len(audList) == 1 && jsonscan.IsString(r.aud, audList[0]) {
+	if r.aud.Value != nil {
+		var ok bool
+		switch {
+		case r.aud.IsText && len(audList) == 1 && r.aud.Text == audList[0]:
 			c.Audience = audList
-		} else if c.Audience, ok = stringOrList(r.aud); !ok {
-			return c, nil, errAudShape
+		case r.aud.IsText:
+			c.Audience = []string{r.aud.Text}
+		default:
+			// RFC 7519 §4.1.3: an array of strings. An element that is not
+			// a string (null, a number, an object, an array) refuses the
+			// whole value, where encoding/json would read a null as "".
+			if c.Audience, ok = jsonscan.StringArray(r.aud.Value); !ok {
+				return c, nil, errAudShape
+			}
 		}
 	}
 	var err error
-	if c.IssuedAt, err = numericDate(r.iat); err != nil {
+	if c.IssuedAt, err = numericDate(r.iat.Value); err != nil {
 		return c, nil, err
 	}
-	if c.NotBefore, err = numericDate(r.nbf); err != nil {
+	if c.NotBefore, err = numericDate(r.nbf.Value); err != nil {
 		return c, nil, err
 	}
-	if c.Expiry, err = numericDate(r.exp); err != nil {
+	if c.Expiry, err = numericDate(r.exp.Value); err != nil {
 		return c, nil, err
 	}
 	scopes, err := scopesOf(r.scope, r.scp)
@@ -203,42 +208,29 @@ func wholeSeconds(v []byte) (int64, bool) {
 	return n, n <= maxNumericDate
 }
 
-// stringOrList reads a string or an array of strings (aud, scp). An
-// array element that is not a string (null, a number, an object, an
-// array) refuses the whole value: RFC 7519 §4.1.3 has aud an array of
-// strings, and encoding/json would read a null element as "".
-func stringOrList(v json.RawMessage) ([]string, bool) {
-	if s, ok := jsonscan.String(v); ok {
-		return []string{s}, true
-	}
-	return jsonscan.StringArray(v)
-}
-
 // scopesOf reads `scope` (RFC 8693/9068: one space-separated string) and
 // `scp` (an array of strings, or a space-separated string, as some
-// providers send) from their raw values (nil when absent); both add to the
-// set. A scope string is split as addScopes splits it; each element of an scp
+// providers send); both add to the set. A scope string is split as addScopes splits it; each element of an scp
 // array must be one scope-token: an empty one is errScopeEmpty, one with a
 // byte outside the grammar errScopeToken. Anything else is errScopeShape.
-func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
+func scopesOf(scope, scp jsonscan.Member) (ScopeSet, error) {
 	var scopes ScopeSet
 	var ok bool
-	if scope != nil {
-		s, isString := jsonscan.String(scope)
-		if !isString {
+	if scope.Value != nil {
+		if !scope.IsText {
 			return nil, errScopeShape
 		}
-		if scopes, ok = addScopes(scopes, s); !ok {
+		if scopes, ok = addScopes(scopes, scope.Text); !ok {
 			return nil, errScopeToken
 		}
 	}
-	if scp != nil {
-		if s, isString := jsonscan.String(scp); isString {
-			if scopes, ok = addScopes(scopes, s); !ok {
+	if scp.Value != nil {
+		if scp.IsText {
+			if scopes, ok = addScopes(scopes, scp.Text); !ok {
 				return nil, errScopeToken
 			}
 		} else {
-			list, isList := jsonscan.StringArray(scp)
+			list, isList := jsonscan.StringArray(scp.Value)
 			if !isList {
 				return nil, errScopeShape
 			}

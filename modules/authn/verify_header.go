@@ -32,40 +32,36 @@ var (
 	errTokenType  = errors.New("typ is not one the verifier requires")
 )
 
+// headerWords are the header values read often enough to be worth not
+// allocating: the algorithm names and the usual typ values.
+var headerWords = func() []string {
+	words := []string{"JWT", "at+jwt", "application/at+jwt"}
+	for a := range algCount {
+		words = append(words, algs[a].name)
+	}
+	return words
+}()
+
 // readHeader reads s's header: alg (refused unless accepted), kid, and
 // typ when types are required. It returns a *TokenError with
 // ReasonMalformed, ReasonAlgorithm or ReasonTokenType; a token without a
 // signature is refused here, after its alg, so that an unsigned
 // `alg: none` token is refused for its algorithm (a forgery), not as
-// merely malformed.
+// merely malformed. Headers that point elsewhere for a key (jku, x5u, jwk,
+// x5c) are ignored: keys come only from the verifier's own set, looked up
+// by kid. Extensions are refused, since none is understood.
 func readHeader(s *segments, accepted algSet, types []string) (header, *TokenError) {
 	var buf [16]jsonscan.Member
-	members, err := jsonscan.Members(s.header, buf[:0])
+	members, err := jsonscan.Members(s.header, buf[:0], headerWords)
 	if err != nil {
 		return header{}, refuse(ReasonMalformed, err)
 	}
 	if !uniqueNames(members) {
 		return header{}, refuse(ReasonMalformed, errDuplicate)
 	}
-	h, terr := readHeaderMembers(members, accepted, types)
-	if terr != nil {
-		return header{}, terr
-	}
-	if len(s.sig) == 0 {
-		return header{}, refuse(ReasonMalformed, errEmptySegment)
-	}
-	return h, nil
-}
-
-// readHeaderMembers reads alg and kid, and typ when types are required. Headers
-// that point elsewhere for a key (jku, x5u, jwk, x5c) are ignored: keys
-// come only from the verifier's own set, looked up by kid. Extensions are
-// refused, since none is understood.
-func readHeaderMembers(h []jsonscan.Member, accepted algSet, types []string) (header, *TokenError) {
-	var algRaw, kidRaw, typRaw []byte
-	var hd header
-	for _, m := range h {
-		switch m.Name {
+	var alg, kid, typ *jsonscan.Member
+	for i := range members {
+		switch m := &members[i]; m.Name {
 		case "crit":
 			return header{}, refuse(ReasonMalformed, errCrit)
 		case "b64":
@@ -73,53 +69,41 @@ func readHeaderMembers(h []jsonscan.Member, accepted algSet, types []string) (he
 		case "enc", "zip":
 			return header{}, refuse(ReasonMalformed, errJWEHeader)
 		case "alg":
-			algRaw = m.Value
+			alg = m
 		case "kid":
-			kidRaw = m.Value
+			kid = m
 		case "typ":
-			typRaw = m.Value
+			typ = m
 		}
 	}
-	name, ok := algName(algRaw)
-	if !ok {
+	if alg == nil || !alg.IsText {
 		return header{}, refuse(ReasonMalformed, errNoAlg)
 	}
-	a, known := algByName(name)
+	a, known := algByName(alg.Text)
 	switch {
-	case strings.EqualFold(name, "none"):
+	case strings.EqualFold(alg.Text, "none"):
 		return header{}, refuse(ReasonAlgorithm, errAlgNone)
 	case !known || !accepted.has(a):
 		return header{}, refuse(ReasonAlgorithm, errAlgRefused)
 	}
-	hd.alg = a
-	if kidRaw != nil {
-		if hd.kid, ok = jsonscan.String(kidRaw); !ok {
+	h := header{alg: a}
+	if kid != nil {
+		if !kid.IsText {
 			return header{}, refuse(ReasonMalformed, errKid)
 		}
+		h.kid = kid.Text
 	}
-	if len(types) > 0 && !typeAllowed(typRaw, types) {
+	if len(types) > 0 && (typ == nil || !typeAllowed(typ.Text, types)) {
 		return header{}, refuse(ReasonTokenType, errTokenType)
 	}
-	return hd, nil
+	if len(s.sig) == 0 {
+		return header{}, refuse(ReasonMalformed, errEmptySegment)
+	}
+	return h, nil
 }
 
-// algName reads the alg header. The names of the accepted algorithms come
-// back as constants, so the common header allocates nothing.
-func algName(raw []byte) (string, bool) {
-	for a := range algCount {
-		if jsonscan.IsString(raw, algs[a].name) {
-			return algs[a].name, true
-		}
-	}
-	return jsonscan.String(raw)
-}
-
-// typeAllowed reports whether the typ header is one of types (normalized).
-func typeAllowed(raw []byte, types []string) bool {
-	typ, ok := jsonscan.String(raw)
-	if !ok {
-		return false
-	}
+// typeAllowed reports whether typ is one of types (normalized).
+func typeAllowed(typ string, types []string) bool {
 	typ = normalizeType(typ)
 	for _, t := range types {
 		if t == typ {

@@ -19,7 +19,7 @@ var (
 // wrapping ErrKeysUnavailable before the first load, or a *TokenError
 // with ReasonUnknownKey or ReasonAlgorithm when no key fits.
 func (v *JWTVerifier) keysFor(ctx context.Context, h header, buf []*heldKey) ([]*heldKey, error) {
-	set := v.keys.current()
+	set := v.set.Load()
 	if set == nil {
 		return nil, v.keys.unavailable()
 	}

@@ -26,7 +26,7 @@ func preparse(token string, maxSize int, accepted algSet, types ...string) (pars
 	if terr != nil {
 		return parsedToken{}, terr
 	}
-	payload, reg, err := splitPayload(s.payload)
+	payload, reg, err := splitPayload(s.payload, nil)
 	if err != nil {
 		return parsedToken{}, refuse(ReasonMalformed, err)
 	}
@@ -35,28 +35,22 @@ func preparse(token string, maxSize int, accepted algSet, types ...string) (pars
 
 // splitObject is the payload's members as a map.
 func splitObject(raw []byte) (map[string]json.RawMessage, error) {
-	obj, _, err := splitPayload(raw)
+	obj, _, err := splitPayload(raw, nil)
 	return obj, err
 }
 
-// registeredIn looks the registered claims up in a claims map. A present
-// claim with a nil value stays present, as an empty (invalid) one.
+// registeredIn picks the registered claims out of a claims map, as the
+// claims step picks them out of a payload.
 func registeredIn(raw map[string]json.RawMessage) registered {
-	var r registered
-	for _, name := range [...]string{"iss", "sub", "jti", "aud", "exp", "nbf", "iat", "scope", "scp"} {
-		if v, present := raw[name]; present {
-			if v == nil {
-				v = json.RawMessage{}
-			}
-			r.set(name, v)
-		}
+	text, err := json.Marshal(raw)
+	if err != nil {
+		panic(err)
+	}
+	_, r, err := splitPayload(text, nil)
+	if err != nil {
+		panic(err)
 	}
 	return r
-}
-
-// claimsOf types the registered claims of a claims map.
-func claimsOf(raw map[string]json.RawMessage, issuer string, audList []string) (*Claims, ScopeSet, error) {
-	return readRegistered(raw, registeredIn(raw), issuer, audList)
 }
 
 // readScopes reads the scopes of a claims map.

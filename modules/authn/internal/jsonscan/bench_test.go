@@ -15,7 +15,7 @@ var payload = []byte(`{"iss":"https://issuer.example","sub":"user-1","aud":"http
 // name.
 func readMembers(tb testing.TB) {
 	var buf [16]Member
-	ms, err := Members(payload, buf[:0])
+	ms, err := Members(payload, buf[:0], nil)
 	if err != nil || len(ms) != 9 {
 		tb.Fatal(err)
 	}

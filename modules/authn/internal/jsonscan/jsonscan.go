@@ -40,16 +40,23 @@ var ErrNotObject = errors.New("segment is not a single JSON object")
 // Member is one top-level member of a JSON object.
 type Member struct {
 	Name  string
-	Value []byte
+	Value []byte // the value as written, aliasing the text
+	// Text is the value unescaped when it is a string (IsText is then
+	// true): read in the same pass, so a step reads its strings with one
+	// call here.
+	Text   string
+	IsText bool
 }
 
 // Members checks that raw is one JSON text (RFC 8259, as json.Valid
 // has it) holding an object, and appends its top-level members to buf, in
-// order, duplicates included; the values alias raw. raw must be valid
-// UTF-8 (json.Valid does not check it; the verifier does, first). Any
-// departure from the grammar is ErrNotObject, as is a valid text that is
-// not an object.
-func Members(raw []byte, buf []Member) ([]Member, error) {
+// order, duplicates included; the values alias raw, and a string value is
+// unescaped into Text. A Text equal to one of known is that string itself,
+// so the values a verifier expects (its issuer and audience, the algorithm
+// names) allocate nothing. raw must be valid UTF-8 (json.Valid does not
+// check it; the verifier does, first). Any departure from the grammar is
+// ErrNotObject, as is a valid text that is not an object.
+func Members(raw []byte, buf []Member, known []string) ([]Member, error) {
 	i := skipSpace(raw, 0)
 	if i >= len(raw) || raw[i] != '{' {
 		return nil, ErrNotObject
@@ -76,7 +83,14 @@ func Members(raw []byte, buf []Member) ([]Member, error) {
 			if !ok {
 				return nil, ErrNotObject
 			}
-			members = append(members, Member{Name: name, Value: raw[i:end:end]})
+			m := Member{Name: name, Value: raw[i:end:end]}
+			if raw[i] == '"' {
+				if m.Text, ok = text(m.Value, known); !ok {
+					return nil, ErrNotObject
+				}
+				m.IsText = true
+			}
+			members = append(members, m)
 			i = skipSpace(raw, end)
 			if i >= len(raw) {
 				return nil, ErrNotObject
@@ -97,29 +111,19 @@ func Members(raw []byte, buf []Member) ([]Member, error) {
 	return members, nil
 }
 
-// Intern reads a JSON string value and returns known itself when the
-// value equals it, so the common case (iss, aud equal to the configured
-// ones) allocates nothing.
-func Intern(raw []byte, known string) (string, bool) {
-	if IsString(raw, known) {
-		return known, true
-	}
-	return String(raw)
-}
-
-// IsString reports whether raw is the JSON string s written without
-// escapes (an escaped spelling is compared by the slower path).
-func IsString(raw []byte, s string) bool {
-	return len(raw) == len(s)+2 && raw[0] == '"' && string(raw[1:len(raw)-1]) == s && !hasEscape(raw[1:len(raw)-1])
-}
-
-// String reads a JSON string value; ok is false for anything else.
-func String(raw []byte) (string, bool) {
+// text reads a JSON string value, returning the one of known it equals
+// when it is written without escapes; ok is false for anything else.
+func text(raw []byte, known []string) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' {
 		return "", false
 	}
 	body := raw[1 : len(raw)-1]
 	if !hasEscape(body) {
+		for _, k := range known {
+			if string(body) == k {
+				return k, true
+			}
+		}
 		return string(body), true
 	}
 	var s string
@@ -146,7 +150,7 @@ func StringArray(v []byte) ([]string, bool) {
 		if !ok {
 			return nil, false
 		}
-		s, ok := String(v[i:end])
+		s, ok := text(v[i:end], nil)
 		if !ok {
 			return nil, false
 		}
@@ -231,7 +235,7 @@ func memberName(quoted []byte) (string, bool) {
 	case "cty":
 		return "cty", true
 	}
-	return String(quoted)
+	return text(quoted, nil)
 }
 
 func hasEscape(b []byte) bool {

@@ -31,13 +31,13 @@ func TestMembersGrammar(t *testing.T) {
 	}
 	for _, v := range values {
 		text := `{"a":` + v + `}`
-		_, err := Members([]byte(text), nil)
+		_, err := Members([]byte(text), nil, nil)
 		if want := json.Valid([]byte(text)); (err == nil) != want {
 			t.Errorf("%s: err %v, json.Valid %v", text, err, want)
 		}
 	}
 	for _, text := range []string{``, ` `, `{`, `}`, `{}}`, `{} {}`, `{}x`, `{},`, ` { } `, `{"a":1}` + "\n", `[]`, `1`, `"x"`, `null`} {
-		_, err := Members([]byte(text), nil)
+		_, err := Members([]byte(text), nil, nil)
 		trimmed := strings.TrimLeft(text, " \t\r\n")
 		want := json.Valid([]byte(text)) && strings.HasPrefix(trimmed, "{")
 		if (err == nil) != want {
@@ -54,7 +54,7 @@ func TestMembersDepthLimitIsEncodingJSONs(t *testing.T) {
 		arrays := `{"a":` + strings.Repeat("[", inner) + strings.Repeat("]", inner) + `}`
 		objects := strings.Repeat(`{"a":`, depth) + `1` + strings.Repeat(`}`, depth)
 		for name, text := range map[string]string{"arrays": arrays, "objects": objects} {
-			_, err := Members([]byte(text), nil)
+			_, err := Members([]byte(text), nil, nil)
 			if want := json.Valid([]byte(text)); (err == nil) != want {
 				t.Errorf("%s nested %d deep: err %v, json.Valid %v", name, depth, err, want)
 			}
@@ -154,7 +154,7 @@ func FuzzMembers(f *testing.F) {
 		if !utf8.Valid(data) {
 			return
 		}
-		members, err := Members(data, nil)
+		members, err := Members(data, nil, nil)
 		trimmed := bytes.TrimLeft(data, " \t\r\n")
 		want := json.Valid(data) && len(trimmed) > 0 && trimmed[0] == '{'
 		if (err == nil) != want {
@@ -172,6 +172,11 @@ func FuzzMembers(f *testing.F) {
 		for _, m := range members {
 			if !json.Valid(m.Value) || len(bytes.TrimSpace(m.Value)) != len(m.Value) {
 				t.Fatalf("Members(%q): member %q = %q", data, m.Name, m.Value)
+			}
+			var want string
+			isText := json.Unmarshal(m.Value, &want) == nil && m.Value[0] == '"'
+			if m.IsText != isText || m.Text != want {
+				t.Fatalf("Members(%q): member %q text %q (%v), encoding/json reads %q (%v)", data, m.Name, m.Text, m.IsText, want, isText)
 			}
 		}
 	})
@@ -214,5 +219,28 @@ func TestStringArray(t *testing.T) {
 		if ok != (c.want != nil) || !slices.Equal(got, c.want) {
 			t.Errorf("%q: read %q, %v; want %q", c.in, got, ok, c.want)
 		}
+	}
+}
+
+// A string value is unescaped into Text, as encoding/json reads it; one
+// equal to a known string is that string; other values have no Text.
+func TestMembersText(t *testing.T) {
+	known := []string{"https://api.example"}
+	ms, err := Members([]byte(`{"a":"x","b":"\u00e9\n","c":1,"d":["y"],"e":"https://api.example","f":"https:\/\/api.example","g":null}`), nil, known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		text   string
+		isText bool
+	}{{"x", true}, {"é\n", true}, {"", false}, {"", false}, {known[0], true}, {known[0], true}, {"", false}}
+	for i, m := range ms {
+		if m.Text != want[i].text || m.IsText != want[i].isText {
+			t.Errorf("member %s: text %q (%v), want %q (%v)", m.Name, m.Text, m.IsText, want[i].text, want[i].isText)
+		}
+	}
+	raw, buf := []byte(`{"aud":"https://api.example"}`), make([]Member, 0, 1)
+	if got := testing.AllocsPerRun(10, func() { _, _ = Members(raw, buf, known) }); got != 0 {
+		t.Fatalf("a known value allocated %v times", got)
 	}
 }
