@@ -67,7 +67,7 @@ func FuzzVerify(f *testing.F) {
 	f.Add(valid[:len(valid)-1] + "B")
 	now := testNow
 	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey, &k.rsa.PublicKey, k.ed.Public()},
-		Clock(func() time.Time { return now }), CacheSize(0))
+		Clock(func() time.Time { return now }), CacheBytes(0))
 	f.Fuzz(func(t *testing.T, token string) {
 		p, err := v.Verify(context.Background(), token)
 		if err != nil {

@@ -120,7 +120,7 @@ func (v *JWTVerifier) finish() {
 	if v.client == nil {
 		v.client = defaultHTTPClient()
 	}
-	v.cache = newVerifyCache(v.cfg.cacheBytes, v.cfg.cacheEntries)
+	v.cache = newVerifyCache(v.cfg.cacheBytes)
 	if v.cache != nil {
 		v.cache.longest = v.cfg.maxTokenSize
 	}

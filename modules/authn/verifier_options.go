@@ -24,12 +24,6 @@ const (
 	// room for about 16,000 entries of a typical 1 KiB token with a handful
 	// of claims, or about 500 of the densest 8 KiB tokens.
 	DefaultCacheBytes = 64 << 20
-	// DefaultCacheSize was the verification cache's entry cap.
-	//
-	// Deprecated: the cache is bounded by bytes (DefaultCacheBytes, set with
-	// CacheBytes) and has no entry cap unless CacheSize sets one. The value
-	// is kept for code that names it.
-	DefaultCacheSize = 4096
 	// DefaultMaxTokenSize is the longest token accepted, in bytes. Longer
 	// tokens are refused with ReasonTooLarge before any parsing work.
 	DefaultMaxTokenSize = 8 << 10
@@ -55,7 +49,6 @@ type verifierConfig struct {
 	httpClient       *http.Client
 	clock            func() time.Time
 	cacheBytes       int64
-	cacheEntries     int // 0: no entry cap
 	maxTokenSize     int
 	maxVerifications int // 0: GOMAXPROCS
 	verificationWait time.Duration
@@ -203,26 +196,6 @@ func CacheBytes(n int64) VerifierOption {
 			return
 		}
 		c.cacheBytes = n
-	}
-}
-
-// CacheSize caps how many verified tokens the verification cache keeps, in
-// addition to its byte budget (CacheBytes); 0 turns the cache off, a
-// negative value is refused. Without it there is no entry cap.
-//
-// Deprecated: the byte budget is what bounds memory; use CacheBytes.
-// CacheSize(0) is CacheBytes(0). A positive n still caps the entries: each
-// weighs at least budget/n.
-func CacheSize(n int) VerifierOption {
-	return func(c *verifierConfig) {
-		if n < 0 {
-			c.refuse("CacheSize", "must not be negative")
-			return
-		}
-		if n == 0 {
-			c.cacheBytes = 0
-		}
-		c.cacheEntries = n
 	}
 }
 
