@@ -3,7 +3,9 @@ package authn
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -314,26 +316,22 @@ func isScopeByte(c byte) bool {
 // containing the audience, then exp, nbf and iat against now with leeway.
 func checkClaims(c *Claims, issuer, audience string, now time.Time, leeway time.Duration) (Reason, error) {
 	if c.Issuer != issuer {
-		return ReasonIssuer, errIssuer
+		return ReasonIssuer, fmt.Errorf("%w: iss %s, want %s", errIssuer, quoteSetting(c.Issuer), quoteSetting(issuer))
 	}
-	found := false
-	for _, a := range c.Audience {
-		if a == audience {
-			found = true
-			break
-		}
+	if !slices.Contains(c.Audience, audience) {
+		return ReasonAudience, fmt.Errorf("%w: aud %s, want %s among them", errAudience,
+			quoteSetting(strings.Join(c.Audience, " ")), quoteSetting(audience))
 	}
-	if !found {
-		return ReasonAudience, errAudience
-	}
+	// The errors name the instants that differed, not now: a refusal's
+	// cause is the token's, and the clock reads the same in every log.
 	if !now.Before(c.Expiry.Add(leeway)) {
-		return ReasonExpired, errExpired
+		return ReasonExpired, fmt.Errorf("%w: exp %s, leeway %s", errExpired, c.Expiry.Format(time.RFC3339), leeway)
 	}
 	if !c.NotBefore.IsZero() && now.Add(leeway).Before(c.NotBefore) {
-		return ReasonNotYetValid, errNotBefore
+		return ReasonNotYetValid, fmt.Errorf("%w: nbf %s, leeway %s", errNotBefore, c.NotBefore.Format(time.RFC3339), leeway)
 	}
 	if !c.IssuedAt.IsZero() && now.Add(leeway).Before(c.IssuedAt) {
-		return ReasonNotYetValid, errIssuedAt
+		return ReasonNotYetValid, fmt.Errorf("%w: iat %s, leeway %s", errIssuedAt, c.IssuedAt.Format(time.RFC3339), leeway)
 	}
 	return "", nil
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-jose/go-jose/v4"
 )
@@ -284,5 +285,41 @@ func TestNumericDateWholeSeconds(t *testing.T) {
 		case got.Unix() != int64(f) || got.Location().String() != "UTC":
 			t.Errorf("%s: read %v", v, got)
 		}
+	}
+}
+
+// Every refusal names what differed, as the token has it and as the
+// verifier wanted it.
+func TestRefusalsNameWhatDiffered(t *testing.T) {
+	k := keys(t)
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()), Algorithms("ES256", "RS256"))
+	with := func(name string, value any) string {
+		c := validClaims()
+		c[name] = value
+		return joseSign(t, jose.ES256, k.p256, "", c)
+	}
+	cases := []struct {
+		name, token string
+		want        []string
+	}{
+		{"issuer", with("iss", "https://evil.example"), []string{`iss "https://evil.example"`, `want "` + testIssuer + `"`}},
+		{"audience", with("aud", []string{"a", "b"}), []string{`aud "a b"`, `want "` + testAudience + `"`}},
+		{"expired", with("exp", testNow.Add(-time.Hour).Unix()), []string{"exp " + testNow.Add(-time.Hour).Format(time.RFC3339), "leeway 30s"}},
+		{"not before", with("nbf", testNow.Add(time.Hour).Unix()), []string{"nbf " + testNow.Add(time.Hour).Format(time.RFC3339)}},
+		{"algorithm", joseSign(t, jose.ES384, k.p384, "", validClaims()), []string{`"ES384" is not among the accepted`}},
+		{"key type", joseSign(t, jose.RS256, k.rsa, "", validClaims()), []string{"alg RS256"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := v.Verify(context.Background(), c.token)
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("%v: does not say %s", err, w)
+				}
+			}
+		})
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"crypto"
 	"crypto/elliptic"
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/svckit/svc/modules/authn/internal/jsonscan"
@@ -84,7 +85,7 @@ func readHeader(s *segments, accepted algSet, types []string) (header, *TokenErr
 	case strings.EqualFold(alg.Text, "none"):
 		return header{}, refuse(ReasonAlgorithm, errAlgNone)
 	case !known || !accepted.has(a):
-		return header{}, refuse(ReasonAlgorithm, errAlgRefused)
+		return header{}, refuse(ReasonAlgorithm, fmt.Errorf("%w: %s is not among the accepted (authn.Algorithms)", errAlgRefused, quoteSetting(alg.Text)))
 	}
 	h := header{alg: a}
 	if kid != nil {

@@ -3,6 +3,7 @@ package authn
 import (
 	"context"
 	"errors"
+	"fmt"
 )
 
 // The key step finds the keys a token may be verified with: those its kid
@@ -31,9 +32,9 @@ func (v *JWTVerifier) keysFor(ctx context.Context, h header, buf []*heldKey) ([]
 	}
 	switch reason {
 	case ReasonUnknownKey:
-		return nil, refuse(reason, errUnknownKey)
+		return nil, refuse(reason, fmt.Errorf("%w: kid %s, alg %s", errUnknownKey, quoteSetting(h.kid), algs[h.alg].name))
 	case ReasonAlgorithm:
-		return nil, refuse(reason, errKeyAlg)
+		return nil, refuse(reason, fmt.Errorf("%w: kid %s, alg %s", errKeyAlg, quoteSetting(h.kid), algs[h.alg].name))
 	}
 	return keys, nil
 }
