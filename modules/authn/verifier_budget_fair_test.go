@@ -151,6 +151,51 @@ func TestColdStartBurstOfValidTokensIsServed(t *testing.T) {
 }
 
 // Regression: issue 25 item 2.
+// The same cold start through the gate, over real connections: 64 first
+// requests at once, each with its own valid token, are all answered 200.
+func TestGateColdStartBurstIsServed(t *testing.T) {
+	withProcs(t, 2)
+	k := keys(t)
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()))
+	g, err := New(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := g.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	toks := distinctTokens(t, 64)
+	statuses := make(chan string, len(toks))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, tok := range toks {
+		wg.Go(func() {
+			req, _ := http.NewRequest("GET", srv.URL+"/", nil)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			<-start
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				statuses <- err.Error()
+				return
+			}
+			resp.Body.Close()
+			statuses <- fmt.Sprintf("%d %s", resp.StatusCode, resp.Header.Get("Retry-After"))
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(statuses)
+	for s := range statuses {
+		if s != "200 " {
+			t.Fatalf("a valid caller at a cold start was answered %q", s)
+		}
+	}
+}
+
+// Regression: issue 25 item 2.
 // Beside a flood of forged tokens (signatures that reach the check and
 // fail) from two addresses, with more forgeries waiting than slots, 64
 // valid callers from other addresses are each served within the
