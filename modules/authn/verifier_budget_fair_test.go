@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,7 +122,8 @@ func distinctTokens(t *testing.T, n int) []string {
 
 // Regression: issue 25 item 2.
 // A cold start: 64 callers with distinct valid tokens at once on a
-// 2-core host (the default budget: 2 slots) are all served.
+// 2-core host (the default budget: 2 slots), all arriving while both
+// slots are busy, are all served.
 func TestColdStartBurstOfValidTokensIsServed(t *testing.T) {
 	withProcs(t, 2)
 	k := keys(t)
@@ -130,17 +132,20 @@ func TestColdStartBurstOfValidTokensIsServed(t *testing.T) {
 		t.Fatalf("budget of %d slots, want GOMAXPROCS", v.budget.size)
 	}
 	toks := distinctTokens(t, 64)
+	giveBack := fillBudget(t, v) // two verifications already running
 	errs := make(chan error, len(toks))
-	start := make(chan struct{})
+	var done atomic.Int64
 	var wg sync.WaitGroup
 	for i, tok := range toks {
 		wg.Go(func() {
-			<-start
 			_, err := v.Verify(keyed(fmt.Sprintf("192.0.2.%d", i%4)), tok)
 			errs <- err
+			done.Add(1)
 		})
 	}
-	close(start)
+	// Every caller has either queued or been answered before a slot frees.
+	waitFor(t, func() bool { return int64(v.budget.waiting())+done.Load() == int64(len(toks)) })
+	giveBack()
 	wg.Wait()
 	close(errs)
 	for err := range errs {
