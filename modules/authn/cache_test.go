@@ -152,7 +152,7 @@ func TestCacheStartsNoGoroutineAndStaysBoundedUnderConcurrentUse(t *testing.T) {
 func TestCacheKeepsATokenValidPast2262(t *testing.T) {
 	c := newVerifyCache(1 << 20)
 	k := testHeldKey(t)
-	for _, until := range []time.Time{time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), time.Unix(maxNumericDate, 0).Add(DefaultLeeway)} {
+	for _, until := range []time.Time{time.Date(2300, 1, 1, 0, 0, 0, 0, time.UTC), time.Unix(maxNumericDate, 0).Add(defaultLeeway)} {
 		c.put("t", Principal{Subject: "a"}, until, k, testNow)
 		if _, ok := c.get("t", testNow); !ok {
 			t.Fatalf("entry until %v missed", until)

@@ -37,7 +37,7 @@ func fuzzSeeds(f *testing.F) {
 func FuzzPreparse(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, token string) {
-		pt, terr := preparse(token, DefaultMaxTokenSize, allAlgs())
+		pt, terr := preparse(token, defaultMaxTokenSize, allAlgs())
 		if terr != nil {
 			if pt.payload != nil || pt.sig != nil {
 				t.Fatalf("refusal %v came with a parse", terr)

@@ -240,7 +240,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestMaxConcurrentVerificationsOption(t *testing.T) {
 	k := keys(t)
 	held := []crypto.PublicKey{&k.p256.PublicKey}
-	if v := KeySet(testIssuer, testAudience, held); v.budget.size != runtime.GOMAXPROCS(0) || v.budget.wait != DefaultVerificationWait {
+	if v := KeySet(testIssuer, testAudience, held); v.budget.size != runtime.GOMAXPROCS(0) || v.budget.wait != defaultVerificationWait {
 		t.Fatalf("default budget %d slots, wait %s", v.budget.size, v.budget.wait)
 	}
 	if v := KeySet(testIssuer, testAudience, held, MaxConcurrentVerifications(3), VerificationWait(time.Minute)); v.budget.size != 3 || v.budget.wait != time.Minute {

@@ -9,26 +9,26 @@ import (
 	"go.uber.org/zap"
 )
 
-// Defaults of the verifier options.
+// Defaults of the verifier options, as their documentation states them.
 const (
-	// DefaultRetryInterval is the minimum time between two key fetches, and
+	// defaultRetryInterval is the minimum time between two key fetches, and
 	// how long a failed fetch is remembered.
-	DefaultRetryInterval = 30 * time.Second
-	// DefaultRefreshInterval is how often keys are fetched again in the
+	defaultRetryInterval = 30 * time.Second
+	// defaultRefreshInterval is how often keys are fetched again in the
 	// background after a successful load. A shorter Cache-Control max-age
 	// from the JWKS response is honoured, never below the retry interval.
-	DefaultRefreshInterval = time.Hour
-	// DefaultLeeway is the clock skew allowed on exp, nbf and iat.
-	DefaultLeeway = 30 * time.Second
-	// DefaultCacheBytes is the verification cache's memory budget: 64 MiB,
+	defaultRefreshInterval = time.Hour
+	// defaultLeeway is the clock skew allowed on exp, nbf and iat.
+	defaultLeeway = 30 * time.Second
+	// defaultCacheBytes is the verification cache's memory budget: 64 MiB,
 	// room for about 16,000 entries of a typical 1 KiB token with a handful
 	// of claims, or about 500 of the densest 8 KiB tokens.
-	DefaultCacheBytes = 64 << 20
-	// DefaultMaxTokenSize is the longest token accepted, in bytes. Longer
+	defaultCacheBytes = 64 << 20
+	// defaultMaxTokenSize is the longest token accepted, in bytes. Longer
 	// tokens are refused with ReasonTooLarge before any parsing work.
-	DefaultMaxTokenSize = 8 << 10
-	// DefaultFetchTimeout bounds one discovery or JWKS fetch.
-	DefaultFetchTimeout = 10 * time.Second
+	defaultMaxTokenSize = 8 << 10
+	// defaultFetchTimeout bounds one discovery or JWKS fetch.
+	defaultFetchTimeout = 10 * time.Second
 	// maxDocumentSize bounds a discovery document or JWKS body.
 	maxDocumentSize = 1 << 20
 )
@@ -61,14 +61,14 @@ func defaultConfig(issuer, audience string) verifierConfig {
 	return verifierConfig{
 		issuer:           issuer,
 		audience:         audience,
-		retryInterval:    DefaultRetryInterval,
-		refreshInterval:  DefaultRefreshInterval,
-		fetchTimeout:     DefaultFetchTimeout,
-		leeway:           DefaultLeeway,
+		retryInterval:    defaultRetryInterval,
+		refreshInterval:  defaultRefreshInterval,
+		fetchTimeout:     defaultFetchTimeout,
+		leeway:           defaultLeeway,
 		clock:            time.Now,
-		cacheBytes:       DefaultCacheBytes,
-		maxTokenSize:     DefaultMaxTokenSize,
-		verificationWait: DefaultVerificationWait,
+		cacheBytes:       defaultCacheBytes,
+		maxTokenSize:     defaultMaxTokenSize,
+		verificationWait: defaultVerificationWait,
 		logger:           zap.NewNop(),
 	}
 }
@@ -181,7 +181,7 @@ func Clock(now func() time.Time) VerifierOption {
 }
 
 // CacheBytes sets the verification cache's memory budget in bytes (default
-// DefaultCacheBytes, 64 MiB); 0 turns the cache off, a negative value is
+// 64 MiB); 0 turns the cache off, a negative value is
 // refused. Each entry weighs an upper estimate of what it keeps alive (the
 // token, its decoded claims, one slot per claim and per scope), so a flood
 // of large, dense tokens cannot grow the heap past the budget. Entries live
@@ -254,9 +254,9 @@ func TokenTypes(types ...string) VerifierOption {
 // not judged. Test with errors.Is.
 var ErrBusy = errors.New("authn: too many token verifications in progress")
 
-// DefaultVerificationWait is how long a fresh verification waits for a
+// defaultVerificationWait is how long a fresh verification waits for a
 // slot of the budget before Verify gives up with ErrBusy.
-const DefaultVerificationWait = 2 * time.Second
+const defaultVerificationWait = 2 * time.Second
 
 // MaxConcurrentVerifications bounds how many fresh (uncached) signature
 // verifications run at once; default GOMAXPROCS when the verifier is
@@ -284,7 +284,7 @@ func MaxConcurrentVerifications(n int) VerifierOption {
 
 // VerificationWait sets how long a fresh verification may wait for a slot
 // of the budget (see MaxConcurrentVerifications) before Verify returns
-// ErrBusy; default DefaultVerificationWait. Waiting costs a parked
+// ErrBusy; default 2 s. Waiting costs a parked
 // goroutine, not CPU, so a cold start's burst of new tokens is served in
 // turn rather than refused. It must be positive.
 func VerificationWait(d time.Duration) VerifierOption {

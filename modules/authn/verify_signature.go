@@ -201,7 +201,7 @@ func newVerifyBudget(n int, wait time.Duration) *verifyBudget {
 		n = runtime.GOMAXPROCS(0)
 	}
 	if wait <= 0 {
-		wait = DefaultVerificationWait
+		wait = defaultVerificationWait
 	}
 	return &verifyBudget{size: n, wait: wait, free: n, queues: map[string]*budgetQueue{}}
 }

@@ -14,11 +14,11 @@ import (
 func TestPreparseChecksSizeBeforeAnythingElse(t *testing.T) {
 	// A token of nothing but dots over the limit is "too large", not
 	// "malformed": the length is checked before any counting or splitting.
-	_, terr := preparse(strings.Repeat(".", 9000), DefaultMaxTokenSize, allAlgs())
+	_, terr := preparse(strings.Repeat(".", 9000), defaultMaxTokenSize, allAlgs())
 	if terr == nil || terr.Reason != ReasonTooLarge {
 		t.Fatalf("got %v", terr)
 	}
-	allocs := testing.AllocsPerRun(10, func() { preparse(strings.Repeat("a.", 1<<16), DefaultMaxTokenSize, allAlgs()) })
+	allocs := testing.AllocsPerRun(10, func() { preparse(strings.Repeat("a.", 1<<16), defaultMaxTokenSize, allAlgs()) })
 	if allocs > 2 { // the Repeat above and the error
 		t.Fatalf("refusing an oversized token allocated %.0f times", allocs)
 	}
@@ -26,7 +26,7 @@ func TestPreparseChecksSizeBeforeAnythingElse(t *testing.T) {
 
 func TestPreparseKeepsTheSignedBytes(t *testing.T) {
 	tok := rawSign(t, "ES256", keys(t).p256, `{"alg":"ES256","kid":"k"}`, `{"a":1}`)
-	pt, terr := preparse(tok, DefaultMaxTokenSize, allAlgs())
+	pt, terr := preparse(tok, defaultMaxTokenSize, allAlgs())
 	if terr != nil {
 		t.Fatal(terr)
 	}
