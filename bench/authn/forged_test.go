@@ -140,7 +140,7 @@ func thumbprintOf(b *testing.B, pub crypto.PublicKey) string {
 // refuses here: this is the cost of one token, not of a flood.
 func BenchmarkForgedTokenCost(b *testing.B) {
 	f := newFixture(b)
-	valid := f.svc(b, authn.CacheSize(0))
+	valid := f.svc(b, authn.CacheBytes(0))
 	ctx := context.Background()
 	fresh := func() {
 		if _, err := valid.Verify(ctx, f.token); err != nil {
@@ -148,7 +148,7 @@ func BenchmarkForgedTokenCost(b *testing.B) {
 		}
 	}
 	for _, c := range forgedCases(b) {
-		v := authn.KeySet(issuer, audience, c.keys, append([]authn.VerifierOption{authn.CacheSize(0), authn.MaxConcurrentVerifications(64)}, c.opts...)...)
+		v := authn.KeySet(issuer, audience, c.keys, append([]authn.VerifierOption{authn.CacheBytes(0), authn.MaxConcurrentVerifications(64)}, c.opts...)...)
 		var te *authn.TokenError
 		if _, err := v.Verify(ctx, c.token); !errors.As(err, &te) || te.Reason != c.reason {
 			b.Fatalf("%s: the forged token was not refused for %s: %v", c.name, c.reason, err)

@@ -114,8 +114,8 @@ func (f *fixture) svc(b *testing.B, opts ...authn.VerifierOption) *authn.JWTVeri
 //     already decoded; the floor a fresh verification can reach.
 //   - raw-asn1: sha256 + ecdsa.VerifyASN1 on the signature already in DER:
 //     ecdsa.Verify minus its own DER encoding of r and s, a stricter floor.
-//   - svc-fresh: svc's verifier with the cache off: size cap, pre-parse,
-//     key lookup, signature, claims.
+//   - svc-fresh: svc's verifier with the cache off: split, header, key,
+//     signature, claims.
 //   - svc-cached: the same token again, answered by the verification cache.
 //   - auth0-validator, jwtauth: the verifiers inside the peer middlewares
 //     (go-jose v2 and lestrrat jwx v2), each verifying afresh.
@@ -138,7 +138,7 @@ func BenchmarkVerifyES256(b *testing.B) {
 		}
 	})
 	b.Run("svc-fresh", func(b *testing.B) {
-		v := f.svc(b, authn.CacheSize(0))
+		v := f.svc(b, authn.CacheBytes(0))
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := v.Verify(ctx, f.token); err != nil {
@@ -187,7 +187,7 @@ func BenchmarkVerifyES256(b *testing.B) {
 // one of the halves skews a mean.
 func BenchmarkVerifyES256Paired(b *testing.B) {
 	f := newFixture(b)
-	v := f.svc(b, authn.CacheSize(0))
+	v := f.svc(b, authn.CacheBytes(0))
 	ctx := context.Background()
 	floor, strict := f.raw(b), f.asn1(b)
 	var raw, asn, fresh []time.Duration
@@ -220,7 +220,7 @@ func BenchmarkVerifyES256Paired(b *testing.B) {
 // a fresh verification count a little less than they cost.
 func BenchmarkVerifyES256PairedCPU(b *testing.B) {
 	f := newFixture(b)
-	v := f.svc(b, authn.CacheSize(0))
+	v := f.svc(b, authn.CacheBytes(0))
 	ctx := context.Background()
 	fresh := func() {
 		if _, err := v.Verify(ctx, f.token); err != nil {

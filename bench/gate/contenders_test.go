@@ -92,11 +92,11 @@ type contender struct {
 var (
 	floor    = contender{"bare-chi", bareChi, false, 0}
 	svc      = contender{"svc", svcGate(), true, http.StatusUnauthorized}
-	svcNoCch = contender{"svc-cache-off", svcGate(authn.CacheSize(0)), true, http.StatusUnauthorized}
-	// 64 entries against a pool of 4096 tokens: nearly every request
-	// misses, verifies, and inserts with an eviction, which is what a
-	// fresh token costs with the cache on.
-	svcMiss    = contender{"svc-cache-miss", svcGate(authn.CacheSize(64)), true, http.StatusUnauthorized}
+	svcNoCch = contender{"svc-cache-off", svcGate(authn.CacheBytes(0)), true, http.StatusUnauthorized}
+	// 256 KiB (room for about 70 entries) against a pool of 4096 tokens:
+	// nearly every request misses, verifies, and inserts with an
+	// eviction, which is what a fresh token costs with the cache on.
+	svcMiss    = contender{"svc-cache-miss", svcGate(authn.CacheBytes(256 << 10)), true, http.StatusUnauthorized}
 	auth0Peer  = contender{"auth0", auth0, true, http.StatusBadRequest}
 	jwtauthPer = contender{"jwtauth", jwtAuth, true, http.StatusUnauthorized}
 )

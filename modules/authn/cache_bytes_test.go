@@ -14,7 +14,7 @@ import (
 )
 
 // denseTokens signs n distinct valid ES256 tokens of nearly
-// DefaultMaxTokenSize, packed with tiny claims and scopes: the most
+// defaultMaxTokenSize, packed with tiny claims and scopes: the most
 // retained heap per token byte a caller can buy.
 func denseTokens(t *testing.T, n int) []string {
 	t.Helper()
@@ -32,7 +32,7 @@ func denseTokens(t *testing.T, n int) []string {
 			claims[fmt.Sprintf("m%d", m)] = 1
 		}
 		out[i] = joseSign(t, jose.ES256, k.p256, "", claims)
-		if len(out[i]) > DefaultMaxTokenSize {
+		if len(out[i]) > defaultMaxTokenSize {
 			t.Fatalf("dense token of %d bytes is over the size limit", len(out[i]))
 		}
 	}
@@ -117,7 +117,7 @@ func TestCacheCostCoversTheHeap(t *testing.T) {
 }
 
 func TestCacheBytesZeroTurnsTheCacheOff(t *testing.T) {
-	v := denseVerifier(t, CacheSize(64), CacheBytes(0))
+	v := denseVerifier(t, CacheBytes(0))
 	if v.cache != nil {
 		t.Fatal("CacheBytes(0) left a cache")
 	}
@@ -133,7 +133,7 @@ func TestCacheHoldsTenThousandCallersByDefault(t *testing.T) {
 	// second round is all hits (the former cap of 4,096 entries with random
 	// eviction hit 14% of the time).
 	const callers = 10000
-	c := newVerifyCache(DefaultCacheBytes, 0)
+	c := newVerifyCache(defaultCacheBytes)
 	k := testHeldKey(t)
 	raw := map[string]json.RawMessage{}
 	for _, name := range []string{"iss", "sub", "aud", "exp", "iat", "nbf", "jti", "scope", "client_id", "azp"} {
@@ -166,7 +166,7 @@ func TestCacheKeepsReturningCallersThroughAScan(t *testing.T) {
 	// does not admit the one-off tokens over entries that are used again.
 	const hot, steps = 1000, 200000
 	p := Principal{Subject: "s", Authenticated: true}
-	c := newVerifyCache(2*hot*int64(entryCost("hot-00000", p)), 0)
+	c := newVerifyCache(2 * hot * int64(entryCost("hot-00000", p)))
 	k := testHeldKey(t)
 	until := testNow.Add(time.Hour)
 	hits, gets := 0, 0

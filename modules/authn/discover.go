@@ -39,7 +39,7 @@ func Discover(issuer, audience string, opts ...VerifierOption) *JWTVerifier {
 	d := &discovery{issuer: issuer, client: v.client}
 	v.discovery = d
 	if v.err == nil {
-		v.keys = newKeyManager(d.fetchKeys(&v.cfg), &v.cfg)
+		v.keys = newKeyManager(d.fetchKeys(&v.cfg), &v.cfg, &v.set)
 	}
 	return v
 }

@@ -151,7 +151,7 @@ func TestDiscoverRefusesAMisleadingDocument(t *testing.T) {
 			for {
 				_, err := v.Verify(context.Background(), tokenFor(t, p.issuer))
 				if err != nil && strings.Contains(err.Error(), c.want) {
-					if v.keys.current() != nil {
+					if v.set.Load() != nil {
 						t.Fatal("keys loaded from a refused document")
 					}
 					return

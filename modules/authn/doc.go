@@ -34,7 +34,10 @@
 // (P-384, P-521, RSA of 3072 bits or more): the first in the set's order.
 // Held keys (KeySet) answer to their RFC 7638 thumbprint as kid, and
 // otherwise by type. A JWK is used only if its use is sig (or absent) and
-// its key_ops, if any, lists verify.
+// its key_ops, if any, lists verify; an RSA key with the ROCA fingerprint
+// (CVE-2017-15361) is not used. The payload is read as JSON only once its
+// signature verified. JWTVerifier.Verify lists the steps, each in its own
+// verify_*.go file, in the order a token meets them.
 //
 // Fresh signature checks run under a budget (MaxConcurrentVerifications,
 // default GOMAXPROCS). The others wait their turn, taken round-robin

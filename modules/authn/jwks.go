@@ -55,7 +55,7 @@ func JWKSURL(url, issuer, audience string, opts ...VerifierOption) *JWTVerifier 
 				return nil, 0, &loadError{stage: "jwks", url: url, err: err}
 			}
 			return set, maxAge, nil
-		}, &v.cfg)
+		}, &v.cfg, &v.set)
 	}
 	return v
 }

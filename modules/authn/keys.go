@@ -11,10 +11,9 @@ import (
 	"go.uber.org/zap"
 )
 
-// keySource hands the verifier its current key set.
+// keySource loads the verifier's key set into the verifier's set (so the
+// key step reads it without a call here) and refreshes it on demand.
 type keySource interface {
-	// current returns the key set, nil before the first load.
-	current() *keySet
 	// refresh is asked for by a token naming a key not in seen. It returns
 	// the set to try again: a newer one when a fetch brought one, seen when
 	// no fetch is allowed yet. It waits for at most one fetch, bounded by ctx.
@@ -25,12 +24,10 @@ type keySource interface {
 	stop(ctx context.Context) error
 }
 
-// staticKeys holds keys given in code.
-type staticKeys struct{ set *keySet }
+// staticKeys is the source of keys given in code: the verifier holds them
+// from the start, and there is nothing to load.
+type staticKeys struct{}
 
-func newStaticKeys(s *keySet) *staticKeys { return &staticKeys{set: s} }
-
-func (s *staticKeys) current() *keySet                                { return s.set }
 func (s *staticKeys) refresh(_ context.Context, seen *keySet) *keySet { return seen }
 func (s *staticKeys) unavailable() error                              { return ErrKeysUnavailable }
 func (s *staticKeys) start() error                                    { return nil }
@@ -58,7 +55,7 @@ type keyManager struct {
 	// open or close the retry window without sleeping.
 	now func() time.Time
 
-	set atomic.Pointer[keySet]
+	set *atomic.Pointer[keySet] // the verifier's: nil until the first load
 
 	mu          sync.Mutex
 	lastAttempt time.Time     // start of the last fetch (monotonic)
@@ -74,8 +71,9 @@ type keyManager struct {
 	failures loadLog // written by the loader's goroutine only
 }
 
-func newKeyManager(fetch fetchFunc, cfg *verifierConfig) *keyManager {
+func newKeyManager(fetch fetchFunc, cfg *verifierConfig, set *atomic.Pointer[keySet]) *keyManager {
 	return &keyManager{
+		set:          set,
 		fetch:        fetch,
 		retry:        cfg.retryInterval,
 		refreshEvery: cfg.refreshInterval,
@@ -86,8 +84,6 @@ func newKeyManager(fetch fetchFunc, cfg *verifierConfig) *keyManager {
 		wake:         make(chan struct{}, 1),
 	}
 }
-
-func (m *keyManager) current() *keySet { return m.set.Load() }
 
 func (m *keyManager) unavailable() error {
 	m.mu.Lock()

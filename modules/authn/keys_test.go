@@ -202,7 +202,7 @@ func TestKeysWakeUpsInsideTheRetryIntervalFetchNothing(t *testing.T) {
 	srv.setBody(jwksJSON(t, jwkJSON(t, &k.p256.PublicKey, "p256", ""), jwkJSON(t, k.ed.Public(), "ed", "")))
 	clock.Advance(time.Minute)
 	m.wake <- struct{}{}
-	waitFor(t, func() bool { return len(m.current().byID["ed"]) == 1 })
+	waitFor(t, func() bool { return len(v.set.Load().byID["ed"]) == 1 })
 	if got := srv.requests.Load() - initial; got != 1 {
 		t.Fatalf("%d fetches: %d wake-ups inside the retry interval fetched", got, got-1)
 	}
@@ -390,7 +390,7 @@ func TestKeysNextRefreshHonoursMaxAgeWithinBounds(t *testing.T) {
 		m := newKeyManager(func(context.Context) ([]*heldKey, time.Duration, error) {
 			kk, _ := newHeldKey(&keys(t).p256.PublicKey, "k", "")
 			return []*heldKey{kk}, c.maxAge, nil
-		}, &cfg)
+		}, &cfg, new(atomic.Pointer[keySet]))
 		if got := m.attempt(context.Background()); got != c.want {
 			t.Errorf("max-age %v: next refresh in %v, want %v", c.maxAge, got, c.want)
 		}
@@ -403,7 +403,7 @@ func TestKeysNextRefreshHonoursMaxAgeWithinBounds(t *testing.T) {
 func m2(t *testing.T, cfg *verifierConfig) time.Duration {
 	m := newKeyManager(func(context.Context) ([]*heldKey, time.Duration, error) {
 		return nil, 0, errors.New("down")
-	}, cfg)
+	}, cfg, new(atomic.Pointer[keySet]))
 	return m.attempt(context.Background())
 }
 

@@ -181,59 +181,6 @@ func newKeySet(keys []*heldKey, held bool) *keySet {
 	return s
 }
 
-// candidates returns the keys to try for a token with kid and algorithm a:
-// the keys the kid names, or for a token without a kid (or with a kid that
-// is no held key's thumbprint) every key whose type fits, in the set's
-// order. Either way at most maxKidlessTries keys, of which at most one
-// expensive: the first in the set's order (the JWKS document's, or the
-// order given to KeySet). A forged token then costs at most one expensive
-// verification whatever the key set holds. reason is set when there are
-// none: ReasonUnknownKey when the kid is not in the set (a refresh may
-// help), ReasonAlgorithm when the key the kid names does not fit the
-// algorithm (alg confusion).
-func (s *keySet) candidates(kid string, a alg, out []*heldKey) ([]*heldKey, Reason) {
-	if kid != "" {
-		named := s.byID[kid]
-		out = appendTries(out, named, a)
-		switch {
-		case len(out) > 0:
-			return out, ""
-		case len(named) > 0:
-			return nil, ReasonAlgorithm
-		case !s.held:
-			return nil, ReasonUnknownKey
-		}
-		// Held keys carry no provider kid: fall through and try by type.
-	}
-	out = appendTries(out, s.keys, a)
-	if len(out) > 0 {
-		return out, ""
-	}
-	if s.held {
-		// Held keys never rotate: no key of the algorithm's type is a
-		// mismatch, not a missing key.
-		return nil, ReasonAlgorithm
-	}
-	return nil, ReasonUnknownKey
-}
-
-// appendTries appends the keys of from that fit a, within the budget of
-// tries: maxKidlessTries keys, one of them expensive.
-func appendTries(out, from []*heldKey, a alg) []*heldKey {
-	expensive := false
-	for _, k := range from {
-		if len(out) == maxKidlessTries {
-			break
-		}
-		if !k.fits(a) || (k.expensive && expensive) {
-			continue
-		}
-		expensive = expensive || k.expensive
-		out = append(out, k)
-	}
-	return out
-}
-
 // KeySet returns a verifier that trusts the public keys given here and
 // fetches nothing ("held keys"). Each key is a *rsa.PublicKey (2048 to
 // 4096 bits, odd modulus, odd exponent from 3 to 2^31-1), an *ecdsa.PublicKey
@@ -271,7 +218,8 @@ func KeySet(issuer, audience string, keys []crypto.PublicKey, opts ...VerifierOp
 	}
 	v.finish()
 	if v.err == nil {
-		v.keys = newStaticKeys(newKeySet(held, true))
+		v.set.Store(newKeySet(held, true))
+		v.keys = &staticKeys{}
 	}
 	return v
 }

@@ -12,7 +12,7 @@ import (
 func TestKeySetVerifiesWithoutOpenAndIgnoresProviderKids(t *testing.T) {
 	k := keys(t)
 	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256b.PublicKey, &k.p256.PublicKey, &k.rsa.PublicKey, k.ed.Public()}, Clock(fixedClock()))
-	thumb := thumbprint(v.keys.current().keys[1])
+	thumb := thumbprint(v.set.Load().keys[1])
 	cases := []struct {
 		name string
 		tok  string
@@ -67,7 +67,7 @@ func TestKeySetTriesAtMostAFewKeysForAKidlessToken(t *testing.T) {
 		t.Fatalf("reason %s: a kid-less token was tried against more than %d keys", r, maxKidlessTries)
 	}
 	// Named by its thumbprint, the same key is found.
-	tok := joseSign(t, jose.ES256, k.p256, thumbprint(v.keys.current().keys[maxKidlessTries]), validClaims())
+	tok := joseSign(t, jose.ES256, k.p256, thumbprint(v.set.Load().keys[maxKidlessTries]), validClaims())
 	if _, err := v.Verify(context.Background(), tok); err != nil {
 		t.Fatal(err)
 	}

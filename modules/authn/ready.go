@@ -9,7 +9,7 @@ func (v *JWTVerifier) Ready() error {
 	if v.err != nil {
 		return v.err
 	}
-	if v.keys.current() == nil {
+	if v.set.Load() == nil {
 		return v.keys.unavailable()
 	}
 	return nil

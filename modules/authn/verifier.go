@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync/atomic"
 )
 
 // Verifier verifies a bearer token. Any type with this method is accepted
@@ -53,13 +54,14 @@ func (e *ConfigError) Error() string {
 // JWTVerifier verifies JWT access tokens signed with asymmetric keys. Build
 // one with Discover, JWKSURL or KeySet.
 //
-// It checks, in order: the size limit, the verification cache, the token's
-// shape (compact JWS, canonical base64url, one JSON object per segment,
-// unique member names, no crit or b64), alg against the allow-list, the key
-// named by kid (its type, curve and declared alg must fit alg), the
-// signature over the token's own bytes, the claim types (exp required),
-// then `iss` (exact), `aud` (contains the audience), `exp`, `nbf` and
-// `iat` with leeway.
+// It checks, in order: the verification cache, the size limit and the
+// token's shape (compact JWS, canonical base64url), the header (one JSON
+// object, unique member names, no crit or b64, alg against the
+// allow-list), the key named by kid (its type, curve and declared alg must
+// fit alg), the signature over the token's own bytes, then the payload
+// (one JSON object, unique member names), the claim types (exp required),
+// `iss` (exact), `aud` (contains the audience), `exp`, `nbf` and `iat`
+// with leeway. Verify lists the steps and their files.
 //
 // It is a lifecycle.Component: Open starts the background key loading and
 // returns at once (it never waits for the network, so the app starts even
@@ -70,9 +72,13 @@ type JWTVerifier struct {
 	client    *http.Client
 	err       error // the construction error, returned by Open and Verify
 	keys      keySource
+	set       atomic.Pointer[keySet] // the keys in use, nil before the first load
 	cache     *verifyCache
 	discovery *discovery // set by Discover
 	audList   []string   // []string{audience}, shared by the claims that carry just it
+	// payloadWords are the strings a payload is expected to hold, read
+	// without allocating: the issuer and the audience.
+	payloadWords []string
 	// budget bounds the fresh signature checks running at once.
 	budget *verifyBudget
 }
@@ -114,9 +120,13 @@ func (v *JWTVerifier) finish() {
 	if v.client == nil {
 		v.client = defaultHTTPClient()
 	}
-	v.cache = newVerifyCache(v.cfg.cacheBytes, v.cfg.cacheEntries)
+	v.cache = newVerifyCache(v.cfg.cacheBytes)
+	if v.cache != nil {
+		v.cache.longest = v.cfg.maxTokenSize
+	}
 	v.budget = newVerifyBudget(v.cfg.maxVerifications, v.cfg.verificationWait)
 	v.audList = []string{v.cfg.audience}
+	v.payloadWords = []string{v.cfg.issuer, v.cfg.audience}
 	v.err = errors.Join(v.cfg.problems...)
 }
 
@@ -158,79 +168,6 @@ func (v *JWTVerifier) DiscoveryURL() string {
 		return ""
 	}
 	return v.discovery.url()
-}
-
-// Verify checks token and returns the caller it names. See JWTVerifier for
-// the checks and Verifier for the errors. A token naming an unknown kid
-// waits for at most one key refresh, bounded by ctx.
-func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, error) {
-	if v.err != nil {
-		return Principal{}, v.err
-	}
-	if len(token) > v.cfg.maxTokenSize {
-		return Principal{}, refuse(ReasonTooLarge, errTooLarge)
-	}
-	now := v.cfg.clock()
-	if p, ok := v.cache.get(token, now); ok {
-		return p, nil
-	}
-	pt, terr := preparse(token, v.cfg.maxTokenSize, v.algs, v.cfg.tokenTypes...)
-	if terr != nil {
-		return Principal{}, terr
-	}
-	set := v.keys.current()
-	if set == nil {
-		return Principal{}, v.keys.unavailable()
-	}
-	var buf [maxKidlessTries]*heldKey
-	cands, reason := set.candidates(pt.kid, pt.alg, buf[:0])
-	if reason == ReasonUnknownKey {
-		if fresh := v.keys.refresh(ctx, set); fresh != set && fresh != nil {
-			cands, reason = fresh.candidates(pt.kid, pt.alg, buf[:0])
-		}
-	}
-	switch reason {
-	case ReasonUnknownKey:
-		return Principal{}, refuse(reason, errUnknownKey)
-	case ReasonAlgorithm:
-		return Principal{}, refuse(reason, errKeyAlg)
-	}
-	key, err := v.checkSignature(ctx, &pt, cands)
-	if err != nil {
-		return Principal{}, err
-	}
-	if key == nil {
-		return Principal{}, refuse(ReasonSignature, errSignature)
-	}
-
-	claims, scopes, err := readRegistered(pt.payload, pt.reg, v.cfg.issuer, v.audList)
-	// A refused token's principal names the caller (for telemetry) but is
-	// never authenticated, so it cannot be mistaken for an admitted one.
-	p := Principal{Subject: claims.Subject, Issuer: claims.Issuer, Scopes: scopes, Claims: claims}
-	if err != nil {
-		return Principal{}, &TokenError{Reason: ReasonInvalidClaims, Signed: true, Principal: p, Err: err}
-	}
-	if reason, err := checkClaims(claims, v.cfg.issuer, v.cfg.audience, now, v.cfg.leeway); err != nil {
-		return Principal{}, &TokenError{Reason: reason, Signed: true, Principal: p, Err: err}
-	}
-	p.Authenticated = true
-	v.cache.put(token, p, claims.Expiry.Add(v.cfg.leeway), key, now)
-	return p, nil
-}
-
-// checkSignature tries the candidate keys within the verification budget
-// and returns the one that verifies, nil when none does.
-func (v *JWTVerifier) checkSignature(ctx context.Context, pt *parsedToken, cands []*heldKey) (*heldKey, error) {
-	if err := v.budget.acquire(ctx); err != nil {
-		return nil, err
-	}
-	defer v.budget.release()
-	for _, k := range cands {
-		if verifySignature(pt.alg, k, pt.signingInput, pt.sig) {
-			return k, nil
-		}
-	}
-	return nil, nil
 }
 
 // quoteSetting quotes a value for an error message, cut to 64 bytes so a

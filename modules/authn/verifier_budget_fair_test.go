@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -121,7 +122,8 @@ func distinctTokens(t *testing.T, n int) []string {
 
 // Regression: issue 25 item 2.
 // A cold start: 64 callers with distinct valid tokens at once on a
-// 2-core host (the default budget: 2 slots) are all served.
+// 2-core host (the default budget: 2 slots), all arriving while both
+// slots are busy, are all served.
 func TestColdStartBurstOfValidTokensIsServed(t *testing.T) {
 	withProcs(t, 2)
 	k := keys(t)
@@ -130,22 +132,70 @@ func TestColdStartBurstOfValidTokensIsServed(t *testing.T) {
 		t.Fatalf("budget of %d slots, want GOMAXPROCS", v.budget.size)
 	}
 	toks := distinctTokens(t, 64)
+	giveBack := fillBudget(t, v) // two verifications already running
 	errs := make(chan error, len(toks))
-	start := make(chan struct{})
+	var done atomic.Int64
 	var wg sync.WaitGroup
 	for i, tok := range toks {
 		wg.Go(func() {
-			<-start
 			_, err := v.Verify(keyed(fmt.Sprintf("192.0.2.%d", i%4)), tok)
 			errs <- err
+			done.Add(1)
 		})
 	}
-	close(start)
+	// Every caller has either queued or been answered before a slot frees.
+	waitFor(t, func() bool { return int64(v.budget.waiting())+done.Load() == int64(len(toks)) })
+	giveBack()
 	wg.Wait()
 	close(errs)
 	for err := range errs {
 		if err != nil {
 			t.Fatalf("a valid caller at a cold start: %v", err)
+		}
+	}
+}
+
+// Regression: issue 25 item 2.
+// The same cold start through the gate, over real connections: 64 first
+// requests at once, each with its own valid token, are all answered 200.
+func TestGateColdStartBurstIsServed(t *testing.T) {
+	withProcs(t, 2)
+	k := keys(t)
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()))
+	g, err := New(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := g.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	toks := distinctTokens(t, 64)
+	statuses := make(chan string, len(toks))
+	start := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, tok := range toks {
+		wg.Go(func() {
+			req, _ := http.NewRequest("GET", srv.URL+"/", nil)
+			req.Header.Set("Authorization", "Bearer "+tok)
+			<-start
+			resp, err := srv.Client().Do(req)
+			if err != nil {
+				statuses <- err.Error()
+				return
+			}
+			resp.Body.Close()
+			statuses <- fmt.Sprintf("%d %s", resp.StatusCode, resp.Header.Get("Retry-After"))
+		})
+	}
+	close(start)
+	wg.Wait()
+	close(statuses)
+	for s := range statuses {
+		if s != "200 " {
+			t.Fatalf("a valid caller at a cold start was answered %q", s)
 		}
 	}
 }

@@ -36,7 +36,7 @@ func TestKidlessTokenTriesAtMostOneExpensiveKey(t *testing.T) {
 		t.Fatalf("reason %s: a kid-less token was tried against a second P-521 key", r)
 	}
 	// Named by its thumbprint, the second key is found.
-	tok := joseSign(t, jose.ES512, second, thumbprint(v.keys.current().keys[1]), validClaims())
+	tok := joseSign(t, jose.ES512, second, thumbprint(v.set.Load().keys[1]), validClaims())
 	if _, err := v.Verify(context.Background(), tok); err != nil {
 		t.Fatal(err)
 	}
@@ -240,7 +240,7 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestMaxConcurrentVerificationsOption(t *testing.T) {
 	k := keys(t)
 	held := []crypto.PublicKey{&k.p256.PublicKey}
-	if v := KeySet(testIssuer, testAudience, held); v.budget.size != runtime.GOMAXPROCS(0) || v.budget.wait != DefaultVerificationWait {
+	if v := KeySet(testIssuer, testAudience, held); v.budget.size != runtime.GOMAXPROCS(0) || v.budget.wait != defaultVerificationWait {
 		t.Fatalf("default budget %d slots, wait %s", v.budget.size, v.budget.wait)
 	}
 	if v := KeySet(testIssuer, testAudience, held, MaxConcurrentVerifications(3), VerificationWait(time.Minute)); v.budget.size != 3 || v.budget.wait != time.Minute {

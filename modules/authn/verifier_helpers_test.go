@@ -273,7 +273,7 @@ func openVerifier(t testing.TB, v *JWTVerifier) *JWTVerifier {
 func waitKeys(t testing.TB, v *JWTVerifier) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
-	for v.keys.current() == nil {
+	for v.set.Load() == nil {
 		if time.Now().After(deadline) {
 			t.Fatalf("keys never loaded: %v", v.keys.unavailable())
 		}

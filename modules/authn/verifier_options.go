@@ -1,6 +1,7 @@
 package authn
 
 import (
+	"errors"
 	"net/http"
 	"strings"
 	"time"
@@ -8,32 +9,26 @@ import (
 	"go.uber.org/zap"
 )
 
-// Defaults of the verifier options.
+// Defaults of the verifier options, as their documentation states them.
 const (
-	// DefaultRetryInterval is the minimum time between two key fetches, and
+	// defaultRetryInterval is the minimum time between two key fetches, and
 	// how long a failed fetch is remembered.
-	DefaultRetryInterval = 30 * time.Second
-	// DefaultRefreshInterval is how often keys are fetched again in the
+	defaultRetryInterval = 30 * time.Second
+	// defaultRefreshInterval is how often keys are fetched again in the
 	// background after a successful load. A shorter Cache-Control max-age
 	// from the JWKS response is honoured, never below the retry interval.
-	DefaultRefreshInterval = time.Hour
-	// DefaultLeeway is the clock skew allowed on exp, nbf and iat.
-	DefaultLeeway = 30 * time.Second
-	// DefaultCacheBytes is the verification cache's memory budget: 64 MiB,
+	defaultRefreshInterval = time.Hour
+	// defaultLeeway is the clock skew allowed on exp, nbf and iat.
+	defaultLeeway = 30 * time.Second
+	// defaultCacheBytes is the verification cache's memory budget: 64 MiB,
 	// room for about 16,000 entries of a typical 1 KiB token with a handful
 	// of claims, or about 500 of the densest 8 KiB tokens.
-	DefaultCacheBytes = 64 << 20
-	// DefaultCacheSize was the verification cache's entry cap.
-	//
-	// Deprecated: the cache is bounded by bytes (DefaultCacheBytes, set with
-	// CacheBytes) and has no entry cap unless CacheSize sets one. The value
-	// is kept for code that names it.
-	DefaultCacheSize = 4096
-	// DefaultMaxTokenSize is the longest token accepted, in bytes. Longer
+	defaultCacheBytes = 64 << 20
+	// defaultMaxTokenSize is the longest token accepted, in bytes. Longer
 	// tokens are refused with ReasonTooLarge before any parsing work.
-	DefaultMaxTokenSize = 8 << 10
-	// DefaultFetchTimeout bounds one discovery or JWKS fetch.
-	DefaultFetchTimeout = 10 * time.Second
+	defaultMaxTokenSize = 8 << 10
+	// defaultFetchTimeout bounds one discovery or JWKS fetch.
+	defaultFetchTimeout = 10 * time.Second
 	// maxDocumentSize bounds a discovery document or JWKS body.
 	maxDocumentSize = 1 << 20
 )
@@ -54,7 +49,6 @@ type verifierConfig struct {
 	httpClient       *http.Client
 	clock            func() time.Time
 	cacheBytes       int64
-	cacheEntries     int // 0: no entry cap
 	maxTokenSize     int
 	maxVerifications int // 0: GOMAXPROCS
 	verificationWait time.Duration
@@ -67,14 +61,14 @@ func defaultConfig(issuer, audience string) verifierConfig {
 	return verifierConfig{
 		issuer:           issuer,
 		audience:         audience,
-		retryInterval:    DefaultRetryInterval,
-		refreshInterval:  DefaultRefreshInterval,
-		fetchTimeout:     DefaultFetchTimeout,
-		leeway:           DefaultLeeway,
+		retryInterval:    defaultRetryInterval,
+		refreshInterval:  defaultRefreshInterval,
+		fetchTimeout:     defaultFetchTimeout,
+		leeway:           defaultLeeway,
 		clock:            time.Now,
-		cacheBytes:       DefaultCacheBytes,
-		maxTokenSize:     DefaultMaxTokenSize,
-		verificationWait: DefaultVerificationWait,
+		cacheBytes:       defaultCacheBytes,
+		maxTokenSize:     defaultMaxTokenSize,
+		verificationWait: defaultVerificationWait,
 		logger:           zap.NewNop(),
 	}
 }
@@ -187,7 +181,7 @@ func Clock(now func() time.Time) VerifierOption {
 }
 
 // CacheBytes sets the verification cache's memory budget in bytes (default
-// DefaultCacheBytes, 64 MiB); 0 turns the cache off, a negative value is
+// 64 MiB); 0 turns the cache off, a negative value is
 // refused. Each entry weighs an upper estimate of what it keeps alive (the
 // token, its decoded claims, one slot per claim and per scope), so a flood
 // of large, dense tokens cannot grow the heap past the budget. Entries live
@@ -202,26 +196,6 @@ func CacheBytes(n int64) VerifierOption {
 			return
 		}
 		c.cacheBytes = n
-	}
-}
-
-// CacheSize caps how many verified tokens the verification cache keeps, in
-// addition to its byte budget (CacheBytes); 0 turns the cache off, a
-// negative value is refused. Without it there is no entry cap.
-//
-// Deprecated: the byte budget is what bounds memory; use CacheBytes.
-// CacheSize(0) is CacheBytes(0). A positive n still caps the entries: each
-// weighs at least budget/n.
-func CacheSize(n int) VerifierOption {
-	return func(c *verifierConfig) {
-		if n < 0 {
-			c.refuse("CacheSize", "must not be negative")
-			return
-		}
-		if n == 0 {
-			c.cacheBytes = 0
-		}
-		c.cacheEntries = n
 	}
 }
 
@@ -273,8 +247,52 @@ func TokenTypes(types ...string) VerifierOption {
 	}
 }
 
-// normalizeType lower-cases a media type and drops "application/", as
-// RFC 7515 §4.1.9 lets a typ omit it.
-func normalizeType(t string) string {
-	return strings.TrimPrefix(strings.ToLower(t), "application/")
+// ErrBusy is returned by Verify when a fresh verification waited
+// VerificationWait for one of the MaxConcurrentVerifications slots without
+// getting one, or its request ended while it waited. The gate answers 503
+// bulkhead-full with Retry-After, and bans never count it: the token was
+// not judged. Test with errors.Is.
+var ErrBusy = errors.New("authn: too many token verifications in progress")
+
+// defaultVerificationWait is how long a fresh verification waits for a
+// slot of the budget before Verify gives up with ErrBusy.
+const defaultVerificationWait = 2 * time.Second
+
+// MaxConcurrentVerifications bounds how many fresh (uncached) signature
+// verifications run at once; default GOMAXPROCS when the verifier is
+// built. The others wait their turn, for at most VerificationWait and
+// never past their request's context; then Verify returns ErrBusy. Tokens
+// served from the verification cache never count, and neither do tokens
+// refused before their signature (malformed, unknown kid, wrong
+// algorithm).
+//
+// Turns are shared fairly between callers: the gate queues each waiting
+// verification under its client address, and a freed slot goes to the
+// next address in turn, not to the longest queue. A flood of forged
+// tokens from a few addresses then takes at most n cores and delays
+// everyone else by a few verifications, not by the flood's length. n must
+// be at least 1.
+func MaxConcurrentVerifications(n int) VerifierOption {
+	return func(c *verifierConfig) {
+		if n < 1 {
+			c.refuse("MaxConcurrentVerifications", "must be at least 1")
+			return
+		}
+		c.maxVerifications = n
+	}
+}
+
+// VerificationWait sets how long a fresh verification may wait for a slot
+// of the budget (see MaxConcurrentVerifications) before Verify returns
+// ErrBusy; default 2 s. Waiting costs a parked
+// goroutine, not CPU, so a cold start's burst of new tokens is served in
+// turn rather than refused. It must be positive.
+func VerificationWait(d time.Duration) VerifierOption {
+	return func(c *verifierConfig) {
+		if d <= 0 {
+			c.refuse("VerificationWait", "must be positive")
+			return
+		}
+		c.verificationWait = d
+	}
 }

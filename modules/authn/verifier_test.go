@@ -249,7 +249,6 @@ func TestVerifierRefusesBadConfigurationWithoutPanicking(t *testing.T) {
 		{"RetryInterval 0", Discover(testIssuer, testAudience, RetryInterval(0)), "RetryInterval"},
 		{"Leeway 1h", Discover(testIssuer, testAudience, Leeway(time.Hour)), "Leeway"},
 		{"MaxTokenSize 1", Discover(testIssuer, testAudience, MaxTokenSize(1)), "MaxTokenSize"},
-		{"CacheSize -1", Discover(testIssuer, testAudience, CacheSize(-1)), "CacheSize"},
 		{"HTTPClient nil", Discover(testIssuer, testAudience, HTTPClient(nil)), "HTTPClient"},
 		{"Clock nil", Discover(testIssuer, testAudience, Clock(nil)), "Clock"},
 		{"Logger nil", Discover(testIssuer, testAudience, Logger(nil)), "Logger"},

@@ -3,12 +3,15 @@ package authn
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/svckit/svc/internal/scopetoken"
+	"github.com/svckit/svc/modules/authn/internal/jsonscan"
 )
 
 // maxNumericDate is 9999-12-31T23:59:59Z: a NumericDate beyond it is not a
@@ -29,20 +32,69 @@ var (
 	errExpired     = errors.New("exp is past")
 	errNotBefore   = errors.New("nbf is in the future")
 	errIssuedAt    = errors.New("iat is in the future")
-	errSignature   = errors.New("signature does not verify")
-	errUnknownKey  = errors.New("no key with the token's kid")
-	errKeyAlg      = errors.New("the key the kid names does not fit alg")
 )
 
-// registered holds the raw values of the registered claims the verifier
-// reads, nil when absent (a present value is never empty).
-type registered struct {
-	iss, sub, jti, aud, exp, nbf, iat, scope, scp json.RawMessage
+// The claims step reads the payload of a token whose signature verified,
+// and only then: one JSON object with unique member names, the registered
+// claims typed (exp required), then the trust rules: iss exact, aud
+// containing the audience, exp, nbf and iat against the clock with leeway.
+
+// readClaims returns the principal the payload names and until when its
+// verification may be cached. A refusal is a *TokenError marked Signed:
+// ReasonMalformed for a payload that is not one JSON object,
+// ReasonInvalidClaims for a claim of the wrong type, else the rule it
+// broke; it carries the principal the claims name, never authenticated.
+func (v *JWTVerifier) readClaims(payload []byte, now time.Time) (Principal, time.Time, error) {
+	raw, reg, err := splitPayload(payload, v.payloadWords)
+	if err != nil {
+		return Principal{}, time.Time{}, &TokenError{Reason: ReasonMalformed, Signed: true, Err: err}
+	}
+	claims, scopes, err := readRegistered(raw, reg, v.audList)
+	p := Principal{Subject: claims.Subject, Issuer: claims.Issuer, Scopes: scopes, Claims: claims}
+	if err != nil {
+		return Principal{}, time.Time{}, &TokenError{Reason: ReasonInvalidClaims, Signed: true, Principal: p, Err: err}
+	}
+	if reason, err := checkClaims(claims, v.cfg.issuer, v.cfg.audience, now, v.cfg.leeway); err != nil {
+		return Principal{}, time.Time{}, &TokenError{Reason: reason, Signed: true, Principal: p, Err: err}
+	}
+	p.Authenticated = true
+	return p, claims.Expiry.Add(v.cfg.leeway), nil
 }
 
-// set keeps v when name is a registered claim.
-func (r *registered) set(name string, v json.RawMessage) {
-	switch name {
+// splitPayload returns the top-level members of the payload, which must be
+// one JSON object with unique member names (encoding/json would keep the
+// last, so a second "exp" could hide behind the first; names are compared
+// after unescaping), and the registered claims, picked out on the way so
+// that reading them takes no lookups. A string equal to one of known (the
+// trusted issuer and audience) is read as that string, allocating nothing.
+func splitPayload(raw []byte, known []string) (map[string]json.RawMessage, registered, error) {
+	var buf [16]jsonscan.Member
+	var reg registered
+	members, err := jsonscan.Members(raw, buf[:0], known)
+	if err != nil {
+		return nil, reg, err
+	}
+	obj := make(map[string]json.RawMessage, len(members))
+	for i, m := range members {
+		obj[m.Name] = m.Value
+		// A name seen before replaces its value instead of adding one.
+		if len(obj) != i+1 {
+			return nil, registered{}, errDuplicate
+		}
+		reg.set(m)
+	}
+	return obj, reg, nil
+}
+
+// registered holds the registered claims the verifier reads; a claim's
+// Value is nil when it is absent (a present value is never empty).
+type registered struct {
+	iss, sub, jti, aud, exp, nbf, iat, scope, scp jsonscan.Member
+}
+
+// set keeps v when it is a registered claim.
+func (r *registered) set(v jsonscan.Member) {
+	switch v.Name {
 	case "iss":
 		r.iss = v
 	case "sub":
@@ -64,67 +116,48 @@ func (r *registered) set(name string, v json.RawMessage) {
 	}
 }
 
-// registeredIn looks the registered claims up in a claims map. A present
-// claim with a nil value stays present, as an empty (invalid) one.
-func registeredIn(raw map[string]json.RawMessage) registered {
-	var r registered
-	for _, name := range [...]string{"iss", "sub", "jti", "aud", "exp", "nbf", "iat", "scope", "scp"} {
-		if v, present := raw[name]; present {
-			if v == nil {
-				v = json.RawMessage{}
-			}
-			r.set(name, v)
-		}
-	}
-	return r
-}
-
-// readClaims types the registered claims of a payload whose signature
-// verified. A claim of the wrong type is an error (ReasonInvalidClaims);
-// absent optional claims stay zero.
-//
-// issuer and audience are the trusted values: a claim equal to them reuses
-// them rather than allocating a copy (audList is []string{audience}, shared
-// read-only by every principal).
-func readClaims(raw map[string]json.RawMessage, issuer string, audList []string) (*Claims, ScopeSet, error) {
-	return readRegistered(raw, registeredIn(raw), issuer, audList)
-}
-
-// readRegistered is readClaims with the registered claims already picked
-// out of raw (by splitPayload, as the payload was read).
-func readRegistered(raw map[string]json.RawMessage, r registered, issuer string, audList []string) (*Claims, ScopeSet, error) {
+// readRegistered types the registered claims r picked out of raw. A claim
+// of the wrong type is an error (ReasonInvalidClaims); absent optional
+// claims stay zero. An aud of just the trusted audience reuses audList
+// ([]string{audience}, shared read-only by every principal) rather than
+// allocating a copy.
+func readRegistered(raw map[string]json.RawMessage, r registered, audList []string) (*Claims, ScopeSet, error) {
 	c := &Claims{Raw: raw}
-	var ok bool
-	if r.iss != nil {
-		if c.Issuer, ok = internString(r.iss, issuer); !ok {
-			return c, nil, errStringClaim
+	for _, s := range [...]struct {
+		claim jsonscan.Member
+		to    *string
+	}{{r.iss, &c.Issuer}, {r.sub, &c.Subject}, {r.jti, &c.ID}} {
+		if s.claim.Value != nil {
+			if !s.claim.IsText {
+				return c, nil, errStringClaim
+			}
+			*s.to = s.claim.Text
 		}
 	}
-	if r.sub != nil {
-		if c.Subject, ok = jsonString(r.sub); !ok {
-			return c, nil, errStringClaim
-		}
-	}
-	if r.jti != nil {
-		if c.ID, ok = jsonString(r.jti); !ok {
-			return c, nil, errStringClaim
-		}
-	}
-	if r.aud != nil {
-		if len(audList) == 1 && isJSONString(r.aud, audList[0]) {
+	if r.aud.Value != nil {
+		var ok bool
+		switch {
+		case r.aud.IsText && len(audList) == 1 && r.aud.Text == audList[0]:
 			c.Audience = audList
-		} else if c.Audience, ok = stringOrList(r.aud); !ok {
-			return c, nil, errAudShape
+		case r.aud.IsText:
+			c.Audience = []string{r.aud.Text}
+		default:
+			// RFC 7519 §4.1.3: an array of strings. An element that is not
+			// a string (null, a number, an object, an array) refuses the
+			// whole value, where encoding/json would read a null as "".
+			if c.Audience, ok = jsonscan.StringArray(r.aud.Value); !ok {
+				return c, nil, errAudShape
+			}
 		}
 	}
 	var err error
-	if c.IssuedAt, err = numericDate(r.iat); err != nil {
+	if c.IssuedAt, err = numericDate(r.iat.Value); err != nil {
 		return c, nil, err
 	}
-	if c.NotBefore, err = numericDate(r.nbf); err != nil {
+	if c.NotBefore, err = numericDate(r.nbf.Value); err != nil {
 		return c, nil, err
 	}
-	if c.Expiry, err = numericDate(r.exp); err != nil {
+	if c.Expiry, err = numericDate(r.exp.Value); err != nil {
 		return c, nil, err
 	}
 	scopes, err := scopesOf(r.scope, r.scp)
@@ -178,91 +211,29 @@ func wholeSeconds(v []byte) (int64, bool) {
 	return n, n <= maxNumericDate
 }
 
-// stringOrList reads a string or an array of strings (aud, scp). An
-// array element that is not a string (null, a number, an object, an
-// array) refuses the whole value: RFC 7519 §4.1.3 has aud an array of
-// strings, and encoding/json would read a null element as "".
-func stringOrList(v json.RawMessage) ([]string, bool) {
-	if s, ok := jsonString(v); ok {
-		return []string{s}, true
-	}
-	return stringArray(v)
-}
-
-// stringArray reads a JSON array whose elements are all strings.
-func stringArray(v json.RawMessage) ([]string, bool) {
-	i := skipSpace(v, 0)
-	if i >= len(v) || v[i] != '[' {
-		return nil, false
-	}
-	list := []string{}
-	i = skipSpace(v, i+1)
-	if i < len(v) && v[i] == ']' {
-		return endArray(v, i, list)
-	}
-	for {
-		end, ok := scanString(v, i)
-		if !ok {
-			return nil, false
-		}
-		s, ok := jsonString(v[i:end])
-		if !ok {
-			return nil, false
-		}
-		list = append(list, s)
-		i = skipSpace(v, end)
-		if i >= len(v) {
-			return nil, false
-		}
-		if v[i] == ']' {
-			return endArray(v, i, list)
-		}
-		if v[i] != ',' {
-			return nil, false
-		}
-		i = skipSpace(v, i+1)
-	}
-}
-
-// endArray hands back list when the ']' at v[i] ends v (but for space).
-func endArray(v []byte, i int, list []string) ([]string, bool) {
-	if skipSpace(v, i+1) != len(v) {
-		return nil, false
-	}
-	return list, true
-}
-
-// readScopes reads `scope` (RFC 8693/9068: one space-separated string) and
+// scopesOf reads `scope` (RFC 8693/9068: one space-separated string) and
 // `scp` (an array of strings, or a space-separated string, as some
-// providers send); both add to the set.
-func readScopes(raw map[string]json.RawMessage) (ScopeSet, error) {
-	r := registeredIn(raw)
-	return scopesOf(r.scope, r.scp)
-}
-
-// scopesOf is readScopes on the two claims' raw values (nil when absent).
-// A scope string is split as addScopes splits it; each element of an scp
+// providers send); both add to the set. A scope string is split as addScopes splits it; each element of an scp
 // array must be one scope-token: an empty one is errScopeEmpty, one with a
 // byte outside the grammar errScopeToken. Anything else is errScopeShape.
-func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
+func scopesOf(scope, scp jsonscan.Member) (ScopeSet, error) {
 	var scopes ScopeSet
 	var ok bool
-	if scope != nil {
-		s, isString := jsonString(scope)
-		if !isString {
+	if scope.Value != nil {
+		if !scope.IsText {
 			return nil, errScopeShape
 		}
-		if scopes, ok = addScopes(scopes, s); !ok {
+		if scopes, ok = addScopes(scopes, scope.Text); !ok {
 			return nil, errScopeToken
 		}
 	}
-	if scp != nil {
-		if s, isString := jsonString(scp); isString {
-			if scopes, ok = addScopes(scopes, s); !ok {
+	if scp.Value != nil {
+		if scp.IsText {
+			if scopes, ok = addScopes(scopes, scp.Text); !ok {
 				return nil, errScopeToken
 			}
 		} else {
-			list, isList := stringArray(scp)
+			list, isList := jsonscan.StringArray(scp.Value)
 			if !isList {
 				return nil, errScopeShape
 			}
@@ -344,26 +315,22 @@ func isScopeByte(c byte) bool { return scopetoken.IsByte(c) }
 // containing the audience, then exp, nbf and iat against now with leeway.
 func checkClaims(c *Claims, issuer, audience string, now time.Time, leeway time.Duration) (Reason, error) {
 	if c.Issuer != issuer {
-		return ReasonIssuer, errIssuer
+		return ReasonIssuer, fmt.Errorf("%w: iss %s, want %s", errIssuer, quoteSetting(c.Issuer), quoteSetting(issuer))
 	}
-	found := false
-	for _, a := range c.Audience {
-		if a == audience {
-			found = true
-			break
-		}
+	if !slices.Contains(c.Audience, audience) {
+		return ReasonAudience, fmt.Errorf("%w: aud %s, want %s among them", errAudience,
+			quoteSetting(strings.Join(c.Audience, " ")), quoteSetting(audience))
 	}
-	if !found {
-		return ReasonAudience, errAudience
-	}
+	// The errors name the instants that differed, not now: a refusal's
+	// cause is the token's, and the clock reads the same in every log.
 	if !now.Before(c.Expiry.Add(leeway)) {
-		return ReasonExpired, errExpired
+		return ReasonExpired, fmt.Errorf("%w: exp %s, leeway %s", errExpired, c.Expiry.Format(time.RFC3339), leeway)
 	}
 	if !c.NotBefore.IsZero() && now.Add(leeway).Before(c.NotBefore) {
-		return ReasonNotYetValid, errNotBefore
+		return ReasonNotYetValid, fmt.Errorf("%w: nbf %s, leeway %s", errNotBefore, c.NotBefore.Format(time.RFC3339), leeway)
 	}
 	if !c.IssuedAt.IsZero() && now.Add(leeway).Before(c.IssuedAt) {
-		return ReasonNotYetValid, errIssuedAt
+		return ReasonNotYetValid, fmt.Errorf("%w: iat %s, leeway %s", errIssuedAt, c.IssuedAt.Format(time.RFC3339), leeway)
 	}
 	return "", nil
 }

@@ -7,6 +7,10 @@ import (
 	"github.com/maypok86/otter/v2"
 )
 
+// The cache step: a token verified before is answered from memory until
+// its exp, without the other steps. Verify looks it up first and stores a
+// fresh verification last.
+//
 // The verification cache maps a token to the principal it verified to.
 //
 // It is keyed by the token itself: the hash table (otter's, hashed with a
@@ -57,30 +61,27 @@ type cacheEntry struct {
 	principal Principal
 	until     int64 // Unix nanoseconds after which the entry is stale
 	key       *heldKey
-	cost      uint32 // entryCost(token, principal): its weight, unless the entry cap asks more
+	cost      uint32 // entryCost(token, principal): its weight
 }
 
 type verifyCache struct {
 	m *otter.Cache[string, *cacheEntry]
-	// floor is the least weight of an entry: budget/entries when an entry
-	// cap is set (CacheSize), so that at most that many fit.
-	floor uint32
+	// longest is the longest token an entry can hold (MaxTokenSize): a
+	// longer one misses without being hashed, and the split step refuses
+	// it. 0: no bound.
+	longest int
 }
 
 // newVerifyCache returns a cache whose entries weigh at most budget bytes
-// in total and, when entries > 0, number at most entries; nil (no cache)
-// for a budget of 0.
-func newVerifyCache(budget int64, entries int) *verifyCache {
+// in total; nil (no cache) for a budget of 0.
+func newVerifyCache(budget int64) *verifyCache {
 	if budget <= 0 {
 		return nil
 	}
-	c := &verifyCache{floor: minEntryWeight}
-	if entries > 0 {
-		c.floor = uint32(min(max(budget/int64(entries), minEntryWeight), math.MaxUint32))
-	}
+	c := &verifyCache{}
 	c.m = otter.Must(&otter.Options[string, *cacheEntry]{
 		MaximumWeight: uint64(budget),
-		Weigher:       func(_ string, e *cacheEntry) uint32 { return max(e.cost, c.floor) },
+		Weigher:       func(_ string, e *cacheEntry) uint32 { return max(e.cost, minEntryWeight) },
 		// Run maintenance on the caller: no goroutine outlives the verifier.
 		Executor: func(fn func()) { fn() },
 	})
@@ -90,7 +91,7 @@ func newVerifyCache(budget int64, entries int) *verifyCache {
 // get returns the principal token verified to, if it is cached, unexpired
 // at now and its key still in the set. A stale entry is dropped.
 func (c *verifyCache) get(token string, now time.Time) (Principal, bool) {
-	if c == nil {
+	if c == nil || (c.longest > 0 && len(token) > c.longest) {
 		return Principal{}, false
 	}
 	e, ok := c.m.GetIfPresent(token)

@@ -7,65 +7,18 @@ import (
 	"testing"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/svckit/svc/modules/authn/internal/jsonscan"
 )
-
-// countMembers is a test oracle for splitObject: it counts the top-level members of a JSON object that
-// encoding/json already accepted, by counting the name separators (':')
-// at depth one outside strings.
-func countMembers(raw []byte) int {
-	n, depth, inString := 0, 0, false
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if inString {
-			switch c {
-			case '\\':
-				i++
-			case '"':
-				inString = false
-			}
-			continue
-		}
-		switch c {
-		case '"':
-			inString = true
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-		case ':':
-			if depth == 1 {
-				n++
-			}
-		}
-	}
-	return n
-}
-
-func TestCountMembers(t *testing.T) {
-	cases := map[string]int{
-		`{}`:                          0,
-		`{"a":1}`:                     1,
-		`{"a":1,"b":{"c":2,"d":[3]}}`: 2,
-		`{"a:b":"c:d","e":"\":"}`:     2,
-		`{"a":"\\","b":1}`:            2,
-		` { "a" : 1 , "b" : 2 } `:     2,
-		`{"a":[{"b":1},{"c":2}]}`:     1,
-	}
-	for in, want := range cases {
-		if got := countMembers([]byte(in)); got != want {
-			t.Errorf("countMembers(%s) = %d, want %d", in, got, want)
-		}
-	}
-}
 
 func TestPreparseChecksSizeBeforeAnythingElse(t *testing.T) {
 	// A token of nothing but dots over the limit is "too large", not
 	// "malformed": the length is checked before any counting or splitting.
-	_, terr := preparse(strings.Repeat(".", 9000), DefaultMaxTokenSize, allAlgs())
+	_, terr := preparse(strings.Repeat(".", 9000), defaultMaxTokenSize, allAlgs())
 	if terr == nil || terr.Reason != ReasonTooLarge {
 		t.Fatalf("got %v", terr)
 	}
-	allocs := testing.AllocsPerRun(10, func() { preparse(strings.Repeat("a.", 1<<16), DefaultMaxTokenSize, allAlgs()) })
+	allocs := testing.AllocsPerRun(10, func() { preparse(strings.Repeat("a.", 1<<16), defaultMaxTokenSize, allAlgs()) })
 	if allocs > 2 { // the Repeat above and the error
 		t.Fatalf("refusing an oversized token allocated %.0f times", allocs)
 	}
@@ -73,7 +26,7 @@ func TestPreparseChecksSizeBeforeAnythingElse(t *testing.T) {
 
 func TestPreparseKeepsTheSignedBytes(t *testing.T) {
 	tok := rawSign(t, "ES256", keys(t).p256, `{"alg":"ES256","kid":"k"}`, `{"a":1}`)
-	pt, terr := preparse(tok, DefaultMaxTokenSize, allAlgs())
+	pt, terr := preparse(tok, defaultMaxTokenSize, allAlgs())
 	if terr != nil {
 		t.Fatal(terr)
 	}
@@ -141,9 +94,9 @@ func TestSplitObject(t *testing.T) {
 		{`{"a\"b":"\\","c":[]}`, map[string]string{`a"b`: `"\\"`, "c": "[]"}, nil},
 		{`{"alg":1,"alg":2}`, nil, errDuplicate},
 		{`{"alg":1,"\u0061lg":2}`, nil, errDuplicate},
-		{`[1]`, nil, errNotObject},
-		{`"x"`, nil, errNotObject},
-		{`1`, nil, errNotObject},
+		{`[1]`, nil, jsonscan.ErrNotObject},
+		{`"x"`, nil, jsonscan.ErrNotObject},
+		{`1`, nil, jsonscan.ErrNotObject},
 	}
 	for _, c := range cases {
 		got, err := splitObject([]byte(c.in))
