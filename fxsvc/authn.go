@@ -86,9 +86,10 @@ type authnIn struct {
 	Spec         authnSpec
 	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
 	Log          logIn
-	Check        checkOnly   `optional:"true"`
-	BanStore     bans.Store  `optional:"true"`
-	FloodStore   flood.Store `optional:"true"`
+	Check        checkOnly       `optional:"true"`
+	BanStore     bans.Store      `optional:"true"`
+	FloodStore   flood.Store     `optional:"true"`
+	Proxies      []proxiesOption `group:"svc.http.trusted_proxies"`
 }
 
 type authnVerifierOpts struct{ opts []authn.VerifierOption }
@@ -160,6 +161,13 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	g, err := authn.New(v, opts...)
 	if err != nil {
 		return nil, fmt.Errorf("fxsvc.Authn: %w", err)
+	}
+	proxies, err := loadTrustedProxies(proxiesIn{Options: in.Proxies})
+	if err != nil {
+		return nil, err
+	}
+	if g.BansCallers() && !proxies.declared {
+		return nil, errors.New("fxsvc.Authn: authn.Bans needs the app's proxies declared, so that the address banned is the caller's and not a proxy's: set " + trustedProxiesVar + " to their networks (set but empty when callers connect directly) or add fxsvc.TrustedProxies(...)")
 	}
 	g.SetLogger(log)
 	return g, nil

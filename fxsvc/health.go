@@ -13,7 +13,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -196,7 +196,7 @@ func (h *health) wrap(next http.Handler) (http.Handler, error) {
 		}
 		// The probe is its own route: the request telemetry names it,
 		// where no gate or router ever sees it.
-		if st := reqstate.From(r.Context()); st != nil {
+		if st := reqfacts.From(r.Context()); st != nil {
 			st.SetRoute(r.URL.Path, true)
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

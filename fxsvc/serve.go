@@ -133,6 +133,8 @@ func Serve(opts ...ServeOption) fx.Option {
 	return fx.Module("svc.http",
 		checkSettings(func() error { _, err := loadServeConfig(opts); return err }),
 		checkSettings(func() error { _, err := loadTelemetryEnv(); return err }),
+		checkSettings(func() error { _, err := proxiesFromEnv(); return err }),
+		fx.Provide(loadTrustedProxies),
 		fx.Provide(func(in serveIn) (*Server, error) {
 			cfg, err := loadServeConfig(append(append([]ServeOption(nil), opts...), in.Overrides...))
 			if err != nil {

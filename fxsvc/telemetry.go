@@ -24,7 +24,7 @@ type accessLogOn struct{}
 // AccessLog turns on the access log of [Serve]: one record per request
 // (logger svc.http.access on the graph's *zap.Logger, else
 // [DefaultLogger]), with the method, the route template, the status, the
-// body size, the duration, the caller's address (authn.Trusted proxies
+// body size, the duration, the caller's address ([TrustedProxies]
 // honoured), the request ID and, under authn.EndUser(true), the subject. It is written outside the
 // authentication gate, so the gate's refusals are logged too.
 // SVC_ACCESS_LOG=true turns it on without code; the option wins over
@@ -48,6 +48,7 @@ type telemetryIn struct {
 	Meters    meterSource          `optional:"true"`
 	Tracers   trace.TracerProvider `optional:"true"`
 	Log       logIn
+	Proxies   trustedProxies
 	Router    *chi.Mux       `optional:"true"`
 	ChiRouter chi.Router     `optional:"true"`
 	ServeMux  *http.ServeMux `optional:"true"`
@@ -63,7 +64,7 @@ func newTelemetry(in telemetryIn) (Wrapper, error) {
 	if err != nil {
 		return Wrapper{}, err
 	}
-	opts := []telemetry.Option{}
+	opts := []telemetry.Option{telemetry.TrustedProxies(in.Proxies.cidrs...)}
 	if len(in.AccessLog) > 0 || (e.AccessLog != nil && *e.AccessLog) {
 		// One record per request: the default logger's sampling would
 		// drop most of a busy route's, which all share one message.
@@ -80,7 +81,10 @@ func newTelemetry(in telemetryIn) (Wrapper, error) {
 	if router, err := pickRouter(serveIn{Router: in.Router, ChiRouter: in.ChiRouter, ServeMux: in.ServeMux, Handler: in.Handler}); err == nil {
 		opts = append(opts, telemetry.Router(router))
 	}
-	t := telemetry.New(opts...)
+	t, err := telemetry.New(opts...)
+	if err != nil {
+		return Wrapper{}, err // loadTrustedProxies refused it first, naming the setting
+	}
 	if m := in.Meters; m != nil {
 		// Appended after the component's own hooks (it is built first): the
 		// provider is open here and still open when this stops.

@@ -71,7 +71,11 @@ func newObservability(tb testing.TB) observability {
 
 // svcTelemetry is the gate inside svc's wrapper.
 func svcTelemetry(tb testing.TB, k *keys, opts ...telemetry.Option) http.Handler {
-	return telemetry.New(opts...).Handler(svcGate()(tb, k))
+	t, err := telemetry.New(opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t.Handler(svcGate()(tb, k))
 }
 
 // peerTelemetry is the usual chi stack: otelhttp outermost, the request ID,

@@ -4,7 +4,7 @@ import (
 	"net/http"
 	"sync"
 
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 )
 
 // Slot is where a component of type T (a pointer) rides on the requests
@@ -26,12 +26,12 @@ func NewSlot[T comparable](build func() (T, error)) *Slot[T] {
 
 // Middleware puts c on every request it passes on, with the path the
 // app's root saw (see [With]). Behind svc's telemetry wrapper (every
-// fxsvc app) c rides in the request's reqstate.State, which costs no
+// fxsvc app) c rides in the request's reqfacts.State, which costs no
 // allocation; elsewhere on a context and a request copy. The slot itself
 // is the key: it is a pointer, so the lookup boxes nothing.
 func (s *Slot[T]) Middleware(c T, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if st := reqstate.From(r.Context()); st != nil {
+		if st := reqfacts.From(r.Context()); st != nil {
 			// The first component records the root path, as With does.
 			if _, ok := st.Root(); !ok {
 				st.SetRoot(r.URL.EscapedPath())
@@ -49,7 +49,7 @@ func (s *Slot[T]) Middleware(c T, next http.Handler) http.Handler {
 // default one.
 func (s *Slot[T]) For(r *http.Request) T {
 	ctx := r.Context()
-	if st := reqstate.From(ctx); st != nil {
+	if st := reqfacts.From(ctx); st != nil {
 		if c, ok := st.Carried(s); ok {
 			return c.(T)
 		}

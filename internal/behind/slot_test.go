@@ -5,7 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 )
 
 type slotA struct{ name string }
@@ -62,12 +62,12 @@ func TestSlotForAllocatesNothing(t *testing.T) {
 	}
 }
 
-// withState returns a request carrying an empty reqstate.State, as svc's
+// withState returns a request carrying an empty reqfacts.State, as svc's
 // telemetry wrapper makes it.
-func withState(path string) (*http.Request, *reqstate.State) {
-	st := &reqstate.State{}
+func withState(path string) (*http.Request, *reqfacts.State) {
+	st := &reqfacts.State{}
 	r := httptest.NewRequest(http.MethodGet, path, nil)
-	return r.WithContext(reqstate.With(r.Context(), st)), st
+	return r.WithContext(reqfacts.With(r.Context(), st)), st
 }
 
 // Behind svc's telemetry wrapper the components ride in the request's

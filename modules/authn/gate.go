@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -34,7 +34,6 @@ type Gate struct {
 	cfg      gateConfig
 	exclude  excludeSet
 	meta     *metadata
-	trusted  trustedProxies
 	bans     *bans.Bans
 	flood    *flood.Limit
 	log      *zap.Logger
@@ -53,9 +52,7 @@ type gateKey struct{}
 
 // New builds a gate around a verifier. It refuses a nil verifier, Exclude
 // patterns that match everything or end inside a segment, a Resource that
-// is not an https URL (or that has no authorization servers to name),
-// Trusted networks that are not CIDRs or trust everyone, and Bans without
-// Trusted.
+// is not an https URL (or that has no authorization servers to name).
 func New(v Verifier, opts ...Option) (*Gate, error) {
 	if v == nil {
 		return nil, errors.New("authn: no verifier: pass authn.Discover(issuer, audience) or another authn.Verifier")
@@ -74,12 +71,6 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 		if g.meta, err = newMetadata(g.cfg, v); err != nil {
 			return nil, err
 		}
-	}
-	if g.trusted, err = parseTrusted(g.cfg.trusted); err != nil {
-		return nil, err
-	}
-	if g.cfg.bans != nil && !g.cfg.trustedSet {
-		return nil, errors.New("authn: Bans needs Trusted(...): list your proxies' networks (or call Trusted() with none when callers connect directly), so that the address banned is the caller's")
 	}
 	g.bans, g.flood = g.cfg.bans, g.cfg.flood
 	if g.bans != nil {
@@ -129,7 +120,7 @@ type routeFinder interface {
 	// request without a token be routed (and spend the flood limit).
 	hasAnonymous() bool
 	// FindRoute is find for the telemetry wrapper, after the handler ran.
-	reqstate.Finder
+	reqfacts.Finder
 }
 
 // Middleware returns the gate as a plain middleware for hand-built stacks.
@@ -266,22 +257,16 @@ type gateRequest struct {
 	g       *Gate
 	r       *http.Request
 	routes  routeFinder
-	st      *reqstate.State // nil without the telemetry wrapper
-	addr    string
-	hasAddr bool
+	st      *reqfacts.State // nil without the telemetry wrapper
 	pattern string
 	found   bool
 	looked  bool
 }
 
-// address is the caller's address, worked out on first use: an admitted
-// request without bans never needs it.
-func (q *gateRequest) address() string {
-	if !q.hasAddr {
-		q.addr, q.hasAddr = q.g.trusted.clientAddress(q.r), true
-	}
-	return q.addr
-}
+// address is the caller's address, worked out on first use (an admitted
+// request without bans never needs it) by the one rule every part of the
+// request shares.
+func (q *gateRequest) address() string { return reqfacts.ClientAddress(q.r) }
 
 // route is the template of the route the request is dispatched to, found
 // before routing so that a refusal names it; "" when no route answers.
@@ -429,3 +414,7 @@ func gateFrom(ctx context.Context) *gateCtx {
 	c, _ := ctx.Value(gateKey{}).(*gateCtx)
 	return c
 }
+
+// BansCallers reports whether the gate bans callers ([Bans]): the address it bans
+// must then be the caller's, which fxsvc.Authn checks.
+func (g *Gate) BansCallers() bool { return g.bans != nil }

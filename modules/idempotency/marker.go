@@ -69,7 +69,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		behind.Refuse(w, r, &svcerrors.IdempotencyKeyInvalid{})
 		return
 	}
-	owner, subject, authenticated := behind.Caller(r, nil)
+	owner, subject, authenticated := behind.Caller(r)
 	if !authenticated {
 		owner, subject = behind.AnonymousOwner, ""
 	} else if c.sharedKeys {

@@ -83,7 +83,7 @@ func TestRequestIDsOff(t *testing.T) {
 func TestAllOffCallsNextDirectly(t *testing.T) {
 	var gotW http.ResponseWriter
 	var gotR *http.Request
-	h := telemetry.New(telemetry.RequestIDs(false)).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := newTelemetry(t, telemetry.RequestIDs(false)).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotW, gotR = w, r
 	}))
 	w := httptest.NewRecorder()
