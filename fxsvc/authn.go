@@ -62,12 +62,11 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 		describe("authn", func(g *authn.Gate, enc zapcore.ObjectEncoder) { encodeVerifier(enc, g.Verifier()) }),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteGuard { return g })),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
-		fx.Provide(fx.Annotate(
-			func(g *authn.Gate) Wrapper {
-				return Wrapper{Name: "authn", Order: 100, Wrap: g.Handler}
-			},
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
+		provideStage(func(g *authn.Gate) part {
+			p := stagePart(stageGate, "gate", g.Handler)
+			p.component = "authn"
+			return p
+		}),
 		fx.Invoke(func(lc fx.Lifecycle, g *authn.Gate) {
 			if c, ok := g.Verifier().(lifecycle.Component); ok {
 				lifecycle.Register(lc, c)

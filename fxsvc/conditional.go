@@ -24,14 +24,9 @@ func Conditional(opts ...conditional.Option) fx.Option {
 		lifecycle.Singleton(conditional.Kind, "fxsvc.Conditional"),
 		fx.Supply(fx.Private, conditionalOptions(opts)),
 		fx.Provide(onlyOneConditionalPerApp),
-		fx.Provide(fx.Annotate(
-			func(c *conditional.Component) Wrapper {
-				return Wrapper{Name: "conditional", Order: orderBehindGate, Wrap: func(h http.Handler) (http.Handler, error) {
-					return c.Middleware(h), nil
-				}}
-			},
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
+		provideStage(func(c *conditional.Component) part {
+			return stagePart(stageComponents, "conditional", func(h http.Handler) (http.Handler, error) { return c.Middleware(h), nil })
+		}),
 		NoteRoutes(conditional.Describe),
 	)
 }

@@ -102,10 +102,7 @@ func Health() fx.Option {
 	return fx.Module("svc.health",
 		lifecycle.Singleton("health", "fxsvc.Health"),
 		fx.Provide(fx.Private, newHealth),
-		fx.Provide(fx.Annotate(
-			func(h *health) Wrapper { return Wrapper{Name: "health", Order: 50, Wrap: h.wrap} },
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
+		provideStage(func(h *health) part { return stagePart(stageHealth, "health", h.wrap) }),
 		fx.Provide(fx.Annotate(func(h *health) RouteLister { return h }, fx.ResultTags(`group:"svc.routes"`))),
 	)
 }

@@ -32,14 +32,9 @@ func Idempotency(opts ...idempotency.Option) fx.Option {
 		lifecycle.Singleton(idempotency.Kind, "fxsvc.Idempotency"),
 		fx.Supply(fx.Private, idempotencyOptions(opts)),
 		fx.Provide(onlyOneIdempotencyPerApp),
-		fx.Provide(fx.Annotate(
-			func(c *idempotency.Component) Wrapper {
-				return Wrapper{Name: "idempotency", Order: orderBehindGate, Wrap: func(h http.Handler) (http.Handler, error) {
-					return c.Middleware(h), nil
-				}}
-			},
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
+		provideStage(func(c *idempotency.Component) part {
+			return stagePart(stageComponents, "idempotency", func(h http.Handler) (http.Handler, error) { return c.Middleware(h), nil })
+		}),
 		NoteRoutes(idempotency.Describe),
 	)
 }

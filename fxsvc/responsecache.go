@@ -31,14 +31,9 @@ func ResponseCache(opts ...responsecache.Option) fx.Option {
 		lifecycle.Singleton(responsecache.Kind, "fxsvc.ResponseCache"),
 		fx.Supply(fx.Private, responseCacheOptions(opts)),
 		fx.Provide(onlyOneResponseCachePerApp),
-		fx.Provide(fx.Annotate(
-			func(c *responsecache.Component) Wrapper {
-				return Wrapper{Name: "responsecache", Order: orderBehindGate, Wrap: func(h http.Handler) (http.Handler, error) {
-					return c.Middleware(h), nil
-				}}
-			},
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
+		provideStage(func(c *responsecache.Component) part {
+			return stagePart(stageComponents, "responsecache", func(h http.Handler) (http.Handler, error) { return c.Middleware(h), nil })
+		}),
 		NoteRoutes(responsecache.Describe),
 	)
 }

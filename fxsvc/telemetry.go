@@ -33,10 +33,6 @@ func AccessLog() fx.Option {
 	return fx.Supply(fx.Annotated{Group: accessLogGroup, Target: accessLogOn{}})
 }
 
-// TelemetryOrder is the [Wrapper] order of the request telemetry of
-// [Serve]: outside the error format (0), so it sees every answer as sent.
-const TelemetryOrder = -100
-
 type telemetryEnv struct {
 	AccessLog *bool `env:"SVC_ACCESS_LOG"`
 }
@@ -59,10 +55,10 @@ type telemetryIn struct {
 // IDs always; HTTP server metrics while the app's metrics component is
 // active; server spans on the graph's trace.TracerProvider, else on the
 // global one once installed; the access log when asked for.
-func newTelemetry(in telemetryIn) (Wrapper, error) {
+func newTelemetry(in telemetryIn) (part, error) {
 	e, err := loadTelemetryEnv()
 	if err != nil {
-		return Wrapper{}, err
+		return part{}, err
 	}
 	opts := []telemetry.Option{telemetry.TrustedProxies(in.Proxies.cidrs...)}
 	if len(in.AccessLog) > 0 || (e.AccessLog != nil && *e.AccessLog) {
@@ -70,7 +66,7 @@ func newTelemetry(in telemetryIn) (Wrapper, error) {
 		// drop most of a busy route's, which all share one message.
 		log, err := in.Log.unsampled()
 		if err != nil {
-			return Wrapper{}, err
+			return part{}, err
 		}
 		opts = append(opts, telemetry.AccessLog(log))
 	}
@@ -83,7 +79,7 @@ func newTelemetry(in telemetryIn) (Wrapper, error) {
 	}
 	t, err := telemetry.New(opts...)
 	if err != nil {
-		return Wrapper{}, err // loadTrustedProxies refused it first, naming the setting
+		return part{}, err // loadTrustedProxies refused it first, naming the setting
 	}
 	if m := in.Meters; m != nil {
 		// Appended after the component's own hooks (it is built first): the
@@ -106,9 +102,9 @@ func newTelemetry(in telemetryIn) (Wrapper, error) {
 			},
 		})
 	}
-	return Wrapper{Name: "telemetry", Order: TelemetryOrder, Wrap: func(h http.Handler) (http.Handler, error) {
+	return stagePart(stageTelemetry, "telemetry", func(h http.Handler) (http.Handler, error) {
 		return t.Handler(h), nil
-	}}, nil
+	}), nil
 }
 
 // loadTelemetryEnv reads SVC_ACCESS_LOG; a bad value is a *SettingError
