@@ -64,7 +64,7 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
 		provideStage(func(g *authn.Gate) part {
 			p := stagePart(stageGate, "gate", g.Handler)
-			p.component = "authn"
+			p.components = []string{"authn"}
 			return p
 		}),
 		fx.Invoke(func(lc fx.Lifecycle, g *authn.Gate) {

@@ -53,17 +53,19 @@ const wrapperGroup = "svc.http.wrappers"
 // the app's, placed before or after a stage.
 type part struct {
 	stage string
-	// name is what the chain shows; component is what the start line
+	// name is what the chain shows; components are what the start line
 	// lists (the gate's part is named "gate", its component "authn").
-	name      string
-	component string
-	at        Placement // an app's part; zero for svc's own
-	wrap      func(h http.Handler) (http.Handler, error)
+	name       string
+	components []string
+	at         Placement // an app's part; zero for svc's own
+	// wrap puts the part around h; nil for one of svc's own leaves the
+	// stage out (no component registered).
+	wrap func(h http.Handler) (http.Handler, error)
 }
 
 // stagePart is one of svc's own parts, in its stage.
 func stagePart(stage, name string, wrap func(http.Handler) (http.Handler, error)) part {
-	return part{stage: stage, name: name, component: name, wrap: wrap}
+	return part{stage: stage, name: name, components: []string{name}, wrap: wrap}
 }
 
 // provideStage adds one of svc's own parts, built by newPart from the
@@ -104,7 +106,7 @@ func (p Placement) String() string {
 // that is not one of the chain's (the error names them), and
 // After("gate").
 func Wrap(name string, at Placement, wrap func(http.Handler) http.Handler) fx.Option {
-	p := part{name: name, component: name, at: at}
+	p := part{name: name, components: []string{name}, at: at}
 	if wrap != nil {
 		p.wrap = func(h http.Handler) (http.Handler, error) { return wrap(h), nil }
 	}
@@ -153,7 +155,7 @@ func chain(parts []part) ([]part, error) {
 	}
 	for _, s := range stages {
 		pick(func(p part) bool { return p.stage == "" && p.at == Before(s) })
-		pick(func(p part) bool { return p.stage == s })
+		pick(func(p part) bool { return p.stage == s && p.wrap != nil })
 		pick(func(p part) bool { return p.stage == "" && p.at == After(s) })
 	}
 	return out, nil

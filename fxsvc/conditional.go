@@ -2,7 +2,6 @@ package fxsvc
 
 import (
 	"fmt"
-	"net/http"
 
 	"go.uber.org/fx"
 
@@ -24,9 +23,6 @@ func Conditional(opts ...conditional.Option) fx.Option {
 		lifecycle.Singleton(conditional.Kind, "fxsvc.Conditional"),
 		fx.Supply(fx.Private, conditionalOptions(opts)),
 		fx.Provide(onlyOneConditionalPerApp),
-		provideStage(func(c *conditional.Component) part {
-			return stagePart(stageComponents, "conditional", func(h http.Handler) (http.Handler, error) { return c.Middleware(h), nil })
-		}),
 		NoteRoutes(conditional.Describe),
 	)
 }

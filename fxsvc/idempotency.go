@@ -2,7 +2,6 @@ package fxsvc
 
 import (
 	"fmt"
-	"net/http"
 
 	"go.uber.org/fx"
 
@@ -32,9 +31,6 @@ func Idempotency(opts ...idempotency.Option) fx.Option {
 		lifecycle.Singleton(idempotency.Kind, "fxsvc.Idempotency"),
 		fx.Supply(fx.Private, idempotencyOptions(opts)),
 		fx.Provide(onlyOneIdempotencyPerApp),
-		provideStage(func(c *idempotency.Component) part {
-			return stagePart(stageComponents, "idempotency", func(h http.Handler) (http.Handler, error) { return c.Middleware(h), nil })
-		}),
 		NoteRoutes(idempotency.Describe),
 	)
 }

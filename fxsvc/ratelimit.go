@@ -2,7 +2,6 @@ package fxsvc
 
 import (
 	"fmt"
-	"net/http"
 
 	"go.uber.org/fx"
 
@@ -31,9 +30,6 @@ func RateLimits(opts ...ratelimit.Option) fx.Option {
 		lifecycle.Singleton(ratelimit.Kind, "fxsvc.RateLimits"),
 		fx.Supply(fx.Private, rateLimitOptions(opts)),
 		fx.Provide(onlyOneRateLimitsPerApp),
-		provideStage(func(l *ratelimit.Limiter) part {
-			return stagePart(stageComponents, "ratelimit", func(h http.Handler) (http.Handler, error) { return l.Middleware(h), nil })
-		}),
 		NoteRoutes(ratelimit.Describe),
 	)
 }

@@ -2,7 +2,6 @@ package fxsvc
 
 import (
 	"fmt"
-	"net/http"
 
 	"go.uber.org/fx"
 
@@ -31,9 +30,6 @@ func ResponseCache(opts ...responsecache.Option) fx.Option {
 		lifecycle.Singleton(responsecache.Kind, "fxsvc.ResponseCache"),
 		fx.Supply(fx.Private, responseCacheOptions(opts)),
 		fx.Provide(onlyOneResponseCachePerApp),
-		provideStage(func(c *responsecache.Component) part {
-			return stagePart(stageComponents, "responsecache", func(h http.Handler) (http.Handler, error) { return c.Middleware(h), nil })
-		}),
 		NoteRoutes(responsecache.Describe),
 	)
 }

@@ -65,7 +65,7 @@ func collectRunInfo(info *runInfo) fx.Option {
 		// fx hands value groups over in no set order.
 		slices.SortFunc(info.parts, func(a, b startInfo) int { return cmp.Compare(a.name, b.name) })
 		for _, w := range in.Wrappers {
-			info.wrappers = append(info.wrappers, w.component)
+			info.wrappers = append(info.wrappers, w.components...)
 		}
 		return nil
 	})

@@ -188,6 +188,7 @@ func Serve(opts ...ServeOption) fx.Option {
 			return s, nil
 		}),
 		provideStage(newTelemetry),
+		provideStage(newComponents),
 		fx.Invoke(func(*Server) {}),
 	)
 }

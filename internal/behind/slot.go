@@ -17,11 +17,21 @@ type Slot[T comparable] struct {
 	def   T
 }
 
-// NewSlot returns the slot of one component type; build makes the default
-// component, and its error is dropped: build must not fail on the
-// defaults.
+// NewSlot returns the slot of one component type, which [NewComponents]
+// then knows; build makes the default component, and its error is
+// dropped: build must not fail on the defaults. Each component package
+// makes one, at init.
 func NewSlot[T comparable](build func() (T, error)) *Slot[T] {
-	return &Slot[T]{build: build}
+	s := &Slot[T]{build: build}
+	slotsMu.Lock()
+	slots = append(slots, s)
+	slotsMu.Unlock()
+	return s
+}
+
+func (s *Slot[T]) accepts(v any) bool {
+	_, ok := v.(T)
+	return ok
 }
 
 // Middleware puts c on every request it passes on, with the path the
@@ -45,8 +55,9 @@ func (s *Slot[T]) Middleware(c T, next http.Handler) http.Handler {
 	})
 }
 
-// For returns the component the nearest middleware put on r, or the
-// default one.
+// For returns the component the nearest middleware put on r, else the
+// one of the app's [Components], else the default one (a hand-built
+// stack with no middleware; fxsvc refuses such a route at start).
 func (s *Slot[T]) For(r *http.Request) T {
 	ctx := r.Context()
 	if st := reqfacts.From(ctx); st != nil {
@@ -56,6 +67,9 @@ func (s *Slot[T]) For(r *http.Request) T {
 	}
 	if c, ok := ctx.Value(s).(T); ok {
 		return c
+	}
+	if c, ok := componentsOf(r).lookup(s); ok {
+		return c.(T)
 	}
 	s.once.Do(func() { s.def, _ = s.build() })
 	return s.def

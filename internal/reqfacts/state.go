@@ -44,9 +44,10 @@ type State struct {
 	subject string
 	hasSubj bool
 
-	root    string
-	hasRoot bool
-	carried [maxCarried]carried
+	root       string
+	hasRoot    bool
+	carried    [maxCarried]carried
+	components any
 }
 
 // maxCarried is how many components a State carries: the four behind the
@@ -113,7 +114,7 @@ func (s *State) Subject() (string, bool) { return s.subject, s.hasSubj }
 // proxies of outer, the State of an enclosing telemetry wrapper, so that a
 // wrapper nested in another hides none of them. Proxies of its own win.
 func (s *State) Inherit(outer *State) {
-	s.root, s.hasRoot, s.carried = outer.root, outer.hasRoot, outer.carried
+	s.root, s.hasRoot, s.carried, s.components = outer.root, outer.hasRoot, outer.carried, outer.components
 	if len(s.proxies) == 0 {
 		s.proxies = outer.proxies
 	}
@@ -125,6 +126,13 @@ func (s *State) SetRoot(path string) { s.root, s.hasRoot = path, true }
 
 // Root is the path [State.SetRoot] recorded.
 func (s *State) Root() (string, bool) { return s.root, s.hasRoot }
+
+// SetComponents records the app's set of components behind the gate, put
+// on the request once for every route marker to find (internal/behind).
+func (s *State) SetComponents(set any) { s.components = set }
+
+// Components is what [State.SetComponents] recorded, nil when nothing.
+func (s *State) Components() any { return s.components }
 
 // Carry puts val under key, replacing what key held (the nearest
 // middleware wins), and reports false when the State is full.
