@@ -12,7 +12,6 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
 	"github.com/svckit/svc/modules/behindhuma"
@@ -20,6 +19,7 @@ import (
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/responsecache"
+	"github.com/svckit/svc/svctest/checktest"
 )
 
 type markers = []func(http.Handler) http.Handler
@@ -112,12 +112,12 @@ func TestCheckNotesTheComponentsOnEveryRouter(t *testing.T) {
 		}
 		want[rt.method+" "+rt.path] = strings.TrimSpace(mode + " " + rt.want)
 	}
-	apps := behindtest.HumaApps(humaOperations)
+	apps := checktest.HumaApps(humaOperations)
 	apps["chi"] = fx.Provide(onChi)
 	apps["ServeMux"] = fx.Options(fx.Provide(onServeMux), fxsvc.ServeMux())
 	for name, app := range apps {
 		t.Run(name, func(t *testing.T) {
-			routes, out := behindtest.Check(t, app)
+			routes, out := checktest.Check(t, app)
 			seen := 0
 			for route, rest := range routes {
 				w, listed := want[route]

@@ -21,6 +21,7 @@ import (
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/responsecache"
 	"github.com/svckit/svc/modules/store"
+	"github.com/svckit/svc/svctest/checktest"
 )
 
 // shop registers operations through three groups, one with a prefix, one
@@ -55,10 +56,10 @@ func TestCheckListsTheGroupMarkersOnEachOperation(t *testing.T) {
 		"GET /feed":                "authenticated cache=shared",
 		"GET /plain":               "authenticated",
 	}
-	apps := behindtest.HumaApps(shop)
+	apps := checktest.HumaApps(shop)
 	for _, name := range []string{"Huma on chi", "Huma on ServeMux"} {
 		t.Run(name, func(t *testing.T) {
-			got, out := behindtest.Check(t, apps[name])
+			got, out := checktest.Check(t, apps[name])
 			for route, w := range want {
 				if got[route] != w {
 					t.Errorf("%s: %q, want %q\n%s", route, got[route], w, out)
