@@ -66,10 +66,10 @@ func Stack(t testing.TB, router http.Handler, components ...func(http.Handler) h
 	return srv
 }
 
-// TrustingProxies is svc's outermost wrapper (modules/telemetry) believing
-// the forwarding headers of the proxies cidrs, for the start of a [Stack]'s
-// components.
-func TrustingProxies(t testing.TB, cidrs ...string) func(http.Handler) http.Handler {
+// Telemetry is svc's outermost wrapper (modules/telemetry: request IDs,
+// the caller's address) believing the forwarding headers of the proxies
+// cidrs, for the start of a [Stack]'s components.
+func Telemetry(t testing.TB, cidrs ...string) func(http.Handler) http.Handler {
 	t.Helper()
 	tel, err := telemetry.New(telemetry.TrustedProxies(cidrs...))
 	if err != nil {

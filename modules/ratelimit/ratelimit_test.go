@@ -182,7 +182,7 @@ func TestKeyByAndTrustedProxies(t *testing.T) {
 	r.With(authn.Anonymous, ratelimit.Limit("1/h", 1, ratelimit.KeyByRoute(func(r *http.Request) string {
 		return r.Header.Get("X-Tenant")
 	}))).Get("/tenant", hello)
-	srv := behindtest.Stack(t, r, behindtest.TrustingProxies(t, "127.0.0.0/8"), newLimiter(t, store.NewMemory()).Middleware)
+	srv := behindtest.Stack(t, r, behindtest.Telemetry(t, "127.0.0.0/8"), newLimiter(t, store.NewMemory()).Middleware)
 	steps := []struct {
 		path, header, value string
 		status              int
