@@ -123,40 +123,6 @@ type routeFinder interface {
 	reqfacts.Finder
 }
 
-// Middleware returns the gate as a plain middleware for hand-built stacks.
-// Knowing no routes, it serves public paths through Exclude alone: every
-// other request needs a token. Invalid options make every request answer
-// 500 (the gate fails closed) and are logged; use [New] to get the error.
-//
-// A *JWTVerifier (Discover, JWKSURL, KeySet) that nobody opened is opened
-// by the first request, with the global zap logger unless it was built
-// with Logger: its key loader then runs in the background until the
-// verifier's Close, which stays the caller's to call at shutdown. Open it
-// yourself first to start loading keys before the first request. A
-// verifier of another type is never opened here.
-func Middleware(v Verifier, opts ...Option) func(http.Handler) http.Handler {
-	g, err := New(v, opts...)
-	if err != nil {
-		zap.L().Error("authn.Middleware: invalid settings, refusing every request", zap.Error(err))
-		return func(http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
-			})
-		}
-	}
-	open := lazyOpen(v, g.log)
-	return func(next http.Handler) http.Handler {
-		h := g.wrap(next, nil)
-		if open == nil {
-			return h
-		}
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			open()
-			h.ServeHTTP(w, r)
-		})
-	}
-}
-
 func (g *Gate) wrap(next http.Handler, routes routeFinder) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		g.serve(w, r, next, routes)

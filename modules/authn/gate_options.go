@@ -8,8 +8,7 @@ import (
 	"github.com/svckit/svc/modules/authn/flood"
 )
 
-// Option configures the authentication gate ([New], [Middleware] and
-// fxsvc.Authn). Options are read once: nothing inbound changes while the
+// Option configures the authentication gate (fxsvc.Authn and [New]). Options are read once: nothing inbound changes while the
 // service runs.
 type Option func(*gateConfig)
 
