@@ -60,8 +60,8 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 		}),
 		fx.Provide(onlyOneAuthnGatePerApp),
 		describe("authn", func(g *authn.Gate, enc zapcore.ObjectEncoder) { encodeVerifier(enc, g.Verifier()) }),
-		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteGuard { return g })),
-		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
+		fx.Provide(fx.Annotate(func(g *authn.Gate) routeGuard { return g })),
+		fx.Provide(fx.Annotate(func(g *authn.Gate) routeLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
 		provideStage(func(g *authn.Gate) part {
 			p := stagePart(stageGate, "gate", g.Handler)
 			p.components = []string{"authn"}
@@ -219,16 +219,16 @@ func authnSettingError(err error, e AuthnEnv) error {
 	return errors.Join(out...)
 }
 
-var _ RouteGuard = (*authn.Gate)(nil)
+var _ routeGuard = (*authn.Gate)(nil)
 var _ func(http.Handler) (http.Handler, error) = (*authn.Gate)(nil).Handler
 
 // gateRoutes lists what the gate answers itself: the metadata document,
 // never authenticated.
 type gateRoutes struct{ g *authn.Gate }
 
-func (r gateRoutes) Routes() []Route {
+func (r gateRoutes) Routes() []route {
 	if p := r.g.MetadataPath(); p != "" {
-		return []Route{{Method: http.MethodGet, Pattern: p, Mode: "excluded"}}
+		return []route{{Method: http.MethodGet, Pattern: p, Mode: "excluded"}}
 	}
 	return nil
 }

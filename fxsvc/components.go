@@ -35,7 +35,7 @@ type component struct {
 	name     string
 	option   string // the fxsvc option that registers it
 	val      any    // nil when the app did not register it
-	describe RouteNoter
+	describe routeNoter
 	// markers name, by what describe says of a route ("cache=shared"),
 	// the marker that said it; marker names any other ("ratelimit=10/s").
 	markers map[string]string

@@ -23,7 +23,7 @@ func Conditional(opts ...conditional.Option) fx.Option {
 		lifecycle.Singleton(conditional.Kind, "fxsvc.Conditional"),
 		fx.Supply(fx.Private, conditionalOptions(opts)),
 		fx.Provide(onlyOneConditionalPerApp),
-		NoteRoutes(conditional.Describe),
+		noteRoutes(conditional.Describe),
 	)
 }
 

@@ -103,7 +103,7 @@ func Health() fx.Option {
 		lifecycle.Singleton("health", "fxsvc.Health"),
 		fx.Provide(fx.Private, newHealth),
 		provideStage(func(h *health) part { return stagePart(stageHealth, "health", h.wrap) }),
-		fx.Provide(fx.Annotate(func(h *health) RouteLister { return h }, fx.ResultTags(`group:"svc.routes"`))),
+		fx.Provide(fx.Annotate(func(h *health) routeLister { return h }, fx.ResultTags(`group:"svc.routes"`))),
 	)
 }
 
@@ -172,12 +172,12 @@ func validCheckName(name string) error {
 }
 
 // Routes lists the probes for `check`.
-func (h *health) Routes() []Route {
+func (h *health) Routes() []route {
 	mode := "unprotected"
 	if h.gated {
 		mode = "excluded"
 	}
-	return []Route{
+	return []route{
 		{Method: http.MethodGet, Pattern: LivePath, Mode: mode},
 		{Method: http.MethodGet, Pattern: ReadyPath, Mode: mode},
 	}

@@ -31,7 +31,7 @@ func Idempotency(opts ...idempotency.Option) fx.Option {
 		lifecycle.Singleton(idempotency.Kind, "fxsvc.Idempotency"),
 		fx.Supply(fx.Private, idempotencyOptions(opts)),
 		fx.Provide(onlyOneIdempotencyPerApp),
-		NoteRoutes(idempotency.Describe),
+		noteRoutes(idempotency.Describe),
 	)
 }
 

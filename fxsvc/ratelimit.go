@@ -30,7 +30,7 @@ func RateLimits(opts ...ratelimit.Option) fx.Option {
 		lifecycle.Singleton(ratelimit.Kind, "fxsvc.RateLimits"),
 		fx.Supply(fx.Private, rateLimitOptions(opts)),
 		fx.Provide(onlyOneRateLimitsPerApp),
-		NoteRoutes(ratelimit.Describe),
+		noteRoutes(ratelimit.Describe),
 	)
 }
 

@@ -30,7 +30,7 @@ func ResponseCache(opts ...responsecache.Option) fx.Option {
 		lifecycle.Singleton(responsecache.Kind, "fxsvc.ResponseCache"),
 		fx.Supply(fx.Private, responseCacheOptions(opts)),
 		fx.Provide(onlyOneResponseCachePerApp),
-		NoteRoutes(responsecache.Describe),
+		noteRoutes(responsecache.Describe),
 	)
 }
 
