@@ -14,7 +14,6 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
-	"github.com/svckit/svc/modules/behindhuma"
 	"github.com/svckit/svc/modules/conditional"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
@@ -82,7 +81,7 @@ func onServeMux() *authn.ServeMux {
 }
 
 // humaOperations registers the shop's routes as Huma operations, their
-// markers through behindhuma.Use.
+// markers through authnhuma.Use.
 func humaOperations(api huma.API) {
 	type out struct{ Status int }
 	handler := func(context.Context, *struct{}) (*out, error) { return &out{Status: http.StatusNoContent}, nil }
@@ -92,7 +91,7 @@ func humaOperations(api huma.API) {
 			authnhuma.Anonymous(&op)
 		}
 		if mws := rt.markers(); mws != nil {
-			behindhuma.Use(mws...)(&op)
+			authnhuma.Use(mws...)(&op)
 		}
 		huma.Register(api, op, handler)
 	}
@@ -100,7 +99,7 @@ func humaOperations(api huma.API) {
 
 // The notes `check` prints for a route come from its markers, whichever
 // way they were put on it: on chi and ServeMux routes, and on Huma
-// operations (behindhuma.Use) served by either. Each of the four apps prints the same notes, in the same order,
+// operations (authnhuma.Use) served by either. Each of the four apps prints the same notes, in the same order,
 // on the same routes, and none on a route without markers (among them
 // Huma's documentation routes).
 func TestCheckNotesTheComponentsOnEveryRouter(t *testing.T) {

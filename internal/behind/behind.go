@@ -230,7 +230,7 @@ func Markers[M any](h http.Handler, mws []func(http.Handler) http.Handler) []M {
 }
 
 // Refuser is a marker that tells which refusals it answers, so that an
-// API document can list them (behindhuma).
+// API document can list them (authnhuma.Use).
 type Refuser interface {
 	Refusals() []svcerrors.Rejection
 }
