@@ -43,14 +43,9 @@ type routeGuard interface {
 
 // routeLister lists routes chi.Walk cannot reach: the metadata document the
 // authentication gate answers itself, a ServeMux's patterns. Provide one to
-// the value group "svc.routes" (see listRoutes).
+// the value group "svc.routes".
 type routeLister interface {
 	Routes() []route
-}
-
-// listRoutes adds a routeLister to what `check` prints.
-func listRoutes[T routeLister]() fx.Option {
-	return fx.Provide(fx.Annotate(func(l T) routeLister { return l }, fx.ResultTags(`group:"svc.routes"`)))
 }
 
 type checkIn struct {
