@@ -14,6 +14,7 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/secret"
 )
 
 // Authn authenticates every request and websocket handshake the app's
@@ -209,9 +210,9 @@ func authnSettingError(err error, e AuthnEnv) error {
 		var ce *authn.ConfigError
 		switch {
 		case errors.As(one, &ce) && ce.Setting == "issuer":
-			out = append(out, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUER=%q: %w", e.Issuer, one))
+			out = append(out, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUER=%q: %w", secret.URL(e.Issuer), one))
 		case errors.As(one, &ce) && ce.Setting == "audience":
-			out = append(out, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_AUDIENCE=%q: %w", e.Audience, one))
+			out = append(out, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_AUDIENCE=%q: %w", secret.URL(e.Audience), one))
 		default:
 			out = append(out, fmt.Errorf("fxsvc.AuthnVerifierOptions: %w", one))
 		}
@@ -240,12 +241,12 @@ func encodeVerifier(enc zapcore.ObjectEncoder, v authn.Verifier) {
 	if iv, ok := v.(interface{ Issuers() []string }); ok {
 		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {
 			for _, iss := range iv.Issuers() {
-				arr.AppendString(logURL(iss))
+				arr.AppendString(secret.URL(iss).String())
 			}
 			return nil
 		}))
 	}
 	if dv, ok := v.(interface{ DiscoveryURL() string }); ok && dv.DiscoveryURL() != "" {
-		enc.AddString("discovery_url", logURL(dv.DiscoveryURL()))
+		enc.AddString("discovery_url", secret.URL(dv.DiscoveryURL()).String())
 	}
 }

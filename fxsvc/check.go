@@ -66,14 +66,29 @@ type checkIn struct {
 // `check`); an issuer that is set is still checked.
 func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	var routes []route
-	first := []fx.Option{fx.NopLogger, fx.Supply(checkOnly{on: true}),
-		checkAllSettings(logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
+	// The stop budget is checked as Run checks it, from the parts the
+	// settings give: check starts nothing, so builds no server to ask.
+	budget, budgetErr := loadShutdownTimeout()
+	if budgetErr != nil {
+		budget = DefaultShutdownTimeout
+	}
+	var parts stopParts
+	first := []fx.Option{fx.NopLogger, fx.StopTimeout(budget), fx.Supply(checkOnly{on: true}),
+		checkAllSettings(&parts, logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
 	app := fx.New(append(first, append(opts, fx.Invoke(func(in checkIn) error {
 		var err error
 		routes, err = collectRoutes(in)
 		return err
 	}))...)...)
-	if err := app.Err(); err != nil {
+	err := app.Err()
+	if budgetErr == nil {
+		if err == nil {
+			err = parts.check(app.StopTimeout())
+		} else {
+			err = withStopBudget(err, parts, app.StopTimeout())
+		}
+	}
+	if err != nil {
 		fmt.Fprintf(stderr, "svc: %s\n", explain(err))
 		return 1
 	}

@@ -99,3 +99,28 @@ func NewCertReloader(certFile, keyFile string, now func() time.Time, interval ti
 		return c.Leaf
 	}, nil
 }
+
+// ShedCounts are the connections s has shed so far: idle ones closed,
+// answers that declined keep-alive, new ones refused at the cap.
+func ShedCounts(s *Server) (idle, declined, refused int64) {
+	c := s.limit.counts()
+	return c.idle, c.declined, c.refused
+}
+
+// IdleConnections is how many of s's connections wait idle for their next
+// request.
+func IdleConnections(s *Server) int {
+	s.limit.mu.Lock()
+	defer s.limit.mu.Unlock()
+	return s.limit.idle.Len()
+}
+
+// DefaultMaxConnections is the connection cap for a descriptor limit.
+var DefaultMaxConnections = defaultMaxConnections
+
+// OpenConnections is how many connections s holds open.
+func OpenConnections(s *Server) int {
+	s.limit.mu.Lock()
+	defer s.limit.mu.Unlock()
+	return s.limit.open
+}

@@ -2,6 +2,7 @@ package fxsvc
 
 import (
 	"errors"
+	"io"
 	"net/http"
 
 	"go.uber.org/fx"
@@ -20,7 +21,17 @@ type forTests struct{}
 // test that never calls out needs no SVC_OAUTHCLIENT_* variable; one that
 // does configures the client (oauthclienttest.NewServer). Every other
 // setting is checked as in production. svctest.Start adds it.
-func ForTests() fx.Option { return fx.Supply(&forTests{}) }
+//
+// logTo, when not nil, takes the log lines the kit's components would
+// write to standard error when the app provides no *zap.Logger of its
+// own (svctest sends them to t.Log, shown when the test fails); an app's
+// own logger still wins.
+func ForTests(logTo io.Writer) fx.Option {
+	if logTo == nil {
+		return fx.Supply(&forTests{})
+	}
+	return fx.Supply(&forTests{}, &logFallback{w: logTo})
+}
 
 // ErrOutboundNotConfigured is what the stand-in client of a test app
 // ([ForTests]) fails every token request with.

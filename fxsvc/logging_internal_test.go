@@ -85,15 +85,3 @@ func TestSettingsReportIsDeduplicatedAndSorted(t *testing.T) {
 		t.Fatal("errors.Is does not reach the settings' errors")
 	}
 }
-
-func TestLogURLDropsCredentialsAndQuery(t *testing.T) {
-	for raw, want := range map[string]string{
-		"https://user:pa55@as.example/token?key=s3cret#frag": "https://as.example/token",
-		"https://id.example": "https://id.example",
-		"://bad":             "(unparsable URL)",
-	} {
-		if got := logURL(raw); got != want {
-			t.Errorf("logURL(%q) = %q, want %q", raw, got, want)
-		}
-	}
-}

@@ -37,7 +37,8 @@ import (
 // (SVC_METRICS_SHUTDOWN_TIMEOUT, 5 s) and the tracing flush
 // (SVC_TRACING_SHUTDOWN_TIMEOUT, 1 s), and the rest is left to the other
 // components. Parts that do not fit the budget fail start-up with a
-// *SettingError naming the variables. A clean stop exits 0 even when the
+// *SettingError naming the variables, reported with every other bad
+// setting (and by check). A clean stop exits 0 even when the
 // final metrics or tracing flush failed (that is logged as a warning); a stop that
 // fails, or runs out of budget, exits 1.
 func Main(opts ...fx.Option) {
@@ -71,16 +72,19 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	if budgetErr != nil {
 		budget = DefaultShutdownTimeout
 	}
-	var parts stopParts
+	var parts, settingsParts stopParts
 	var info runInfo
 	start := &startState{}
 	all := append([]fx.Option{
 		fx.NopLogger, fx.StopTimeout(budget),
-		checkAllSettings(func() error { return budgetErr }, logSettingsCheck),
+		checkAllSettings(&settingsParts, func() error { return budgetErr }, logSettingsCheck),
 		fx.Supply(&logFallback{w: stderr}, start),
 	}, opts...)
 	app := fx.New(append(all, collectStopParts(&parts), collectRunInfo(&info))...)
 	if err := app.Err(); err != nil {
+		if budgetErr == nil {
+			err = withStopBudget(err, settingsParts, app.StopTimeout())
+		}
 		fmt.Fprintf(stderr, "svc: %s\n", explain(err))
 		return 1
 	}

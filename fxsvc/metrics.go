@@ -43,8 +43,11 @@ func Metrics(opts ...metrics.Option) fx.Option {
 	return fx.Module("svc.metrics",
 		lifecycle.Singleton(metrics.Kind, "fxsvc.Metrics"),
 		fx.Supply(fx.Private, metricsOptions(opts)),
-		checkSettings(func() error {
-			_, err := metrics.New(append([]metrics.Option{metrics.WithLogger(zap.NewNop())}, opts...)...)
+		checkSettingsFor(func(env settingsEnv) error {
+			m, err := metrics.New(append([]metrics.Option{metrics.WithLogger(zap.NewNop())}, opts...)...)
+			if err == nil {
+				env.stop.flush = m.ShutdownTimeout()
+			}
 			return err
 		}),
 		fx.Provide(onlyOneMetricsPerApp),

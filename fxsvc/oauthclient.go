@@ -8,6 +8,7 @@ import (
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/oauthclient"
+	"github.com/svckit/svc/secret"
 )
 
 // OAuthClient adds the outbound token client to the app: built by
@@ -41,10 +42,10 @@ func OAuthClient(opts ...oauthclient.Option) fx.Option {
 		fx.Provide(onlyOneOauthClientPerApp),
 		describe("oauthclient", func(c *oauthclient.Client, enc zapcore.ObjectEncoder) {
 			if iss := c.Issuer(); iss != "" {
-				enc.AddString("issuer", logURL(iss))
+				enc.AddString("issuer", secret.URL(iss).String())
 			}
 			if ep := c.TokenEndpoint(); ep != "" {
-				enc.AddString("token_endpoint", logURL(ep))
+				enc.AddString("token_endpoint", secret.URL(ep).String())
 			}
 			enc.AddString("client_id", c.ClientID())
 		}),

@@ -2,7 +2,6 @@ package fxsvc
 
 import (
 	"cmp"
-	"net/url"
 	"slices"
 	"time"
 
@@ -127,6 +126,7 @@ func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Durati
 			enc.AddDuration("write_timeout", s.srv.WriteTimeout)
 			enc.AddDuration("idle_timeout", s.srv.IdleTimeout)
 			enc.AddInt("max_header_bytes", s.srv.MaxHeaderBytes)
+			enc.AddInt("max_connections", s.limit.max)
 			enc.AddDuration("drain_timeout", s.drain)
 			return nil
 		}))
@@ -171,16 +171,4 @@ func (i *runInfo) stopped(err error, budgetRanOut bool, code int) {
 	default:
 		i.logger().Error("svc: stopped", append(fields, zap.String("outcome", "failed"), zap.Error(err))...)
 	}
-}
-
-// logURL is raw without what a URL may carry that is not for a log: user
-// information and the query. The components refuse such URLs already; this
-// keeps the start line safe whatever a future component accepts.
-func logURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	return u.String()
 }

@@ -33,9 +33,14 @@ type Server struct {
 	chain    []string
 	running  inflight
 	hijacked hijackedConns
-	stopping chan struct{} // closed when the drain starts
-	stopOnce sync.Once
-	drain    time.Duration
+	limit    *connLimit
+	meters   meterSource // nil without fxsvc.Metrics
+	// reportStop ends the summary of shed connections; reportDone is
+	// closed once it has ended.
+	reportStop, reportDone chan struct{}
+	stopping               chan struct{} // closed when the drain starts
+	stopOnce               sync.Once
+	drain                  time.Duration
 	// drained and cutOff are what the last stop's drain took and how many
 	// requests it cut off, for Run's stop line; the stop hook may still be
 	// running when fx gives up on it.
@@ -65,6 +70,11 @@ func (s *Server) Handler() http.Handler { return s.next }
 // "router" last: the same in every process of one app.
 func (s *Server) Chain() []string { return slices.Clone(s.chain) }
 
+// MaxConnections is the cap on open connections (SVC_HTTP_MAX_CONNECTIONS
+// or the [MaxConnections] option, else the default from the descriptor
+// limit).
+func (s *Server) MaxConnections() int { return s.limit.max }
+
 // DrainTimeout is the bound on the wait for in-flight requests on stop
 // (SVC_HTTP_DRAIN_TIMEOUT or the [DrainTimeout] option).
 func (s *Server) DrainTimeout() time.Duration { return s.drain }
@@ -88,6 +98,7 @@ type serveIn struct {
 	Handler    http.Handler   `optional:"true"`
 	Log        logIn
 	Overrides  []ServeOption `group:"svc.http.options"`
+	Meters     meterSource   `optional:"true"`
 }
 
 // ServeOverride adds options that [Serve] applies after its own (and after
@@ -117,6 +128,14 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // it as "no limit". A connection a handler hijacks (a websocket) may outlive
 // them: net/http clears its deadlines on Hijack, and its handler owns it.
 //
+// Open connections are capped by SVC_HTTP_MAX_CONNECTIONS (see
+// [MaxConnections]; by default the descriptor limit less a tenth), so that
+// idle keep-alive connections cannot lock new clients out: above nine
+// tenths of the cap the oldest idle ones are closed to make room and
+// answers carry Connection: close; at the cap a new connection is reset at
+// once. What is shed is counted in the svc.http.server.shed_connections
+// metric and summed up in one warning a minute.
+//
 // With SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE (or [TLSFiles]) it
 // serves HTTPS, TLS 1.2 at least, re-reading the pair when the files
 // change; one without the other fails the build, a pair that does not load
@@ -139,7 +158,11 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // *SettingError naming the variable or option.
 func Serve(opts ...ServeOption) fx.Option {
 	return fx.Module("svc.http",
-		checkSettings(func() error { _, err := loadServeConfig(opts); return err }),
+		checkSettingsFor(func(env settingsEnv) error {
+			cfg, err := loadServeConfig(opts) // a bad setting keeps its default
+			env.stop.delay, env.stop.drain = time.Duration(cfg.ShutdownDelay), cfg.DrainTimeout
+			return err
+		}),
 		checkSettings(func() error { _, err := loadTelemetryEnv(); return err }),
 		checkSettings(func() error { _, err := proxiesFromEnv(); return err }),
 		fx.Provide(loadTrustedProxies),
@@ -158,7 +181,8 @@ func Serve(opts ...ServeOption) fx.Option {
 			}
 			s := &Server{next: handler, chain: names, stopping: make(chan struct{}), drain: cfg.DrainTimeout,
 				leaving: make(chan struct{}), delay: time.Duration(cfg.ShutdownDelay),
-				tlsFiles: [2]string{cfg.TLSCertFile, cfg.TLSKeyFile}}
+				tlsFiles: [2]string{cfg.TLSCertFile, cfg.TLSKeyFile},
+				limit:    newConnLimit(cfg.maxConns()), meters: in.Meters}
 			s.srv = &http.Server{
 				Addr:              cfg.Addr,
 				Handler:           http.HandlerFunc(s.serveHTTP),
@@ -169,7 +193,7 @@ func Serve(opts ...ServeOption) fx.Option {
 				MaxHeaderBytes:    cfg.MaxHeaderBytes,
 				BaseContext:       s.baseContext,
 				ConnContext:       connContext,
-				ConnState:         s.hijacked.connState,
+				ConnState:         s.connState,
 			}
 			log, err := in.Log.get()
 			if err != nil {
@@ -227,8 +251,23 @@ func (s *Server) start(log *zap.Logger, sd fx.Shutdowner) error {
 	if err != nil {
 		return fmt.Errorf("fxsvc.Serve: listen on %s (set SVC_HTTP_ADDR): %w", s.srv.Addr, err)
 	}
+	if s.meters != nil {
+		if p, active, err := s.meters(); active {
+			if err == nil {
+				err = s.limit.observe(p)
+			}
+			if err != nil {
+				_ = ln.Close()
+				return fmt.Errorf("fxsvc.Serve: HTTP server metrics: %w", err)
+			}
+		}
+	}
+	ln = &limitListener{Listener: ln, l: s.limit}
 	s.ln = ln
-	log.Info("svc: serving HTTP", zap.String("server.address", ln.Addr().String()))
+	log.Info("svc: serving HTTP", zap.String("server.address", ln.Addr().String()),
+		zap.Int("max_connections", s.limit.max))
+	s.reportStop, s.reportDone = make(chan struct{}), make(chan struct{})
+	go s.limit.reportEvery(log, shedReportEvery, s.reportStop, s.reportDone)
 	go func() {
 		if err := s.serveOn(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			log.Error("svc: HTTP server failed", zap.Error(err))
@@ -239,6 +278,7 @@ func (s *Server) start(log *zap.Logger, sd fx.Shutdowner) error {
 }
 
 func (s *Server) stop(ctx context.Context, log *zap.Logger) error {
+	defer s.stopReport()
 	s.leave(ctx, log)
 	s.stopOnce.Do(func() { close(s.stopping) })
 	began := time.Now()
@@ -256,16 +296,37 @@ func (s *Server) stop(ctx context.Context, log *zap.Logger) error {
 		return nil
 	}
 	// Requests still running past the drain bound are cut off, hijacked
-	// connections too: Close leaves those alone.
+	// connections too: Close leaves those alone. Counted before: a
+	// connection still reading its request, or writing an answer after its
+	// handler returned, is cut as well, and no handler counts it.
+	cut := s.limit.busy() + int(s.hijacked.n.Load())
 	_ = s.srv.Close()
 	s.hijacked.closeAll()
 	if errors.Is(err, context.DeadlineExceeded) {
-		s.cutOff.Store(int32(s.running.count()))
+		s.cutOff.Store(int32(cut))
 		log.Warn("svc: requests still running after the drain timeout were cut off (SVC_HTTP_DRAIN_TIMEOUT)",
-			zap.Duration("drain_timeout", s.drain), zap.Int("still_running", s.running.count()))
+			zap.Duration("drain_timeout", s.drain), zap.Int("still_running", cut),
+			zap.Int("handlers_running", s.running.count()))
 		return nil
 	}
 	return fmt.Errorf("fxsvc.Serve: shutdown: %w", err)
+}
+
+// connState is the http.Server.ConnState of the server.
+func (s *Server) connState(c net.Conn, st http.ConnState) {
+	s.limit.connState(c, st)
+	s.hijacked.connState(c, st)
+}
+
+// stopReport ends the summary of shed connections, after a last line for
+// what the drain shed.
+func (s *Server) stopReport() {
+	if s.reportStop == nil {
+		return
+	}
+	close(s.reportStop)
+	<-s.reportDone
+	s.reportStop = nil
 }
 
 // drainReport is what the last stop's drain took and how many requests it

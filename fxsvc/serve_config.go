@@ -52,10 +52,13 @@ type serveConfig struct {
 	WriteTimeout      time.Duration `env:"SVC_HTTP_WRITE_TIMEOUT"`
 	IdleTimeout       time.Duration `env:"SVC_HTTP_IDLE_TIMEOUT"`
 	MaxHeaderBytes    int           `env:"SVC_HTTP_MAX_HEADER_BYTES"`
-	DrainTimeout      time.Duration `env:"SVC_HTTP_DRAIN_TIMEOUT"`
-	ShutdownDelay     shutdownDelay `env:"SVC_HTTP_SHUTDOWN_DELAY"`
-	TLSCertFile       string        `env:"SVC_HTTP_TLS_CERT_FILE"`
-	TLSKeyFile        string        `env:"SVC_HTTP_TLS_KEY_FILE"`
+	// MaxConnections is 0 until set: the default follows the descriptor
+	// limit (defaultMaxConnections).
+	MaxConnections maxConnections `env:"SVC_HTTP_MAX_CONNECTIONS"`
+	DrainTimeout   time.Duration  `env:"SVC_HTTP_DRAIN_TIMEOUT"`
+	ShutdownDelay  shutdownDelay  `env:"SVC_HTTP_SHUTDOWN_DELAY"`
+	TLSCertFile    string         `env:"SVC_HTTP_TLS_CERT_FILE"`
+	TLSKeyFile     string         `env:"SVC_HTTP_TLS_KEY_FILE"`
 	// optErrs are the invalid options: options cannot fail on their own,
 	// and every bad one is reported.
 	optErrs []error
@@ -89,8 +92,9 @@ func defaultServeConfig() serveConfig {
 func loadServeConfig(opts []ServeOption) (serveConfig, error) {
 	cfg := defaultServeConfig()
 	err := env.ParseWithOptions(&cfg, env.Options{FuncMap: map[reflect.Type]env.ParserFunc{
-		reflect.TypeFor[time.Duration](): func(v string) (any, error) { return parsePositiveDuration(v) },
-		reflect.TypeFor[shutdownDelay](): parseShutdownDelay,
+		reflect.TypeFor[time.Duration]():  func(v string) (any, error) { return parsePositiveDuration(v) },
+		reflect.TypeFor[shutdownDelay]():  parseShutdownDelay,
+		reflect.TypeFor[maxConnections](): parseMaxConnections,
 		reflect.TypeFor[int](): func(v string) (any, error) {
 			n, err := strconv.Atoi(strings.TrimSpace(v))
 			if err != nil || n <= 0 {
@@ -249,4 +253,42 @@ func MaxHeaderBytes(n int) ServeOption {
 		}
 		c.MaxHeaderBytes = n
 	}
+}
+
+// maxConnections is SVC_HTTP_MAX_CONNECTIONS: a count of connections,
+// whose errors say so rather than the bytes of the other int setting.
+type maxConnections int
+
+func parseMaxConnections(v string) (any, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil || n <= 0 {
+		return nil, errors.New("want a positive number of connections, such as 4000")
+	}
+	return maxConnections(n), nil
+}
+
+// MaxConnections caps the server's open connections, overriding
+// SVC_HTTP_MAX_CONNECTIONS (default: the process's descriptor limit less
+// a tenth, at least 64, kept for its other files; 10000 where the limit
+// cannot be read). Above nine tenths of the cap, each new connection
+// first closes the oldest idle keep-alive connections and answers close
+// their connection instead of keeping it alive; at the cap, with none
+// idle, a new connection is reset at once. A non-positive n fails the
+// app's build.
+func MaxConnections(n int) ServeOption {
+	return func(c *serveConfig) {
+		if n <= 0 {
+			c.optErrs = append(c.optErrs, &SettingError{Setting: "fxsvc.MaxConnections", Problem: fmt.Sprintf("%d is not a positive number of connections", n)})
+			return
+		}
+		c.MaxConnections = maxConnections(n)
+	}
+}
+
+// maxConns is the cap in force: the set one, else the default.
+func (c serveConfig) maxConns() int {
+	if c.MaxConnections > 0 {
+		return int(c.MaxConnections)
+	}
+	return defaultMaxConnections(descriptorLimit())
 }

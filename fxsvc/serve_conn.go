@@ -31,13 +31,15 @@ func ShuttingDown(ctx context.Context) <-chan struct{} {
 }
 
 // serveHTTP counts every running handler, so that stop can wait for the
-// handlers of hijacked connections too.
+// handlers of hijacked connections too, and declines keep-alive while the
+// connection limit is under pressure.
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	s.running.enter()
 	defer s.running.leave()
 	// Once its handler returns, a hijacked connection is the handler's
 	// business (it closed it, or handed it on): stop no longer cuts it.
 	defer s.hijacked.forget(r.Context())
+	s.limit.declineKeepAlive(w, r)
 	s.next.ServeHTTP(w, r)
 }
 

@@ -23,10 +23,13 @@ type settingsCheck struct {
 
 // settingsEnv is what a check may need to know of the app: whether its
 // graph is built by [Check], or for a test ([ForTests]); both need fewer
-// settings than a deployment.
+// settings than a deployment. stop is where a component records its share
+// of the stop budget as its settings give it, so that a budget they
+// overrun is reported with the other bad settings (see withStopBudget).
 type settingsEnv struct {
 	check    checkOnly
 	forTests bool
+	stop     *stopParts
 }
 
 // checkSettings adds a component's settings check to the app.
@@ -98,10 +101,11 @@ func (e *settingsReport) Unwrap() []error { return e.errs }
 // checkAllSettings is a module of its own placed first in the app: fx runs
 // the invokes of the app's modules in order, so it runs before any
 // component is built, and it sees the checks supplied anywhere in the app.
-func checkAllSettings(extra ...func() error) fx.Option {
+// The stop parts the components' settings give are recorded in stop.
+func checkAllSettings(stop *stopParts, extra ...func() error) fx.Option {
 	return fx.Module("svc.settings", fx.Supply(&settingsChecked{}), fx.Invoke(func(in settingsIn) error {
 		var all []error
-		env := settingsEnv{check: in.Mode, forTests: in.ForTests != nil}
+		env := settingsEnv{check: in.Mode, forTests: in.ForTests != nil, stop: stop}
 		for _, c := range in.Checks {
 			all = append(all, flatten(c.check(env))...)
 		}

@@ -161,7 +161,7 @@ func TestATestAppNeedsNoOutboundSettings(t *testing.T) {
 		t.Setenv(v, "")
 	}
 	var out, errOut bytes.Buffer
-	if code := fxsvc.Run([]string{"check"}, &out, &errOut, fxsvc.ForTests(), fxsvc.OAuthClient()); code != 0 {
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, fxsvc.ForTests(nil), fxsvc.OAuthClient()); code != 0 {
 		t.Fatalf("with ForTests: exit %d: %s", code, errOut.String())
 	}
 	errOut.Reset()

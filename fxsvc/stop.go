@@ -1,6 +1,7 @@
 package fxsvc
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -94,4 +95,22 @@ func (p stopParts) check(budget time.Duration) error {
 			"plus the tracing flush (SVC_TRACING_SHUTDOWN_TIMEOUT, %v): raise %s (or fx.StopTimeout) or lower them",
 			budget, p.delay, p.drain, p.flush, p.traceFlush, shutdownTimeoutVar),
 	}
+}
+
+// withStopBudget adds to a report of bad settings (err, from fx.New) the
+// stop budget's own refusal, computed from the parts the components'
+// settings give (settings) against budget, so that a deployment learns of
+// it with the rest rather than once they are fixed. Any other error is
+// returned as it is: when every setting is valid, the graph's parts are
+// checked once built.
+func withStopBudget(err error, settings stopParts, budget time.Duration) error {
+	var report *settingsReport
+	if !errors.As(err, &report) {
+		return err
+	}
+	stopErr := settings.check(budget)
+	if stopErr == nil {
+		return err
+	}
+	return settingsErrors(append(append([]error(nil), report.errs...), stopErr))
 }

@@ -135,6 +135,60 @@ func TestRunRefusesStopPartsLargerThanTheBudget(t *testing.T) {
 	}
 }
 
+// Regression: issue 24 item 6.
+// A stop budget the parts overrun was reported only once every other bad
+// setting was fixed: it is reported with them, by run and by check alike,
+// and check reports it alone too.
+func TestStopBudgetIsReportedWithTheOtherBadSettings(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		want []string
+	}{
+		{"run, with a bad read timeout", nil, map[string]string{"SVC_HTTP_READ_TIMEOUT": "soon"},
+			[]string{"2 invalid settings", "SVC_HTTP_READ_TIMEOUT", "stop budget 6s", "SVC_METRICS_SHUTDOWN_TIMEOUT, 5s", "SVC_HTTP_DRAIN_TIMEOUT, 8s"}},
+		{"check, with a bad read timeout", []string{"check"}, map[string]string{"SVC_HTTP_READ_TIMEOUT": "soon"},
+			[]string{"2 invalid settings", "SVC_HTTP_READ_TIMEOUT", "stop budget 6s"}},
+		{"run, with a bad drain", nil, map[string]string{"SVC_HTTP_DRAIN_TIMEOUT": "never", "SVC_METRICS_SHUTDOWN_TIMEOUT": "7s"},
+			[]string{"2 invalid settings", "SVC_HTTP_DRAIN_TIMEOUT: want", "SVC_METRICS_SHUTDOWN_TIMEOUT, 7s"}},
+		{"run, with a bad metrics setting", nil, map[string]string{"SVC_METRICS_EXPORTER": "pigeon", "SVC_HTTP_SHUTDOWN_DELAY": "2s"},
+			[]string{"2 invalid settings", "SVC_METRICS_EXPORTER", "SVC_HTTP_SHUTDOWN_DELAY, 2s"}},
+		{"check, alone", []string{"check"}, nil,
+			[]string{"SVC_SHUTDOWN_TIMEOUT", "stop budget 6s"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("SVC_SHUTDOWN_TIMEOUT", "6s")
+			// An active exporter holds its flush in the budget; nothing
+			// starts, so none is ever sent.
+			t.Setenv("SVC_METRICS_EXPORTER", "otlp-http")
+			t.Setenv("SVC_METRICS_ENDPOINT", "http://127.0.0.1:1")
+			t.Setenv("SVC_HTTP_ADDR", "127.0.0.1:0")
+			for k, v := range tc.env {
+				t.Setenv(k, v)
+			}
+			var out, errOut bytes.Buffer
+			code := fxsvc.Run(tc.args, &out, &errOut, fx.Supply(zap.NewNop(), chi.NewRouter()),
+				fxsvc.Metrics(), fxsvc.Tracing(), fxsvc.Serve(), stopsItself())
+			if code != 1 {
+				t.Fatalf("exit %d, stderr %q", code, errOut.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(errOut.String(), w) {
+					t.Errorf("stderr does not say %q:\n%s", w, errOut.String())
+				}
+			}
+		})
+	}
+	// A budget that holds the parts is no error for check either.
+	t.Setenv("SVC_SHUTDOWN_TIMEOUT", "20s")
+	var out, errOut bytes.Buffer
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, fx.Supply(zap.NewNop(), chi.NewRouter()),
+		fxsvc.Metrics(), fxsvc.Tracing(), fxsvc.Serve()); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+}
+
 // The defaults fit the default budget, and a larger budget admits larger
 // parts.
 func TestRunAcceptsPartsWithinTheBudget(t *testing.T) {

@@ -37,8 +37,11 @@ func Tracing(opts ...tracing.Option) fx.Option {
 	return fx.Module("svc.tracing",
 		lifecycle.Singleton(tracing.Kind, "fxsvc.Tracing"),
 		fx.Supply(fx.Private, tracingOptions(opts)),
-		checkSettings(func() error {
-			_, err := tracing.New(append([]tracing.Option{tracing.WithLogger(zap.NewNop())}, opts...)...)
+		checkSettingsFor(func(env settingsEnv) error {
+			t, err := tracing.New(append([]tracing.Option{tracing.WithLogger(zap.NewNop())}, opts...)...)
+			if err == nil {
+				env.stop.traceFlush = t.ShutdownTimeout()
+			}
 			return err
 		}),
 		fx.Provide(onlyOneTracingPerApp),

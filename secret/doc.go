@@ -5,8 +5,9 @@
 // value: fmt verbs (%v, %+v, %#v, %s, %q, ...), fmt.Stringer, encoding/json,
 // encoding.TextMarshaler, log/slog (LogValuer) and zap (zap.Any and
 // zap.Stringer take the Stringer path; zap.Reflect takes the JSON path). A
-// [URL] prints with its user information replaced by "***" and the rest
-// shown, so an operator can still read which host a service talks to.
+// [URL] prints with its user information, query and fragment replaced by
+// "***" and the rest shown, so an operator can still read which host a
+// service talks to.
 //
 // The real value is read back only by calling Value, so every place that
 // handles the secret in clear is an explicit, greppable call.

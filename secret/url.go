@@ -13,9 +13,9 @@ import (
 // the input may hold credentials.
 var ErrInvalidURL = errors.New("secret: not an absolute URL with a scheme and a host")
 
-// URL is an address that may embed credentials (https://user:pass@host/).
-// It prints with the user information replaced by [Mask]; Value returns it
-// in clear.
+// URL is an address that may embed credentials (https://user:pass@host/,
+// https://host/?key=secret). It prints with the user information, query
+// and fragment replaced by [Mask]; Value returns it in clear.
 type URL string
 
 // ParseURL checks that raw is an absolute URL with a scheme and a host. The
@@ -35,9 +35,14 @@ func (u URL) Value() string { return string(u) }
 // IsSet reports whether the URL is non-empty.
 func (u URL) IsSet() bool { return u != "" }
 
-// String returns the URL with any user information replaced by [Mask]. A
-// value that does not parse prints as [Mask] whole, since where its
-// credentials sit cannot be told.
+// String returns the URL with its user information, its query and its
+// fragment each replaced by [Mask] (https://***@host/path?***#***): any of
+// them may carry a credential (a password, an API key in a query
+// parameter, a token in a fragment), while the scheme, host and path tell
+// an operator which server a service talks to. A value that does not parse
+// prints as [Mask] whole, since where its credentials sit cannot be told.
+// It is the one redaction of a URL for errors and logs in this module:
+// call secret.URL(raw).String() on any URL a message quotes.
 func (u URL) String() string {
 	if u == "" {
 		return ""
@@ -46,19 +51,31 @@ func (u URL) String() string {
 	if err != nil {
 		return Mask
 	}
-	if p.User == nil {
-		// Opaque forms such as "user:pass@host" parse with the
-		// credentials in Opaque; hide what might hold them.
-		if p.Opaque != "" && strings.Contains(p.Opaque, "@") {
-			return Mask
-		}
-		return string(u)
-	}
-	if p.Host == "" {
+	// Opaque forms such as "user:pass@host" parse with the credentials
+	// in Opaque; hide what might hold them.
+	if p.Opaque != "" && strings.Contains(p.Opaque, "@") {
 		return Mask
 	}
-	p.User = nil
-	s := strings.Replace(p.String(), "//", "//"+Mask+"@", 1)
+	user := p.User != nil
+	query := p.RawQuery != "" || p.ForceQuery
+	fragment := strings.Contains(string(u), "#")
+	if !user && !query && !fragment {
+		return string(u)
+	}
+	if user && p.Host == "" {
+		return Mask
+	}
+	p.User, p.RawQuery, p.ForceQuery, p.Fragment, p.RawFragment = nil, "", false, "", ""
+	s := p.String()
+	if user {
+		s = strings.Replace(s, "//", "//"+Mask+"@", 1)
+	}
+	if query {
+		s += "?" + Mask
+	}
+	if fragment {
+		s += "#" + Mask
+	}
 	if _, err := url.Parse(s); err != nil {
 		// Re-encoding produced something odd; show nothing rather than
 		// reason about where the credentials went.

@@ -16,7 +16,11 @@ func TestURLMasksOnlyCredentials(t *testing.T) {
 		{"https://user:pa55w0rd@collector.example:4318/v1/metrics", "https://***@collector.example:4318/v1/metrics"},
 		{"https://tok3n@collector.example/", "https://***@collector.example/"},
 		{"http://collector.example:4318", "http://collector.example:4318"},
-		{"https://collector.example/p?q=1", "https://collector.example/p?q=1"},
+		{"https://collector.example/p?api_key=pa55w0rd", "https://collector.example/p?***"},
+		{"https://collector.example/p?", "https://collector.example/p?***"},
+		{"https://collector.example/p#tok3n", "https://collector.example/p#***"},
+		{"https://user:pa55w0rd@collector.example/p?k=tok3n#tok3n", "https://***@collector.example/p?***#***"},
+		{"redis://:pa55w0rd@127.0.0.1:6379/0", "redis://***@127.0.0.1:6379/0"},
 		{"", ""},
 		{"https://us er:pa55w0rd@bad host/", "***"},
 		{"user:pa55w0rd@host", "***"},
@@ -74,6 +78,7 @@ func FuzzURLNeverShowsPassword(f *testing.F) {
 	f.Add("https://user:PASSWORD@host/p")
 	f.Add("http://PASSWORD@h")
 	f.Add("#00://000000@")
+	f.Add("https://h/p?key=PASSWORD#PASSWORD")
 	f.Fuzz(func(t *testing.T, raw string) {
 		out := secret.URL(raw).String()
 		if out == secret.Mask || out == "" {
@@ -87,6 +92,9 @@ func FuzzURLNeverShowsPassword(f *testing.F) {
 		}
 		if _, hasPass := p.User.Password(); p.User != nil && (p.User.Username() != secret.Mask || hasPass) {
 			t.Fatalf("printed credentials %q of %q", p.User.String(), raw)
+		}
+		if (p.RawQuery != "" && p.RawQuery != secret.Mask) || (p.Fragment != "" && p.Fragment != secret.Mask) {
+			t.Fatalf("printed query %q or fragment %q of %q", p.RawQuery, p.Fragment, raw)
 		}
 	})
 }

@@ -10,10 +10,7 @@
 package svctest
 
 import (
-	"context"
-	"io"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -49,14 +46,16 @@ type started struct {
 // on 127.0.0.1 on a free port in plain HTTP whatever SVC_HTTP_ADDR,
 // fxsvc.Addr or the TLS settings say, starts it, and waits until its
 // verifier holds keys. It adds fxsvc.ForTests: an fxsvc.OAuthClient with no
-// SVC_OAUTHCLIENT_* settings starts, failing only if a token is asked for. A build or start
+// SVC_OAUTHCLIENT_* settings starts, failing only if a token is asked for;
+// the kit's log lines go to t.Log (shown when the test fails) unless the
+// app provides its own *zap.Logger. A build or start
 // error, or keys that do not arrive within ReadyTimeout, fail the test. The
 // app stops when the test ends.
 func Start(t testing.TB, opts ...fx.Option) *App {
 	t.Helper()
 	var in started
 	all := append([]fx.Option{fx.NopLogger}, opts...)
-	all = append(all, fxsvc.ForTests(),
+	all = append(all, fxsvc.ForTests(newTestLog(t)),
 		fxsvc.ServeOverride(fxsvc.Addr("127.0.0.1:0"), fxsvc.TLSFiles("", "")), fx.Populate(&in))
 	app := fxtest.New(t, all...)
 	app.RequireStart()
@@ -73,49 +72,4 @@ func Start(t testing.TB, opts ...fx.Option) *App {
 		Client: &http.Client{Timeout: 10 * time.Second},
 		Server: in.Server,
 	}
-}
-
-// Response is an answer read whole.
-type Response struct {
-	Status int
-	Header http.Header
-	Body   string
-}
-
-// Get sends GET path with token as a bearer credential ("" sends none) and
-// reads the whole answer. A transport error fails the test.
-func (a *App) Get(t testing.TB, path, token string) Response {
-	t.Helper()
-	return a.Do(t, http.MethodGet, path, token, "")
-}
-
-// Do sends a request with token as a bearer credential ("" sends none) and
-// body (JSON when it starts with '{' or '['), and reads the whole answer.
-// A transport error fails the test.
-func (a *App) Do(t testing.TB, method, path, token, body string) Response {
-	t.Helper()
-	var rd io.Reader
-	if body != "" {
-		rd = strings.NewReader(body)
-	}
-	req, err := http.NewRequestWithContext(context.Background(), method, a.URL+path, rd)
-	if err != nil {
-		t.Fatalf("svctest: %v", err)
-	}
-	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
-	}
-	if body != "" && (body[0] == '{' || body[0] == '[') {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	resp, err := a.Client.Do(req)
-	if err != nil {
-		t.Fatalf("svctest: %s %s: %v", method, path, err)
-	}
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatalf("svctest: reading %s %s: %v", method, path, err)
-	}
-	return Response{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}
 }

@@ -22,10 +22,11 @@ import (
 )
 
 // BenchmarkForgedFlood times cached verifications (ns/op) while 48
-// goroutines (more than the budget lets run and wait) send forged ES512 tokens as fast as they are answered. It
-// reports the forged tokens checked per second ("checked/s") and the share
-// answered ErrBusy at once ("busy-share"). At most budget cores run
-// signature checks, whatever the keys cost.
+// goroutines (more than the budget lets run) send forged ES512 tokens as
+// fast as they are answered. It reports the forged tokens checked per
+// second ("checked/s") and the share answered ErrBusy after
+// VerificationWait ("busy-share"). At most budget cores run signature
+// checks, whatever the keys cost.
 func BenchmarkForgedFlood(b *testing.B) {
 	f := newFixture(b)
 	p521, sig521 := ecKeys(b, elliptic.P521(), 1)

@@ -9,7 +9,7 @@ import (
 
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/internal/devissuer"
+	"github.com/svckit/svc/devissuer"
 )
 
 // The Huma API under /api, in both error formats.

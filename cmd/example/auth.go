@@ -13,8 +13,8 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/devissuer"
 	"github.com/svckit/svc/modules/authn"
 )
 
@@ -25,6 +25,31 @@ func resource() string {
 		return r
 	}
 	return "https://api.svc.example"
+}
+
+// checkResource reports a bad SVC_EXAMPLE_RESOURCE with every other bad
+// setting, under the variable's name: the gate's own refusal would name
+// only authn.Resource. The gate's rule decides (built here on a verifier
+// that is never called, and dropped).
+func checkResource() error {
+	r := os.Getenv("SVC_EXAMPLE_RESOURCE")
+	if r == "" {
+		return nil
+	}
+	_, err := authn.New(unusedVerifier{}, authn.Resource(r), authn.AuthorizationServers("https://issuer.invalid"))
+	var re *authn.ResourceError
+	if errors.As(err, &re) {
+		return fmt.Errorf("example: SVC_EXAMPLE_RESOURCE=%q %s", re.Resource, re.Problem)
+	}
+	return err
+}
+
+// unusedVerifier stands in for the verifier when only the gate's settings
+// are checked.
+type unusedVerifier struct{}
+
+func (unusedVerifier) Verify(context.Context, string) (authn.Principal, error) {
+	return authn.Principal{}, errors.New("example: unusedVerifier verifies nothing")
 }
 
 var gateOptions = []authn.Option{

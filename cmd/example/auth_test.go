@@ -13,8 +13,8 @@ import (
 	"github.com/coder/websocket"
 	"go.uber.org/fx"
 
+	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/devissuer"
 )
 
 func call(t *testing.T, method, url, token string) (*http.Response, string) {

@@ -40,6 +40,7 @@ func options() []fx.Option {
 	return []fx.Option{
 		fx.Provide(newLogger),
 		errorFormat(),
+		fxsvc.CheckSettings(checkResource),
 		// Prometheus unless SVC_METRICS_EXPORTER says otherwise.
 		fxsvc.Metrics(metrics.WithDefaultExporter(metrics.ExporterPrometheus)),
 		fxsvc.Tracing(), // inactive unless SVC_TRACING_EXPORTER or an OTLP endpoint is set

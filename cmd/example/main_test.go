@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -87,6 +88,44 @@ func TestErrorFormatRefusesUnknownValuesNamingTheVariable(t *testing.T) {
 				t.Fatalf("the error must name the variable and the allowed values: %v", err)
 			}
 		})
+	}
+}
+
+// Regression: issue 25 item 7.
+// A bad SVC_EXAMPLE_RESOURCE failed as "authn: Resource(...)", without the
+// variable: the error names it, says what is wrong, and carries no
+// credentials; under Run it is reported with the other bad settings.
+func TestTheExampleRefusesABadResourceNamingTheVariable(t *testing.T) {
+	cases := []struct{ value, want string }{
+		{"http://api.example", "must be an https URL"},
+		{"https://api.example/#top", "must not have a fragment"},
+		{"https://user:s3cret@api.example", "must not carry credentials"},
+		{"https://user:s3cret@api.example:port", "is not a URL"},
+	}
+	for _, c := range cases {
+		t.Run(c.value, func(t *testing.T) {
+			t.Setenv("SVC_EXAMPLE_RESOURCE", c.value)
+			err := buildErr(t)
+			if err == nil || !strings.Contains(err.Error(), "SVC_EXAMPLE_RESOURCE=") || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want one naming SVC_EXAMPLE_RESOURCE and saying %q", err, c.want)
+			}
+			if strings.Contains(err.Error(), "s3cret") {
+				t.Fatalf("the error repeats the password: %v", err)
+			}
+		})
+	}
+	t.Run("reported with the others", func(t *testing.T) {
+		t.Setenv("SVC_EXAMPLE_RESOURCE", "http://api.example")
+		t.Setenv("SVC_HTTP_READ_TIMEOUT", "soon")
+		var out, errOut bytes.Buffer
+		if code := fxsvc.Run([]string{"check"}, &out, &errOut, options()...); code != 1 ||
+			!strings.Contains(errOut.String(), "2 invalid settings") || !strings.Contains(errOut.String(), "SVC_EXAMPLE_RESOURCE") {
+			t.Fatalf("exit %d:\n%s", code, errOut.String())
+		}
+	})
+	t.Setenv("SVC_EXAMPLE_RESOURCE", "https://api.example/v1")
+	if err := checkResource(); err != nil {
+		t.Fatalf("a good resource is refused: %v", err)
 	}
 }
 

@@ -8,7 +8,7 @@ import (
 	"github.com/prometheus/common/model"
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/internal/devissuer"
+	"github.com/svckit/svc/devissuer"
 )
 
 func TestMetricsScrapeShowsTheAuthenticationMetrics(t *testing.T) {

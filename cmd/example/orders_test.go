@@ -8,7 +8,7 @@ import (
 
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/internal/devissuer"
+	"github.com/svckit/svc/devissuer"
 )
 
 func send(t *testing.T, method, url, token, body string, headers ...string) (*http.Response, string) {

@@ -10,8 +10,8 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/devissuer"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"

@@ -13,8 +13,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/devissuer"
 )
 
 // realIssuer starts an issuer the example is told to trust through
@@ -91,6 +91,33 @@ func TestOutboundEnvIsCheckedAndWins(t *testing.T) {
 			}
 			if strings.Contains(err.Error(), "topsecret-env") {
 				t.Fatalf("the error repeats the secret: %v", err)
+			}
+		})
+	}
+}
+
+// Regression: issue 25 item 6.
+// Under the development issuer, a missing assertion file, a missing secret
+// file or a blank client ID failed with "SVC_OAUTHCLIENT_ISSUER: set the
+// issuer", hiding the fault: each names its own variable and what is
+// wrong with it.
+func TestDevIssuerOutboundErrorsNameTheirOwnVariable(t *testing.T) {
+	missing := t.TempDir() + "/missing"
+	cases := []struct {
+		name, variable, value, want string
+	}{
+		{"missing assertion file", "SVC_OAUTHCLIENT_ASSERTION_FILE", missing, "SVC_OAUTHCLIENT_ASSERTION_FILE: cannot read the assertion file"},
+		{"missing secret file", "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", missing, "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE: cannot read the secret file"},
+		{"blank client id", "SVC_OAUTHCLIENT_CLIENT_ID", "   ", "SVC_OAUTHCLIENT_CLIENT_ID: is blank"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("SVC_AUTHN_ISSUER", "")
+			t.Setenv("SVC_AUTHN_AUDIENCE", "")
+			t.Setenv(tc.variable, tc.value)
+			err := buildErr(t)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want one saying %q", err, tc.want)
 			}
 		})
 	}

@@ -12,8 +12,8 @@ import (
 	"go.uber.org/fx/fxtest"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/devissuer"
 )
 
 // Regression: issue 14 item 12.

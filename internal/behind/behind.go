@@ -173,15 +173,10 @@ func Authenticated(r *http.Request) bool {
 	return ok
 }
 
-// Refuse answers err in the format registered for the request (RFC 9457
-// when none is).
-func Refuse(w http.ResponseWriter, r *http.Request, err error) {
-	res, ok := svcerrors.FromContext(r.Context())
-	if !ok {
-		res = svcerrors.Default()
-	}
-	res.ServeError(w, r, err)
-}
+// Refuse is svcerrors.Refuse: the components' refusals come before their
+// handler read the body, and close the connection of a request that has
+// one.
+func Refuse(w http.ResponseWriter, r *http.Request, err error) { svcerrors.Refuse(w, r, err) }
 
 // Route is the route template the request was dispatched to ("" when the
 // router does not say), for metric attributes: never the raw path.

@@ -145,6 +145,10 @@ func TestRedact(t *testing.T) {
 	if got := Redact(errors.New(`Post "https://user1:pw123@c/v1": refused for pw123`), u).Error(); strings.Contains(got, "pw123") || strings.Contains(got, "user1") {
 		t.Fatalf("URL credentials leaked: %q", got)
 	}
+	q := Secrets{Basic: Basic{Endpoint: "https://c/v1?api_key=k3y999#t0k3n"}}
+	if got := Redact(errors.New(`Post "https://c/v1?api_key=k3y999#t0k3n": refused`), q).Error(); strings.Contains(got, "k3y999") || strings.Contains(got, "t0k3n") {
+		t.Fatalf("URL query or fragment leaked: %q", got)
+	}
 	clean := errors.New("connection refused")
 	if err := Redact(clean, s); err.Error() != clean.Error() || !errors.Is(err, clean) {
 		t.Fatalf("an error without secrets must keep its text and cause: %v", err)

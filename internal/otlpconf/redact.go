@@ -26,8 +26,9 @@ func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
 // Redact returns err with every secret of s replaced by ***: the endpoint's
-// user information, user name and password, the header values, the Basic
-// password, and the Authorization header whole and as its base64 part.
+// user information, user name and password, its query and fragment, the
+// header values, the Basic password, and the Authorization header whole
+// and as its base64 part.
 // Values shorter than three bytes are left alone: replacing them would
 // garble the message without hiding anything. When a secret was replaced
 // the result no longer unwraps to err, whose text would leak it.
@@ -37,11 +38,15 @@ func Redact(err error, s Secrets) error {
 	}
 	msg := err.Error()
 	var secrets []string
-	if u, perr := url.Parse(s.Endpoint.Value()); perr == nil && u.User != nil {
-		secrets = append(secrets, u.User.String(), u.User.Username())
-		if p, ok := u.User.Password(); ok {
-			secrets = append(secrets, p)
+	if u, perr := url.Parse(s.Endpoint.Value()); perr == nil {
+		if u.User != nil {
+			secrets = append(secrets, u.User.String(), u.User.Username())
+			if p, ok := u.User.Password(); ok {
+				secrets = append(secrets, p)
+			}
 		}
+		// A query or fragment may carry a key, as secret.URL assumes.
+		secrets = append(secrets, u.RawQuery, u.EscapedFragment())
 	}
 	for _, v := range s.Headers {
 		secrets = append(secrets, v.Value())

@@ -6,7 +6,9 @@ import (
 )
 
 func TestExclusionHolds(t *testing.T) {
-	public := func(p string) bool { return strings.HasPrefix(p, "/public/") }
+	// As Exclude("/public/*") matches: under the prefix, or the bare
+	// "/public", never "/publicx", another segment.
+	public := func(p string) bool { return strings.HasPrefix(p, "/public/") || p == "/public" }
 	for _, c := range []struct {
 		decoded, escaped string
 		want             bool
@@ -17,6 +19,8 @@ func TestExclusionHolds(t *testing.T) {
 		{"/public/../secret", "/public/../secret", false},
 		{"/public/./x", "/public/./x", false},
 		{"/public/..x", "/public/..x", true},
+		{"/publicx", "/publicx", false},
+		{"/publicx/y", "/publicx/y", false},
 		{"/other", "/other", false},
 	} {
 		if got := ExclusionHolds(public, c.decoded, c.escaped); got != c.want {

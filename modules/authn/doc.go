@@ -37,11 +37,14 @@
 // its key_ops, if any, lists verify.
 //
 // Fresh signature checks run under a budget (MaxConcurrentVerifications,
-// default GOMAXPROCS, with 16 waiting per slot); past it Verify returns an
-// error wrapping ErrBusy (the gate answers 503 with Retry-After, and bans
-// never count it). Cached tokens skip the budget, so a flood of forged
-// tokens on expensive keys takes at most that many cores while callers
-// already verified keep flowing.
+// default GOMAXPROCS). The others wait their turn, taken round-robin
+// between client addresses (the gate hands the address over), for at most
+// VerificationWait (default 2 s); then Verify returns an error wrapping
+// ErrBusy (the gate answers 503 with Retry-After, and bans never count
+// it). Cached tokens skip the budget, so a flood of forged tokens on
+// expensive keys takes at most that many cores while callers already
+// verified keep flowing, and a new caller waits a few verifications, not
+// the flood's length.
 //
 // Claims: `iss` must equal the issuer exactly (a trailing slash is a
 // difference), `aud` (a string or an array) must contain the audience,

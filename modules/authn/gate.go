@@ -173,7 +173,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		q.refuse(w, &Refusal{Kind: KindAuthenticationRequired}, len(r.Header["Authorization"]) == 0)
 		return
 	}
-	p, err := g.verifier.Verify(r.Context(), token)
+	p, err := g.verifier.Verify(withBudgetKey(r.Context(), &q), token)
 	if err != nil {
 		g.verifyFailed(w, &q, err)
 		return
@@ -234,6 +234,10 @@ type gateRequest struct {
 // request shares.
 func (q *gateRequest) address() string { return reqfacts.ClientAddress(q.r) }
 
+// budgetKey queues a verification that waits for the verifier's budget
+// under the caller's address, so one address cannot hold everyone's turn.
+func (q *gateRequest) budgetKey() string { return q.address() }
+
 // route is the template of the route the request is dispatched to, found
 // before routing so that a refusal names it; "" when no route answers.
 func (q *gateRequest) route() string {
@@ -256,7 +260,7 @@ func (q *gateRequest) refuse(w http.ResponseWriter, ref *Refusal, noCreds bool) 
 func (q *gateRequest) floodAllows(w http.ResponseWriter) bool {
 	wait, ok := q.g.flood.Allow(q.address())
 	if !ok {
-		responsesFor(q.r).ServeError(w, q.r, &svcerrors.RateLimitExceeded{RetryAfter: wait})
+		svcerrors.Refuse(w, q.r, &svcerrors.RateLimitExceeded{RetryAfter: wait})
 	}
 	return ok
 }
@@ -347,25 +351,28 @@ func (g *Gate) refuse(w http.ResponseWriter, r *http.Request, ref *Refusal) {
 	if g.meta != nil && ref.resourceMetadata != g.meta.url {
 		ref = ref.naming(g.meta.url)
 	}
-	responsesFor(r).ServeError(w, r, ref)
+	svcerrors.Refuse(w, r, ref)
 }
 
 // internalError answers 500: the verifier or the hook failed, not the caller.
 func (g *Gate) internalError(w http.ResponseWriter, r *http.Request, err error) {
 	g.log.Error("authn: request could not be authenticated", zap.String("url.path", r.URL.Path),
 		requestIDField(r), zap.Error(err))
-	res := responsesFor(r)
-	res.RenderDescription(svcerrors.Description{Kind: svcerrors.Kind{
-		Status: http.StatusInternalServerError, Title: http.StatusText(http.StatusInternalServerError),
-		Detail: "The server could not complete the request.",
-	}}, r.URL.EscapedPath()).Write(w)
+	svcerrors.Refuse(w, r, internalFailure{})
 }
 
-func responsesFor(r *http.Request) *svcerrors.Responses {
-	if res, ok := svcerrors.FromContext(r.Context()); ok {
-		return res
-	}
-	return svcerrors.Default()
+// internalFailure is the gate's answer when it could not judge a request:
+// a 500 that says nothing of the cause (logged instead).
+type internalFailure struct{}
+
+func (internalFailure) Error() string { return "authn: the request could not be authenticated" }
+
+// Describe implements svcerrors.Rejection.
+func (internalFailure) Describe() svcerrors.Description {
+	return svcerrors.Description{Kind: svcerrors.Kind{
+		Status: http.StatusInternalServerError, Title: http.StatusText(http.StatusInternalServerError),
+		Detail: "The server could not complete the request.",
+	}}
 }
 
 // gateCtx is what the gate leaves in the request context for the route

@@ -122,3 +122,35 @@ func TestFormAccessTokenIsNotACredential(t *testing.T) {
 		})
 	}
 }
+
+// Regression: issue 25 item 4.
+// A refusal of a request whose body is still arriving answers at once,
+// with Connection: close: under 256 KiB unread, net/http would otherwise
+// read the whole body before writing the answer, as slowly as it comes.
+func TestRefusalOfATrickledBodyAnswersAtOnce(t *testing.T) {
+	r := chi.NewRouter()
+	r.Post("/form", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "served") })
+	srv := gateServer(t, svcerrors.New(), r, newFake())
+	addr := strings.TrimPrefix(srv.URL, "http://")
+	for _, tc := range []struct {
+		name, auth string
+		status     int
+		anchor     string
+	}{
+		{"forged token", "Bearer forged-token", 401, "token-rejected"},
+		{"no bearer", "Basic YTpi", 401, "authentication-required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// 8 bytes of 100,000, and no more: the answer must not wait for
+			// the rest (rawPOST's read bound catches a wait).
+			resp := rawPOST(t, addr, "/form", tc.auth, "a=1&acc=", 100000)
+			body, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != tc.status || !strings.Contains(string(body), tc.anchor) {
+				t.Fatalf("status %d, body %s", resp.StatusCode, body)
+			}
+			if !resp.Close || resp.Header.Get("Content-Type") != svcerrors.ProblemMediaType {
+				t.Fatalf("close=%v %q: want Connection: close on a refusal with an unread body", resp.Close, resp.Header.Get("Content-Type"))
+			}
+		})
+	}
+}

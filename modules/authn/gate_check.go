@@ -26,7 +26,7 @@ func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Pri
 				// request, and writing into it would race.
 				err = ref.naming(g.meta.url)
 			}
-			responsesFor(r).ServeError(w, r, err)
+			svcerrors.Refuse(w, r, err)
 		} else {
 			g.internalError(w, r, fmt.Errorf("authn: check hook: %w", err))
 		}

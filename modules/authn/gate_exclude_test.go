@@ -39,6 +39,9 @@ func TestExcludedPathsRouteWhereTheyMatch(t *testing.T) {
 			{"/public/a%2Fb", 200, "hello stranger"},
 			{"/public%2Fx", 401, ""},
 			{"/public%2fx", 401, ""},
+			// The prefix ends at a segment boundary: "/publicx" is another
+			// segment, routed to "/{id}".
+			{"/publicx", 401, ""},
 		} {
 			t.Run(name+tc.path, func(t *testing.T) {
 				got := do(t, srv, "GET", tc.path, nil, "")

@@ -3,6 +3,8 @@ package authn
 import (
 	"net/http"
 	"slices"
+
+	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
 // marker is what Require and Anonymous wrap a route's handler in. The gate
@@ -90,7 +92,7 @@ func (m *marker) WrappedHandler() http.Handler { return m.next }
 // in front, rendered in the registered format either way.
 func refuseAtRoute(gc *gateCtx, w http.ResponseWriter, r *http.Request, ref *Refusal, authz bool) {
 	if gc == nil {
-		responsesFor(r).ServeError(w, r, ref)
+		svcerrors.Refuse(w, r, ref)
 		return
 	}
 	if gc.excluded {

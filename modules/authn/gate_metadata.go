@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/svckit/svc/secret"
 )
 
 // metadataPrefix is the RFC 9728 well-known path.
@@ -40,10 +42,7 @@ func (e *ResourceError) Error() string {
 func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
 	u, err := url.Parse(cfg.resource)
 	// Errors name the resource without any credentials it carries.
-	res := cfg.resource
-	if err == nil {
-		res = u.Redacted()
-	}
+	res := secret.URL(cfg.resource).String()
 	switch {
 	case err != nil:
 		return nil, &ResourceError{res, "is not a URL"}

@@ -158,11 +158,11 @@ func fetchJWKS(ctx context.Context, hc *http.Client, target string, log *zap.Log
 // parseJWKS reads the signing keys of a JWK Set. Keys that are not for
 // verifying signatures (`use` other than sig, `key_ops` without verify,
 // RFC 7517 §4.2-4.3) are skipped quietly; keys svc cannot use (unknown or
-// symmetric kty, RSA under 2048 or over 4096 bits, an even modulus or a bad
-// exponent, an EC point missing or off its curve, an unsupported curve or
-// alg) are skipped with a warning naming the key, as RFC 7517 §5 asks. A
-// set left with no usable key is an error, so the keys held before stay in
-// use.
+// symmetric kty, RSA under 2048 or over 4096 bits, an even modulus, a bad
+// exponent or the ROCA fingerprint, an EC point missing or off its curve,
+// an unsupported curve or alg) are skipped with a warning naming the key,
+// as RFC 7517 §5 asks. A set left with no usable key is an error, so the
+// keys held before stay in use.
 func parseJWKS(body []byte, log *zap.Logger) ([]*heldKey, error) {
 	var doc struct {
 		Keys []json.RawMessage `json:"keys"`

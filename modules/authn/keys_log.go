@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/secret"
 )
 
 // loadError is a key-loading failure with the stage and URL it concerns,
@@ -73,7 +75,7 @@ func (l *loadLog) failed(log *zap.Logger, err error, now time.Time, retry time.D
 		zap.Bool("keys_held", held),
 	}
 	if where != "" {
-		fields = append(fields, zap.String("url", redactURL(where)))
+		fields = append(fields, zap.String("url", secret.URL(where).String()))
 	}
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("suppressed", suppressed))
@@ -122,23 +124,12 @@ func describeLoadFailure(err error) (kind, where string) {
 	return stage + " " + class, where
 }
 
-// redactURL drops what a URL may carry that is not for a log: user
-// information, the query and the fragment.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
-	return u.String()
-}
-
 // redactCause is err's message with every URL it is known to carry
 // redacted.
 func redactCause(err error) string {
 	msg := err.Error()
 	for _, raw := range causeURLs(err, nil) {
-		if r := redactURL(raw); raw != "" && r != raw {
+		if r := secret.URL(raw).String(); raw != "" && r != raw {
 			msg = strings.ReplaceAll(msg, raw, r)
 		}
 	}

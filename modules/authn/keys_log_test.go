@@ -93,7 +93,7 @@ func TestKeyLoadFailureLogCarriesNoCredentialsOrQuery(t *testing.T) {
 		t.Fatalf("%v", all)
 	}
 	m := all[0].ContextMap()
-	if m["url"] != "https://idp.example/keys" || m["failure"] != "jwks request failed" ||
+	if m["url"] != "https://***@idp.example/keys?***#***" || m["failure"] != "jwks request failed" ||
 		!strings.Contains(fmt.Sprint(m["error"]), "connection refused") {
 		t.Fatalf("%v", m)
 	}
@@ -207,7 +207,7 @@ func TestKeysUnavailableErrorCarriesNoQuery(t *testing.T) {
 		if !errors.Is(err, ErrKeysUnavailable) {
 			t.Fatalf("err = %v, want ErrKeysUnavailable", err)
 		}
-		if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), srv.URL+"/jwks: status 503") {
+		if strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), srv.URL+"/jwks?***: status 503") {
 			t.Fatalf("error %q: want the URL without its query and the status", err)
 		}
 		var status *fetchStatusError
@@ -231,7 +231,7 @@ func TestKeysInvalidJWKSLogCarriesNoQuery(t *testing.T) {
 		}
 		time.Sleep(time.Millisecond)
 	}
-	if err := v.Ready(); strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), srv.URL+"/jwks:") {
+	if err := v.Ready(); strings.Contains(err.Error(), "s3cret") || !strings.Contains(err.Error(), srv.URL+"/jwks?***:") {
 		t.Fatalf("Ready = %q: want the URL without its query", err)
 	}
 	failed := logs.FilterMessage(notLoaded).All()
@@ -239,7 +239,7 @@ func TestKeysInvalidJWKSLogCarriesNoQuery(t *testing.T) {
 		t.Fatalf("failure records: %v", logs.All())
 	}
 	m := failed[0].ContextMap()
-	if m["url"] != srv.URL+"/jwks" || m["failure"] != "jwks invalid document" {
+	if m["url"] != srv.URL+"/jwks?***" || m["failure"] != "jwks invalid document" {
 		t.Fatalf("record %v: want the redacted url and the failure kind", m)
 	}
 	for _, e := range logs.All() {

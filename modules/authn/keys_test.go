@@ -145,7 +145,17 @@ func TestKeysFloodOfUnknownKidsCausesOneFetchPerInterval(t *testing.T) {
 		for i := range 100 {
 			wg.Go(func() {
 				tok := rawSign(t, "ES256", k.p256b, fmt.Sprintf(`{"alg":"ES256","kid":"kid-%d"}`, i), payloadOf(t, nil))
-				_, err := v.Verify(context.Background(), tok)
+				// Regression: issue 25 item 10. A deadline far above a
+				// local fetch, far below the test's timeout: without the
+				// throttle, a token inside the interval waits for a fetch
+				// the loader will not start, and this says so at once.
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_, err := v.Verify(ctx, tok)
+				if ctx.Err() != nil {
+					t.Errorf("Verify of an unknown kid waited until its deadline: the unknown-kid refetch throttle let it wait for a fetch that never came")
+					return
+				}
 				if r := reasonOf(t, err); r != ReasonUnknownKey {
 					t.Errorf("reason %s", r)
 				}
@@ -169,6 +179,32 @@ func TestKeysFloodOfUnknownKidsCausesOneFetchPerInterval(t *testing.T) {
 	flood()
 	if got := srv.requests.Load() - initial; got != 1 {
 		t.Fatalf("second flood fetched again (%d)", got)
+	}
+}
+
+// Regression: issue 25 item 10.
+// The loader's own throttle: a burst of wake-ups from tokens inside the
+// retry interval fetches nothing; the first wake-up after it fetches once.
+func TestKeysWakeUpsInsideTheRetryIntervalFetchNothing(t *testing.T) {
+	k := keys(t)
+	clock := newStepClock()
+	srv := newJWKSServer(t, jwksJSON(t, jwkJSON(t, &k.p256.PublicKey, "p256", "")))
+	v := remoteVerifier(t, srv.URL, clock, RetryInterval(time.Minute))
+	waitKeys(t, v)
+	m := v.keys.(*keyManager)
+	initial := srv.requests.Load()
+
+	for range 100 {
+		m.wake <- struct{}{} // what refresh sends; the loader takes each in turn
+	}
+	// Past the interval, one more wake-up fetches a set with a new key: once
+	// it is in, every wake-up before it has been taken, in order.
+	srv.setBody(jwksJSON(t, jwkJSON(t, &k.p256.PublicKey, "p256", ""), jwkJSON(t, k.ed.Public(), "ed", "")))
+	clock.Advance(time.Minute)
+	m.wake <- struct{}{}
+	waitFor(t, func() bool { return len(m.current().byID["ed"]) == 1 })
+	if got := srv.requests.Load() - initial; got != 1 {
+		t.Fatalf("%d fetches: %d wake-ups inside the retry interval fetched", got, got-1)
 	}
 }
 

@@ -89,7 +89,9 @@ func newHeldKey(pub crypto.PublicKey, id, declaredAlg string) (*heldKey, error) 
 // token as a forgery: a modulus that is missing, not positive or even, of
 // fewer than 2048 or more than 4096 bits, or a public exponent that is not
 // an odd number of at least 3 and at most 2^31-1 (crypto/rsa refuses a
-// larger one at every verification, which would make each token a forgery).
+// larger one at every verification, which would make each token a
+// forgery), or a modulus with the ROCA fingerprint (see roca.go), which
+// anyone can factor.
 func checkRSAKey(key *rsa.PublicKey) error {
 	switch {
 	case key == nil || key.N == nil:
@@ -104,6 +106,8 @@ func checkRSAKey(key *rsa.PublicKey) error {
 		return fmt.Errorf("RSA key of %d bits, above %d", key.N.BitLen(), maxRSABits)
 	case key.E < 3 || key.E%2 == 0 || key.E > math.MaxInt32:
 		return fmt.Errorf("RSA public exponent e=%d is not an odd number between 3 and 2^31-1", key.E)
+	case hasROCAFingerprint(key.N):
+		return fmt.Errorf("RSA modulus has the ROCA fingerprint (CVE-2017-15361): it can be factored, so anyone can sign with it; replace the key")
 	}
 	return nil
 }

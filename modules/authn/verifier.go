@@ -15,8 +15,8 @@ import (
 // Verify returns the caller the token names, or an error: a *TokenError
 // for a token that does not verify (the gate answers 401 token-rejected
 // with its Reason), an error wrapping ErrKeysUnavailable while keys are not
-// loaded (503 signing-keys-unavailable), an error wrapping ErrBusy when too
-// many fresh verifications are running (503 bulkhead-full with
+// loaded (503 signing-keys-unavailable), an error wrapping ErrBusy when a
+// fresh verification waited too long for its turn (503 bulkhead-full with
 // Retry-After, never counted toward bans), and anything else for a failure
 // of the verifier itself (500). It must be safe for concurrent use.
 type Verifier interface {
@@ -115,7 +115,7 @@ func (v *JWTVerifier) finish() {
 		v.client = defaultHTTPClient()
 	}
 	v.cache = newVerifyCache(v.cfg.cacheBytes, v.cfg.cacheEntries)
-	v.budget = newVerifyBudget(v.cfg.maxVerifications)
+	v.budget = newVerifyBudget(v.cfg.maxVerifications, v.cfg.verificationWait)
 	v.audList = []string{v.cfg.audience}
 	v.err = errors.Join(v.cfg.problems...)
 }

@@ -122,20 +122,17 @@ func TestHeldKeyExpensive(t *testing.T) {
 	}
 }
 
-// fillBudget takes every slot of v's budget and, when queue is true, every
-// place in its queue; the returned func gives them back.
-func fillBudget(v *JWTVerifier, queue bool) func() {
-	n := cap(v.budget.slots)
+// fillBudget takes every slot of v's budget; the returned func gives them
+// back.
+func fillBudget(t *testing.T, v *JWTVerifier) func() {
+	t.Helper()
+	n := v.budget.size
 	for range n {
-		v.budget.slots <- struct{}{}
-	}
-	if queue {
-		v.budget.waiting.Add(v.budget.maxWaiting)
+		if err := v.budget.acquire(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return func() {
-		if queue {
-			v.budget.waiting.Add(-v.budget.maxWaiting)
-		}
 		for range n {
 			v.budget.release()
 		}
@@ -143,12 +140,14 @@ func fillBudget(v *JWTVerifier, queue bool) func() {
 }
 
 // Regression: issue 14 item 2.
-// Over the budget, a fresh token is answered ErrBusy (not a *TokenError,
-// so bans cannot count it) while a cached token is served untouched; with
-// the budget back, the fresh token verifies.
+// When no slot frees within VerificationWait, a fresh token is answered
+// ErrBusy (not a *TokenError, so bans cannot count it) while a cached
+// token is served untouched; with the budget back, the fresh token
+// verifies.
 func TestVerifyOverBudgetIsBusyAndCachedTokensFlow(t *testing.T) {
 	k := keys(t)
-	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()), MaxConcurrentVerifications(2))
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()),
+		MaxConcurrentVerifications(2), VerificationWait(time.Millisecond))
 	cached := joseSign(t, jose.ES256, k.p256, "", validClaims())
 	if _, err := v.Verify(context.Background(), cached); err != nil {
 		t.Fatal(err)
@@ -156,10 +155,10 @@ func TestVerifyOverBudgetIsBusyAndCachedTokensFlow(t *testing.T) {
 	claims := validClaims()
 	claims["sub"] = "bob"
 	fresh := joseSign(t, jose.ES256, k.p256, "", claims)
-	giveBack := fillBudget(v, true)
+	giveBack := fillBudget(t, v)
 	_, err := v.Verify(context.Background(), fresh)
 	var te *TokenError
-	if !errors.Is(err, ErrBusy) || errors.As(err, &te) {
+	if !errors.Is(err, ErrBusy) || errors.As(err, &te) || !strings.Contains(err.Error(), "authn.VerificationWait") {
 		t.Fatalf("over budget: %v", err)
 	}
 	if p, err := v.Verify(context.Background(), cached); err != nil || !p.Authenticated {
@@ -170,29 +169,32 @@ func TestVerifyOverBudgetIsBusyAndCachedTokensFlow(t *testing.T) {
 	if _, err := v.Verify(context.Background(), "not.a.token"); errors.Is(err, ErrBusy) {
 		t.Fatal("a malformed token waited for the budget")
 	}
+	if n := v.budget.waiting(); n != 0 {
+		t.Fatalf("%d still counted as waiting after the wait ended", n)
+	}
 	giveBack()
 	if p, err := v.Verify(context.Background(), fresh); err != nil || p.Subject != "bob" {
 		t.Fatalf("with the budget back: %v", err)
 	}
-	if n := len(v.budget.slots); n != 0 {
+	if n := v.budget.held(); n != 0 {
 		t.Fatalf("%d slots still held after the verifications", n)
 	}
 }
 
 // Regression: issue 14 item 2.
-// With every slot taken but room in the queue, a fresh verification waits
-// for a slot and then runs; its request's context bounds the wait.
+// With every slot taken, a fresh verification waits for a slot and then
+// runs; its request's context bounds the wait.
 func TestVerifyWaitsForASlotBoundedByContext(t *testing.T) {
 	k := keys(t)
 	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()), MaxConcurrentVerifications(1))
 	tok := joseSign(t, jose.ES256, k.p256, "", validClaims())
-	giveBack := fillBudget(v, false)
+	giveBack := fillBudget(t, v)
 	done := make(chan error, 1)
 	go func() {
 		_, err := v.Verify(context.Background(), tok)
 		done <- err
 	}()
-	waitFor(t, func() bool { return v.budget.waiting.Load() == 1 })
+	waitFor(t, func() bool { return v.budget.waiting() == 1 })
 	select {
 	case err := <-done:
 		t.Fatalf("verified without a slot: %v", err)
@@ -203,7 +205,7 @@ func TestVerifyWaitsForASlotBoundedByContext(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	giveBack = fillBudget(v, false)
+	giveBack = fillBudget(t, v)
 	defer giveBack()
 	ctx, cancel := context.WithCancel(context.Background())
 	claims := validClaims()
@@ -213,12 +215,12 @@ func TestVerifyWaitsForASlotBoundedByContext(t *testing.T) {
 		_, err := v.Verify(ctx, tok)
 		done <- err
 	}()
-	waitFor(t, func() bool { return v.budget.waiting.Load() == 1 })
+	waitFor(t, func() bool { return v.budget.waiting() == 1 })
 	cancel()
 	if err := <-done; !errors.Is(err, ErrBusy) || !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled while waiting: %v", err)
 	}
-	if n := v.budget.waiting.Load(); n != 0 {
+	if n := v.budget.waiting(); n != 0 {
 		t.Fatalf("%d still counted as waiting", n)
 	}
 }
@@ -238,18 +240,26 @@ func waitFor(t *testing.T, cond func() bool) {
 func TestMaxConcurrentVerificationsOption(t *testing.T) {
 	k := keys(t)
 	held := []crypto.PublicKey{&k.p256.PublicKey}
-	if v := KeySet(testIssuer, testAudience, held); cap(v.budget.slots) != runtime.GOMAXPROCS(0) ||
-		v.budget.maxWaiting != int64(waitersPerSlot*runtime.GOMAXPROCS(0)) {
-		t.Fatalf("default budget %d slots, %d waiting", cap(v.budget.slots), v.budget.maxWaiting)
+	if v := KeySet(testIssuer, testAudience, held); v.budget.size != runtime.GOMAXPROCS(0) || v.budget.wait != DefaultVerificationWait {
+		t.Fatalf("default budget %d slots, wait %s", v.budget.size, v.budget.wait)
 	}
-	if v := KeySet(testIssuer, testAudience, held, MaxConcurrentVerifications(3)); cap(v.budget.slots) != 3 {
-		t.Fatalf("budget %d slots", cap(v.budget.slots))
+	if v := KeySet(testIssuer, testAudience, held, MaxConcurrentVerifications(3), VerificationWait(time.Minute)); v.budget.size != 3 || v.budget.wait != time.Minute {
+		t.Fatalf("budget %d slots, wait %s", v.budget.size, v.budget.wait)
 	}
-	for _, n := range []int{0, -1} {
-		err := KeySet(testIssuer, testAudience, held, MaxConcurrentVerifications(n)).Open(context.Background())
+	cases := []struct {
+		setting string
+		opt     VerifierOption
+	}{
+		{"MaxConcurrentVerifications", MaxConcurrentVerifications(0)},
+		{"MaxConcurrentVerifications", MaxConcurrentVerifications(-1)},
+		{"VerificationWait", VerificationWait(0)},
+		{"VerificationWait", VerificationWait(-time.Second)},
+	}
+	for _, c := range cases {
+		err := KeySet(testIssuer, testAudience, held, c.opt).Open(context.Background())
 		var ce *ConfigError
-		if !errors.As(err, &ce) || ce.Setting != "MaxConcurrentVerifications" {
-			t.Fatalf("MaxConcurrentVerifications(%d): %v", n, err)
+		if !errors.As(err, &ce) || ce.Setting != c.setting {
+			t.Fatalf("%s: %v", c.setting, err)
 		}
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/svckit/svc/internal/scopetoken"
 )
 
 // maxNumericDate is 9999-12-31T23:59:59Z: a NumericDate beyond it is not a
@@ -21,6 +23,7 @@ var (
 	errAudShape    = errors.New("aud is not a string or an array of strings")
 	errScopeShape  = errors.New("scope or scp has the wrong shape")
 	errScopeToken  = errors.New("scope or scp holds a byte RFC 6749 §3.3 does not allow in a scope-token (%x21 / %x23-5B / %x5D-7E; only the space separates tokens)")
+	errScopeEmpty  = errors.New("scp holds an empty scope (an array element must be one scope-token, RFC 6749 §3.3)")
 	errIssuer      = errors.New("iss is not the trusted issuer")
 	errAudience    = errors.New("aud does not contain the audience")
 	errExpired     = errors.New("exp is past")
@@ -239,7 +242,8 @@ func readScopes(raw map[string]json.RawMessage) (ScopeSet, error) {
 
 // scopesOf is readScopes on the two claims' raw values (nil when absent).
 // A scope string is split as addScopes splits it; each element of an scp
-// array must be one scope-token. Anything else is errScopeShape.
+// array must be one scope-token: an empty one is errScopeEmpty, one with a
+// byte outside the grammar errScopeToken. Anything else is errScopeShape.
 func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
 	var scopes ScopeSet
 	var ok bool
@@ -263,6 +267,9 @@ func scopesOf(scope, scp json.RawMessage) (ScopeSet, error) {
 				return nil, errScopeShape
 			}
 			for _, s := range list {
+				if s == "" {
+					return nil, errScopeEmpty
+				}
 				if !isScopeToken(s) {
 					return nil, errScopeToken
 				}
@@ -331,9 +338,7 @@ func isScopeToken(s string) bool {
 // isScopeByte is RFC 6749's NQCHAR: %x21 / %x23-5B / %x5D-7E, printable
 // ASCII but for the space, '"' and '\'. Any byte of a non-ASCII character
 // is outside it.
-func isScopeByte(c byte) bool {
-	return c == 0x21 || (c >= 0x23 && c <= 0x5B) || (c >= 0x5D && c <= 0x7E)
-}
+func isScopeByte(c byte) bool { return scopetoken.IsByte(c) }
 
 // checkClaims applies the trust rules to typed claims: iss exact, aud
 // containing the audience, then exp, nbf and iat against now with leeway.

@@ -2,11 +2,14 @@ package authn
 
 import (
 	"context"
+	"crypto"
 	"encoding/json"
 	"errors"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/go-jose/go-jose/v4"
 )
 
 // verifyPayload signs payload (JSON text) with the fixture's P-256 key and
@@ -115,7 +118,8 @@ func TestScopeSpacing(t *testing.T) {
 		{"escaped space", map[string]json.RawMessage{"scope": json.RawMessage(`"a\u0020b"`)}, []string{"a", "b"}, nil},
 		{"escaped NBSP", map[string]json.RawMessage{"scope": json.RawMessage(`"a\u00a0b"`)}, nil, errScopeToken},
 		{"escaped tab", map[string]json.RawMessage{"scp": json.RawMessage(`"a\tb"`)}, nil, errScopeToken},
-		{"scp empty element", map[string]json.RawMessage{"scp": json.RawMessage(`["a",""]`)}, nil, errScopeToken},
+		{"scp empty element", map[string]json.RawMessage{"scp": json.RawMessage(`["a",""]`)}, nil, errScopeEmpty},
+		{"scp only an empty element", map[string]json.RawMessage{"scp": json.RawMessage(`[""]`)}, nil, errScopeEmpty},
 		{"scp element with a space", map[string]json.RawMessage{"scp": json.RawMessage(`["a b"]`)}, nil, errScopeToken},
 		{"scp element with an escaped tab", map[string]json.RawMessage{"scp": json.RawMessage(`["a\tb"]`)}, nil, errScopeToken},
 		{"scp empty array", map[string]json.RawMessage{"scp": json.RawMessage(`[]`)}, []string{}, nil},
@@ -131,6 +135,21 @@ func TestScopeSpacing(t *testing.T) {
 				t.Fatalf("scopes = %v, want %v", s.List(), c.want)
 			}
 		})
+	}
+}
+
+// Regression: issue 25 item 9.
+// A token with `scp: [""]` is refused as invalid-claims saying the scope is
+// empty, not that it holds a forbidden byte.
+func TestEmptyScpElementIsRefusedAsEmpty(t *testing.T) {
+	k := keys(t)
+	v := KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Clock(fixedClock()))
+	c := validClaims()
+	delete(c, "scope")
+	c["scp"] = []string{""}
+	_, err := v.Verify(context.Background(), joseSign(t, jose.ES256, k.p256, "", c))
+	if r := reasonOf(t, err); r != ReasonInvalidClaims || !strings.Contains(err.Error(), "empty scope") || strings.Contains(err.Error(), "byte") {
+		t.Fatalf("scp [\"\"]: %s: %v", r, err)
 	}
 }
 

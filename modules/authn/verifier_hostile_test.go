@@ -271,6 +271,17 @@ func hostileTokens() []hostile {
 		{"aud of another API", es(h, func(c map[string]any) { c["aud"] = "https://other.example" }), ReasonAudience},
 		{"aud array without ours", es(h, func(c map[string]any) { c["aud"] = []string{"a", "b"} }), ReasonAudience},
 		{"aud empty array", es(h, func(c map[string]any) { c["aud"] = []string{} }), ReasonAudience},
+		// Regression: issue 25 item 10. aud is compared whole: ours with a
+		// suffix, or cut short, is another audience, alone or in an array.
+		{"aud <ours>.evil", es(h, func(c map[string]any) { c["aud"] = testAudience + ".evil" }), ReasonAudience},
+		{"aud <ours>/", es(h, func(c map[string]any) { c["aud"] = testAudience + "/" }), ReasonAudience},
+		{"aud <ours>x", es(h, func(c map[string]any) { c["aud"] = testAudience + "x" }), ReasonAudience},
+		{"aud ours cut short", es(h, func(c map[string]any) { c["aud"] = testAudience[:len(testAudience)-1] }), ReasonAudience},
+		{"aud [<ours>.evil]", es(h, func(c map[string]any) { c["aud"] = []string{testAudience + ".evil"} }), ReasonAudience},
+		{"aud [<ours>/]", es(h, func(c map[string]any) { c["aud"] = []string{testAudience + "/"} }), ReasonAudience},
+		{"aud [<ours>x]", es(h, func(c map[string]any) { c["aud"] = []string{testAudience + "x"} }), ReasonAudience},
+		{"aud [other, <ours>x]", es(h, func(c map[string]any) { c["aud"] = []string{"https://other.example", testAudience + "x"} }), ReasonAudience},
+		{"aud [ours cut short]", es(h, func(c map[string]any) { c["aud"] = []string{testAudience[:len(testAudience)-1]} }), ReasonAudience},
 		{"aud a number", es(h, func(c map[string]any) { c["aud"] = 1 }), ReasonInvalidClaims},
 		{"aud array holding a number", es(h, func(c map[string]any) { c["aud"] = []any{testAudience, 1} }), ReasonInvalidClaims},
 		{"sub a number", es(h, func(c map[string]any) { c["sub"] = 42 }), ReasonInvalidClaims},

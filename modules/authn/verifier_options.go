@@ -57,6 +57,7 @@ type verifierConfig struct {
 	cacheEntries     int // 0: no entry cap
 	maxTokenSize     int
 	maxVerifications int // 0: GOMAXPROCS
+	verificationWait time.Duration
 	logger           *zap.Logger
 	loggerSet        bool // Logger was given: SetLogger leaves it be
 	problems         []error
@@ -64,16 +65,17 @@ type verifierConfig struct {
 
 func defaultConfig(issuer, audience string) verifierConfig {
 	return verifierConfig{
-		issuer:          issuer,
-		audience:        audience,
-		retryInterval:   DefaultRetryInterval,
-		refreshInterval: DefaultRefreshInterval,
-		fetchTimeout:    DefaultFetchTimeout,
-		leeway:          DefaultLeeway,
-		clock:           time.Now,
-		cacheBytes:      DefaultCacheBytes,
-		maxTokenSize:    DefaultMaxTokenSize,
-		logger:          zap.NewNop(),
+		issuer:           issuer,
+		audience:         audience,
+		retryInterval:    DefaultRetryInterval,
+		refreshInterval:  DefaultRefreshInterval,
+		fetchTimeout:     DefaultFetchTimeout,
+		leeway:           DefaultLeeway,
+		clock:            time.Now,
+		cacheBytes:       DefaultCacheBytes,
+		maxTokenSize:     DefaultMaxTokenSize,
+		verificationWait: DefaultVerificationWait,
+		logger:           zap.NewNop(),
 	}
 }
 

@@ -58,3 +58,35 @@ func TestWritesEvaluateIfNoneMatch(t *testing.T) {
 		t.Fatalf("%d writes ran, want 2", n)
 	}
 }
+
+// Regression: issue 25 item 10.
+// RFC 9110 §13.1.1: "If-Match: *" holds only for a resource that exists.
+// A write with it to a resource whose current ETag is empty answers 412
+// and never runs; to an existing one it runs.
+func TestIfMatchAnyRefusesAMissingResource(t *testing.T) {
+	var writes atomic.Int64
+	current := func(r *http.Request) (string, time.Time, error) {
+		if chi.URLParam(r, "id") == "missing" {
+			return "", time.Time{}, nil
+		}
+		return orderTag, lastModified, nil
+	}
+	r := chi.NewRouter()
+	write := func(w http.ResponseWriter, _ *http.Request) {
+		writes.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}
+	r.With(conditional.Match(current)).Put("/orders/{id}", write)
+	r.With(conditional.Require(current)).Patch("/orders/{id}", write)
+	srv := behindtest.Stack(t, r)
+	for _, method := range []string{"PUT", "PATCH"} {
+		behindtest.Problem(t, behindtest.Do(t, srv, method, "/orders/missing", behindtest.Alice, "{}", "If-Match", "*"), 412, "precondition-failed")
+		if n := writes.Load(); n != 0 {
+			t.Fatalf("%s: the handler ran %d times for a missing resource under If-Match: *", method, n)
+		}
+	}
+	resp := behindtest.Do(t, srv, "PUT", "/orders/1", behindtest.Alice, "{}", "If-Match", "*")
+	if _ = behindtest.Body(t, resp); resp.StatusCode != http.StatusNoContent || writes.Load() != 1 {
+		t.Fatalf("existing resource: %d, %d writes; want 204 and one write", resp.StatusCode, writes.Load())
+	}
+}

@@ -78,6 +78,26 @@ func (r *Responses) ServeError(w http.ResponseWriter, req *http.Request, err err
 	out.Write(w)
 }
 
+// Refuse answers err in the format registered for req (RFC 9457 when none
+// is), for a request turned away before its handler read the body: the
+// authentication gate's refusals and those of the components behind it.
+// When the request has a body, the answer carries Connection: close
+// (HTTP/1): net/http would otherwise read up to 256 KiB of the unread body
+// before writing the answer, so a refusal would wait on a body trickled
+// in slowly, up to the server's read timeout. Under HTTP/2 nothing is
+// added: a refused stream ends alone, and Connection: close would end
+// every stream of the connection.
+func Refuse(w http.ResponseWriter, req *http.Request, err error) {
+	if req.ProtoMajor == 1 && req.ContentLength != 0 && req.Body != nil && req.Body != http.NoBody {
+		w.Header().Set("Connection", "close")
+	}
+	res, ok := FromContext(req.Context())
+	if !ok {
+		res = fallback
+	}
+	res.ServeError(w, req, err)
+}
+
 func (r *Responses) log() *zap.Logger {
 	if r.logger != nil {
 		return r.logger

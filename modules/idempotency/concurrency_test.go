@@ -98,3 +98,42 @@ func TestADuplicateThatWaitsTooLongGets409(t *testing.T) {
 		t.Fatalf("first: %d", resp.StatusCode)
 	}
 }
+
+// By default a duplicate that arrives while the first request still runs
+// answers 409 idempotency-in-flight with Retry-After at once
+// (draft-ietf-httpapi-idempotency-key-header: MUST), without waiting and
+// without running the handler; once the first is done the retry replays it.
+func TestADuplicateInFlightGets409AtOnceByDefault(t *testing.T) {
+	h := &gated{entered: make(chan struct{}, 1), release: make(chan struct{})}
+	r := chi.NewRouter()
+	r.With(idempotency.Required()).Post("/orders", h.ServeHTTP)
+	srv := behindtest.Stack(t, r, newComponent(t, store.NewMemory()).Middleware)
+	first := make(chan *http.Response)
+	go func() {
+		first <- behindtest.Do(t, srv, "POST", "/orders", behindtest.Alice, "pen", "Idempotency-Key", "k")
+	}()
+	<-h.entered // the first holds the key, and will until released
+	dup := behindtest.Do(t, srv, "POST", "/orders", behindtest.Alice, "pen", "Idempotency-Key", "k")
+	if dup.Header.Get("Retry-After") != "1" {
+		t.Fatalf("Retry-After %q", dup.Header.Get("Retry-After"))
+	}
+	behindtest.Problem(t, dup, http.StatusConflict, "idempotency-in-flight")
+	close(h.release)
+	if resp := <-first; resp.StatusCode != 201 {
+		t.Fatalf("first: %d", resp.StatusCode)
+	}
+	again := behindtest.Do(t, srv, "POST", "/orders", behindtest.Alice, "pen", "Idempotency-Key", "k")
+	if again.StatusCode != 201 || again.Header.Get("Idempotent-Replayed") != "true" {
+		t.Fatalf("the retry after the first finished: %d %v", again.StatusCode, again.Header)
+	}
+}
+
+// A negative Wait is refused, naming the option; zero is the default.
+func TestWaitMustNotBeNegative(t *testing.T) {
+	if _, err := idempotency.New(idempotency.Wait(-time.Second)); err == nil || !strings.Contains(err.Error(), "idempotency.Wait") {
+		t.Fatalf("New(Wait(-1s)) = %v", err)
+	}
+	if _, err := idempotency.New(idempotency.Wait(0)); err != nil {
+		t.Fatalf("New(Wait(0)) = %v", err)
+	}
+}

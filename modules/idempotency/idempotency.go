@@ -18,8 +18,9 @@
 // characters, or a byte outside printable ASCII), 413
 // request-body-too-large (over MaxBodySize, before the handler runs), 422
 // idempotency-key-reused (same key, other payload) and 409
-// idempotency-in-flight with retry_after (a duplicate still running when
-// the wait ran out).
+// idempotency-in-flight with Retry-After (a duplicate that arrives while
+// the first request still runs: the draft's MUST; [Wait] makes it wait for
+// the first to finish instead).
 package idempotency
 
 import (
@@ -45,7 +46,7 @@ const (
 const (
 	DefaultTTL         = 24 * time.Hour
 	DefaultLease       = 5 * time.Minute
-	DefaultWait        = 10 * time.Second
+	DefaultWait        = time.Duration(0) // a duplicate in flight answers 409 at once
 	DefaultMaxBodySize = 1 << 20
 )
 
@@ -88,8 +89,12 @@ func TTL(d time.Duration) Option { return func(c *config) { c.ttl = d } }
 // Set it above the route's longest run.
 func Lease(d time.Duration) Option { return func(c *config) { c.lease = d } }
 
-// Wait bounds how long a duplicate waits for the first request to finish
-// before it answers 409 idempotency-in-flight (default DefaultWait).
+// Wait makes a duplicate that arrives while the first request still runs
+// wait up to d for it to finish and replay its response, answering 409
+// idempotency-in-flight only when d runs out. By default (DefaultWait, 0)
+// it answers 409 with Retry-After at once, as
+// draft-ietf-httpapi-idempotency-key-header requires; waiting holds a
+// connection and a goroutine per duplicate for up to d.
 func Wait(d time.Duration) Option { return func(c *config) { c.wait = d } }
 
 // MaxBodySize bounds the request body read to fingerprint it (default
@@ -114,8 +119,8 @@ func Exclude(patterns ...string) Option {
 	return func(c *config) { c.exclude = append(c.exclude, patterns...) }
 }
 
-// New builds the component. It refuses a TTL, Lease or Wait that is not
-// positive (when set), a MaxBodySize below 1, and Include/Exclude patterns
+// New builds the component. It refuses a TTL or Lease that is not
+// positive (when set), a negative Wait, a MaxBodySize below 1, and Include/Exclude patterns
 // that are not paths.
 func New(opts ...Option) (*Component, error) {
 	c := config{ttl: DefaultTTL, lease: DefaultLease, wait: DefaultWait, maxBody: DefaultMaxBodySize}
@@ -129,8 +134,8 @@ func New(opts ...Option) (*Component, error) {
 		return nil, errorf("idempotency.TTL(%v): must be positive", c.ttl)
 	case c.lease <= 0:
 		return nil, errorf("idempotency.Lease(%v): must be positive", c.lease)
-	case c.wait <= 0:
-		return nil, errorf("idempotency.Wait(%v): must be positive", c.wait)
+	case c.wait < 0:
+		return nil, errorf("idempotency.Wait(%v): must not be negative (0 answers 409 at once)", c.wait)
 	case c.maxBody < 1:
 		return nil, errorf("idempotency.MaxBodySize(%d): must be at least 1 byte", c.maxBody)
 	}

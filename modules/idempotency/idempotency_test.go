@@ -326,7 +326,7 @@ func TestNewRefusesBadSettings(t *testing.T) {
 	for name, opt := range map[string]idempotency.Option{
 		"ttl":      idempotency.TTL(0),
 		"lease":    idempotency.Lease(-time.Second),
-		"wait":     idempotency.Wait(0),
+		"wait":     idempotency.Wait(-time.Millisecond),
 		"max body": idempotency.MaxBodySize(0),
 		"include":  idempotency.Include("orders"),
 	} {

@@ -123,7 +123,8 @@ func (c *Component) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 }
 
 // serve runs the first request under a key, replays a completed one and
-// makes a duplicate wait for the one in flight.
+// refuses a duplicate of the one in flight, after waiting for it when
+// [Wait] allows.
 func (c *Component) serve(w http.ResponseWriter, r *http.Request, next http.Handler, k store.Key, fp string) {
 	owner := newOwner()
 	ctx := r.Context()
@@ -146,7 +147,8 @@ func (c *Component) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 			behind.Refuse(w, r, &svcerrors.IdempotencyConflict{})
 			return
 		}
-		// In flight: wait for the first request, up to the bound.
+		// In flight: wait for the first request, up to the bound (by
+		// default none).
 		left := time.Until(deadline)
 		if left <= 0 {
 			behind.Refuse(w, r, &svcerrors.IdempotencyWaitTimeout{RetryAfter: time.Second})

@@ -271,6 +271,11 @@ func TestInvalidValuesNameTheSetting(t *testing.T) {
 			"SVC_METRICS_BASIC_AUTH_USERNAME": "u", "SVC_METRICS_BASIC_AUTH_PASSWORD": s3}, nil, nil, "SVC_METRICS_ENDPOINT"},
 		{"resource attributes", map[string]string{"SVC_METRICS_RESOURCE_ATTRIBUTES": "novalue"}, nil, nil, "SVC_METRICS_RESOURCE_ATTRIBUTES"},
 		{"SVC_ENV_LOAD", map[string]string{"SVC_ENV_LOAD": "maybe"}, nil, nil, "SVC_ENV_LOAD"},
+		// Regression: issue 25 item 7: control characters in the service name.
+		{"service name with a newline", map[string]string{"SVC_METRICS_SERVICE_NAME": "orders\nlevel=error"}, nil, nil, "SVC_METRICS_SERVICE_NAME"},
+		{"service name with an escape", map[string]string{"SVC_METRICS_SERVICE_NAME": "orders\x1b[2J"}, nil, nil, "SVC_METRICS_SERVICE_NAME"},
+		{"service name not UTF-8", map[string]string{"OTEL_SERVICE_NAME": "orders\xff"}, nil, nil, "OTEL_SERVICE_NAME"},
+		{"option service name with a control character", nil, []metrics.Option{metrics.WithServiceName("orders\x00")}, nil, "metrics.WithServiceName"},
 		{"option exporter", nil, []metrics.Option{metrics.WithExporter("kafka")}, nil, "metrics.WithExporter"},
 		{"option interval zero", nil, []metrics.Option{metrics.WithExportInterval(0)}, nil, "metrics.WithExportInterval"},
 		{"option shutdown negative", nil, []metrics.Option{metrics.WithShutdownTimeout(-time.Second)}, nil, "metrics.WithShutdownTimeout"},

@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -60,8 +61,9 @@ type Client struct {
 // New builds a client from environment variables (SVC_OAUTHCLIENT_*) and
 // options; options override the environment, except
 // SVC_OAUTHCLIENT_AUTH_METHOD (see [Secret]). It refuses, with a
-// [ConfigError] naming the setting: no issuer and no token endpoint, no
-// client ID, no client authentication, an SVC_OAUTHCLIENT_AUTH_METHOD other
+// [ConfigError] naming the setting (every bad setting, joined by
+// errors.Join, when there are several): no issuer and no token endpoint,
+// no client ID or a blank one, no client authentication, an SVC_OAUTHCLIENT_AUTH_METHOD other
 // than basic, post or auto or one the code's client authentication
 // contradicts, a secret method without a secret, an
 // unreadable secret or assertion file, a bad private key, a negative
@@ -116,24 +118,21 @@ func New(opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// finish applies defaults and checks the settings.
+// finish applies defaults and checks the settings. It reports every bad
+// setting, not the first: with the identity half set, a missing issuer
+// must not hide an unreadable assertion file or a blank client ID.
 func (cfg *clientConfig) finish() error {
+	var errs []error
 	if cfg.issuer == "" && cfg.tokenEndpoint == "" {
-		return &ConfigError{Setting: clientEnvPrefix + "ISSUER", Problem: "set the issuer (or " + clientEnvPrefix + "TOKEN_ENDPOINT), or pass oauthclient.Issuer or oauthclient.TokenEndpoint"}
+		errs = append(errs, &ConfigError{Setting: clientEnvPrefix + "ISSUER", Problem: "set the issuer (or " + clientEnvPrefix + "TOKEN_ENDPOINT), or pass oauthclient.Issuer or oauthclient.TokenEndpoint"})
 	}
 	if cfg.issuer != "" {
-		if err := checkURL(cfg.issuer, clientEnvPrefix+"ISSUER", cfg.allowHTTP); err != nil {
-			return err
-		}
+		errs = append(errs, checkURL(cfg.issuer, clientEnvPrefix+"ISSUER", cfg.allowHTTP))
 	}
 	if cfg.tokenEndpoint != "" {
-		if err := checkURL(cfg.tokenEndpoint, clientEnvPrefix+"TOKEN_ENDPOINT", cfg.allowHTTP); err != nil {
-			return err
-		}
+		errs = append(errs, checkURL(cfg.tokenEndpoint, clientEnvPrefix+"TOKEN_ENDPOINT", cfg.allowHTTP))
 	}
-	if cfg.clientID == "" {
-		return &ConfigError{Setting: clientEnvPrefix + "CLIENT_ID", Problem: "set the client ID, or pass oauthclient.ClientID"}
-	}
+	errs = append(errs, checkClientID(cfg.clientID))
 	for _, d := range []struct {
 		v    *time.Duration
 		def  time.Duration
@@ -144,29 +143,17 @@ func (cfg *clientConfig) finish() error {
 		{&cfg.retryInterval, DefaultRetryInterval, "RETRY_INTERVAL"},
 	} {
 		if *d.v < 0 {
-			return &ConfigError{Setting: clientEnvPrefix + d.name, Problem: "must not be negative"}
+			errs = append(errs, &ConfigError{Setting: clientEnvPrefix + d.name, Problem: "must not be negative"})
 		}
 		if *d.v == 0 {
 			*d.v = d.def
 		}
 	}
-	if err := cfg.applyEnvMethod(); err != nil {
-		return err
-	}
-	if cfg.auth == nil {
-		switch {
-		case cfg.assertionFile != "":
-			cfg.auth = AssertionFile("")
-		case cfg.clientSecret.IsSet() || cfg.clientSecretFile != "":
-			cfg.auth = Secret(Auto)
-		default:
-			return &ConfigError{
-				Setting: clientEnvPrefix + "CLIENT_SECRET",
-				Problem: "no client authentication: set it, " + clientEnvPrefix + "CLIENT_SECRET_FILE or " + clientEnvPrefix + "ASSERTION_FILE, or pass oauthclient.Secret, oauthclient.PrivateKey or oauthclient.AssertionFile",
-			}
+	errs = append(errs, cfg.finishAuth())
+	if err := errors.Join(errs...); err != nil {
+		if j := err.(interface{ Unwrap() []error }).Unwrap(); len(j) == 1 {
+			return j[0] // one fault stays a plain *ConfigError
 		}
-	}
-	if err := cfg.auth.check(cfg); err != nil {
 		return err
 	}
 	if cfg.httpClient == nil {
@@ -186,6 +173,43 @@ func (cfg *clientConfig) finish() error {
 	}
 	if cfg.jitter == nil {
 		cfg.jitter = randomJitter
+	}
+	return nil
+}
+
+// finishAuth settles how the client authenticates and checks it (a
+// secret or assertion file must be readable).
+func (cfg *clientConfig) finishAuth() error {
+	if err := cfg.applyEnvMethod(); err != nil {
+		return err
+	}
+	if cfg.auth == nil {
+		switch {
+		case cfg.assertionFile != "":
+			cfg.auth = AssertionFile("")
+		case cfg.clientSecret.IsSet() || cfg.clientSecretFile != "":
+			cfg.auth = Secret(Auto)
+		default:
+			return &ConfigError{
+				Setting: clientEnvPrefix + "CLIENT_SECRET",
+				Problem: "no client authentication: set it, " + clientEnvPrefix + "CLIENT_SECRET_FILE or " + clientEnvPrefix + "ASSERTION_FILE, or pass oauthclient.Secret, oauthclient.PrivateKey or oauthclient.AssertionFile",
+			}
+		}
+	}
+	return cfg.auth.check(cfg)
+}
+
+// checkClientID refuses a missing client ID, and one a server would never
+// match: blank, or with spaces around it (a quoting slip in a manifest).
+func checkClientID(id string) error {
+	setting := clientEnvPrefix + "CLIENT_ID"
+	switch {
+	case id == "":
+		return &ConfigError{Setting: setting, Problem: "set the client ID, or pass oauthclient.ClientID"}
+	case strings.TrimSpace(id) == "":
+		return &ConfigError{Setting: setting, Problem: "is blank: set the client ID, or pass oauthclient.ClientID"}
+	case strings.TrimSpace(id) != id:
+		return &ConfigError{Setting: setting, Problem: "has leading or trailing spaces"}
 	}
 	return nil
 }

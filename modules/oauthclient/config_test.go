@@ -149,6 +149,52 @@ func TestEnvironmentErrorsNameTheVariable(t *testing.T) {
 	})
 }
 
+// Regression: issue 25 item 6.
+// With part of the identity set, a missing issuer hid the fault of the
+// setting that was given: each bad setting is reported, naming its own
+// variable, and a blank client ID is refused as blank.
+func TestEveryBadClientSettingNamesItsOwnVariable(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing")
+	cases := []struct {
+		name string
+		env  map[string]string
+		want []string
+	}{
+		{"missing assertion file", map[string]string{"SVC_OAUTHCLIENT_ASSERTION_FILE": missing},
+			[]string{"SVC_OAUTHCLIENT_ASSERTION_FILE: cannot read the assertion file", "SVC_OAUTHCLIENT_ISSUER: set the issuer", "SVC_OAUTHCLIENT_CLIENT_ID: set the client ID"}},
+		{"missing secret file", map[string]string{"SVC_OAUTHCLIENT_CLIENT_SECRET_FILE": missing},
+			[]string{"SVC_OAUTHCLIENT_CLIENT_SECRET_FILE: cannot read the secret file", "SVC_OAUTHCLIENT_ISSUER: set the issuer", "SVC_OAUTHCLIENT_CLIENT_ID: set the client ID"}},
+		{"blank client id", map[string]string{"SVC_OAUTHCLIENT_CLIENT_ID": "  "},
+			[]string{"SVC_OAUTHCLIENT_CLIENT_ID: is blank", "SVC_OAUTHCLIENT_ISSUER: set the issuer", "SVC_OAUTHCLIENT_CLIENT_SECRET: no client authentication"}},
+		{"client id with spaces", map[string]string{"SVC_OAUTHCLIENT_TOKEN_ENDPOINT": "https://as.example/token", "SVC_OAUTHCLIENT_CLIENT_ID": "svc ", "SVC_OAUTHCLIENT_CLIENT_SECRET": "s3cret"},
+			[]string{"SVC_OAUTHCLIENT_CLIENT_ID: has leading or trailing spaces"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, v := range []string{"ISSUER", "TOKEN_ENDPOINT", "CLIENT_ID", "CLIENT_SECRET", "CLIENT_SECRET_FILE", "ASSERTION_FILE", "AUTH_METHOD"} {
+				t.Setenv("SVC_OAUTHCLIENT_"+v, tc.env["SVC_OAUTHCLIENT_"+v])
+			}
+			_, err := oauthclient.New()
+			if err == nil {
+				t.Fatal("accepted")
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error does not say %q:\n%v", w, err)
+				}
+			}
+			var ce *oauthclient.ConfigError
+			if !errors.As(err, &ce) {
+				t.Fatalf("err = %v, want ConfigErrors", err)
+			}
+			if j, ok := err.(interface{ Unwrap() []error }); (len(tc.want) > 1) != ok || (ok && len(j.Unwrap()) != len(tc.want)) {
+				t.Fatalf("want %d errors, got %v", len(tc.want), err)
+			}
+			mustNotLeak(t, err, "s3cret")
+		})
+	}
+}
+
 func TestWithoutEnvIgnoresEnvironment(t *testing.T) {
 	t.Setenv("SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "https://as.example/token")
 	t.Setenv("SVC_OAUTHCLIENT_CLIENT_ID", "id")
@@ -180,6 +226,47 @@ func TestPatternRefusals(t *testing.T) {
 	}
 	if _, err := oauthclient.TokenExchange("x", oauthclient.WithClient(c), oauthclient.ExchangeCacheSize(0)); err == nil {
 		t.Error("cache size 0 accepted")
+	}
+}
+
+// Regression: issue 25 item 7.
+// Scopes that are not RFC 6749 §3.3 scope-tokens were accepted and sent;
+// each is refused, naming the variable (or option) and the scope.
+func TestPatternRefusesScopesThatAreNotScopeTokens(t *testing.T) {
+	s := newTokenServer(t)
+	c := newClient(t, s, newClock())
+	for _, tc := range []struct {
+		name, variable, value, want string
+	}{
+		{"quote", "SVC_CLIENTCREDENTIALS_PRICING_SCOPES", `read "admin"`, `scope "\"admin\"" holds a character`},
+		{"backslash", "SVC_CLIENTCREDENTIALS_PRICING_SCOPES", `read,ad\min`, `scope "ad\\min" holds a character`},
+		{"control character", "SVC_CLIENTCREDENTIALS_PRICING_SCOPES", "read\x01admin", `scope "read\x01admin" holds a character`},
+		{"non-breaking space", "SVC_TOKENEXCHANGE_PRICING_SCOPES", "read\u00a0admin", `scope "read\u00a0admin" holds a character`},
+		{"DEL", "SVC_TOKENEXCHANGE_PRICING_SCOPES", "read\x7f", `scope "read\x7f" holds a character`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv(tc.variable, tc.value)
+			build := oauthclient.ClientCredentials
+			if strings.HasPrefix(tc.variable, "SVC_TOKENEXCHANGE_") {
+				build = oauthclient.TokenExchange
+			}
+			_, err := build("pricing", oauthclient.WithClient(c))
+			var ce *oauthclient.ConfigError
+			if !errors.As(err, &ce) || ce.Setting != tc.variable || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want a ConfigError naming %s and saying %s", err, tc.variable, tc.want)
+			}
+		})
+	}
+	t.Setenv("SVC_CLIENTCREDENTIALS_PRICING_SCOPES", "read, write:all  https://api.example/x")
+	if _, err := oauthclient.ClientCredentials("pricing", oauthclient.WithClient(c)); err != nil {
+		t.Fatalf("scope-tokens refused: %v", err)
+	}
+	for _, bad := range []string{"", "two words", `q"`} {
+		_, err := oauthclient.ClientCredentials("pricing", oauthclient.WithClient(c), oauthclient.Scopes("read", bad))
+		var ce *oauthclient.ConfigError
+		if !errors.As(err, &ce) || ce.Setting != "oauthclient.Scopes" {
+			t.Errorf("Scopes(%q): err = %v, want a ConfigError naming oauthclient.Scopes", bad, err)
+		}
 	}
 }
 

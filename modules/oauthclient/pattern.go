@@ -4,10 +4,13 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 
 	"github.com/caarlos0/env/v11"
+
+	"github.com/svckit/svc/internal/scopetoken"
 )
 
 // Token type identifiers of RFC 8693.
@@ -86,9 +89,32 @@ func Resource(resources ...string) PatternOption {
 }
 
 // Scopes sets the scope form field (joined with spaces). Overrides
-// SVC_..._<NAME>_SCOPES.
+// SVC_..._<NAME>_SCOPES. It refuses a scope that is not an RFC 6749 §3.3
+// scope-token: empty, or holding a space, '"', '\\', a control character
+// or a byte outside printable ASCII.
 func Scopes(scopes ...string) PatternOption {
-	return patternOption(func(c *patternConfig) error { c.scopes, c.scopesSet = scopes, true; return nil })
+	return patternOption(func(c *patternConfig) error {
+		for _, s := range scopes {
+			if problem := scopeTokenProblem(s); problem != "" {
+				return &ConfigError{Setting: "oauthclient.Scopes", Problem: problem}
+			}
+		}
+		c.scopes, c.scopesSet = scopes, true
+		return nil
+	})
+}
+
+// scopeTokenProblem says why s is not a scope-token (RFC 6749 §3.3), or
+// "" when it is one.
+func scopeTokenProblem(s string) string {
+	switch {
+	case s == "":
+		return "a scope is empty"
+	case !scopetoken.Valid(s):
+		return "scope " + strconv.QuoteToASCII(s) + " holds a character RFC 6749 §3.3 does not allow in a scope " +
+			"(a space, '\"', '\\', a control character or non-ASCII); separate scopes with spaces or commas"
+	}
+	return ""
 }
 
 // WithClient makes the pattern fetch through c instead of the app's client.
@@ -206,6 +232,11 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 	if !cfg.resSet && len(cfg.resource) > 0 {
 		if err := Resource(cfg.resource...).applyPattern(&cfg); err != nil {
 			return nil, &ConfigError{Setting: envPrefix + "RESOURCE", Problem: err.(*ConfigError).Problem}
+		}
+	}
+	if !cfg.scopesSet && len(cfg.scopes) > 0 {
+		if err := Scopes(cfg.scopes...).applyPattern(&cfg); err != nil {
+			return nil, &ConfigError{Setting: envPrefix + "SCOPES", Problem: err.(*ConfigError).Problem}
 		}
 	}
 	if cfg.client == nil {

@@ -140,9 +140,13 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		behind.Refuse(w, r, fmt.Errorf("ratelimit: the budget store failed (limit %s): %w", m.name, err))
 		return
 	}
-	h := w.Header()
-	h["Ratelimit-Policy"] = m.headers.policy
-	h["Ratelimit"] = m.headers.state(res.Remaining, res.ResetAfter)
+	// A budget the store could not check (failing open) is told to
+	// nobody: any number would be made up.
+	if !res.Unchecked {
+		h := w.Header()
+		h["Ratelimit-Policy"] = m.headers.policy
+		h["Ratelimit"] = m.headers.state(res, m.rate)
+	}
 	if !res.Allowed {
 		l.metrics.add(r, m.name)
 		behind.Refuse(w, r, &svcerrors.RateLimitExceeded{RetryAfter: res.RetryAfter})

@@ -58,7 +58,9 @@ func TestAdmittedResponsesCarryTheRateLimitHeaders(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	rates := store.NewMemory(store.Clock(func() time.Time { return now }))
 	srv := behindtest.Stack(t, chiApp(), newLimiter(t, rates).Middleware)
-	want := []string{`"orders";r=1;t=1800`, `"orders";r=0;t=3600`}
+	// At r=0, t names the point the next request fits: the second
+	// request spent the budget, and the third fits 1800 s later.
+	want := []string{`"orders";r=1;t=1800`, `"orders";r=0;t=1800`}
 	for i, w := range want {
 		resp := behindtest.Do(t, srv, "POST", "/orders", behindtest.Alice, "")
 		if body := behindtest.Body(t, resp); resp.StatusCode != 200 || body != "ok" {
@@ -72,7 +74,7 @@ func TestAdmittedResponsesCarryTheRateLimitHeaders(t *testing.T) {
 		}
 	}
 	resp := behindtest.Do(t, srv, "POST", "/orders", behindtest.Alice, "")
-	if resp.Header.Get("Retry-After") != "1800" || resp.Header.Get("RateLimit") != `"orders";r=0;t=3600` {
+	if resp.Header.Get("Retry-After") != "1800" || resp.Header.Get("RateLimit") != `"orders";r=0;t=1800` {
 		t.Fatalf("refusal headers: %v", resp.Header)
 	}
 	p := behindtest.Problem(t, resp, http.StatusTooManyRequests, "rate-limit-exceeded")
@@ -118,15 +120,21 @@ func TestARefusedRequestSpendsNoBudget(t *testing.T) {
 	}
 }
 
+// Regression: issue 25 item 10.
+// Anonymous callers from two addresses (behind a trusted proxy, which
+// names them in X-Forwarded-For) each have their own budget: a key that
+// ignored the address would refuse the second caller's first request.
 func TestAnonymousCallersAreKeyedByAddress(t *testing.T) {
-	srv := behindtest.Stack(t, chiApp(), newLimiter(t, store.NewMemory()).Middleware)
-	if resp := behindtest.Do(t, srv, "GET", "/public", "", ""); resp.StatusCode != 200 {
-		t.Fatalf("first: %d", resp.StatusCode)
+	srv := behindtest.Stack(t, chiApp(), behindtest.Telemetry(t, "127.0.0.1/32"), newLimiter(t, store.NewMemory()).Middleware)
+	for _, addr := range []string{"203.0.113.7", "198.51.100.9"} {
+		if resp := behindtest.Do(t, srv, "GET", "/public", "", "", "X-Forwarded-For", addr); resp.StatusCode != 200 {
+			t.Fatalf("%s first: %d", addr, resp.StatusCode)
+		}
+		behindtest.Problem(t, behindtest.Do(t, srv, "GET", "/public", "", "", "X-Forwarded-For", addr), 429, "rate-limit-exceeded")
 	}
-	behindtest.Problem(t, behindtest.Do(t, srv, "GET", "/public", "", ""), 429, "rate-limit-exceeded")
 	// An authenticated caller on the same route is keyed by issuer and
-	// subject, not by the address it shares with the anonymous one.
-	if resp := behindtest.Do(t, srv, "GET", "/public", behindtest.Alice, ""); resp.StatusCode != 200 {
+	// subject, not by the address it shares with an anonymous one.
+	if resp := behindtest.Do(t, srv, "GET", "/public", behindtest.Alice, "", "X-Forwarded-For", "203.0.113.7"); resp.StatusCode != 200 {
 		t.Fatalf("alice: %d", resp.StatusCode)
 	}
 }

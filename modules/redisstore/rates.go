@@ -81,7 +81,7 @@ type rates struct{ c *Client }
 // Rates returns the rate-limit store: GCRA in one Lua script (EVALSHA,
 // reloaded with EVAL after a Redis restart emptied the script cache). It
 // fails open: while Redis does not answer within Timeout every request is
-// allowed (RateResult{Allowed: true} with nil error), a warning is logged
+// allowed (RateResult{Allowed: true, Unchecked: true} with nil error), a warning is logged
 // at most once a minute, svc.redis.errors counts each failed operation and
 // svc.redis.fail_open each request let through unchecked.
 //
@@ -116,7 +116,7 @@ func (s rates) Allow(ctx context.Context, k store.Key, r store.Rate) (store.Rate
 	}
 	if err != nil {
 		s.c.failOpen.admit(ctx, "ratelimit", err)
-		return store.RateResult{Allowed: true, Remaining: max(0, r.Burst-1)}, nil
+		return store.RateResult{Allowed: true, Unchecked: true}, nil
 	}
 	s.c.failOpen.ok()
 	window := interval * burst

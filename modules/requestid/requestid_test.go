@@ -3,6 +3,7 @@ package requestid_test
 import (
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/svckit/svc/modules/requestid"
@@ -41,4 +42,34 @@ func FuzzValid(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestNewIsValidHexAcrossGoroutines holds New's format (32 lowercase hex
+// digits, accepted by Valid) and its uniqueness when many goroutines draw
+// at once, as the requests of a busy server do.
+func TestNewIsValidHexAcrossGoroutines(t *testing.T) {
+	const workers, each = 8, 500
+	ids := make(chan string, workers*each)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				ids <- requestid.New()
+			}
+		}()
+	}
+	wg.Wait()
+	close(ids)
+	seen := map[string]bool{}
+	for id := range ids {
+		if len(id) != 32 || strings.Trim(id, "0123456789abcdef") != "" || !requestid.Valid(id) {
+			t.Fatalf("New() = %q, want 32 lowercase hex digits", id)
+		}
+		if seen[id] {
+			t.Fatalf("duplicate ID %s", id)
+		}
+		seen[id] = true
+	}
 }

@@ -55,6 +55,11 @@ type RateResult struct {
 	RetryAfter time.Duration
 	// ResetAfter is how long until the whole burst is available again.
 	ResetAfter time.Duration
+	// Unchecked is true when the store could not check the budget and let
+	// the request through (a networked store failing open): Remaining and
+	// the durations then describe no budget, and nothing may be told to
+	// the caller about one.
+	Unchecked bool
 }
 
 // Rates keeps rate-limit budgets (GCRA: one timestamp per key).

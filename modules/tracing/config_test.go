@@ -173,6 +173,8 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 			"SVC_TRACING_RESOURCE_ATTRIBUTES", "resource_attributes", "key=value"},
 		{"SVC_ENV_LOAD not a boolean", map[string]string{"SVC_ENV_LOAD": "maybe"}, nil,
 			"SVC_ENV_LOAD", "env_load", "boolean"},
+		{"service name with a control character", map[string]string{"SVC_TRACING_SERVICE_NAME": "orders\r\nx"}, nil,
+			"SVC_TRACING_SERVICE_NAME", "service_name", "control character"},
 		{"empty name", nil, []tracing.Option{tracing.WithName("")},
 			"tracing.WithName", "name", "empty"},
 	} {

@@ -42,6 +42,9 @@ func resolve(c Config, src sources) (Config, error) {
 	if otlpconf.HasHeader(c.Headers, "authorization") && c.AuthorizationHeader().IsSet() {
 		return c, src.fail("headers", "an Authorization header and Basic credentials are both set; keep one")
 	}
+	if err := src.fault(otlpconf.CheckServiceName(c.ServiceName)); err != nil {
+		return c, err
+	}
 	for k := range c.ResourceAttributes {
 		if strings.TrimSpace(k) == "" {
 			return c, src.fail("resource_attributes", "an attribute has an empty key")

@@ -150,7 +150,7 @@ func (i *Issuer) KeyFetches() int { return int(i.fetches.Load()) }
 func (i *Issuer) DiscoveryURL() string { return i.URL + "/.well-known/openid-configuration" }
 
 // Discover returns a verifier for this issuer, not yet opened: hand it to
-// fxsvc.Authn (the app opens and closes it) or to authn.Middleware. Its
+// fxsvc.Authn (the app opens and closes it) or open it yourself for authn.New. Its
 // audience is the issuer's Audience unless opts say otherwise through
 // WithAudience on the issuer.
 func (i *Issuer) Discover(opts ...authn.VerifierOption) *authn.JWTVerifier {

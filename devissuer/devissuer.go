@@ -1,8 +1,22 @@
 // Package devissuer is a DEVELOPMENT-ONLY OpenID Connect issuer on
-// loopback. It exists so that `make run` and fast tests have tokens to
-// verify without an external server. It signs with a key made at start,
-// trusts any client that knows the one configured secret, and keeps
-// nothing: never use it where an issuer is configured, and never expose it.
+// loopback: discovery, a JWKS, a token endpoint (client credentials and
+// token exchange) and a /mint endpoint that signs a token for any subject
+// and scopes asked. It exists so that a service under development, `make
+// run` and fast tests have real tokens to verify and fetch without an
+// external server. It signs with a key made at start, trusts any client
+// that knows the one configured secret, and keeps nothing: never use it
+// where an issuer is configured, and never expose it (Start refuses an
+// address that is not loopback).
+//
+// The same issuer runs as a command, printing the settings to paste:
+//
+//	go run github.com/svckit/svc/cmd/devissuer -addr 127.0.0.1:9000 -scopes "read write"
+//
+// and in-process, in a test or a service's own development mode:
+//
+//	iss, err := devissuer.Start(devissuer.Options{Audience: "orders"})
+//	defer iss.Close()
+//	tok, err := iss.Mint(devissuer.Token{Subject: "alice", Scopes: []string{"read"}})
 package devissuer
 
 import (
@@ -11,8 +25,6 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -46,22 +58,28 @@ type Issuer struct {
 
 // Options configure an Issuer; zero values take the defaults.
 type Options struct {
-	Addr         string // default 127.0.0.1:0
+	Addr         string // default 127.0.0.1:0 (a free port); loopback only
 	Audience     string // default "svc-example"
 	ClientID     string // default "example-client"
 	ClientSecret string // default "example-secret"
 }
 
-// Start listens on loopback and serves discovery, the JWKS and a token
-// endpoint (client_credentials, form-encoded, client_secret_basic or
-// client_secret_post). Close stops it.
+// Start listens on loopback and serves discovery, the JWKS, a token
+// endpoint (form-encoded, client_secret_basic or client_secret_post;
+// grant types client_credentials and RFC 8693 token exchange) and GET
+// /mint?sub=alice&scope=read+write (&aud=, &ttl=30m) answering a signed
+// token as the token endpoint does. Close stops it. It refuses an Addr
+// that is not a loopback address.
 func Start(opts Options) (*Issuer, error) {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
 	}
 	host, _, err := net.SplitHostPort(opts.Addr)
-	if err != nil || (host != "127.0.0.1" && host != "localhost" && host != "::1") {
-		return nil, fmt.Errorf("devissuer: Addr %q must be a loopback address: this issuer is for development only", opts.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("devissuer: address %q is not host:port (%v): write it as 127.0.0.1:9000, or 127.0.0.1:0 for a free port", opts.Addr, err)
+	}
+	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("devissuer: address %q is not on loopback (127.0.0.1, ::1 or localhost): this issuer signs whatever it is asked and must never be reachable from elsewhere", opts.Addr)
 	}
 	ln, err := net.Listen("tcp", opts.Addr)
 	if err != nil {
@@ -83,6 +101,7 @@ func Start(opts Options) (*Issuer, error) {
 	mux.HandleFunc("GET /.well-known/oauth-authorization-server", iss.discovery)
 	mux.HandleFunc("GET /jwks", iss.jwks)
 	mux.HandleFunc("POST /token", iss.token)
+	mux.HandleFunc("GET /mint", iss.mint)
 	iss.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
 	go func() { _ = iss.srv.Serve(ln) }()
 	return iss, nil
@@ -178,7 +197,7 @@ func (i *Issuer) discovery(w http.ResponseWriter, _ *http.Request) {
 		"issuer":                                i.URL,
 		"jwks_uri":                              i.URL + "/jwks",
 		"token_endpoint":                        i.URL + "/token",
-		"grant_types_supported":                 []string{"client_credentials"},
+		"grant_types_supported":                 []string{"client_credentials", grantTokenExchange},
 		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
 		"id_token_signing_alg_values_supported": []string{"ES256"},
 		"response_types_supported":              []string{"token"},
@@ -191,54 +210,4 @@ func (i *Issuer) jwks(w http.ResponseWriter, _ *http.Request) {
 	set := jose.JSONWebKeySet{Keys: append([]jose.JSONWebKey(nil), i.public...)}
 	i.mu.RUnlock()
 	writeJSON(w, http.StatusOK, set)
-}
-
-func (i *Issuer) token(w http.ResponseWriter, r *http.Request) {
-	i.mu.Lock()
-	i.tokenRequests++
-	i.mu.Unlock()
-	if err := r.ParseForm(); err != nil {
-		oauthError(w, http.StatusBadRequest, "invalid_request")
-		return
-	}
-	id, secret, basic := r.BasicAuth()
-	if !basic {
-		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-	}
-	if id != i.ClientID || secret != i.ClientSecret {
-		oauthError(w, http.StatusUnauthorized, "invalid_client")
-		return
-	}
-	if r.PostForm.Get("grant_type") != "client_credentials" {
-		oauthError(w, http.StatusBadRequest, "unsupported_grant_type")
-		return
-	}
-	aud := r.PostForm.Get("audience")
-	if aud == "" {
-		aud = r.PostForm.Get("resource")
-	}
-	scopes := strings.Fields(r.PostForm.Get("scope"))
-	tok, err := i.Mint(Token{Subject: id, Audience: aud, Scopes: scopes, TTL: time.Hour})
-	if err != nil {
-		oauthError(w, http.StatusInternalServerError, "server_error")
-		return
-	}
-	resp := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600}
-	if len(scopes) > 0 {
-		resp["scope"] = strings.Join(scopes, " ")
-	}
-	writeJSON(w, http.StatusOK, resp)
-}
-
-func oauthError(w http.ResponseWriter, status int, code string) {
-	writeJSON(w, status, map[string]string{"error": code})
-}
-
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.Header().Set("Cache-Control", "no-store")
-	w.WriteHeader(status)
-	if err := json.NewEncoder(w).Encode(v); err != nil && !errors.Is(err, http.ErrHandlerTimeout) {
-		return
-	}
 }
