@@ -61,14 +61,13 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 		}),
 		fx.Provide(onlyOneAuthnGatePerApp),
 		describe("authn", func(g *authn.Gate, enc zapcore.ObjectEncoder) { encodeVerifier(enc, g.Verifier()) }),
-		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteGuard { return g })),
-		fx.Provide(fx.Annotate(func(g *authn.Gate) RouteLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
-		fx.Provide(fx.Annotate(
-			func(g *authn.Gate) Wrapper {
-				return Wrapper{Name: "authn", Order: 100, Wrap: g.Handler}
-			},
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
+		fx.Provide(fx.Annotate(func(g *authn.Gate) routeGuard { return g })),
+		fx.Provide(fx.Annotate(func(g *authn.Gate) routeLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
+		provideStage(func(g *authn.Gate) part {
+			p := stagePart(stageGate, "gate", g.Handler)
+			p.components = []string{"authn"}
+			return p
+		}),
 		fx.Invoke(func(lc fx.Lifecycle, g *authn.Gate) {
 			if c, ok := g.Verifier().(lifecycle.Component); ok {
 				lifecycle.Register(lc, c)
@@ -87,9 +86,10 @@ type authnIn struct {
 	Spec         authnSpec
 	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
 	Log          logIn
-	Check        checkOnly   `optional:"true"`
-	BanStore     bans.Store  `optional:"true"`
-	FloodStore   flood.Store `optional:"true"`
+	Check        checkOnly       `optional:"true"`
+	BanStore     bans.Store      `optional:"true"`
+	FloodStore   flood.Store     `optional:"true"`
+	Proxies      []proxiesOption `group:"svc.http.trusted_proxies"`
 }
 
 type authnVerifierOpts struct{ opts []authn.VerifierOption }
@@ -162,6 +162,13 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	if err != nil {
 		return nil, fmt.Errorf("fxsvc.Authn: %w", err)
 	}
+	proxies, err := loadTrustedProxies(proxiesIn{Options: in.Proxies})
+	if err != nil {
+		return nil, err
+	}
+	if g.BansCallers() && !proxies.declared {
+		return nil, errors.New("fxsvc.Authn: authn.Bans needs the app's proxies declared, so that the address banned is the caller's and not a proxy's: set " + trustedProxiesVar + " to their networks (set but empty when callers connect directly) or add fxsvc.TrustedProxies(...)")
+	}
 	g.SetLogger(log)
 	return g, nil
 }
@@ -213,16 +220,16 @@ func authnSettingError(err error, e AuthnEnv) error {
 	return errors.Join(out...)
 }
 
-var _ RouteGuard = (*authn.Gate)(nil)
+var _ routeGuard = (*authn.Gate)(nil)
 var _ func(http.Handler) (http.Handler, error) = (*authn.Gate)(nil).Handler
 
 // gateRoutes lists what the gate answers itself: the metadata document,
 // never authenticated.
 type gateRoutes struct{ g *authn.Gate }
 
-func (r gateRoutes) Routes() []Route {
+func (r gateRoutes) Routes() []route {
 	if p := r.g.MetadataPath(); p != "" {
-		return []Route{{Method: http.MethodGet, Pattern: p, Mode: "excluded"}}
+		return []route{{Method: http.MethodGet, Pattern: p, Mode: "excluded"}}
 	}
 	return nil
 }

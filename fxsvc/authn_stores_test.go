@@ -54,7 +54,7 @@ func TestAuthnKeepsBansAndFloodInTheGraphsStores(t *testing.T) {
 			var g *authn.Gate
 			app := fx.New(fx.NopLogger,
 				fx.Provide(func() bans.Store { return sb }, func() flood.Store { return sf }),
-				fxsvc.Authn(tokens{}, authn.Bans(c.bans), authn.Flood(flood.New()), authn.Trusted()),
+				fxsvc.Authn(tokens{}, authn.Bans(c.bans), authn.Flood(flood.New())), fxsvc.TrustedProxies(),
 				fx.Populate(&g))
 			if err := app.Err(); err != nil {
 				t.Fatal(err)

@@ -12,8 +12,8 @@ import (
 	"go.uber.org/fx"
 )
 
-// Route is one route of the app as `check` prints it.
-type Route struct {
+// route is one route of the app as `check` prints it.
+type route struct {
 	Method  string
 	Pattern string
 	// Mode is anonymous, authenticated or excluded when an authentication
@@ -25,41 +25,36 @@ type Route struct {
 	Notes []string
 }
 
-// RouteNoter describes what one component does on a route, read from the
+// routeNoter describes what one component does on a route, read from the
 // route's markers; "" when nothing. Components behind the gate provide one
-// to the value group "svc.route.notes" (see [NoteRoutes]).
-type RouteNoter func(h http.Handler, middlewares []func(http.Handler) http.Handler) string
+// to the value group "svc.route.notes" (see noteRoutes).
+type routeNoter func(h http.Handler, middlewares []func(http.Handler) http.Handler) string
 
-// NoteRoutes adds a component's route notes to what `check` prints.
-func NoteRoutes(n RouteNoter) fx.Option {
+// noteRoutes adds a component's route notes to what `check` prints.
+func noteRoutes(n routeNoter) fx.Option {
 	return fx.Supply(fx.Annotated{Group: "svc.route.notes", Target: n})
 }
 
-// RouteGuard tells how the app guards a route. The authentication module
+// routeGuard tells how the app guards a route. The authentication module
 // provides one; without it every route is unprotected.
-type RouteGuard interface {
+type routeGuard interface {
 	Guard(method, pattern string, h http.Handler, middlewares []func(http.Handler) http.Handler) (mode string, scopes []string)
 }
 
-// RouteLister lists routes chi.Walk cannot reach: the metadata document the
+// routeLister lists routes chi.Walk cannot reach: the metadata document the
 // authentication gate answers itself, a ServeMux's patterns. Provide one to
-// the value group "svc.routes" (see [ListRoutes]).
-type RouteLister interface {
-	Routes() []Route
-}
-
-// ListRoutes adds a RouteLister to what `check` prints.
-func ListRoutes[T RouteLister]() fx.Option {
-	return fx.Provide(fx.Annotate(func(l T) RouteLister { return l }, fx.ResultTags(`group:"svc.routes"`)))
+// the value group "svc.routes".
+type routeLister interface {
+	Routes() []route
 }
 
 type checkIn struct {
 	fx.In
 	Router    *chi.Mux      `optional:"true"`
 	ChiRouter chi.Router    `optional:"true"`
-	Listers   []RouteLister `group:"svc.routes"`
-	Guard     RouteGuard    `optional:"true"`
-	Noters    []RouteNoter  `group:"svc.route.notes"`
+	Listers   []routeLister `group:"svc.routes"`
+	Guard     routeGuard    `optional:"true"`
+	Noters    []routeNoter  `group:"svc.route.notes"`
 }
 
 // Check builds the app's graph without starting it and writes one line per
@@ -70,7 +65,7 @@ type checkIn struct {
 // unset, Authn(nil, …) gets a stand-in verifier (nothing is verified by
 // `check`); an issuer that is set is still checked.
 func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
-	var routes []Route
+	var routes []route
 	// The stop budget is checked as Run checks it, from the parts the
 	// settings give: check starts nothing, so builds no server to ask.
 	budget, budgetErr := loadShutdownTimeout()
@@ -109,8 +104,8 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	return 0
 }
 
-func collectRoutes(in checkIn) ([]Route, error) {
-	var routes []Route
+func collectRoutes(in checkIn) ([]route, error) {
+	var routes []route
 	var router chi.Routes
 	switch {
 	case in.Router != nil:
@@ -147,7 +142,7 @@ func collectRoutes(in checkIn) ([]Route, error) {
 }
 
 // noteRoute is what the components say of a route, read from its markers.
-func noteRoute(noters []RouteNoter, h http.Handler, mws []func(http.Handler) http.Handler) []string {
+func noteRoute(noters []routeNoter, h http.Handler, mws []func(http.Handler) http.Handler) []string {
 	var notes []string
 	for _, n := range noters {
 		if note := n(h, mws); note != "" {
@@ -160,8 +155,8 @@ func noteRoute(noters []RouteNoter, h http.Handler, mws []func(http.Handler) htt
 	return notes
 }
 
-func guarded(g RouteGuard, method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) Route {
-	r := Route{Method: method, Pattern: pattern, Mode: "unprotected"}
+func guarded(g routeGuard, method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) route {
+	r := route{Method: method, Pattern: pattern, Mode: "unprotected"}
 	if g != nil {
 		r.Mode, r.Scopes = g.Guard(method, pattern, h, mws)
 	}

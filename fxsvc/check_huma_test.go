@@ -12,14 +12,13 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
-	"github.com/svckit/svc/modules/behindhuma"
 	"github.com/svckit/svc/modules/conditional"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/responsecache"
+	"github.com/svckit/svc/svctest/checktest"
 )
 
 type markers = []func(http.Handler) http.Handler
@@ -82,7 +81,7 @@ func onServeMux() *authn.ServeMux {
 }
 
 // humaOperations registers the shop's routes as Huma operations, their
-// markers through behindhuma.Use.
+// markers through authnhuma.Use.
 func humaOperations(api huma.API) {
 	type out struct{ Status int }
 	handler := func(context.Context, *struct{}) (*out, error) { return &out{Status: http.StatusNoContent}, nil }
@@ -92,7 +91,7 @@ func humaOperations(api huma.API) {
 			authnhuma.Anonymous(&op)
 		}
 		if mws := rt.markers(); mws != nil {
-			behindhuma.Use(mws...)(&op)
+			authnhuma.Use(mws...)(&op)
 		}
 		huma.Register(api, op, handler)
 	}
@@ -100,7 +99,7 @@ func humaOperations(api huma.API) {
 
 // The notes `check` prints for a route come from its markers, whichever
 // way they were put on it: on chi and ServeMux routes, and on Huma
-// operations (behindhuma.Use) served by either. Each of the four apps prints the same notes, in the same order,
+// operations (authnhuma.Use) served by either. Each of the four apps prints the same notes, in the same order,
 // on the same routes, and none on a route without markers (among them
 // Huma's documentation routes).
 func TestCheckNotesTheComponentsOnEveryRouter(t *testing.T) {
@@ -112,12 +111,12 @@ func TestCheckNotesTheComponentsOnEveryRouter(t *testing.T) {
 		}
 		want[rt.method+" "+rt.path] = strings.TrimSpace(mode + " " + rt.want)
 	}
-	apps := behindtest.HumaApps(humaOperations)
+	apps := checktest.HumaApps(humaOperations)
 	apps["chi"] = fx.Provide(onChi)
 	apps["ServeMux"] = fx.Options(fx.Provide(onServeMux), fxsvc.ServeMux())
 	for name, app := range apps {
 		t.Run(name, func(t *testing.T) {
-			routes, out := behindtest.Check(t, app)
+			routes, out := checktest.Check(t, app)
 			seen := 0
 			for route, rest := range routes {
 				w, listed := want[route]

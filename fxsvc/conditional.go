@@ -2,7 +2,6 @@ package fxsvc
 
 import (
 	"fmt"
-	"net/http"
 
 	"go.uber.org/fx"
 
@@ -24,15 +23,7 @@ func Conditional(opts ...conditional.Option) fx.Option {
 		lifecycle.Singleton(conditional.Kind, "fxsvc.Conditional"),
 		fx.Supply(fx.Private, conditionalOptions(opts)),
 		fx.Provide(onlyOneConditionalPerApp),
-		fx.Provide(fx.Annotate(
-			func(c *conditional.Component) Wrapper {
-				return Wrapper{Name: "conditional", Order: orderBehindGate, Wrap: func(h http.Handler) (http.Handler, error) {
-					return c.Middleware(h), nil
-				}}
-			},
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
-		NoteRoutes(conditional.Describe),
+		noteRoutes(conditional.Describe),
 	)
 }
 

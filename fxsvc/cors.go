@@ -25,13 +25,13 @@ import (
 // lets a preflight through to a route that serves no protected OPTIONS
 // method, so that middleware answers it.
 func CORS(opts cors.Options) fx.Option {
-	return Wrap(Wrapper{Name: "cors", Order: 50, Wrap: func(h http.Handler) (http.Handler, error) {
+	return fx.Supply(fx.Annotated{Group: wrapperGroup, Target: stagePart(stageCORS, "cors", func(h http.Handler) (http.Handler, error) {
 		if opts.AllowCredentials && everyOrigin(opts) {
 			return nil, errors.New(`fxsvc.CORS: AllowCredentials with every origin allowed ("*" or no AllowedOrigins): ` +
 				`browsers refuse a credentialed answer to "*"; list the origins in AllowedOrigins`)
 		}
 		return cors.New(opts).Handler(h), nil
-	}})
+	})})
 }
 
 // everyOrigin reports whether opts allow any origin, as rs/cors reads them.

@@ -55,14 +55,9 @@ func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Response
 			}
 			enc.AddString("format", format)
 		}),
-		fx.Provide(fx.Annotate(
-			func(res *svcerrors.Responses) Wrapper {
-				return Wrapper{Name: "errors", Order: 0, Wrap: func(h http.Handler) (http.Handler, error) {
-					return res.Middleware(h), nil
-				}}
-			},
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
+		provideStage(func(res *svcerrors.Responses) part {
+			return stagePart(stageErrors, "errors", func(h http.Handler) (http.Handler, error) { return res.Middleware(h), nil })
+		}),
 	)
 }
 

@@ -15,7 +15,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/lifecycle"
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"
@@ -111,11 +111,8 @@ func Health() fx.Option {
 	return fx.Module("svc.health",
 		lifecycle.Singleton("health", "fxsvc.Health"),
 		fx.Provide(fx.Private, newHealth),
-		fx.Provide(fx.Annotate(
-			func(h *health) Wrapper { return Wrapper{Name: "health", Order: 50, Wrap: h.wrap} },
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
-		fx.Provide(fx.Annotate(func(h *health) RouteLister { return h }, fx.ResultTags(`group:"svc.routes"`))),
+		provideStage(func(h *health) part { return stagePart(stageHealth, "health", h.wrap) }),
+		fx.Provide(fx.Annotate(func(h *health) routeLister { return h }, fx.ResultTags(`group:"svc.routes"`))),
 	)
 }
 
@@ -184,12 +181,12 @@ func validCheckName(name string) error {
 }
 
 // Routes lists the probes for `check`.
-func (h *health) Routes() []Route {
+func (h *health) Routes() []route {
 	mode := "unprotected"
 	if h.gated {
 		mode = "excluded"
 	}
-	return []Route{
+	return []route{
 		{Method: http.MethodGet, Pattern: livePath, Mode: mode},
 		{Method: http.MethodGet, Pattern: readyPath, Mode: mode},
 	}
@@ -205,7 +202,7 @@ func (h *health) wrap(next http.Handler) (http.Handler, error) {
 		}
 		// The probe is its own route: the request telemetry names it,
 		// where no gate or router ever sees it.
-		if st := reqstate.From(r.Context()); st != nil {
+		if st := reqfacts.From(r.Context()); st != nil {
 			st.SetRoute(r.URL.Path, true)
 		}
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {

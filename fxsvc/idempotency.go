@@ -2,7 +2,6 @@ package fxsvc
 
 import (
 	"fmt"
-	"net/http"
 
 	"go.uber.org/fx"
 
@@ -32,15 +31,7 @@ func Idempotency(opts ...idempotency.Option) fx.Option {
 		lifecycle.Singleton(idempotency.Kind, "fxsvc.Idempotency"),
 		fx.Supply(fx.Private, idempotencyOptions(opts)),
 		fx.Provide(onlyOneIdempotencyPerApp),
-		fx.Provide(fx.Annotate(
-			func(c *idempotency.Component) Wrapper {
-				return Wrapper{Name: "idempotency", Order: orderBehindGate, Wrap: func(h http.Handler) (http.Handler, error) {
-					return c.Middleware(h), nil
-				}}
-			},
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
-		NoteRoutes(idempotency.Describe),
+		noteRoutes(idempotency.Describe),
 	)
 }
 

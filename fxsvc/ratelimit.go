@@ -2,7 +2,6 @@ package fxsvc
 
 import (
 	"fmt"
-	"net/http"
 
 	"go.uber.org/fx"
 
@@ -10,13 +9,6 @@ import (
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/store"
 )
-
-// orderBehindGate is where the components behind the gate put their
-// middleware: outside the gate (order 100), which must see the app's
-// router itself to read its routes. Their middleware only records the
-// component and the path from the app's root; the routes' markers do the
-// work at dispatch, after the gate admitted the request.
-const orderBehindGate = 50
 
 type rateLimitOptions []ratelimit.Option
 
@@ -38,15 +30,7 @@ func RateLimits(opts ...ratelimit.Option) fx.Option {
 		lifecycle.Singleton(ratelimit.Kind, "fxsvc.RateLimits"),
 		fx.Supply(fx.Private, rateLimitOptions(opts)),
 		fx.Provide(onlyOneRateLimitsPerApp),
-		fx.Provide(fx.Annotate(
-			func(l *ratelimit.Limiter) Wrapper {
-				return Wrapper{Name: "ratelimit", Order: orderBehindGate, Wrap: func(h http.Handler) (http.Handler, error) {
-					return l.Middleware(h), nil
-				}}
-			},
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
-		NoteRoutes(ratelimit.Describe),
+		noteRoutes(ratelimit.Describe),
 	)
 }
 

@@ -19,6 +19,7 @@ import (
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/modules/redisstore/fxredis"
+	"github.com/svckit/svc/modules/telemetry"
 	"github.com/svckit/svc/secret"
 )
 
@@ -36,8 +37,8 @@ func testAuthnOnRedisSharesBansBetweenApps(t *testing.T, engine redistest.Option
 		app := fx.New(fx.NopLogger,
 			fx.Supply(zap.NewNop()),
 			fxredis.Config(redisstore.Config{URL: secret.URL(srv.URL), Prefix: "app:", Timeout: 300 * time.Millisecond}),
-			fxsvc.Authn(tokens{}, authn.Bans(bans.New(bans.Threshold(2))), authn.Flood(flood.New(flood.Rate(0.01), flood.Burst(1))),
-				authn.Trusted("127.0.0.1/32")),
+			fxsvc.Authn(tokens{}, authn.Bans(bans.New(bans.Threshold(2))), authn.Flood(flood.New(flood.Rate(0.01), flood.Burst(1)))),
+			fxsvc.TrustedProxies("127.0.0.1/32"),
 			fx.Populate(&g))
 		if err := app.Start(context.Background()); err != nil {
 			t.Fatal(err)
@@ -48,7 +49,12 @@ func testAuthnOnRedisSharesBansBetweenApps(t *testing.T, engine redistest.Option
 		if err != nil {
 			t.Fatal(err)
 		}
-		return app, h
+		// As fxsvc.Serve would: the outermost wrapper names the caller.
+		tel, err := telemetry.New(telemetry.TrustedProxies("127.0.0.1/32"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return app, tel.Handler(h)
 	}
 	var callPath func(h http.Handler, path, addr, token string) int
 	a, ha := replica()

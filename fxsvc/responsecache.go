@@ -2,7 +2,6 @@ package fxsvc
 
 import (
 	"fmt"
-	"net/http"
 
 	"go.uber.org/fx"
 
@@ -31,15 +30,7 @@ func ResponseCache(opts ...responsecache.Option) fx.Option {
 		lifecycle.Singleton(responsecache.Kind, "fxsvc.ResponseCache"),
 		fx.Supply(fx.Private, responseCacheOptions(opts)),
 		fx.Provide(onlyOneResponseCachePerApp),
-		fx.Provide(fx.Annotate(
-			func(c *responsecache.Component) Wrapper {
-				return Wrapper{Name: "responsecache", Order: orderBehindGate, Wrap: func(h http.Handler) (http.Handler, error) {
-					return c.Middleware(h), nil
-				}}
-			},
-			fx.ResultTags(`group:"`+wrapperGroup+`"`),
-		)),
-		NoteRoutes(responsecache.Describe),
+		noteRoutes(responsecache.Describe),
 	)
 }
 

@@ -49,7 +49,7 @@ type runInfoIn struct {
 	Parts  []startInfo `group:"svc.start.info"`
 	// Wrappers name the request-path components (health, cors,
 	// ratelimit, …); Serve builds them anyway.
-	Wrappers []Wrapper `group:"svc.http.wrappers"`
+	Wrappers []part `group:"svc.http.wrappers"`
 }
 
 // collectRunInfo is invoked last, like collectStopParts, so that asking
@@ -64,7 +64,7 @@ func collectRunInfo(info *runInfo) fx.Option {
 		// fx hands value groups over in no set order.
 		slices.SortFunc(info.parts, func(a, b startInfo) int { return cmp.Compare(a.name, b.name) })
 		for _, w := range in.Wrappers {
-			info.wrappers = append(info.wrappers, w.Name)
+			info.wrappers = append(info.wrappers, w.components...)
 		}
 		return nil
 	})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -29,6 +30,7 @@ type Server struct {
 	srv      *http.Server
 	ln       net.Listener
 	next     http.Handler
+	chain    []string
 	running  inflight
 	hijacked hijackedConns
 	limit    *connLimit
@@ -64,6 +66,10 @@ func (s *Server) Addr() string {
 // Handler is what the server serves: the app's router inside every wrapper.
 func (s *Server) Handler() http.Handler { return s.next }
 
+// Chain names the wrappers around the app's router, outermost first, and
+// "router" last: the same in every process of one app.
+func (s *Server) Chain() []string { return slices.Clone(s.chain) }
+
 // MaxConnections is the cap on open connections (SVC_HTTP_MAX_CONNECTIONS
 // or the [MaxConnections] option, else the default from the descriptor
 // limit).
@@ -77,7 +83,7 @@ type serveIn struct {
 	fx.In
 	Lifecycle  fx.Lifecycle
 	Shutdowner fx.Shutdowner
-	Wrappers   []Wrapper      `group:"svc.http.wrappers"`
+	Parts      []part         `group:"svc.http.wrappers"`
 	Router     *chi.Mux       `optional:"true"`
 	ChiRouter  chi.Router     `optional:"true"`
 	ServeMux   *http.ServeMux `optional:"true"`
@@ -127,8 +133,10 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // change; one without the other fails the build, a pair that does not load
 // fails start, naming both files.
 //
-// Outside every other wrapper it puts the request telemetry
-// (modules/telemetry, order [TelemetryOrder]): a request ID on every request
+// It wraps the router in the chain written in chain.go, outermost first:
+// telemetry, errors, cors, health, components, gate, router ([Server.Chain]
+// names it); an app adds its own with [Wrap]. Outermost is the request
+// telemetry (modules/telemetry): a request ID on every request
 // (X-Request-ID), the HTTP server metrics while the app's [Metrics] is
 // active, a server span once a tracer provider is installed, and the access
 // log with [AccessLog] or SVC_ACCESS_LOG=true.
@@ -148,6 +156,8 @@ func Serve(opts ...ServeOption) fx.Option {
 			return err
 		}),
 		checkSettings(func() error { _, err := loadTelemetryEnv(); return err }),
+		checkSettings(func() error { _, err := proxiesFromEnv(); return err }),
+		fx.Provide(loadTrustedProxies),
 		fx.Provide(func(in serveIn) (*Server, error) {
 			cfg, err := loadServeConfig(append(append([]ServeOption(nil), opts...), in.Overrides...))
 			if err != nil {
@@ -157,11 +167,11 @@ func Serve(opts ...ServeOption) fx.Option {
 			if err != nil {
 				return nil, err
 			}
-			handler, err := applyWrappers(router, in.Wrappers)
+			handler, names, err := applyChain(router, in.Parts)
 			if err != nil {
 				return nil, err
 			}
-			s := &Server{next: handler, stopping: make(chan struct{}), drain: cfg.DrainTimeout,
+			s := &Server{next: handler, chain: names, stopping: make(chan struct{}), drain: cfg.DrainTimeout,
 				leaving: make(chan struct{}), delay: time.Duration(cfg.ShutdownDelay),
 				tlsFiles: [2]string{cfg.TLSCertFile, cfg.TLSKeyFile},
 				limit:    newConnLimit(cfg.maxConns()), meters: in.Meters}
@@ -193,7 +203,8 @@ func Serve(opts ...ServeOption) fx.Option {
 			})
 			return s, nil
 		}),
-		fx.Provide(fx.Annotate(newTelemetry, fx.ResultTags(`group:"`+wrapperGroup+`"`))),
+		provideStage(newTelemetry),
+		provideStage(newComponents),
 		fx.Invoke(func(*Server) {}),
 	)
 }

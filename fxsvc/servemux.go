@@ -33,17 +33,17 @@ func ServeMux() fx.Option {
 type serveMuxIn struct {
 	fx.In
 	Mux    *authn.ServeMux
-	Guard  RouteGuard   `optional:"true"`
-	Noters []RouteNoter `group:"svc.route.notes"`
+	Guard  routeGuard   `optional:"true"`
+	Noters []routeNoter `group:"svc.route.notes"`
 }
 
 // serveMuxRoutes lists a ServeMux's routes for `check`.
 type serveMuxRoutes struct{ in serveMuxIn }
 
-func newServeMuxRoutes(in serveMuxIn) RouteLister { return serveMuxRoutes{in} }
+func newServeMuxRoutes(in serveMuxIn) routeLister { return serveMuxRoutes{in} }
 
-func (s serveMuxRoutes) Routes() []Route {
-	var out []Route
+func (s serveMuxRoutes) Routes() []route {
+	var out []route
 	for _, rt := range s.in.Mux.Routes() {
 		method := rt.Method
 		if method == "" {

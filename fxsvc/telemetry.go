@@ -24,7 +24,7 @@ type accessLogOn struct{}
 // AccessLog turns on the access log of [Serve]: one record per request
 // (logger svc.http.access on the graph's *zap.Logger, else
 // [DefaultLogger]), with the method, the route template, the status, the
-// body size, the duration, the caller's address (authn.Trusted proxies
+// body size, the duration, the caller's address ([TrustedProxies]
 // honoured), the request ID and, under authn.EndUser(true), the subject. It is written outside the
 // authentication gate, so the gate's refusals are logged too.
 // SVC_ACCESS_LOG=true turns it on without code; the option wins over
@@ -32,10 +32,6 @@ type accessLogOn struct{}
 func AccessLog() fx.Option {
 	return fx.Supply(fx.Annotated{Group: accessLogGroup, Target: accessLogOn{}})
 }
-
-// TelemetryOrder is the [Wrapper] order of the request telemetry of
-// [Serve]: outside the error format (0), so it sees every answer as sent.
-const TelemetryOrder = -100
 
 type telemetryEnv struct {
 	AccessLog *bool `env:"SVC_ACCESS_LOG"`
@@ -48,6 +44,7 @@ type telemetryIn struct {
 	Meters    meterSource          `optional:"true"`
 	Tracers   trace.TracerProvider `optional:"true"`
 	Log       logIn
+	Proxies   trustedProxies
 	Router    *chi.Mux       `optional:"true"`
 	ChiRouter chi.Router     `optional:"true"`
 	ServeMux  *http.ServeMux `optional:"true"`
@@ -58,18 +55,18 @@ type telemetryIn struct {
 // IDs always; HTTP server metrics while the app's metrics component is
 // active; server spans on the graph's trace.TracerProvider, else on the
 // global one once installed; the access log when asked for.
-func newTelemetry(in telemetryIn) (Wrapper, error) {
+func newTelemetry(in telemetryIn) (part, error) {
 	e, err := loadTelemetryEnv()
 	if err != nil {
-		return Wrapper{}, err
+		return part{}, err
 	}
-	opts := []telemetry.Option{}
+	opts := []telemetry.Option{telemetry.TrustedProxies(in.Proxies.cidrs...)}
 	if len(in.AccessLog) > 0 || (e.AccessLog != nil && *e.AccessLog) {
 		// One record per request: the default logger's sampling would
 		// drop most of a busy route's, which all share one message.
 		log, err := in.Log.unsampled()
 		if err != nil {
-			return Wrapper{}, err
+			return part{}, err
 		}
 		opts = append(opts, telemetry.AccessLog(log))
 	}
@@ -80,7 +77,10 @@ func newTelemetry(in telemetryIn) (Wrapper, error) {
 	if router, err := pickRouter(serveIn{Router: in.Router, ChiRouter: in.ChiRouter, ServeMux: in.ServeMux, Handler: in.Handler}); err == nil {
 		opts = append(opts, telemetry.Router(router))
 	}
-	t := telemetry.New(opts...)
+	t, err := telemetry.New(opts...)
+	if err != nil {
+		return part{}, err // loadTrustedProxies refused it first, naming the setting
+	}
 	if m := in.Meters; m != nil {
 		// Appended after the component's own hooks (it is built first): the
 		// provider is open here and still open when this stops.
@@ -102,9 +102,9 @@ func newTelemetry(in telemetryIn) (Wrapper, error) {
 			},
 		})
 	}
-	return Wrapper{Name: "telemetry", Order: TelemetryOrder, Wrap: func(h http.Handler) (http.Handler, error) {
+	return stagePart(stageTelemetry, "telemetry", func(h http.Handler) (http.Handler, error) {
 		return t.Handler(h), nil
-	}}, nil
+	}), nil
 }
 
 // loadTelemetryEnv reads SVC_ACCESS_LOG; a bad value is a *SettingError

@@ -35,7 +35,7 @@ func TestAccessLogOnTheDefaultLoggerIsNotSampled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, err := w.Wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	h, err := w.wrap(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	if err != nil {
 		t.Fatal(err)
 	}

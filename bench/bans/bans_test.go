@@ -53,7 +53,7 @@ func newFixture(b *testing.B, pool int) fixture {
 	b.Cleanup(func() { _ = v.Close(context.Background()) })
 	bn := bans.New(bans.Threshold(1), bans.Duration(time.Hour))
 	bn.Fail("203.0.113.9")
-	g, err := authn.New(v, authn.Bans(bn), authn.Trusted())
+	g, err := authn.New(v, authn.Bans(bn))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -71,7 +71,11 @@ func newObservability(tb testing.TB) observability {
 
 // svcTelemetry is the gate inside svc's wrapper.
 func svcTelemetry(tb testing.TB, k *keys, opts ...telemetry.Option) http.Handler {
-	return telemetry.New(opts...).Handler(svcGate()(tb, k))
+	t, err := telemetry.New(opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return t.Handler(svcGate()(tb, k))
 }
 
 // peerTelemetry is the usual chi stack: otelhttp outermost, the request ID,
@@ -86,7 +90,7 @@ func peerTelemetry(tb testing.TB, k *keys, o observability) http.Handler {
 		_, _ = io.WriteString(w, meBody)
 	})
 	gated := svcGateAround(tb, k, r)
-	return otelhttp.NewHandler(requestid.Middleware(gated), "server",
+	return otelhttp.NewHandler(peerRequestID(gated), "server",
 		otelhttp.WithTracerProvider(o.tp), otelhttp.WithMeterProvider(o.mp),
 		otelhttp.WithPropagators(propagation.TraceContext{}))
 }
@@ -234,5 +238,19 @@ func BenchmarkTelemetry(b *testing.B) {
 	})
 	b.Run("gate", func(b *testing.B) {
 		serve(b, svcGate()(b, k), request(k.one.auth), http.StatusOK)
+	})
+}
+
+// peerRequestID is the request-ID middleware a chi app writes for itself:
+// the caller's well-formed X-Request-ID, else a new one, echoed and in the
+// context.
+func peerRequestID(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get(requestid.Header)
+		if !requestid.Valid(id) {
+			id = requestid.New()
+		}
+		w.Header().Set(requestid.Header, id)
+		next.ServeHTTP(w, r.WithContext(requestid.With(r.Context(), id)))
 	})
 }

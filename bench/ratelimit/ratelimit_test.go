@@ -40,14 +40,18 @@ func contenders(b *testing.B) map[string]http.Handler {
 		b.Fatal(err)
 	}
 	marker := ratelimit.Limit(fmt.Sprintf("%d/h", int64(perHour)), 1000)(handler)
+	tel, err := telemetry.New()
+	if err != nil {
+		b.Fatal(err)
+	}
 	return map[string]http.Handler{
 		"svc-marker":     marker,
 		"svc-middleware": l.Middleware(marker),
 		// As in an fxsvc app: svc's telemetry wrapper (request IDs) in
 		// front, and the same wrapper alone, whose allocations the limiter
 		// must not add to.
-		"svc-telemetry-middleware": telemetry.New().Handler(l.Middleware(marker)),
-		"telemetry-only":           telemetry.New().Handler(handler),
+		"svc-telemetry-middleware": tel.Handler(l.Middleware(marker)),
+		"telemetry-only":           tel.Handler(handler),
 		"httprate":                 httprate.LimitByIP(perHour, time.Hour)(handler),
 		"bare":                     handler,
 	}

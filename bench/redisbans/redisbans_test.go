@@ -48,7 +48,7 @@ func (d *discard) WriteHeader(s int)           { d.status = s }
 func gate(tb testing.TB, v authn.Verifier, b *bans.Bans) http.Handler {
 	tb.Helper()
 	b.Fail("203.0.113.9")
-	g, err := authn.New(v, authn.Bans(b), authn.Trusted())
+	g, err := authn.New(v, authn.Bans(b))
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
-	"github.com/svckit/svc/modules/behindhuma"
 	"github.com/svckit/svc/modules/conditional"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/ratelimit"
@@ -38,7 +37,7 @@ type report struct {
 
 // mountAPI mounts a Huma API under /api: GET /api/greeting is anonymous
 // and rate-limited, GET /api/reports needs the read scope and answers
-// If-None-Match with 304 (behindhuma puts the components' markers on Huma
+// If-None-Match with 304 (authnhuma.Use puts the components' markers on Huma
 // operations; `check` lists them as on chi routes). Its documentation (the document
 // at /api/openapi.json, .yaml, -3.0.json, -3.0.yaml, the page at /api/docs
 // and the schemas at /api/schemas/*) is public through PublicDocs; the
@@ -55,11 +54,11 @@ func mountAPI(r chi.Router, g *authn.Gate, res *svcerrors.Responses) {
 				out.Body.Message = "hello, " + in.Caller.Subject
 			}
 			return out, nil
-		}, authnhuma.Anonymous, behindhuma.Use(ratelimit.Limit("5/s", 10)))
+		}, authnhuma.Anonymous, authnhuma.Use(ratelimit.Limit("5/s", 10)))
 		huma.Get(api, "/reports", func(_ context.Context, in *reportInput) (*report, error) {
 			out := &report{}
 			out.Body.Owner, out.Body.Year = in.Caller.Subject, in.Year
 			return out, nil
-		}, authnhuma.Require("read"), behindhuma.Use(conditional.ETags()))
+		}, authnhuma.Require("read"), authnhuma.Use(conditional.ETags()))
 	})
 }

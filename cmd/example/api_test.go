@@ -39,7 +39,7 @@ func TestHumaAPI(t *testing.T) {
 			if _, body := call(t, "GET", base+"/api/reports", reader); !strings.Contains(body, `"owner":"alice"`) {
 				t.Fatalf("/api/reports: %s", body)
 			}
-			// The components behind the gate on Huma operations (behindhuma).
+			// The components behind the gate on Huma operations (authnhuma.Use).
 			if resp, _ := call(t, "GET", base+"/api/reports", reader); resp.Header.Get("ETag") == "" {
 				t.Fatalf("/api/reports without an ETag: %v", resp.Header)
 			} else if again, _ := send(t, "GET", base+"/api/reports", reader, "", "If-None-Match", resp.Header.Get("ETag")); again.StatusCode != http.StatusNotModified {

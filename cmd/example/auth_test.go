@@ -124,7 +124,7 @@ func TestCheckCommand(t *testing.T) {
 		"GET  /hello                                 anonymous",
 		"GET  /healthz                               excluded",
 		"GET  /.well-known/oauth-protected-resource  excluded",
-		// Huma operations list the markers behindhuma put on them.
+		// Huma operations list the markers authnhuma.Use put on them.
 		"GET  /api/greeting  anonymous  ratelimit=5/s burst 10",
 		"GET  /api/reports  authenticated  read  conditional=etags",
 	} {

@@ -1,7 +1,7 @@
 // Package behind holds what the components that run behind the
 // authentication gate share: the paths they apply to (named from the app's
 // root, also under a mount), who the caller is (issuer and subject, else
-// the client address with trusted proxies honoured), where their refusals
+// the client address reqfacts names), where their refusals
 // are rendered, and how `check` reads their route markers.
 package behind
 
@@ -14,8 +14,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/svckit/svc/internal/reqstate"
-	"github.com/svckit/svc/internal/urlpath"
+	"github.com/svckit/svc/internal/reqfacts"
 
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -59,11 +58,11 @@ func (c *scoped) Value(k any) any {
 
 // Root is the request path from the app's root, escaped as the client sent
 // it: the one the outermost component recorded (in the request's
-// reqstate.State behind svc's telemetry wrapper, else through [With]),
+// reqfacts.State behind svc's telemetry wrapper, else through [With]),
 // else the request's own.
 func Root(r *http.Request) string {
 	ctx := r.Context()
-	if st := reqstate.From(ctx); st != nil {
+	if st := reqfacts.From(ctx); st != nil {
 		if p, ok := st.Root(); ok {
 			return p
 		}
@@ -106,7 +105,7 @@ func (p Paths) Applies(r *http.Request) bool {
 			path = decoded
 		}
 	}
-	if urlpath.ExclusionHolds(p.exclude.match, path, raw) {
+	if reqfacts.ExclusionHolds(p.exclude.match, path, raw) {
 		return false
 	}
 	return p.include.empty() || p.include.match(path)
@@ -159,12 +158,13 @@ func (s pathSet) match(path string) bool {
 const AnonymousOwner = ""
 
 // Caller is who a request comes from: the verified caller's issuer and
-// subject (authenticated), else "" and the client address.
-func Caller(r *http.Request, t Trusted) (owner, id string, authenticated bool) {
+// subject (authenticated), else "" and the client address the app's
+// trusted proxies name (reqfacts.ClientAddress, the gate's too).
+func Caller(r *http.Request) (owner, id string, authenticated bool) {
 	if p, ok := authn.PrincipalFrom(r.Context()); ok {
 		return p.Issuer, p.Subject, true
 	}
-	return AnonymousOwner, t.ClientAddress(r), false
+	return AnonymousOwner, reqfacts.ClientAddress(r), false
 }
 
 // Authenticated reports whether the request carries a verified caller.
@@ -225,7 +225,7 @@ func Markers[M any](h http.Handler, mws []func(http.Handler) http.Handler) []M {
 }
 
 // Refuser is a marker that tells which refusals it answers, so that an
-// API document can list them (behindhuma).
+// API document can list them (authnhuma.Use).
 type Refuser interface {
 	Refusals() []svcerrors.Rejection
 }

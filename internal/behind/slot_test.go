@@ -5,7 +5,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 )
 
 type slotA struct{ name string }
@@ -62,12 +62,12 @@ func TestSlotForAllocatesNothing(t *testing.T) {
 	}
 }
 
-// withState returns a request carrying an empty reqstate.State, as svc's
+// withState returns a request carrying an empty reqfacts.State, as svc's
 // telemetry wrapper makes it.
-func withState(path string) (*http.Request, *reqstate.State) {
-	st := &reqstate.State{}
+func withState(path string) (*http.Request, *reqfacts.State) {
+	st := &reqfacts.State{}
 	r := httptest.NewRequest(http.MethodGet, path, nil)
-	return r.WithContext(reqstate.With(r.Context(), st)), st
+	return r.WithContext(reqfacts.With(r.Context(), st)), st
 }
 
 // Behind svc's telemetry wrapper the components ride in the request's
@@ -111,5 +111,51 @@ func TestSlotFallsBackToTheContextWhenTheStateIsFull(t *testing.T) {
 		ServeHTTP(httptest.NewRecorder(), r)
 	if got != mine {
 		t.Fatalf("got %v, want the middleware's component", got)
+	}
+}
+
+// The app's set of components is put on a request once; each marker finds
+// its own in it, a nearer middleware wins over it, and behind svc's
+// telemetry wrapper the lookup allocates nothing.
+func TestComponentsSet(t *testing.T) {
+	a := NewSlot(func() (*slotA, error) { return &slotA{name: "default"}, nil })
+	b := NewSlot(func() (*slotB, error) { return &slotB{name: "default b"}, nil })
+	appA, appB, nearB := &slotA{name: "app"}, &slotB{name: "app b"}, &slotB{name: "near b"}
+	set, err := NewComponents(appA, appB)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gotA *slotA
+	var gotB *slotB
+	var root string
+	inner := http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) { gotA, gotB, root = a.For(r), b.For(r), Root(r) })
+
+	for _, state := range []bool{true, false} {
+		r := httptest.NewRequest(http.MethodGet, "/mount/x", nil)
+		if state {
+			r, _ = withState("/mount/x")
+		}
+		set.Middleware(http.StripPrefix("/mount", inner)).ServeHTTP(httptest.NewRecorder(), r)
+		if gotA != appA || gotB != appB || root != "/mount/x" {
+			t.Fatalf("state %v: got %v, %v, root %q: want the app's components and the root path", state, gotA, gotB, root)
+		}
+		set.Middleware(b.Middleware(nearB, inner)).ServeHTTP(httptest.NewRecorder(), r)
+		if gotA != appA || gotB != nearB {
+			t.Fatalf("state %v: got %v, %v: want the nearer middleware's b", state, gotA, gotB)
+		}
+	}
+
+	h := set.Middleware(inner)
+	r, _ := withState("/x")
+	w := httptest.NewRecorder()
+	if n := testing.AllocsPerRun(100, func() { h.ServeHTTP(w, r) }); n != 0 {
+		t.Fatalf("the set allocates %v times per request, want 0", n)
+	}
+
+	if _, err := NewComponents(appA, &slotA{}); err == nil {
+		t.Fatal("two components of one type accepted")
+	}
+	if _, err := NewComponents("not a component"); err == nil {
+		t.Fatal("a value of no component type accepted")
 	}
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/telemetry"
 )
 
 // Tokens the fake verifier knows. Any other token is refused as forged.
@@ -63,6 +64,18 @@ func Stack(t testing.TB, router http.Handler, components ...func(http.Handler) h
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv
+}
+
+// Telemetry is svc's outermost wrapper (modules/telemetry: request IDs,
+// the caller's address) believing the forwarding headers of the proxies
+// cidrs, for the start of a [Stack]'s components.
+func Telemetry(t testing.TB, cidrs ...string) func(http.Handler) http.Handler {
+	t.Helper()
+	tel, err := telemetry.New(telemetry.TrustedProxies(cidrs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tel.Handler
 }
 
 // Do sends a request with an optional bearer token and headers ("Name",

@@ -13,7 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -34,7 +34,6 @@ type Gate struct {
 	cfg      gateConfig
 	exclude  excludeSet
 	meta     *metadata
-	trusted  trustedProxies
 	bans     *bans.Bans
 	flood    *flood.Limit
 	log      *zap.Logger
@@ -53,9 +52,7 @@ type gateKey struct{}
 
 // New builds a gate around a verifier. It refuses a nil verifier, Exclude
 // patterns that match everything or end inside a segment, a Resource that
-// is not an https URL (or that has no authorization servers to name),
-// Trusted networks that are not CIDRs or trust everyone, and Bans without
-// Trusted.
+// is not an https URL (or that has no authorization servers to name).
 func New(v Verifier, opts ...Option) (*Gate, error) {
 	if v == nil {
 		return nil, errors.New("authn: no verifier: pass authn.Discover(issuer, audience) or another authn.Verifier")
@@ -74,12 +71,6 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 		if g.meta, err = newMetadata(g.cfg, v); err != nil {
 			return nil, err
 		}
-	}
-	if g.trusted, err = parseTrusted(g.cfg.trusted); err != nil {
-		return nil, err
-	}
-	if g.cfg.bans != nil && !g.cfg.trustedSet {
-		return nil, errors.New("authn: Bans needs Trusted(...): list your proxies' networks (or call Trusted() with none when callers connect directly), so that the address banned is the caller's")
 	}
 	g.bans, g.flood = g.cfg.bans, g.cfg.flood
 	if g.bans != nil {
@@ -129,41 +120,7 @@ type routeFinder interface {
 	// request without a token be routed (and spend the flood limit).
 	hasAnonymous() bool
 	// FindRoute is find for the telemetry wrapper, after the handler ran.
-	reqstate.Finder
-}
-
-// Middleware returns the gate as a plain middleware for hand-built stacks.
-// Knowing no routes, it serves public paths through Exclude alone: every
-// other request needs a token. Invalid options make every request answer
-// 500 (the gate fails closed) and are logged; use [New] to get the error.
-//
-// A *JWTVerifier (Discover, JWKSURL, KeySet) that nobody opened is opened
-// by the first request, with the global zap logger unless it was built
-// with Logger: its key loader then runs in the background until the
-// verifier's Close, which stays the caller's to call at shutdown. Open it
-// yourself first to start loading keys before the first request. A
-// verifier of another type is never opened here.
-func Middleware(v Verifier, opts ...Option) func(http.Handler) http.Handler {
-	g, err := New(v, opts...)
-	if err != nil {
-		zap.L().Error("authn.Middleware: invalid settings, refusing every request", zap.Error(err))
-		return func(http.Handler) http.Handler {
-			return http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-				http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
-			})
-		}
-	}
-	open := lazyOpen(v, g.log)
-	return func(next http.Handler) http.Handler {
-		h := g.wrap(next, nil)
-		if open == nil {
-			return h
-		}
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			open()
-			h.ServeHTTP(w, r)
-		})
-	}
+	reqfacts.Finder
 }
 
 func (g *Gate) wrap(next http.Handler, routes routeFinder) http.Handler {
@@ -266,22 +223,16 @@ type gateRequest struct {
 	g       *Gate
 	r       *http.Request
 	routes  routeFinder
-	st      *reqstate.State // nil without the telemetry wrapper
-	addr    string
-	hasAddr bool
+	st      *reqfacts.State // nil without the telemetry wrapper
 	pattern string
 	found   bool
 	looked  bool
 }
 
-// address is the caller's address, worked out on first use: an admitted
-// request without bans never needs it.
-func (q *gateRequest) address() string {
-	if !q.hasAddr {
-		q.addr, q.hasAddr = q.g.trusted.clientAddress(q.r), true
-	}
-	return q.addr
-}
+// address is the caller's address, worked out on first use (an admitted
+// request without bans never needs it) by the one rule every part of the
+// request shares.
+func (q *gateRequest) address() string { return reqfacts.ClientAddress(q.r) }
 
 // budgetKey queues a verification that waits for the verifier's budget
 // under the caller's address, so one address cannot hold everyone's turn.
@@ -436,3 +387,7 @@ func gateFrom(ctx context.Context) *gateCtx {
 	c, _ := ctx.Value(gateKey{}).(*gateCtx)
 	return c
 }
+
+// BansCallers reports whether the gate bans callers ([Bans]): the address it bans
+// must then be the caller's, which fxsvc.Authn checks.
+func (g *Gate) BansCallers() bool { return g.bans != nil }

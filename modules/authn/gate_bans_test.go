@@ -50,23 +50,10 @@ func from(addr string, h http.Header) http.Header {
 	return h
 }
 
-func TestBansNeedTrusted(t *testing.T) {
-	_, err := authn.New(newFake(), authn.Bans(bans.New()))
-	if err == nil || !strings.Contains(err.Error(), "Trusted") {
-		t.Fatalf("err = %v", err)
-	}
-	if _, err := authn.New(newFake(), authn.Bans(bans.New()), authn.Trusted()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := authn.New(newFake(), authn.Trusted("0.0.0.0/0")); err == nil {
-		t.Fatal("Trusted(0.0.0.0/0) accepted")
-	}
-}
-
 func TestForgedTokensBanTheCaller(t *testing.T) {
 	v := newCounting()
 	b := bans.New(bans.Threshold(3), bans.Duration(time.Minute))
-	o := observedGate(t, exampleRouter(), v, authn.Bans(b), authn.Trusted("127.0.0.1/32"))
+	o := observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), v, authn.Bans(b))
 	forger := from("198.51.100.66", bearer("forged-token"))
 	for i := 0; i < 3; i++ {
 		if got := do(t, o.srv, "GET", "/me", forger, ""); got.status != 401 {
@@ -119,7 +106,7 @@ func TestForgedTokensBanTheCaller(t *testing.T) {
 
 func TestOnlyForgeriesCountTowardBans(t *testing.T) {
 	b := bans.New(bans.Threshold(2))
-	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.Bans(b), authn.Trusted())
+	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.Bans(b))
 	for i := 0; i < 10; i++ {
 		do(t, srv, "GET", "/me", bearer("expired-token"), "")
 		do(t, srv, "GET", "/me", bearer("not a token"), "")
@@ -132,7 +119,7 @@ func TestOnlyForgeriesCountTowardBans(t *testing.T) {
 
 func TestSpoofedForwardingFromAnUntrustedPeerIsIgnored(t *testing.T) {
 	b := bans.New(bans.Threshold(2))
-	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.Bans(b), authn.Trusted("10.0.0.0/8"))
+	srv := gateServerBehind(t, []string{"10.0.0.0/8"}, nil, exampleRouter(), newFake(), authn.Bans(b))
 	// The peer (127.0.0.1) is not trusted: rotating X-Forwarded-For does not
 	// dodge the ban.
 	for i := 0; i < 2; i++ {
@@ -145,7 +132,7 @@ func TestSpoofedForwardingFromAnUntrustedPeerIsIgnored(t *testing.T) {
 
 func TestFloodLimit(t *testing.T) {
 	lim := flood.New(flood.Rate(0.001), flood.Burst(2))
-	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.Flood(lim), authn.Trusted("127.0.0.1/32"))
+	srv := gateServerBehind(t, []string{"127.0.0.1/32"}, nil, exampleRouter(), newFake(), authn.Flood(lim))
 	// A valid token to URLs no route answers.
 	for i := 0; i < 2; i++ {
 		if got := do(t, srv, "GET", "/nope", from("192.0.2.1", bearer("alice-token")), ""); got.status != 404 {
@@ -232,7 +219,7 @@ func (m metricReader) sum(t *testing.T, name string, want ...attribute.KeyValue)
 func TestAuthenticationMetrics(t *testing.T) {
 	m := installMetrics(t)
 	b := bans.New(bans.Threshold(1), bans.Name("edge"))
-	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.Bans(b), authn.Trusted("127.0.0.1/32"))
+	srv := gateServerBehind(t, []string{"127.0.0.1/32"}, nil, exampleRouter(), newFake(), authn.Bans(b))
 	do(t, srv, "GET", "/me", bearer("alice-token"), "")
 	do(t, srv, "GET", "/admin", bearer("alice-token"), "") // success + authorization refusal
 	do(t, srv, "GET", "/me", bearer("expired-token"), "")
@@ -272,7 +259,7 @@ func TestForgersAreBannedUnderLoad(t *testing.T) {
 	}
 	v := newCounting()
 	b := bans.New(bans.Threshold(3), bans.Duration(time.Hour))
-	o := observedGate(t, exampleRouter(), v, authn.Bans(b), authn.Trusted("127.0.0.0/8"))
+	o := observedGateBehind(t, []string{"127.0.0.0/8"}, exampleRouter(), v, authn.Bans(b))
 	const forgers, rounds = 50, 20
 	var wg sync.WaitGroup
 	var legitRefused atomic.Int64
@@ -336,7 +323,7 @@ func TestForgersAreBannedUnderLoad(t *testing.T) {
 // not written, but its span carries svc.authentication.refusal like every
 // refusal, and no event.
 func TestBannedRefusalAnnotatesTheSpan(t *testing.T) {
-	o := observedGate(t, exampleRouter(), newFake(), authn.Bans(bans.New(bans.Threshold(1))), authn.Trusted())
+	o := observedGate(t, exampleRouter(), newFake(), authn.Bans(bans.New(bans.Threshold(1))))
 	do(t, o.srv, "GET", "/me", bearer("forged-token"), "")
 	if got := do(t, o.srv, "GET", "/me", bearer("alice-token"), ""); got.status != 429 {
 		t.Fatalf("banned caller: %d", got.status)
@@ -355,7 +342,7 @@ func TestBannedRefusalAnnotatesTheSpan(t *testing.T) {
 // itself must not give each forgery a new address and so escape the ban.
 func TestAForgedForwardedHeaderDoesNotEscapeABan(t *testing.T) {
 	b := bans.New(bans.Threshold(2), bans.Duration(time.Minute))
-	o := observedGate(t, exampleRouter(), newCounting(), authn.Bans(b), authn.Trusted("127.0.0.1/32"))
+	o := observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), newCounting(), authn.Bans(b))
 	for i := range 4 {
 		h := from("198.51.100.66", bearer("forged-token"))
 		h.Set("Forwarded", fmt.Sprintf("for=203.0.113.%d", i+1))

@@ -16,7 +16,7 @@ func TestGateAnswersBusyVerifier503AndNeverBans(t *testing.T) {
 	v := newFake()
 	v.errs["busy-token"] = fmt.Errorf("%w: 2 running and 32 waiting", authn.ErrBusy)
 	b := bans.New(bans.Threshold(2))
-	srv := gateServer(t, nil, exampleRouter(), v, authn.Bans(b), authn.Trusted())
+	srv := gateServer(t, nil, exampleRouter(), v, authn.Bans(b))
 	for i := range 5 {
 		got := do(t, srv, "GET", "/me", bearer("busy-token"), "")
 		if got.status != 503 || got.json["type"] != docs+"bulkhead-full" || got.header.Get("Retry-After") != "1" ||

@@ -40,7 +40,7 @@ func (e *InstallError) Error() string {
 // list them, so a route the gate would refuse is logged and served as
 // protected when a request reaches it.
 //
-// Any other handler is gated like [Middleware]: public paths through
+// Any other handler is gated knowing no routes: public paths through
 // Exclude alone.
 func (g *Gate) Handler(router http.Handler) (http.Handler, error) {
 	switch mux := router.(type) {

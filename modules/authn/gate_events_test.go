@@ -32,6 +32,13 @@ type observed struct {
 
 func observedGate(t *testing.T, router http.Handler, v authn.Verifier, opts ...authn.Option) *observed {
 	t.Helper()
+	return observedGateBehind(t, nil, router, v, opts...)
+}
+
+// observedGateBehind is observedGate behind svc's telemetry wrapper
+// trusting the proxies cidrs.
+func observedGateBehind(t *testing.T, cidrs []string, router http.Handler, v authn.Verifier, opts ...authn.Option) *observed {
+	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
 	g, err := authn.New(v, opts...)
 	if err != nil {
@@ -51,7 +58,7 @@ func observedGate(t *testing.T, router http.Handler, v authn.Verifier, opts ...a
 		defer span.End()
 		svcerrors.New().Middleware(h).ServeHTTP(w, r.WithContext(ctx))
 	})
-	srv := httptest.NewServer(server)
+	srv := httptest.NewServer(trusting(t, cidrs, server))
 	t.Cleanup(srv.Close)
 	return &observed{srv: srv, logs: logs, spans: spans, gate: g, now: &now}
 }

@@ -5,7 +5,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/svckit/svc/internal/urlpath"
+	"github.com/svckit/svc/internal/reqfacts"
 )
 
 // excludeSet matches request paths against the Exclude patterns.
@@ -67,13 +67,13 @@ func (s excludeSet) match(path string) bool {
 }
 
 // matchRequest reports whether a request's URL is excluded, as the router
-// reads its path (urlpath.ExclusionHolds).
+// reads its path (reqfacts.ExclusionHolds).
 func (s excludeSet) matchRequest(u *url.URL) bool {
 	escaped := u.RawPath
 	if escaped == "" {
 		escaped = u.Path
 	}
-	return urlpath.ExclusionHolds(s.match, u.Path, escaped)
+	return reqfacts.ExclusionHolds(s.match, u.Path, escaped)
 }
 
 // matchPattern reports whether a route template lies under an exclusion, so

@@ -13,6 +13,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/telemetry"
 )
 
 // fakeVerifier maps tokens to callers: fast gate tests without keys. The
@@ -91,6 +92,13 @@ type served struct {
 
 func gateServer(t *testing.T, res *svcerrors.Responses, router http.Handler, v authn.Verifier, opts ...authn.Option) *httptest.Server {
 	t.Helper()
+	return gateServerBehind(t, nil, res, router, v, opts...)
+}
+
+// gateServerBehind is gateServer behind svc's telemetry wrapper trusting
+// the proxies cidrs (none: no wrapper, as in a hand-built stack).
+func gateServerBehind(t *testing.T, cidrs []string, res *svcerrors.Responses, router http.Handler, v authn.Verifier, opts ...authn.Option) *httptest.Server {
+	t.Helper()
 	g, err := authn.New(v, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -102,7 +110,7 @@ func gateServer(t *testing.T, res *svcerrors.Responses, router http.Handler, v a
 	if res != nil {
 		h = res.Middleware(h)
 	}
-	srv := httptest.NewServer(h)
+	srv := httptest.NewServer(trusting(t, cidrs, h))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -148,4 +156,18 @@ func newPlainChi() *chi.Mux {
 	r := chi.NewRouter()
 	r.Get("/me", ok)
 	return r
+}
+
+// trusting puts h behind svc's telemetry wrapper believing the forwarding
+// headers of the proxies cidrs; with none, h is served as it is.
+func trusting(t *testing.T, cidrs []string, h http.Handler) http.Handler {
+	t.Helper()
+	if cidrs == nil {
+		return h
+	}
+	tel, err := telemetry.New(telemetry.TrustedProxies(cidrs...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tel.Handler(h)
 }

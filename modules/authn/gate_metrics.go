@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 )
 
 // meterScope is the instrumentation scope of the gate's metrics.
@@ -114,7 +114,7 @@ func setEndUser(ctx context.Context, subject string) {
 	if subject == "" {
 		return
 	}
-	if st := reqstate.From(ctx); st != nil {
+	if st := reqfacts.From(ctx); st != nil {
 		st.SetSubject(subject)
 	}
 	if span := trace.SpanFromContext(ctx); span.IsRecording() {

@@ -8,8 +8,7 @@ import (
 	"github.com/svckit/svc/modules/authn/flood"
 )
 
-// Option configures the authentication gate ([New], [Middleware] and
-// fxsvc.Authn). Options are read once: nothing inbound changes while the
+// Option configures the authentication gate (fxsvc.Authn and [New]). Options are read once: nothing inbound changes while the
 // service runs.
 type Option func(*gateConfig)
 
@@ -35,8 +34,6 @@ type gateConfig struct {
 	endUser              bool
 	openAPI              bool
 	bans                 *bans.Bans
-	trusted              []string
-	trustedSet           bool
 	flood                *flood.Limit
 	sharedBans           bans.Store
 	sharedFlood          flood.Store
@@ -85,19 +82,11 @@ func OpenAPI(on bool) Option { return func(c *gateConfig) { c.openAPI = on } }
 // Bans bans callers that present forged tokens (a signature or algorithm
 // that does not verify): a banned caller is answered 429 client-banned
 // with Retry-After before its token is verified, counted and not logged.
-// Off unless given. It requires [Trusted], so that the address banned is
-// the caller's and not a proxy's.
+// Off unless given. The caller's address is the one the app's trusted
+// proxies name (fxsvc.TrustedProxies, SVC_HTTP_TRUSTED_PROXIES); fxsvc.Authn
+// refuses Bans until they are declared, so that the address banned is the
+// caller's and not a proxy's.
 func Bans(b *bans.Bans) Option { return func(c *gateConfig) { c.bans = b } }
-
-// Trusted lists the proxies (CIDRs such as "10.0.0.0/8", or single
-// addresses) whose X-Forwarded-For header names the caller (their
-// Forwarded header when no X-Forwarded-For came; a proxy that writes only
-// Forwarded must drop the client's X-Forwarded-For).
-// Headers from any other peer are ignored. Trusted() with no networks says
-// callers connect directly. Required with [Bans].
-func Trusted(cidrs ...string) Option {
-	return func(c *gateConfig) { c.trusted, c.trustedSet = append(c.trusted, cidrs...), true }
-}
 
 // Flood limits, per caller address, requests with a valid token to URLs no
 // route answers and, on an app with an anonymous route, requests without a

@@ -60,10 +60,9 @@ func TestSharedStoresShareBansAndFloodBetweenGates(t *testing.T) {
 	sb := &sharedBans{fails: map[string]int{}, until: map[string]time.Time{}}
 	sf := &sharedFlood{seen: map[string]bool{}}
 	gate := func() *observed {
-		return observedGate(t, exampleRouter(), newFake(),
+		return observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), newFake(),
 			authn.Bans(bans.New(bans.Threshold(2), bans.Duration(time.Minute))),
 			authn.Flood(flood.New(flood.Rate(100), flood.Burst(100))),
-			authn.Trusted("127.0.0.1/32"),
 			authn.SharedStores(sb, sf))
 	}
 	a, b := gate(), gate()
@@ -93,9 +92,9 @@ func TestSharedStoresShareBansAndFloodBetweenGates(t *testing.T) {
 func TestAnExplicitStoreWinsOverSharedStores(t *testing.T) {
 	sb := &sharedBans{fails: map[string]int{}, until: map[string]time.Time{}}
 	own := &sharedBans{fails: map[string]int{}, until: map[string]time.Time{}}
-	o := observedGate(t, exampleRouter(), newFake(),
+	o := observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), newFake(),
 		authn.Bans(bans.New(bans.Threshold(1), bans.WithStore(own))),
-		authn.Trusted("127.0.0.1/32"), authn.SharedStores(sb, nil))
+		authn.SharedStores(sb, nil))
 	if got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearer("forged-token")), ""); got.status != 401 {
 		t.Fatalf("forgery: %d", got.status)
 	}

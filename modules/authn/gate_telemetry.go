@@ -5,30 +5,23 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/modules/requestid"
 )
 
 // tell hands the telemetry wrapper, when one is outside the gate, what it
 // needs to name the request: how to find its route after the handler ran
-// (unless the gate finds it on the way), and how the gate names the caller.
+// (unless the gate finds it on the way).
 // Without the wrapper it costs one ctx.Value lookup.
-func (g *Gate) tell(r *http.Request, routes routeFinder) *reqstate.State {
-	st := reqstate.From(r.Context())
+func (g *Gate) tell(r *http.Request, routes routeFinder) *reqfacts.State {
+	st := reqfacts.From(r.Context())
 	if st != nil {
-		st.SetAddresser(g)
 		if routes != nil {
 			st.SetFinder(routes)
 		}
 	}
 	return st
 }
-
-// ClientAddress returns the caller's address as the gate sees it: the
-// peer, or, when the peer is one of the [Trusted] proxies, the address the
-// forwarding headers name. It is what bans, flood limits and security
-// records use; the access log uses it too.
-func (g *Gate) ClientAddress(r *http.Request) string { return g.trusted.clientAddress(r) }
 
 // FindRoute reports the route template r is dispatched to.
 func (c *chiRoutes) FindRoute(r *http.Request) (string, bool) {
@@ -43,7 +36,7 @@ func (s *serveMuxRoutes) FindRoute(r *http.Request) (string, bool) {
 }
 
 // requestIDField is the request's ID for a log line, nothing when it has
-// none (no requestid.Middleware ran).
+// none (no telemetry wrapper gave one).
 func requestIDField(r *http.Request) zap.Field {
 	if id := requestid.From(r.Context()); id != "" {
 		return zap.String(requestid.LogField, id)

@@ -213,7 +213,7 @@ func MaxTokenSize(n int) VerifierOption {
 }
 
 // Logger sets where key-loading events go (default: nowhere, unless
-// fxsvc.Authn or Middleware hands the verifier the app's logger; see
+// fxsvc.Authn hands the verifier the app's logger; see
 // [JWTVerifier.SetLogger]). Tokens and key material are never logged.
 func Logger(l *zap.Logger) VerifierOption {
 	return func(c *verifierConfig) {

@@ -1,9 +1,6 @@
 package authn
 
 import (
-	"context"
-	"sync"
-
 	"go.uber.org/zap"
 )
 
@@ -15,7 +12,7 @@ func (v *JWTVerifier) Err() error { return v.err }
 
 // SetLogger gives the verifier a logger for its key-loading events when it
 // was built without the Logger option; fxsvc.Authn calls it with the app's
-// logger and Middleware with the gate's, so that a provider that is down or
+// logger, so that a provider that is down or
 // misconfigured is never a silent 503. It does nothing when Logger was
 // given (the caller's choice wins), when l is nil, or once the verifier
 // has been opened: the key loader reads its logger without a lock.
@@ -36,39 +33,4 @@ func (v *JWTVerifier) SetLogger(l *zap.Logger) {
 		return
 	}
 	v.cfg.logger, m.log = l, l
-}
-
-// opened reports whether Open has started the key loader (it may have
-// stopped since).
-func (v *JWTVerifier) opened() bool {
-	m, loads := v.keys.(*keyManager)
-	if !loads {
-		return false
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	return m.running || m.exited != nil
-}
-
-// lazyOpen returns what Middleware runs before each request: for a
-// *JWTVerifier nobody opened, open it (once) with log as its logger, so
-// that a hand-built stack loads keys without a lifecycle. The loader's
-// goroutine is then the verifier's: its Close stops it. nil for any other
-// verifier, whose opening stays with its owner.
-func lazyOpen(v Verifier, log *zap.Logger) func() {
-	jv, ok := v.(*JWTVerifier)
-	if !ok {
-		return nil
-	}
-	return sync.OnceFunc(func() {
-		if jv.opened() {
-			return
-		}
-		jv.SetLogger(log)
-		if err := jv.Open(context.Background()); err != nil {
-			// Every request then answers 500 with the same error, logged
-			// by the gate; this line says why once.
-			log.Error("authn.Middleware: the verifier could not be opened", zap.Error(err))
-		}
-	})
 }

@@ -150,7 +150,7 @@ func Respond(w http.ResponseWriter, r *http.Request, status int, detail string, 
 }
 
 // requestIDField is the request's ID for a log line, nothing when it has
-// none (no requestid.Middleware ran).
+// none (no telemetry wrapper gave one).
 func requestIDField(r *http.Request) zap.Field {
 	if id := requestid.From(r.Context()); id != "" {
 		return zap.String(requestid.LogField, id)

@@ -20,7 +20,7 @@ import (
 // Required is a marker middleware: a write to the routes it guards must
 // carry an Idempotency-Key (else 400 idempotency-key-invalid). Use it with
 // chi's r.With, r.Use and r.Group, wrap a ServeMux handler in it, or pass
-// it to behindhuma.Use on a Huma operation (behindhuma.Group on a group). Put
+// it to authnhuma.Use on a Huma operation (authnhuma.Group on a group). Put
 // authn.Require before it (outer): the gate refuses at install a route
 // where Required wraps authn.Require. Safe methods (GET, HEAD, OPTIONS,
 // TRACE) pass through untouched.
@@ -69,7 +69,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		behind.Refuse(w, r, &svcerrors.IdempotencyKeyInvalid{})
 		return
 	}
-	owner, subject, authenticated := behind.Caller(r, nil)
+	owner, subject, authenticated := behind.Caller(r)
 	if !authenticated {
 		owner, subject = behind.AnonymousOwner, ""
 	} else if c.sharedKeys {

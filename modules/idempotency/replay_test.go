@@ -40,7 +40,7 @@ func TestAReplayCarriesTheFinalStatusNotAnInformationalOne(t *testing.T) {
 // request ID) stays its own.
 func TestAReplayKeepsTheHeadersOuterMiddlewaresSetForTheRetry(t *testing.T) {
 	h := &orders{}
-	srv := behindtest.Stack(t, app(h), requestid.Middleware, newComponent(t, store.NewMemory()).Middleware)
+	srv := behindtest.Stack(t, app(h), behindtest.Telemetry(t), newComponent(t, store.NewMemory()).Middleware)
 	for i, id := range []string{"first-try", "retry"} {
 		resp := behindtest.Do(t, srv, "POST", "/orders", behindtest.Alice, `pen`, "Idempotency-Key", "k1", requestid.Header, id)
 		body := behindtest.Body(t, resp)

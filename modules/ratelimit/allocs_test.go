@@ -27,8 +27,8 @@ func TestAdmittedPathAddsNoAllocation(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
-	limited := telemetry.New().Handler(l.Middleware(ratelimit.Limit("1099511627776/h", 1000)(ok)))
-	bare := telemetry.New().Handler(ok)
+	limited := newTelemetry(t).Handler(l.Middleware(ratelimit.Limit("1099511627776/h", 1000)(ok)))
+	bare := newTelemetry(t).Handler(ok)
 	r := httptest.NewRequest(http.MethodGet, "/orders", nil)
 	r.RemoteAddr = "203.0.113.7:51234"
 	w := &discardWriter{h: http.Header{}}
@@ -56,8 +56,8 @@ func TestNestedTelemetryWrappersKeepTheLimiter(t *testing.T) {
 		t.Fatal(err)
 	}
 	ok := http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
-	inner := telemetry.New().Handler(ratelimit.Limit("10/s", 5)(ok))
-	h := telemetry.New().Handler(l.Middleware(http.StripPrefix("/api", inner)))
+	inner := newTelemetry(t).Handler(ratelimit.Limit("10/s", 5)(ok))
+	h := newTelemetry(t).Handler(l.Middleware(http.StripPrefix("/api", inner)))
 	w := &discardWriter{h: http.Header{}}
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/orders", nil))
 	if v := w.h.Get("RateLimit"); v != "" {
@@ -75,7 +75,7 @@ func TestIncludeSeesThePathBehindAMount(t *testing.T) {
 	}
 	r := chi.NewRouter()
 	r.With(ratelimit.Limit("1/h", 1)).Get("/api/x", func(http.ResponseWriter, *http.Request) {})
-	h := telemetry.New().Handler(http.StripPrefix("/svc", l.Middleware(r)))
+	h := newTelemetry(t).Handler(http.StripPrefix("/svc", l.Middleware(r)))
 	var got []int
 	for range 2 {
 		w := httptest.NewRecorder()
@@ -85,4 +85,14 @@ func TestIncludeSeesThePathBehindAMount(t *testing.T) {
 	if got[0] != http.StatusOK || got[1] != http.StatusTooManyRequests {
 		t.Fatalf("statuses %v, want [200 429]: ratelimit.Include(\"/api/*\") must match the path behind the mount", got)
 	}
+}
+
+// newTelemetry is svc's outermost wrapper, which carries the limiter.
+func newTelemetry(t testing.TB, opts ...telemetry.Option) *telemetry.Telemetry {
+	t.Helper()
+	tel, err := telemetry.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tel
 }

@@ -81,8 +81,8 @@ var declarations atomic.Int64
 // Limit is a marker middleware: the routes it guards admit each caller at
 // most limit (see [Parse]) with burst requests at once, sharing one budget
 // per caller across those routes. Use it with chi's r.With, r.Use and
-// r.Group, wrap a ServeMux handler in it, or pass it to behindhuma.Use on a
-// Huma operation (behindhuma.Group on a Huma group). Put authn.Require before it (outer), so that a caller
+// r.Group, wrap a ServeMux handler in it, or pass it to authnhuma.Use on a
+// Huma operation (authnhuma.Group on a Huma group). Put authn.Require before it (outer), so that a caller
 // refused for a missing scope spends nothing: the gate refuses at install
 // a route where Limit wraps authn.Require.
 //

@@ -41,7 +41,6 @@ type KeyFunc func(r *http.Request) string
 type Limiter struct {
 	rates   store.Rates
 	key     KeyFunc
-	trusted behind.Trusted
 	paths   behind.Paths
 	metrics limitedCounter
 }
@@ -49,7 +48,6 @@ type Limiter struct {
 type config struct {
 	rates            store.Rates
 	key              KeyFunc
-	trusted          []string
 	include, exclude []string
 }
 
@@ -64,13 +62,6 @@ func Store(s store.Rates) Option { return func(c *config) { c.rates = s } }
 // client address.
 func KeyBy(fn KeyFunc) Option { return func(c *config) { c.key = fn } }
 
-// Trusted lists the networks of the app's proxies (CIDRs): from a trusted
-// peer the client address is read from X-Forwarded-For. Default none: the
-// peer is the client.
-func Trusted(cidrs ...string) Option {
-	return func(c *config) { c.trusted = append(c.trusted, cidrs...) }
-}
-
 // Include limits the component to these paths from the app's root (exact,
 // or a prefix ending in /*), also under a mount. Default: every path.
 func Include(patterns ...string) Option {
@@ -84,7 +75,7 @@ func Exclude(patterns ...string) Option {
 }
 
 // New builds a limiter. It refuses Include/Exclude patterns that are not
-// paths and Trusted entries that are not CIDRs or that trust everyone.
+// paths.
 func New(opts ...Option) (*Limiter, error) {
 	var c config
 	for _, o := range opts {
@@ -97,9 +88,6 @@ func New(opts ...Option) (*Limiter, error) {
 		l.rates = store.NewMemory()
 	}
 	var err error
-	if l.trusted, err = behind.ParseTrusted("ratelimit.Trusted", c.trusted); err != nil {
-		return nil, err
-	}
 	if l.paths, err = behind.NewPaths("ratelimit", c.include, c.exclude); err != nil {
 		return nil, err
 	}
@@ -127,7 +115,7 @@ func (l *Limiter) keyOf(r *http.Request, space string, fn KeyFunc) store.Key {
 	if fn != nil {
 		return store.Key{Space: space, Owner: "key", ID: fn(r)}
 	}
-	owner, id, _ := behind.Caller(r, l.trusted)
+	owner, id, _ := behind.Caller(r)
 	return store.Key{Space: space, Owner: owner, ID: id}
 }
 

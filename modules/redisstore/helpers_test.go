@@ -19,6 +19,7 @@ import (
 	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/modules/telemetry"
 )
 
 const docs = svcerrors.DefaultDocsURL + "#"
@@ -66,8 +67,7 @@ func newReplica(t *testing.T, addr string, threshold int, bopts ...redisstore.Ba
 	})
 	g, err := authn.New(verifier{},
 		authn.Bans(bans.New(bans.Threshold(threshold), bans.Duration(time.Minute), bans.WithStore(bs))),
-		authn.Flood(flood.New(flood.Rate(0.01), flood.Burst(3), flood.WithStore(fs))),
-		authn.Trusted("127.0.0.1/32"))
+		authn.Flood(flood.New(flood.Rate(0.01), flood.Burst(3), flood.WithStore(fs))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +77,12 @@ func newReplica(t *testing.T, addr string, threshold int, bopts ...redisstore.Ba
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(svcerrors.New().Middleware(h))
+	// svc's outermost wrapper names the caller behind the test's proxy.
+	tel, err := telemetry.New(telemetry.TrustedProxies("127.0.0.1/32"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(tel.Handler(svcerrors.New().Middleware(h)))
 	t.Cleanup(srv.Close)
 	return &replica{srv: srv, bans: bs, flood: fs}
 }

@@ -2,8 +2,9 @@
 // when it is well-formed, else one made here. The ID is echoed on the
 // response and carried in the request context, where the access log, the
 // security records, the 500 log line and the server span read it.
+// svc's outermost wrapper (modules/telemetry, which fxsvc.Serve always
+// installs) gives the IDs; this package holds their rules.
 //
-//	h = requestid.Middleware(h)
 //	id := requestid.From(r.Context())
 package requestid
 
@@ -12,7 +13,6 @@ import (
 	"encoding/binary"
 	"encoding/hex"
 	"math/rand/v2"
-	"net/http"
 )
 
 // Header is the request and response header carrying the ID.
@@ -33,20 +33,6 @@ const MaxLength = 128
 
 type key struct{}
 
-// Middleware gives each request an ID before next runs: the incoming
-// X-Request-ID when [Valid], else a new random one (32 hex digits). The ID
-// is set on the response header and in the request context ([From]).
-func Middleware(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		id := r.Header.Get(Header)
-		if !Valid(id) {
-			id = New()
-		}
-		w.Header().Set(Header, id)
-		next.ServeHTTP(w, r.WithContext(With(r.Context(), id)))
-	})
-}
-
 // With returns ctx carrying id.
 func With(ctx context.Context, id string) context.Context {
 	return context.WithValue(ctx, key{}, id)
@@ -57,7 +43,7 @@ func With(ctx context.Context, id string) context.Context {
 // wrapper's): it must answer this key with the ID as a string.
 func ContextKey() any { return key{} }
 
-// From returns the request's ID, "" when no Middleware ran.
+// From returns the request's ID, "" when no telemetry wrapper gave one.
 func From(ctx context.Context) string {
 	id, _ := ctx.Value(key{}).(string)
 	return id

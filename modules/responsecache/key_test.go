@@ -31,7 +31,7 @@ func TestAHitKeepsTheHeadersOuterMiddlewaresSetForThisRequest(t *testing.T) {
 	h := &counted{header: http.Header{"Cache-Control": {"max-age=60"}}}
 	r := chi.NewRouter()
 	r.With(authn.Anonymous, responsecache.Cached()).Get("/catalog", h.ServeHTTP)
-	srv := behindtest.Stack(t, r, requestid.Middleware, newComponent(t).Middleware)
+	srv := behindtest.Stack(t, r, behindtest.Telemetry(t), newComponent(t).Middleware)
 	for i, id := range []string{"first-caller", "second-caller"} {
 		resp := behindtest.Do(t, srv, "GET", "/catalog", "", "", requestid.Header, id)
 		body := behindtest.Body(t, resp)

@@ -15,8 +15,8 @@ import (
 // guards are cached for anonymous callers. An authenticated request runs
 // the handler and is never stored (use [Shared] when the response is the
 // same for every caller). Use it with chi's r.With, r.Use and r.Group,
-// wrap a ServeMux handler in it, or pass it to behindhuma.Use on a Huma
-// operation (behindhuma.Group on a Huma group).
+// wrap a ServeMux handler in it, or pass it to authnhuma.Use on a Huma
+// operation (authnhuma.Group on a Huma group).
 func Cached() func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler { return &marker{next: next} }
 }

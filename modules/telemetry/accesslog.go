@@ -1,7 +1,6 @@
 package telemetry
 
 import (
-	"net"
 	"net/http"
 	"strconv"
 	"time"
@@ -27,10 +26,7 @@ func writeAccess(log *zap.Logger, r *http.Request, x *exchange, span trace.Span,
 	}
 	// Built only once the record is wanted.
 	ce.Message = method + " " + shown + " " + statusText(status)
-	addr, ok := x.st.ClientAddress(r)
-	if !ok {
-		addr = peer(r)
-	}
+	addr := x.st.ClientAddress(r)
 	fields := make([]zap.Field, 0, 12)
 	fields = append(fields,
 		zap.String("http.request.method", method),
@@ -56,15 +52,6 @@ func writeAccess(log *zap.Logger, r *http.Request, x *exchange, span trace.Span,
 		fields = append(fields, zap.String("enduser.id", sub))
 	}
 	ce.Write(fields...)
-}
-
-// peer is the address of the connection's other end, without its port.
-func peer(r *http.Request) string {
-	host, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		return r.RemoteAddr
-	}
-	return host
 }
 
 // statusText is a status code's three digits, without an allocation for

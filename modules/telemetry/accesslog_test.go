@@ -14,7 +14,7 @@ import (
 )
 
 func TestAccessLogRecordsEveryAnswerOfTheGate(t *testing.T) {
-	h, logs := stack(t, nil, authn.EndUser(true), authn.Trusted(), authn.Bans(bans.New(bans.Threshold(1))))
+	h, logs := stack(t, nil, authn.EndUser(true), authn.Bans(bans.New(bans.Threshold(1))))
 	// A forged token starts a ban for 192.0.2.9, so its next request is
 	// the gate's 429.
 	forger := httptest.NewRequest(http.MethodGet, "/orders/1", nil)
@@ -78,7 +78,7 @@ func TestAccessLogRecordsEveryAnswerOfTheGate(t *testing.T) {
 }
 
 func TestAccessLogNamesTheCallerBehindTrustedProxies(t *testing.T) {
-	h, logs := stack(t, nil, authn.Trusted("10.0.0.0/8"))
+	h, logs := stack(t, []telemetry.Option{telemetry.TrustedProxies("10.0.0.0/8")})
 	r := httptest.NewRequest(http.MethodGet, "/hello", nil)
 	r.RemoteAddr = "10.1.2.3:5555"
 	r.Header.Set("X-Forwarded-For", "203.0.113.7, 10.9.9.9")

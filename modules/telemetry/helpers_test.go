@@ -67,7 +67,7 @@ func stack(t *testing.T, opts []telemetry.Option, gateOpts ...authn.Option) (htt
 		t.Fatal(err)
 	}
 	h = svcerrors.New(svcerrors.Logger(log)).Middleware(h)
-	tel := telemetry.New(append([]telemetry.Option{telemetry.AccessLog(log)}, opts...)...)
+	tel := newTelemetry(t, append([]telemetry.Option{telemetry.AccessLog(log)}, opts...)...)
 	return tel.Handler(h), logs
 }
 
@@ -91,4 +91,14 @@ func only(t *testing.T, logs *observer.ObservedLogs, name string) observer.Logge
 		t.Fatalf("%d records of %s, want 1: %+v", len(got), name, got)
 	}
 	return got[0]
+}
+
+// newTelemetry builds the wrapper, failing the test on options it refuses.
+func newTelemetry(t testing.TB, opts ...telemetry.Option) *telemetry.Telemetry {
+	t.Helper()
+	tel, err := telemetry.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tel
 }

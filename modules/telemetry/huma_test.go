@@ -48,7 +48,7 @@ func TestHumaOperationIsNamedByItsTemplate(t *testing.T) {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zapcore.InfoLevel)
-	h := telemetry.New(telemetry.AccessLog(zap.New(core))).Handler(res.Middleware(gated))
+	h := newTelemetry(t, telemetry.AccessLog(zap.New(core))).Handler(res.Middleware(gated))
 	for token, status := range map[string]int{"alice-token": 200, "": 401} {
 		logs.TakeAll()
 		req := httptest.NewRequest(http.MethodGet, "/api/items/5", nil)

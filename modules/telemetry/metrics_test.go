@@ -112,7 +112,7 @@ func TestActiveRequestsCountsTheRequestInFlight(t *testing.T) {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = mp.Shutdown(context.Background()) }()
 	var during int64 = -1
-	h := telemetry.New(telemetry.MeterProvider(mp)).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	h := newTelemetry(t, telemetry.MeterProvider(mp)).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		for _, dp := range collect(t, reader)["http.server.active_requests"].Data.(metricdata.Sum[int64]).DataPoints {
 			during = dp.Value
 		}
@@ -127,7 +127,7 @@ func TestSetMeterProviderTurnsMetricsOnAndOff(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = mp.Shutdown(context.Background()) }()
-	tel := telemetry.New()
+	tel := newTelemetry(t)
 	h := tel.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	count := func() uint64 {
 		var n uint64

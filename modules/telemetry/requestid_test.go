@@ -3,6 +3,7 @@ package telemetry_test
 import (
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
 	"github.com/svckit/svc/modules/authn"
@@ -83,7 +84,7 @@ func TestRequestIDsOff(t *testing.T) {
 func TestAllOffCallsNextDirectly(t *testing.T) {
 	var gotW http.ResponseWriter
 	var gotR *http.Request
-	h := telemetry.New(telemetry.RequestIDs(false)).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := newTelemetry(t, telemetry.RequestIDs(false)).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		gotW, gotR = w, r
 	}))
 	w := httptest.NewRecorder()
@@ -91,5 +92,48 @@ func TestAllOffCallsNextDirectly(t *testing.T) {
 	h.ServeHTTP(w, r)
 	if gotW != http.ResponseWriter(w) || gotR != r {
 		t.Fatal("the wrapper with everything off still wrapped the writer or the request")
+	}
+}
+
+func TestWellFormedRequestIDsAreKeptAndOthersReplaced(t *testing.T) {
+	cases := []struct {
+		name, in string
+		kept     bool
+	}{
+		{"uuid", "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b", true},
+		{"ulid", "01HZX3J8K9M2N4P6Q8R0S2T4V6", true},
+		{"base64", "aGVsbG8+d29ybGQ/Zm9v=", true},
+		{"at the limit", strings.Repeat("a", requestid.MaxLength), true},
+		{"absent", "", false},
+		{"too long", strings.Repeat("a", requestid.MaxLength+1), false},
+		{"space", "abc def", false},
+		{"newline", "abc\ndef", false},
+		{"quote", `abc"def`, false},
+		{"non-ASCII", "abcé", false},
+		{"bidi control", "abc\u202edef", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var seen string
+			h := newTelemetry(t).Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				seen = requestid.From(r.Context())
+			}))
+			req := httptest.NewRequest("GET", "/", nil)
+			if c.in != "" {
+				req.Header.Set(requestid.Header, c.in)
+			}
+			rec := httptest.NewRecorder()
+			h.ServeHTTP(rec, req)
+			echoed := rec.Header().Get(requestid.Header)
+			if echoed != seen || seen == "" {
+				t.Fatalf("context %q, echoed %q", seen, echoed)
+			}
+			if c.kept != (seen == c.in) {
+				t.Fatalf("in %q → %q, kept = %t, want %t", c.in, seen, seen == c.in, c.kept)
+			}
+			if !c.kept && (len(seen) != 32 || !requestid.Valid(seen)) {
+				t.Fatalf("generated ID %q is not 32 valid characters", seen)
+			}
+		})
 	}
 }

@@ -7,11 +7,11 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 )
 
 // finderOf is how the wrapper finds routes on a router no gate guards.
-func finderOf(h http.Handler) reqstate.Finder {
+func finderOf(h http.Handler) reqfacts.Finder {
 	switch mux := h.(type) {
 	case chi.Routes:
 		return chiFinder{mux}

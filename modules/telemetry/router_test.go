@@ -26,7 +26,7 @@ func TestRouterNamesRoutesWithoutAGate(t *testing.T) {
 	}{{"chi", cr}, {"ServeMux", mux}} {
 		t.Run(tc.name, func(t *testing.T) {
 			core, logs := observer.New(zapcore.InfoLevel)
-			h := telemetry.New(telemetry.AccessLog(zap.New(core)), telemetry.Router(tc.router)).Handler(tc.router)
+			h := newTelemetry(t, telemetry.AccessLog(zap.New(core)), telemetry.Router(tc.router)).Handler(tc.router)
 			for path, want := range map[string]any{"/items/9": "/items/{id}", "/other": nil} {
 				logs.TakeAll()
 				h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, path, nil))
@@ -42,7 +42,7 @@ func TestRouterNamesRoutesWithoutAGate(t *testing.T) {
 // panic goes on to net/http.
 func TestPanicIsRecordedAndRepanicked(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
-	h := telemetry.New(telemetry.AccessLog(zap.New(core))).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	h := newTelemetry(t, telemetry.AccessLog(zap.New(core))).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		panic(http.ErrAbortHandler)
 	}))
 	func() {
@@ -71,7 +71,7 @@ func TestGateOnServeMuxNamesTheRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zapcore.InfoLevel)
-	h := telemetry.New(telemetry.AccessLog(zap.New(core))).Handler(gated)
+	h := newTelemetry(t, telemetry.AccessLog(zap.New(core))).Handler(gated)
 	for _, tc := range []struct {
 		token string
 		want  any

@@ -52,13 +52,14 @@ func (t *Telemetry) tracer() trace.Tracer {
 	return tracer
 }
 
-func startSpan(ctx context.Context, tracer trace.Tracer, r *http.Request, method, id string) (context.Context, trace.Span) {
+func startSpan(ctx context.Context, tracer trace.Tracer, r *http.Request, method, id, client string) (context.Context, trace.Span) {
 	ctx = traceContext.Extract(ctx, propagation.HeaderCarrier(r.Header))
-	attrs := make([]attribute.KeyValue, 0, 4)
+	attrs := make([]attribute.KeyValue, 0, 5)
 	attrs = append(attrs,
 		attribute.String("http.request.method", method),
 		attribute.String("url.scheme", scheme(r)),
 		attribute.String("url.path", r.URL.Path),
+		attribute.String("client.address", client),
 	)
 	if method == otherMethod {
 		// The semantic conventions keep the method as sent beside _OTHER.

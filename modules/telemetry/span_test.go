@@ -137,7 +137,7 @@ func TestUnknownMethodSpanIsNamedHTTP(t *testing.T) {
 	sr, opt := tracing(t)
 	mux := http.NewServeMux()
 	mux.HandleFunc("/pot/{id}", func(http.ResponseWriter, *http.Request) {}) // every method
-	h := telemetry.New(opt, telemetry.Router(mux)).Handler(mux)
+	h := newTelemetry(t, opt, telemetry.Router(mux)).Handler(mux)
 	for path, want := range map[string]string{"/pot/7": "HTTP /pot/{id}", "/nope": "HTTP"} {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("BREW", path, nil))
 		spans := sr.Ended()
@@ -160,7 +160,7 @@ func TestUnknownMethodSpanIsNamedHTTP(t *testing.T) {
 // handler sees no span context and the gate no recording span.
 func TestNoSpanWithoutATracerProvider(t *testing.T) {
 	var sc trace.SpanContext
-	h := telemetry.New(telemetry.AccessLog(nil)).Handler(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
+	h := newTelemetry(t, telemetry.AccessLog(nil)).Handler(http.HandlerFunc(func(_ http.ResponseWriter, r *http.Request) {
 		sc = trace.SpanContextFromContext(r.Context())
 	}))
 	r := httptest.NewRequest(http.MethodGet, "/", nil)
@@ -183,7 +183,7 @@ func TestUncomparableTracerProvider(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	defer func() { _ = tp.Shutdown(t.Context()) }()
-	h := telemetry.New(telemetry.TracerProvider(uncomparable{TracerProvider: tp})).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	h := newTelemetry(t, telemetry.TracerProvider(uncomparable{TracerProvider: tp})).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	for range 2 {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	}

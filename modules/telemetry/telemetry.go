@@ -16,6 +16,7 @@ package telemetry
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"sync/atomic"
 	"time"
@@ -24,7 +25,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/internal/reqstate"
+	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/modules/requestid"
 )
 
@@ -45,8 +46,9 @@ type config struct {
 	meters    metric.MeterProvider
 	tracers   trace.TracerProvider
 	noIDs     bool
-	fallback  reqstate.Finder
+	fallback  reqfacts.Finder
 	hasRouter bool
+	proxies   []string
 }
 
 // AccessLog writes one record per request to l's core under the logger
@@ -85,24 +87,44 @@ func Router(h http.Handler) Option {
 	return func(c *config) { c.fallback, c.hasRouter = finderOf(h), true }
 }
 
+// TrustedProxies lists the networks of the app's proxies (CIDRs such as
+// "10.0.0.0/8", or single addresses): from one of them, the caller is the
+// address X-Forwarded-For names (RFC 7239 Forwarded when no
+// X-Forwarded-For came), walked from the right through the proxies. The
+// address is worked out once per request, and the access log, the spans,
+// the authentication gate (its bans, flood limits and security records)
+// and the rate limiter behind it all name the caller by it. Default none:
+// the peer is the caller and no forwarding header is believed.
+// fxsvc sets it from SVC_HTTP_TRUSTED_PROXIES or fxsvc.TrustedProxies.
+func TrustedProxies(cidrs ...string) Option {
+	return func(c *config) { c.proxies = append(c.proxies, cidrs...) }
+}
+
 // Telemetry is the wrapper. Build it with [New]; it is safe for concurrent
 // use.
 type Telemetry struct {
 	cfg     config
+	proxies reqfacts.Proxies
 	meters  atomic.Pointer[httpMetrics]
 	tracers atomic.Pointer[tracerSlot]
 }
 
-// New builds the wrapper. Nothing is refused: every part is optional.
-func New(opts ...Option) *Telemetry {
+// New builds the wrapper. Every part is optional; it refuses only
+// [TrustedProxies] entries that are not CIDRs or addresses, or that trust
+// every address.
+func New(opts ...Option) (*Telemetry, error) {
 	t := &Telemetry{}
 	for _, o := range opts {
 		if o != nil {
 			o(&t.cfg)
 		}
 	}
+	var err error
+	if t.proxies, err = reqfacts.ParseProxies(t.cfg.proxies); err != nil {
+		return nil, fmt.Errorf("telemetry.TrustedProxies: %w", err)
+	}
 	t.SetMeterProvider(t.cfg.meters)
-	return t
+	return t, nil
 }
 
 // SetMeterProvider records the HTTP server metrics into mp from the next
@@ -130,26 +152,26 @@ type exchange struct {
 }
 
 // requestContext is the context the wrapper gives a request: one node
-// answering both the request ID's key and the reqstate key, where two
+// answering both the request ID's key and the reqfacts key, where two
 // context.WithValue calls would allocate twice (and box the ID once more).
 type requestContext struct {
 	context.Context
 	id any // the request ID as a string, nil when IDs are off
-	st reqstate.State
+	st reqfacts.State
 }
 
 // begin takes, inside another telemetry wrapper, what its State holds for
 // the components behind the gate (the first of them records the root
 // path, next to the router, where a mount's rewrite has been seen).
 func (c *requestContext) begin() {
-	if outer := reqstate.From(c.Context); outer != nil {
+	if outer := reqfacts.From(c.Context); outer != nil {
 		c.st.Inherit(outer)
 	}
 }
 
 func (c *requestContext) Value(k any) any {
 	switch k {
-	case reqstate.Key():
+	case reqfacts.Key():
 		return &c.st
 	case requestid.ContextKey():
 		if c.id != nil {
@@ -163,7 +185,7 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	m := t.meters.Load()
 	tracer := t.tracer()
 	log := t.cfg.log
-	if t.cfg.noIDs && m == nil && tracer == nil && log == nil {
+	if t.cfg.noIDs && m == nil && tracer == nil && log == nil && len(t.proxies) == 0 {
 		next.ServeHTTP(w, r)
 		return
 	}
@@ -179,7 +201,11 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 		w.Header()[idHeader] = []string{id}
 	}
 	if m == nil && tracer == nil && log == nil {
-		rc := &requestContext{Context: r.Context(), id: id}
+		rc := &requestContext{Context: r.Context()}
+		if id != "" {
+			rc.id = id
+		}
+		rc.st.SetProxies(t.proxies)
 		rc.begin()
 		next.ServeHTTP(w, r.WithContext(rc))
 		return
@@ -189,6 +215,7 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	if id != "" {
 		x.id = id
 	}
+	x.st.SetProxies(t.proxies)
 	x.begin()
 	if t.cfg.fallback != nil {
 		x.st.SetFinder(t.cfg.fallback)
@@ -197,7 +224,7 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	method := Method(r.Method)
 	var span trace.Span
 	if tracer != nil {
-		ctx, span = startSpan(ctx, tracer, r, method, id)
+		ctx, span = startSpan(ctx, tracer, r, method, id, x.st.ClientAddress(r))
 	}
 	if m != nil {
 		m.enter(ctx, method, r)

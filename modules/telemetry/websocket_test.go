@@ -72,7 +72,7 @@ func TestWebsocketThroughTheWrapper(t *testing.T) {
 // Streaming handlers flush through the wrapper, by type assertion and by
 // http.ResponseController.
 func TestFlushThroughTheWrapper(t *testing.T) {
-	h := telemetry.New(telemetry.AccessLog(nil)).Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	h := newTelemetry(t, telemetry.AccessLog(nil)).Handler(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = w.Write([]byte("a"))
 		w.(http.Flusher).Flush()
 		if err := http.NewResponseController(w).Flush(); err != nil {

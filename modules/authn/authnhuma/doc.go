@@ -24,7 +24,7 @@
 // operations registered later are gated as they land, the installer
 // refuses the same set-ups as on chi (Anonymous and Require together, an
 // excluded operation with scopes), and `check` lists the operations, with
-// the markers behindhuma.Use and behindhuma.Group put on them ([Notes]) as
+// the markers [Use] and [Group] put on them ([Notes]) as
 // on chi routes. A Huma
 // API on a chi sub-router mounted in a larger chi router is gated operation
 // by operation. Huma's own documentation routes (the API document in its
@@ -37,7 +37,7 @@
 // guards before routing and fails closed: an Anonymous operation needs a
 // token there; an operation's Require is still enforced, inside Huma (a
 // group's is not: see [Require]). Middlewares that must not act for a
-// caller the operation refuses ask [Admit] first, as behindhuma's do.
+// caller the operation refuses ask [Admit] first, as [Use]'s do.
 //
 // The caller is a typed input field: [Caller] (required), [OptionalCaller]
 // (for Anonymous operations) and [Token] (the verified token, for token
@@ -79,4 +79,32 @@
 // Huma writes OpenAPI 3.1; the tests validate both that and the 3.0.3
 // document Huma downgrades it to (served at /openapi-3.0.json) with
 // kin-openapi.
+//
+// # The components behind the gate
+//
+// [Use] and [Group] put the components that run behind the
+// authentication gate (ratelimit, idempotency, conditional, responsecache)
+// on Huma operations and groups:
+//
+//	huma.Post(api, "/orders", createOrder,
+//		authnhuma.Use(ratelimit.Limit("10/s", 20), idempotency.Required()))
+//
+//	reports := huma.NewGroup(api, "/reports")
+//	authnhuma.Group(reports, ratelimit.Limit("5/s", 10))
+//
+// Each marker runs as a Huma middleware, after the gate admitted the
+// request and before Huma reads the body, and sees the response the
+// operation writes. It runs only for a caller the operation's guard
+// ([Require], the group's included) admits, whatever the order of
+// the options and on every adapter: a caller refused 401 or 403 spends no
+// budget, claims no Idempotency-Key and is never answered from the cache.
+// On an API built with [NewChi] or [NewGo] the markers' refusals
+// (for idempotency: 400, 409, 413 and 422) are listed in the API document
+// with the registered error model, ProblemDetail or TMFError (the spec's
+// document_idempotency).
+//
+// Huma operations work on humachi and humago adapters. On an API built
+// with [NewChi] or [NewGo], `check` lists an operation's markers,
+// its group's included, as it lists a chi route's ([Notes]): the
+// same notes, at no cost to a request.
 package authnhuma

@@ -116,7 +116,7 @@ func modelOf(fname string) (media, ref, other string) {
 }
 
 func TestOpenAPIDocumentFollowsTheGate(t *testing.T) {
-	o := appOptions{gateOpt: []authn.Option{authn.Exclude("/api/status"), authn.Bans(bans.New()), authn.Trusted()}}
+	o := appOptions{gateOpt: []authn.Option{authn.Exclude("/api/status"), authn.Bans(bans.New())}}
 	each(t, o, func(t *testing.T, a *app, fname string, res *svcerrors.Responses) {
 		d := fetchDocument(t, a, res)
 		if s, _ := d.get("components", "securitySchemes", authnhuma.SchemeBearer).(map[string]any); s["type"] != "http" || s["scheme"] != "bearer" {

@@ -91,7 +91,7 @@ func Anonymous(op *huma.Operation) {
 // is documentation only: Huma v2.37 does not run the middlewares a group's
 // modifier adds (huma#804), and enforceGuard is one; the route markers of
 // [NewChi] and [NewGo] enforce it. (On a bare adapter an operation
-// carrying the markers of behindhuma.Use or behindhuma.Group is the
+// carrying the markers of authnhuma.Use or authnhuma.Group is the
 // exception: they check it with [Admit] before they run.)
 func Require(scopes ...string) func(*huma.Operation) {
 	scopes = slices.Clone(scopes)
@@ -128,7 +128,7 @@ func Rejects(rejections ...svcerrors.Rejection) func(*huma.Operation) {
 }
 
 // Notes declares, for `check`, net/http route markers that run inside the
-// operation rather than on its route: behindhuma.Use puts the markers of
+// operation rather than on its route: authnhuma.Use puts the markers of
 // the components behind the gate (rate limits, idempotency, conditional
 // requests, caching) among Huma's middlewares, where the router's walk
 // cannot see them. The adapters of [NewChi] and [NewGo] register the
@@ -136,8 +136,8 @@ func Rejects(rejections ...svcerrors.Rejection) func(*huma.Operation) {
 // that serves a request exactly as the handler alone: the markers are
 // applied once, at registration, to be read, and never serve a request
 // from there. In `check` they print the notes they print on a chi route.
-// Notes does not run the markers: pass them to behindhuma.Use (or, for a
-// group, behindhuma.Group) for that. One Notes value notes its markers
+// Notes does not run the markers: pass them to authnhuma.Use (or, for a
+// group, authnhuma.Group) for that. One Notes value notes its markers
 // once on an operation however often it is applied (a group without a
 // prefix applies its modifiers twice to the operation itself). On an API
 // built on a bare humachi or humago adapter it changes nothing.
@@ -192,7 +192,7 @@ func enforceGuard(ctx huma.Context, next func(huma.Context)) {
 // It is for middlewares that must not act for a caller the operation
 // refuses: Huma runs a group's middlewares, and an operation's in the
 // order its options were given, so on a bare humachi or humago adapter
-// such a middleware may run before the guard's (behindhuma's bridges call
+// such a middleware may run before the guard's (the bridges of [Use] call
 // Admit so that a rate limit spends nothing on a caller refused 403).
 // Behind [NewChi] and [NewGo] the route markers refused such a caller
 // before Huma ran, and Admit is true. It allocates nothing when it admits.

@@ -76,10 +76,17 @@ func TestGateServesTheAdaptedVerifier(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := authn.Middleware(authnoidc.Verifier(provider.Verifier(&oidc.Config{ClientID: iss.Audience, SupportedSigningAlgs: []string{"ES256"}})))(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	g, err := authn.New(authnoidc.Verifier(provider.Verifier(&oidc.Config{ClientID: iss.Audience, SupportedSigningAlgs: []string{"ES256"}})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := g.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, _ := authn.PrincipalFrom(r.Context())
 		_, _ = w.Write([]byte(p.Subject))
 	}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct {
 		token string
 		code  int

@@ -147,7 +147,7 @@ func newKey(alg jose.SignatureAlgorithm) (crypto.Signer, error) {
 func (i *Issuer) KeyFetches() int { return int(i.fetches.Load()) }
 
 // Discover returns a verifier for this issuer, not yet opened: hand it to
-// fxsvc.Authn (the app opens and closes it) or to authn.Middleware. Its
+// fxsvc.Authn (the app opens and closes it) or open it yourself for authn.New. Its
 // audience is the issuer's Audience unless opts say otherwise through
 // WithAudience on the issuer.
 func (i *Issuer) Discover(opts ...authn.VerifierOption) *authn.JWTVerifier {

@@ -3,7 +3,7 @@
 // tokens, other audiences and keys being rotated never count.
 //
 //	b := bans.New(bans.Threshold(5), bans.Window(time.Minute), bans.Duration(15*time.Minute))
-//	fxsvc.Authn(verifier, authn.Bans(b), authn.Trusted("10.0.0.0/8"))
+//	fxsvc.Authn(verifier, authn.Bans(b)), fxsvc.TrustedProxies("10.0.0.0/8")
 //
 // A banned caller is answered 429 client-banned, with Retry-After, before
 // its token is verified, so a forger stops costing signature checks. State

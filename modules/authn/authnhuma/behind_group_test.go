@@ -1,4 +1,4 @@
-package behindhuma_test
+package authnhuma_test
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 
 	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/modules/authn/authnhuma"
-	"github.com/svckit/svc/modules/behindhuma"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/responsecache"
@@ -124,7 +123,7 @@ func TestAGroupLimitIsOneBudgetPerCallerAcrossItsOperations(t *testing.T) {
 			router, api := rt.new()
 			var runs atomic.Int64
 			grp := huma.NewGroup(api, "/g")
-			behindhuma.Group(grp, ratelimit.Limit("1/h", 3, ratelimit.Name("group")))
+			authnhuma.Group(grp, ratelimit.Limit("1/h", 3, ratelimit.Name("group")))
 			huma.Get(grp, "/a", counted(&runs, http.StatusNoContent))
 			huma.Post(grp, "/b", counted(&runs, http.StatusNoContent))
 			huma.Get(huma.NewGroup(grp, "/in"), "/c", counted(&runs, http.StatusNoContent))
@@ -157,31 +156,31 @@ var placements = []struct {
 	{"group: Require, then Group", func(api huma.API, m func(http.Handler) http.Handler, h func(context.Context, *struct{}) (*statusOut, error)) {
 		grp := huma.NewGroup(api, "/g")
 		grp.UseSimpleModifier(authnhuma.Require("write"))
-		behindhuma.Group(grp, m)
+		authnhuma.Group(grp, m)
 		huma.Post(grp, "/x", h)
 	}},
 	{"group: Group, then Require", func(api huma.API, m func(http.Handler) http.Handler, h func(context.Context, *struct{}) (*statusOut, error)) {
 		grp := huma.NewGroup(api, "/g")
-		behindhuma.Group(grp, m)
+		authnhuma.Group(grp, m)
 		grp.UseSimpleModifier(authnhuma.Require("write"))
 		huma.Post(grp, "/x", h)
 	}},
 	{"group: Group, Require on the operation", func(api huma.API, m func(http.Handler) http.Handler, h func(context.Context, *struct{}) (*statusOut, error)) {
 		grp := huma.NewGroup(api, "/g")
-		behindhuma.Group(grp, m)
+		authnhuma.Group(grp, m)
 		huma.Post(grp, "/x", h, authnhuma.Require("write"))
 	}},
 	{"group without a prefix: Group, then Require", func(api huma.API, m func(http.Handler) http.Handler, h func(context.Context, *struct{}) (*statusOut, error)) {
 		grp := huma.NewGroup(api)
-		behindhuma.Group(grp, m)
+		authnhuma.Group(grp, m)
 		grp.UseSimpleModifier(authnhuma.Require("write"))
 		huma.Post(grp, "/g/x", h)
 	}},
 	{"operation: Use, then Require", func(api huma.API, m func(http.Handler) http.Handler, h func(context.Context, *struct{}) (*statusOut, error)) {
-		huma.Post(api, "/g/x", h, behindhuma.Use(m), authnhuma.Require("write"))
+		huma.Post(api, "/g/x", h, authnhuma.Use(m), authnhuma.Require("write"))
 	}},
 	{"operation: Require, then Use", func(api huma.API, m func(http.Handler) http.Handler, h func(context.Context, *struct{}) (*statusOut, error)) {
-		huma.Post(api, "/g/x", h, authnhuma.Require("write"), behindhuma.Use(m))
+		huma.Post(api, "/g/x", h, authnhuma.Require("write"), authnhuma.Use(m))
 	}},
 }
 

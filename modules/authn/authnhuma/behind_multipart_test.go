@@ -1,4 +1,4 @@
-package behindhuma_test
+package authnhuma_test
 
 import (
 	"bytes"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/modules/authn/authnhuma"
-	"github.com/svckit/svc/modules/behindhuma"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
 )
@@ -28,7 +27,7 @@ func TestAMultipartOperationReadsTheBodyAnInnerMarkerRead(t *testing.T) {
 		RawBody multipart.Form
 	}) (*uploadOut, error) {
 		return &uploadOut{Body: "name=" + in.RawBody.Value["name"][0]}, nil
-	}, behindhuma.Use(ratelimit.Limit("100/s", 100), idempotency.Required()))
+	}, authnhuma.Use(ratelimit.Limit("100/s", 100), idempotency.Required()))
 	srv := behindtest.Stack(t, r, fresh(t)...)
 
 	var body bytes.Buffer

@@ -1,4 +1,4 @@
-package behindhuma_test
+package authnhuma_test
 
 import (
 	"context"
@@ -15,31 +15,31 @@ import (
 	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
-	"github.com/svckit/svc/modules/behindhuma"
 	"github.com/svckit/svc/modules/conditional"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/responsecache"
 	"github.com/svckit/svc/modules/store"
+	"github.com/svckit/svc/svctest/checktest"
 )
 
 // shop registers operations through three groups, one with a prefix, one
 // inside it and one without a prefix, whose markers come from
-// behindhuma.Group, beside one operation outside them.
+// authnhuma.Group, beside one operation outside them.
 func shop(api huma.API) {
 	h := func(context.Context, *struct{}) (*statusOut, error) {
 		return &statusOut{Status: http.StatusNoContent}, nil
 	}
 	orders := huma.NewGroup(api, "/orders")
 	orders.UseSimpleModifier(authnhuma.Require("write"))
-	behindhuma.Group(orders, ratelimit.Limit("10/s", 20), idempotency.Optional())
+	authnhuma.Group(orders, ratelimit.Limit("10/s", 20), idempotency.Optional())
 	huma.Get(orders, "/{id}", h)
-	huma.Put(orders, "/{id}", h, behindhuma.Use(conditional.ETags()))
+	huma.Put(orders, "/{id}", h, authnhuma.Use(conditional.ETags()))
 	archive := huma.NewGroup(orders, "/archive")
-	behindhuma.Group(archive, responsecache.Shared())
+	authnhuma.Group(archive, responsecache.Shared())
 	huma.Get(archive, "/{id}", h)
 	feeds := huma.NewGroup(api)
-	behindhuma.Group(feeds, responsecache.Shared())
+	authnhuma.Group(feeds, responsecache.Shared())
 	huma.Get(feeds, "/feed", h)
 	huma.Get(api, "/plain", h)
 }
@@ -55,10 +55,10 @@ func TestCheckListsTheGroupMarkersOnEachOperation(t *testing.T) {
 		"GET /feed":                "authenticated cache=shared",
 		"GET /plain":               "authenticated",
 	}
-	apps := behindtest.HumaApps(shop)
+	apps := checktest.HumaApps(shop)
 	for _, name := range []string{"Huma on chi", "Huma on ServeMux"} {
 		t.Run(name, func(t *testing.T) {
-			got, out := behindtest.Check(t, apps[name])
+			got, out := checktest.Check(t, apps[name])
 			for route, w := range want {
 				if got[route] != w {
 					t.Errorf("%s: %q, want %q\n%s", route, got[route], w, out)
@@ -68,9 +68,9 @@ func TestCheckListsTheGroupMarkersOnEachOperation(t *testing.T) {
 	}
 }
 
-// behindhuma.Use as a group's modifier would be documented and never run
+// authnhuma.Use as a group's modifier would be documented and never run
 // (huma#804): registering through such a group panics, naming
-// behindhuma.Group, on every adapter, with or without a prefix, through
+// authnhuma.Group, on every adapter, with or without a prefix, through
 // UseSimpleModifier or UseModifier. Use given to an operation of a group
 // runs.
 func TestUseOnAGroupIsRefusedAtRegistration(t *testing.T) {
@@ -92,11 +92,11 @@ func TestUseOnAGroupIsRefusedAtRegistration(t *testing.T) {
 			t.Run(rt.name+"/"+tc.name, func(t *testing.T) {
 				_, api := rt.new()
 				grp := huma.NewGroup(api, tc.pre...)
-				tc.put(grp, behindhuma.Use(ratelimit.Limit("1/h", 1)))
+				tc.put(grp, authnhuma.Use(ratelimit.Limit("1/h", 1)))
 				defer func() {
 					msg, _ := recover().(string)
-					if !strings.Contains(msg, "behindhuma.Group(grp, markers...)") || !strings.Contains(msg, "huma#804") {
-						t.Fatalf("panic %q, want one naming behindhuma.Group and huma#804", msg)
+					if !strings.Contains(msg, "authnhuma.Group(grp, markers...)") || !strings.Contains(msg, "huma#804") {
+						t.Fatalf("panic %q, want one naming authnhuma.Group and huma#804", msg)
 					}
 				}()
 				huma.Get(grp, "/x", h)
@@ -106,7 +106,7 @@ func TestUseOnAGroupIsRefusedAtRegistration(t *testing.T) {
 			router, api := rt.new()
 			var runs atomic.Int64
 			grp := huma.NewGroup(api, "/g")
-			huma.Get(grp, "/x", counted(&runs, http.StatusNoContent), behindhuma.Use(ratelimit.Limit("1/h", 1, ratelimit.Name("op"))))
+			huma.Get(grp, "/x", counted(&runs, http.StatusNoContent), authnhuma.Use(ratelimit.Limit("1/h", 1, ratelimit.Name("op"))))
 			srv := behindtest.Stack(t, router, components(t, &countingStore{m: store.NewMemory()})...)
 			admitted(t, behindtest.Do(t, srv, "GET", "/g/x", behindtest.Alice, ""), "op", "0")
 			limited(t, behindtest.Do(t, srv, "GET", "/g/x", behindtest.Alice, ""))
@@ -133,11 +133,11 @@ func TestAGroupAllocatesAsUse(t *testing.T) {
 	}
 	noop := func(next http.Handler) http.Handler { return next }
 	perOp := allocs(func(api huma.API, h func(context.Context, *struct{}) (*statusOut, error)) {
-		huma.Get(api, "/g/x", h, authnhuma.Require("write"), behindhuma.Use(noop))
+		huma.Get(api, "/g/x", h, authnhuma.Require("write"), authnhuma.Use(noop))
 	})
 	group := allocs(func(api huma.API, h func(context.Context, *struct{}) (*statusOut, error)) {
 		grp := huma.NewGroup(api, "/g")
-		behindhuma.Group(grp, noop)
+		authnhuma.Group(grp, noop)
 		huma.Get(grp, "/x", h, authnhuma.Require("write"))
 	})
 	if group != perOp {

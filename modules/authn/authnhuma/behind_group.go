@@ -1,4 +1,4 @@
-package behindhuma
+package authnhuma
 
 import (
 	"maps"
@@ -16,8 +16,8 @@ import (
 // `check`:
 //
 //	orders := huma.NewGroup(api, "/orders")
-//	orders.UseSimpleModifier(authnhuma.Require("orders"))
-//	behindhuma.Group(orders, ratelimit.Limit("10/s", 20))
+//	orders.UseSimpleModifier(Require("orders"))
+//	authnhuma.Group(orders, ratelimit.Limit("10/s", 20))
 //	huma.Get(orders, "/{id}", show)            // one budget per caller,
 //	huma.Post(orders, "/{id}/cancel", cancel) // shared by the group
 //
@@ -30,16 +30,16 @@ import (
 // describes them, so that a Huma that fixes huma#804 runs nothing twice.
 // Huma v2.37 runs them before the markers an operation of the group gets
 // from [Use] (that order is Huma's). Like those, they run only for a
-// caller the operation's guard admits (its authnhuma.Require and its
-// groups'): on the adapters of authnhuma.NewChi and NewGo the route
+// caller the operation's guard admits (its Require and its
+// groups'): on the adapters of NewChi and NewGo the route
 // markers refuse such a caller before Huma runs; on bare humachi and
 // humago adapters, where a group's middlewares run before an operation's
-// own, each marker first lets the guard refuse (authnhuma.Admit).
+// own, each marker first lets the guard refuse (Admit).
 // Operations registered through grp before the call have none of it, as
 // with grp.UseMiddleware. Group panics on a nil group.
 func Group(grp *huma.Group, markers ...func(http.Handler) http.Handler) {
 	if grp == nil {
-		panic("behindhuma.Group: nil *huma.Group")
+		panic("authnhuma.Group: nil *huma.Group")
 	}
 	markers = present(markers)
 	if len(markers) == 0 {
@@ -51,7 +51,7 @@ func Group(grp *huma.Group, markers ...func(http.Handler) http.Handler) {
 	}
 	grp.UseMiddleware(mws...)
 
-	describe := describe(markers)
+	describe := markerDocs(markers)
 	mark := &groupMark{}
 	grp.UseSimpleModifier(func(op *huma.Operation) {
 		// Huma runs a group's modifiers twice, for the document and for the

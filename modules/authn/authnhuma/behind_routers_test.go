@@ -1,4 +1,4 @@
-package behindhuma_test
+package authnhuma_test
 
 import (
 	"context"
@@ -12,7 +12,6 @@ import (
 
 	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/modules/authn/authnhuma"
-	"github.com/svckit/svc/modules/behindhuma"
 	"github.com/svckit/svc/modules/conditional"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
@@ -110,10 +109,10 @@ func TestOnEveryRouterARefusedOrUnroutedRequestTouchesNoStore(t *testing.T) {
 			a := authnhuma.NewChi(r, huma.DefaultConfig("Shop", "1.0.0"))
 			huma.Post(a, "/orders", func(context.Context, *struct{}) (*humaOut, error) {
 				return &humaOut{CacheControl: "max-age=60", Status: http.StatusCreated}, nil
-			}, behindhuma.Use(writeMarkers...))
+			}, authnhuma.Use(writeMarkers...))
 			huma.Get(a, "/items", func(context.Context, *struct{}) (*humaOut, error) {
 				return &humaOut{CacheControl: "max-age=60", Status: http.StatusOK}, nil
-			}, behindhuma.Use(readMarkers...))
+			}, authnhuma.Use(readMarkers...))
 			return r
 		},
 	}

@@ -34,7 +34,7 @@ func TestLinksNoExporter(t *testing.T) {
 		must    []string // present, so the listing is known to be real
 		mustNot []string
 	}{
-		{"github.com/svckit/svc/internal/minimal",
+		{"github.com/svckit/svc/cmd/minimal",
 			[]string{"github.com/svckit/svc/fxsvc", "github.com/svckit/svc/modules/errors"}, heavy},
 		{"github.com/svckit/svc/modules/metrics",
 			[]string{"go.opentelemetry.io/otel/sdk/metric"}, heavy},

@@ -1,7 +1,4 @@
-// Package urlpath holds the one rule the gate and the components behind it
-// apply to path exclusions: an exclusion holds only as the router reads
-// the path.
-package urlpath
+package reqfacts
 
 import "strings"
 

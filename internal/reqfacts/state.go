@@ -1,8 +1,9 @@
-// Package reqstate is the small per-request record the outermost telemetry
+// A State is the small per-request record the outermost telemetry
 // wrapper puts in the request context and the authentication gate fills:
 // the route template when the gate found it, a way to find it after the
-// handler ran when the gate did not need it, the caller's address as the
-// gate sees it, and the subject under authn.EndUser(true).
+// handler ran when the gate did not need it, the caller's address (worked
+// out once, on first use, by the app's [Proxies]), and the subject under
+// authn.EndUser(true).
 //
 // It exists so that the access log, the HTTP metrics and the server span
 // name the route without a second router lookup on the gate's hot path:
@@ -18,7 +19,7 @@
 // A State belongs to one request and is used by the goroutine serving it:
 // the gate writes it before dispatching, the wrapper reads it after the
 // handler returned.
-package reqstate
+package reqfacts
 
 import (
 	"context"
@@ -31,24 +32,22 @@ type Finder interface {
 	FindRoute(r *http.Request) (pattern string, found bool)
 }
 
-// Addresser names the caller of a request, trusted proxies honoured.
-type Addresser interface {
-	ClientAddress(r *http.Request) string
-}
-
 // State is what the gate tells the telemetry wrapper about one request.
 type State struct {
 	route   string
 	found   bool
 	looked  bool
 	finder  Finder
-	addr    Addresser
+	proxies Proxies
+	addr    string
+	hasAddr bool
 	subject string
 	hasSubj bool
 
-	root    string
-	hasRoot bool
-	carried [maxCarried]carried
+	root       string
+	hasRoot    bool
+	carried    [maxCarried]carried
+	components any
 }
 
 // maxCarried is how many components a State carries: the four behind the
@@ -81,8 +80,9 @@ func (s *State) SetRoute(pattern string, found bool) {
 // SetFinder records how to find the route later, when the gate did not.
 func (s *State) SetFinder(f Finder) { s.finder = f }
 
-// SetAddresser records how the gate names the caller.
-func (s *State) SetAddresser(a Addresser) { s.addr = a }
+// SetProxies records the app's trusted proxies, by which
+// [State.ClientAddress] names the caller.
+func (s *State) SetProxies(p Proxies) { s.proxies = p }
 
 // SetSubject records the authenticated (or signature-verified) subject.
 func (s *State) SetSubject(sub string) { s.subject, s.hasSubj = sub, sub != "" }
@@ -97,23 +97,27 @@ func (s *State) Route(r *http.Request) (string, bool) {
 	return s.route, s.found
 }
 
-// ClientAddress returns the caller's address as the gate sees it, "" and
-// false when no gate named it.
-func (s *State) ClientAddress(r *http.Request) (string, bool) {
-	if s.addr == nil {
-		return "", false
+// ClientAddress returns the caller's address by the State's proxies,
+// worked out on the first call and remembered: every part that names the
+// caller of one request names the same one.
+func (s *State) ClientAddress(r *http.Request) string {
+	if !s.hasAddr {
+		s.addr, s.hasAddr = s.proxies.ClientAddress(r), true
 	}
-	return s.addr.ClientAddress(r), true
+	return s.addr
 }
 
 // Subject returns the subject the gate recorded, "" and false when none.
 func (s *State) Subject() (string, bool) { return s.subject, s.hasSubj }
 
-// Inherit takes the root path and the carried components of outer, the
-// State of an enclosing telemetry wrapper, so that a wrapper nested in
-// another hides none of them.
+// Inherit takes the root path, the carried components and the trusted
+// proxies of outer, the State of an enclosing telemetry wrapper, so that a
+// wrapper nested in another hides none of them. Proxies of its own win.
 func (s *State) Inherit(outer *State) {
-	s.root, s.hasRoot, s.carried = outer.root, outer.hasRoot, outer.carried
+	s.root, s.hasRoot, s.carried, s.components = outer.root, outer.hasRoot, outer.carried, outer.components
+	if len(s.proxies) == 0 {
+		s.proxies = outer.proxies
+	}
 }
 
 // SetRoot records the request path as the app's root saw it (the first
@@ -122,6 +126,13 @@ func (s *State) SetRoot(path string) { s.root, s.hasRoot = path, true }
 
 // Root is the path [State.SetRoot] recorded.
 func (s *State) Root() (string, bool) { return s.root, s.hasRoot }
+
+// SetComponents records the app's set of components behind the gate, put
+// on the request once for every route marker to find (internal/behind).
+func (s *State) SetComponents(set any) { s.components = set }
+
+// Components is what [State.SetComponents] recorded, nil when nothing.
+func (s *State) Components() any { return s.components }
 
 // Carry puts val under key, replacing what key held (the nearest
 // middleware wins), and reports false when the State is full.
@@ -147,4 +158,16 @@ func (s *State) Carried(key any) (any, bool) {
 		}
 	}
 	return nil, false
+}
+
+// ClientAddress names the caller of r: by the request's State (the app's
+// trusted proxies honoured, worked out once per request), else, with no
+// telemetry wrapper outside, the peer, no forwarding header believed.
+// The gate, its bans, flood limits and security records, the rate
+// limiter, the access log and the spans all name the caller by it.
+func ClientAddress(r *http.Request) string {
+	if s := From(r.Context()); s != nil {
+		return s.ClientAddress(r)
+	}
+	return Proxies(nil).ClientAddress(r)
 }

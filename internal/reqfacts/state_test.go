@@ -1,4 +1,4 @@
-package reqstate
+package reqfacts
 
 import (
 	"context"
@@ -41,8 +41,8 @@ func TestRouteAsksTheFinderOnlyWhenTheGateDidNotLook(t *testing.T) {
 	if p, ok := none.Route(r); p != "" || ok {
 		t.Fatalf("Route without a finder = %q %v", p, ok)
 	}
-	if _, ok := none.ClientAddress(r); ok {
-		t.Fatal("ClientAddress without a gate reported one")
+	if got := none.ClientAddress(r); got != "192.0.2.1" {
+		t.Fatalf("ClientAddress without proxies = %q, want the peer 192.0.2.1", got)
 	}
 	if _, ok := none.Subject(); ok {
 		t.Fatal("Subject reported without one set")

@@ -1,29 +1,4 @@
-// Package behindhuma puts the components that run behind the
-// authentication gate (ratelimit, idempotency, conditional, responsecache)
-// on Huma operations and groups:
-//
-//	huma.Post(api, "/orders", createOrder,
-//		behindhuma.Use(ratelimit.Limit("10/s", 20), idempotency.Required()))
-//
-//	reports := huma.NewGroup(api, "/reports")
-//	behindhuma.Group(reports, ratelimit.Limit("5/s", 10))
-//
-// Each marker runs as a Huma middleware, after the gate admitted the
-// request and before Huma reads the body, and sees the response the
-// operation writes. It runs only for a caller the operation's guard
-// (authnhuma.Require, the group's included) admits, whatever the order of
-// the options and on every adapter: a caller refused 401 or 403 spends no
-// budget, claims no Idempotency-Key and is never answered from the cache.
-// On an API built with authnhuma.NewChi or NewGo the markers' refusals
-// (for idempotency: 400, 409, 413 and 422) are listed in the API document
-// with the registered error model, ProblemDetail or TMFError (the spec's
-// document_idempotency).
-//
-// Huma operations work on humachi and humago adapters. On an API built
-// with authnhuma.NewChi or NewGo, `check` lists an operation's markers,
-// its group's included, as it lists a chi route's (authnhuma.Notes): the
-// same notes, at no cost to a request.
-package behindhuma
+package authnhuma
 
 import (
 	"context"
@@ -40,7 +15,6 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humago"
 
 	"github.com/svckit/svc/internal/behind"
-	"github.com/svckit/svc/modules/authn/authnhuma"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -51,25 +25,25 @@ var probe = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 // around the operation, in order (the first is outermost), declares their
 // refusals in the API document and their notes for `check`:
 //
-//	huma.Post(api, "/orders", create, behindhuma.Use(ratelimit.Limit("10/s", 20)))
+//	huma.Post(api, "/orders", create, authnhuma.Use(ratelimit.Limit("10/s", 20)))
 //
 // The markers run only for a caller the operation's guard admits, whatever
 // the order of the options: a caller refused 401 or 403 spends no budget,
 // claims no Idempotency-Key and is never answered from the cache.
 //
 // Use refuses, with a panic at registration, to be a group's modifier
-// (grp.UseSimpleModifier(behindhuma.Use(...))): Huma v2.37 does not run
+// (grp.UseSimpleModifier(authnhuma.Use(...))): Huma v2.37 does not run
 // the middlewares a group's modifier adds (huma#804), so the markers would
 // be documented and listed by `check` but never run. Use [Group] for a
 // group. The refusal reads the registration's call stack for Huma's group
 // code, the one place where the two uses differ.
 func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 	markers = present(markers)
-	describe := describe(markers)
+	describe := markerDocs(markers)
 	return func(op *huma.Operation) {
 		if inGroupModifier() {
-			panic("behindhuma.Use is an operation option: as a huma.Group's modifier its markers would never run " +
-				"(Huma does not run middlewares a group's modifier adds, huma#804); use behindhuma.Group(grp, markers...)")
+			panic("authnhuma.Use is an operation option: as a huma.Group's modifier its markers would never run " +
+				"(Huma does not run middlewares a group's modifier adds, huma#804); use authnhuma.Group(grp, markers...)")
 		}
 		for _, m := range markers {
 			op.Middlewares = append(op.Middlewares, bridge(m))
@@ -78,17 +52,17 @@ func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 	}
 }
 
-// describe returns the modifier that declares the markers' refusals in the
+// markerDocs returns the modifier that declares the markers' refusals in the
 // API document and their notes for `check`, and runs nothing.
-func describe(markers []func(http.Handler) http.Handler) func(*huma.Operation) {
+func markerDocs(markers []func(http.Handler) http.Handler) func(*huma.Operation) {
 	var rejects []svcerrors.Rejection
 	for _, m := range markers {
 		if r, ok := m(probe).(behind.Refuser); ok {
 			rejects = append(rejects, r.Refusals()...)
 		}
 	}
-	declare := authnhuma.Rejects(rejects...)
-	note := authnhuma.Notes(markers...)
+	declare := Rejects(rejects...)
+	note := Notes(markers...)
 	return func(op *huma.Operation) {
 		if len(rejects) > 0 {
 			declare(op)
@@ -110,10 +84,10 @@ func present(markers []func(http.Handler) http.Handler) []func(http.Handler) htt
 // acts for a caller the operation refuses.
 func bridge(mw func(http.Handler) http.Handler) func(huma.Context, func(huma.Context)) {
 	return func(ctx huma.Context, next func(huma.Context)) {
-		if !authnhuma.Admit(ctx) {
+		if !Admit(ctx) {
 			return
 		}
-		r, w, ok := unwrap(ctx)
+		r, w, ok := humaRequest(ctx)
 		if !ok {
 			// Not a humachi or humago context: the marker cannot see the
 			// request, so run the operation as declared without it.
@@ -126,7 +100,7 @@ func bridge(mw func(http.Handler) http.Handler) func(huma.Context, func(huma.Con
 	}
 }
 
-func unwrap(ctx huma.Context) (r *http.Request, w http.ResponseWriter, ok bool) {
+func humaRequest(ctx huma.Context) (r *http.Request, w http.ResponseWriter, ok bool) {
 	// An outer marker's writer comes first: the adapters' Unwrap would
 	// skip it.
 	for c := ctx; c != nil; {

@@ -1,4 +1,4 @@
-package behindhuma_test
+package authnhuma_test
 
 import (
 	"context"
@@ -13,7 +13,6 @@ import (
 
 	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/modules/authn/authnhuma"
-	"github.com/svckit/svc/modules/behindhuma"
 	"github.com/svckit/svc/modules/conditional"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/idempotency"
@@ -50,7 +49,7 @@ func api(t *testing.T, res *svcerrors.Responses) (http.Handler, *atomic.Int64, *
 		out := &orderOut{Status: http.StatusCreated}
 		out.Body.ID, out.Body.Item = creates.Add(1), in.Body.Item
 		return out, nil
-	}, behindhuma.Use(ratelimit.Limit("100/s", 100), idempotency.Required()))
+	}, authnhuma.Use(ratelimit.Limit("100/s", 100), idempotency.Required()))
 	huma.Get(a, "/items/{id}", func(context.Context, *struct {
 		ID string `path:"id"`
 	}) (*itemOut, error) {
@@ -58,7 +57,7 @@ func api(t *testing.T, res *svcerrors.Responses) (http.Handler, *atomic.Int64, *
 		out := &itemOut{CacheControl: "max-age=60"}
 		out.Body.Name = "pen"
 		return out, nil
-	}, behindhuma.Use(responsecache.Shared(), conditional.ETags()))
+	}, authnhuma.Use(responsecache.Shared(), conditional.ETags()))
 	return r, &creates, &reads
 }
 
@@ -156,7 +155,7 @@ func TestHumaOnServeMux(t *testing.T) {
 		out := &orderOut{Status: http.StatusCreated}
 		out.Body.ID, out.Body.Item = creates.Add(1), in.Body.Item
 		return out, nil
-	}, behindhuma.Use(idempotency.Required()))
+	}, authnhuma.Use(idempotency.Required()))
 	srv := behindtest.Stack(t, mux, fresh(t)...)
 	for range 3 {
 		resp := behindtest.Do(t, srv, "POST", "/orders", behindtest.Alice, `{"item":"pen"}`, "Idempotency-Key", "k", "Content-Type", "application/json")

@@ -1,4 +1,4 @@
-package urlpath
+package reqfacts
 
 import (
 	"strings"

@@ -1,4 +1,7 @@
-package behindtest
+// Package checktest runs svc's `check` on an app inside a test and reads
+// its route lines: svc's own tests of what `check` shows use it, and so
+// may an app's, to hold how each route is guarded.
+package checktest
 
 import (
 	"bytes"
@@ -10,6 +13,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
 )
@@ -32,12 +36,12 @@ func HumaApps(register func(huma.API)) map[string]fx.Option {
 	}
 }
 
-// Check runs `check` on app with the gate (Verifier) and the four
-// components behind it, and returns each listed route ("GET /orders") with
+// Check runs `check` on app with the gate (behindtest.Verifier) and the
+// four components behind it, and returns each listed route ("GET /orders") with
 // the rest of its line (its mode, scopes and notes), and the whole output.
 func Check(t testing.TB, app fx.Option) (routes map[string]string, output string) {
 	t.Helper()
-	components := fx.Options(fxsvc.Errors(), fxsvc.Authn(Verifier{}), fxsvc.RateLimits(),
+	components := fx.Options(fxsvc.Errors(), fxsvc.Authn(behindtest.Verifier{}), fxsvc.RateLimits(),
 		fxsvc.Idempotency(), fxsvc.Conditional(), fxsvc.ResponseCache(), fxsvc.Serve(fxsvc.Addr("256.0.0.1:1")))
 	var out, errOut bytes.Buffer
 	if code := fxsvc.Run([]string{"check"}, &out, &errOut, app, components); code != 0 {
