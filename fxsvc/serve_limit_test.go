@@ -3,6 +3,7 @@ package fxsvc_test
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -110,11 +111,14 @@ func TestIdleConnectionsMakeRoomForANewClient(t *testing.T) {
 	// Eight idle: below the pressure mark (nine tenths of 10).
 	var held []net.Conn
 	var readers []*bufio.Reader
-	for range 8 {
+	for i := range 8 {
 		c, br := holdIdle(t, srv.Addr())
 		held, readers = append(held, c), append(readers, br)
+		// The server books a connection idle just after the client has
+		// read its answer: wait for it, so that the idle order is the
+		// order dialled and held[0] is the oldest.
+		eventually(t, fmt.Sprintf("%d idle connections", i+1), func() bool { return fxsvc.IdleConnections(srv) == i+1 })
 	}
-	eventually(t, "8 idle connections", func() bool { return fxsvc.IdleConnections(srv) == 8 })
 	// Two that send nothing take the server to its cap.
 	dialRaw(t, srv.Addr())
 	dialRaw(t, srv.Addr())
