@@ -23,7 +23,10 @@ import (
 // Any configuration error fails before anything starts, with the error on
 // stderr and exit status 1. Every component's settings are read before any
 // component is built, and every bad one is reported together, each naming
-// its variable or option.
+// its variable or option. Before them, a set SVC_ variable that no
+// component reads but that is within two edits of one that is (a typo) is
+// logged as a warning with the nearest name, never its value; declare the
+// app's own variables with [KnownVariables].
 //
 // The app logs to its own *zap.Logger, or to [DefaultLogger] (on stderr)
 // when it has none: one line once started (the address, the active

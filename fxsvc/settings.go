@@ -102,8 +102,10 @@ func (e *settingsReport) Unwrap() []error { return e.errs }
 // the invokes of the app's modules in order, so it runs before any
 // component is built, and it sees the checks supplied anywhere in the app.
 // The stop parts the components' settings give are recorded in stop.
+// Misspelt variables are warned about first: a typo is often why a
+// setting is missing.
 func checkAllSettings(stop *stopParts, extra ...func() error) fx.Option {
-	return fx.Module("svc.settings", fx.Supply(&settingsChecked{}), fx.Invoke(func(in settingsIn) error {
+	return fx.Module("svc.settings", fx.Supply(&settingsChecked{}), warnMisspeltEnv(), fx.Invoke(func(in settingsIn) error {
 		var all []error
 		env := settingsEnv{check: in.Mode, forTests: in.ForTests != nil, stop: stop}
 		for _, c := range in.Checks {

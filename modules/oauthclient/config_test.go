@@ -390,3 +390,18 @@ func TestOpenAndCloseAreALifecycleComponent(t *testing.T) {
 		t.Fatalf("Token after Close: %v", err)
 	}
 }
+
+func TestEnvVariablesListWhatIsRead(t *testing.T) {
+	got := strings.Join(oauthclient.EnvVariables(), " ")
+	for _, v := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", "SVC_OAUTHCLIENT_AUTH_METHOD"} {
+		if !strings.Contains(got, v) {
+			t.Errorf("EnvVariables() = %s, want %s", got, v)
+		}
+	}
+	if got := strings.Join(oauthclient.PatternEnvVariables("price-list", false), " "); got != "SVC_CLIENTCREDENTIALS_PRICE_LIST_AUDIENCE SVC_CLIENTCREDENTIALS_PRICE_LIST_RESOURCE SVC_CLIENTCREDENTIALS_PRICE_LIST_SCOPES" {
+		t.Errorf("PatternEnvVariables = %s", got)
+	}
+	if got := oauthclient.PatternEnvVariables("ledger", true); len(got) != 3 || got[2] != "SVC_TOKENEXCHANGE_LEDGER_SCOPES" {
+		t.Errorf("PatternEnvVariables(exchange) = %v", got)
+	}
+}

@@ -44,6 +44,7 @@ func init() { fxsvc.RegisterRedis(func() fx.Option { return Redis() }) }
 func Redis(opts ...redisstore.Option) fx.Option {
 	return fx.Module("svc.redis",
 		lifecycle.Singleton("redis", "fxsvc.Redis"),
+		fxsvc.KnownVariables(redisstore.EnvVariables()...),
 		fx.Provide(func(in redisIn) (*redisstore.Client, error) {
 			cfg, err := redisstore.FromEnv()
 			if err != nil {
