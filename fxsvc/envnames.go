@@ -1,6 +1,8 @@
 package fxsvc
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"sort"
 	"strings"
@@ -48,36 +50,48 @@ func knownEnvOf(v any, prefix string) knownEnv {
 type knownEnvIn struct {
 	fx.In
 	Known []knownEnv `group:"svc.env.known"`
-	Log   logIn
 }
 
-// warnMisspeltEnv logs, once per variable, every set SVC_ variable that no
-// component reads but that is close to one that is (a typo would otherwise
-// be ignored silently): its name and the nearest known one, never its
-// value. A variable far from every known one may be the app's own or
-// another program's, and is left alone.
-func warnMisspeltEnv() fx.Option {
-	return fx.Invoke(func(in knownEnvIn) error {
+// misspelt is a set SVC_ variable no component reads and the known one
+// nearest to it.
+type misspelt struct{ name, nearest string }
+
+// findMisspeltEnv records in found every set SVC_ variable that no
+// component reads but that is close to one that is: a typo would
+// otherwise be ignored silently. It needs nothing built, not even the
+// logger, so that it runs before the settings check and its findings are
+// shown even when the build then fails (often for the setting the typo
+// left unset). A variable far from every known one may be the app's own
+// or another program's, and is left alone.
+func findMisspeltEnv(found *[]misspelt) fx.Option {
+	return fx.Invoke(func(in knownEnvIn) {
 		known := map[string]bool{}
 		for _, names := range append(in.Known, kitEnv) {
 			for _, n := range names {
 				known[n] = true
 			}
 		}
-		misspelt := misspeltEnv(os.Environ(), known)
-		if len(misspelt) == 0 {
-			return nil
-		}
-		log, err := in.Log.get()
-		if err != nil {
-			return err
-		}
-		for _, m := range misspelt {
-			log.Warn("svc: unknown variable ignored; did you mean the one named?",
-				zap.String("variable", m[0]), zap.String("did_you_mean", m[1]))
-		}
-		return nil
+		*found = misspeltEnv(os.Environ(), known)
 	})
+}
+
+// misspeltMessage is the warning for each misspelt variable.
+const misspeltMessage = "svc: unknown variable ignored; did you mean the one named?"
+
+// logMisspelt writes one warning per misspelt variable, with its name and
+// the nearest known one, never its value.
+func logMisspelt(log *zap.Logger, found []misspelt) {
+	for _, m := range found {
+		log.Warn(misspeltMessage, zap.String("variable", m.name), zap.String("did_you_mean", m.nearest))
+	}
+}
+
+// printMisspelt writes the same warnings as plain lines beside a failed
+// build's report, which has no logger to go through.
+func printMisspelt(w io.Writer, found []misspelt) {
+	for _, m := range found {
+		fmt.Fprintf(w, "svc: warning: %s is not a variable this app reads; did you mean %s?\n", m.name, m.nearest)
+	}
 }
 
 // maxTypoDistance is the largest edit distance read as a typo: a letter
@@ -88,13 +102,13 @@ const maxTypoDistance = 2
 // entries) that is set, not known, and within maxTypoDistance of a known
 // one, with the nearest (the first in order among equals). An empty value
 // reads as unset everywhere, so its name cannot mislead.
-func misspeltEnv(environ []string, known map[string]bool) [][2]string {
+func misspeltEnv(environ []string, known map[string]bool) []misspelt {
 	names := make([]string, 0, len(known))
 	for n := range known {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	var out [][2]string
+	var out []misspelt
 	for _, kv := range environ {
 		name, value, _ := strings.Cut(kv, "=")
 		if !strings.HasPrefix(name, "SVC_") || known[name] || value == "" {
@@ -107,10 +121,10 @@ func misspeltEnv(environ []string, known map[string]bool) [][2]string {
 			}
 		}
 		if best != "" {
-			out = append(out, [2]string{name, best})
+			out = append(out, misspelt{name, best})
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] })
+	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
 }
 

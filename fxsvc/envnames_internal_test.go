@@ -25,7 +25,7 @@ func TestEditDistance(t *testing.T) {
 func TestMisspeltEnvIgnoresOtherPrefixesAndKnownNames(t *testing.T) {
 	known := map[string]bool{"SVC_HTTP_ADDR": true, "SVC_HTTP_ADDR2": true}
 	got := misspeltEnv([]string{"SVC_HTTP_ADDR=x", "SVC_HTTP_ADR=x", "HTTP_ADDR=x", "XSVC_HTTP_ADR=x", "SVC_HTTP_ADDR3=x", "SVC_HTTP_ADDR4="}, known)
-	if len(got) != 2 || got[0] != [2]string{"SVC_HTTP_ADDR3", "SVC_HTTP_ADDR"} || got[1] != [2]string{"SVC_HTTP_ADR", "SVC_HTTP_ADDR"} {
+	if len(got) != 2 || got[0] != (misspelt{"SVC_HTTP_ADDR3", "SVC_HTTP_ADDR"}) || got[1] != (misspelt{"SVC_HTTP_ADR", "SVC_HTTP_ADDR"}) {
 		t.Fatalf("got %v", got)
 	}
 }

@@ -44,38 +44,63 @@ func TestMisspeltVariablesAreWarnedAboutWithTheNearestName(t *testing.T) {
 	t.Setenv("SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "https://as.example/token")
 	t.Setenv("SVC_OAUTHCLIENT_CLIENT_ID", "svc")
 	t.Setenv("SVC_OAUTHCLIENT_CLIENT_SECRET", "s3cret")
-	for _, args := range [][]string{{"check"}, nil} {
-		t.Run(strings.Join(append([]string{"run"}, args...), " "), func(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		issuer string // SVC_AUTHN_ISSUER: unset, run fails
+		code   int
+		logged bool // a WARN line each, else a plain line on stderr
+	}{
+		{"check", []string{"check"}, "", 0, false},
+		{"run, failing for the issuer the typo left unset", nil, "", 1, false},
+		{"run, started", nil, "http://127.0.0.1:1", 0, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("SVC_AUTHN_ISSUER", tc.issuer)
+			t.Setenv("SVC_AUTHN_AUDIENCE", "api")
 			core, logs := observer.New(zap.DebugLevel)
 			var out, errOut bytes.Buffer
-			code := fxsvc.Run(args, &out, &errOut, fx.Supply(zap.New(core), chi.NewRouter()),
+			code := fxsvc.Run(tc.args, &out, &errOut, fx.Supply(zap.New(core), chi.NewRouter()),
 				fxsvc.KnownVariables("SVC_ORDERS_LIMIT"),
 				fxsvc.Authn(nil), fxsvc.OAuthClient(), fxsvc.ClientCredentials("pricing", oauthclient.Scopes("read")),
-				fxsvc.Metrics(), fxsvc.Serve())
-			// run fails for the issuer the typo left unset: the warning
-			// comes before that error, which it explains.
-			if wantCode := len(args) == 0; (code == 1) != wantCode || (wantCode && !strings.Contains(errOut.String(), "SVC_AUTHN_ISSUER is unset")) {
+				fxsvc.Metrics(), fxsvc.Serve(), fx.Invoke(func(sd fx.Shutdowner) error { return sd.Shutdown() }))
+			if code != tc.code || (code == 1 && !strings.Contains(errOut.String(), "SVC_AUTHN_ISSUER is unset")) {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
 			got := map[string]string{}
-			for _, e := range logs.FilterMessageSnippet("unknown variable").All() {
-				m := e.ContextMap()
-				v, _ := m["variable"].(string)
-				if _, dup := got[v]; dup {
-					t.Errorf("%s warned about twice", v)
+			if tc.logged {
+				for _, e := range logs.FilterMessageSnippet("unknown variable").All() {
+					m := e.ContextMap()
+					v, _ := m["variable"].(string)
+					if _, dup := got[v]; dup {
+						t.Errorf("%s warned about twice", v)
+					}
+					got[v], _ = m["did_you_mean"].(string)
+					if e.Level != zap.WarnLevel {
+						t.Errorf("%s: level %v", v, e.Level)
+					}
 				}
-				got[v], _ = m["did_you_mean"].(string)
-				if e.Level != zap.WarnLevel {
-					t.Errorf("%s: level %v", v, e.Level)
+			} else {
+				for _, line := range strings.Split(errOut.String(), "\n") {
+					var v, w string
+					if n, _ := fmt.Sscanf(line, "svc: warning: %s is not a variable this app reads; did you mean %s", &v, &w); n == 2 {
+						if _, dup := got[v]; dup {
+							t.Errorf("%s warned about twice", v)
+						}
+						got[v] = strings.TrimSuffix(w, "?")
+					}
 				}
 			}
 			for k, w := range want {
 				if got[k] != w {
-					t.Errorf("%s: did_you_mean %q, want %q", k, got[k], w)
+					t.Errorf("%s: did you mean %q, want %q\n%s", k, got[k], w, errOut.String())
 				}
 			}
 			if len(got) != len(want) {
 				t.Errorf("warned about %v, want only %v", got, want)
+			}
+			if strings.Contains(errOut.String(), value) {
+				t.Errorf("a value reached stderr: %s", errOut.String())
 			}
 			for _, e := range logs.All() {
 				if strings.Contains(e.Message, value) || strings.Contains(fmt.Sprint(e.ContextMap()), value) {
