@@ -36,6 +36,7 @@ import (
 func Tracing(opts ...tracing.Option) fx.Option {
 	return fx.Module("svc.tracing",
 		lifecycle.Singleton(tracing.Kind, "fxsvc.Tracing"),
+		KnownVariables(knownEnvOf(&tracing.Config{}, "SVC_TRACING_")...),
 		fx.Supply(fx.Private, tracingOptions(opts)),
 		checkSettingsFor(func(env settingsEnv) error {
 			t, err := tracing.New(append([]tracing.Option{tracing.WithLogger(zap.NewNop())}, opts...)...)

@@ -41,6 +41,7 @@ type redisIn struct {
 func Redis(opts ...redisstore.Option) fx.Option {
 	return fx.Module("svc.redis",
 		lifecycle.Singleton("redis", "fxredis.Redis"),
+		fxsvc.KnownVariables(redisstore.EnvVariables()...),
 		fx.Provide(func(in redisIn) (*redisstore.Client, error) {
 			cfg, err := redisstore.FromEnv()
 			if err != nil {
