@@ -2,8 +2,12 @@ package fxsvc
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
+	"io"
 	"net/url"
 	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
@@ -141,6 +145,32 @@ func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Durati
 			return nil
 		}))
 	}
+}
+
+// startFailed reports a failed start once: on the app's log, where every
+// other line of the run goes, or as a plain line on stderr when the app
+// was not built far enough to have one. The error is the component's own:
+// fx's "OnStart hook added by ... failed" names a function of the kit.
+func (i *runInfo) startFailed(stderr io.Writer, err error) {
+	err = hookCause(err)
+	if i.log == nil {
+		fmt.Fprintf(stderr, "svc: start: %v\n", err)
+		return
+	}
+	i.log.Error("svc: start failed", zap.Error(err))
+}
+
+// hookCause is the error a start or stop hook returned, without fx's
+// wrapping that names the hook's function.
+func hookCause(err error) error {
+	for strings.HasPrefix(err.Error(), "OnStart hook added by ") || strings.HasPrefix(err.Error(), "OnStop hook added by ") {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			break
+		}
+		err = inner
+	}
+	return err
 }
 
 // stopping notes why the app stops and when the stop began.

@@ -180,3 +180,45 @@ func testCredentials(t *testing.T, engine redistest.Option) {
 		})
 	}
 }
+
+// Regression: issue 24 item 9.
+// A Redis that answers with an error (a database number beyond the
+// server's) is reported with that error, not as a Redis that did not
+// answer: the reply is what the operator must fix.
+func TestAnErrorReplyIsReportedAsAnAnswer(t *testing.T) {
+	srv := redistest.Start(t)
+	_, err := openCfg(t, redisstore.Config{URL: secret.URL("redis://" + srv.Addr + "/999")})
+	if err == nil {
+		t.Fatal("database 999 accepted")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "SVC_REDIS_URL redis://") || !strings.Contains(msg, "Redis answered PING with an error") ||
+		!strings.Contains(msg, "ERR DB index is out of range") {
+		t.Fatalf("err = %v, want the reply, naming SVC_REDIS_URL", err)
+	}
+	if strings.Contains(msg, "not answer") {
+		t.Fatalf("an error reply reported as a silence: %v", err)
+	}
+}
+
+// An operation's error says whether Redis answered: an error reply is not
+// a silence.
+func TestUnavailableSaysWhetherRedisAnswered(t *testing.T) {
+	srv := redistest.Start(t)
+	c, err := openCfg(t, redisstore.Config{URL: secret.URL(srv.URL)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply := c.Redis().Do(t.Context(), "NOSUCHCOMMAND").Err()
+	for _, tc := range []struct {
+		err  error
+		want string
+	}{
+		{reply, "redisstore: get: Redis answered with an error: ERR unknown command"},
+		{os.ErrDeadlineExceeded, "redisstore: get: Redis did not answer: i/o timeout"},
+	} {
+		if got := (&redisstore.Unavailable{Op: "get", Err: tc.err}).Error(); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("%q, want it to start with %q", got, tc.want)
+		}
+	}
+}
