@@ -45,7 +45,14 @@ const startingCheck = "starting"
 
 // startState tells /readyz whether [Run] has finished starting the app.
 // Run supplies it; an app started otherwise has none and is not gated.
-type startState struct{ started atomic.Bool }
+type startState struct {
+	started atomic.Bool
+	// announced is closed once Run has written its start line: readiness
+	// is watched from then on, so that "ready" follows "started".
+	announced chan struct{}
+}
+
+func newStartState() *startState { return &startState{announced: make(chan struct{})} }
 
 // ReadinessCheck is one condition /readyz waits for.
 type ReadinessCheck struct {
@@ -76,7 +83,13 @@ type healthIn struct {
 	Checks []ReadinessCheck    `group:"svc.readiness"`
 	Start  *startState         `optional:"true"`
 	Log    logIn
+	Life   fx.Lifecycle
 }
+
+// readyWatchEvery is how often readiness is checked after start until the
+// app is first ready, so that "svc: ready" is logged when it becomes so
+// rather than at the first probe.
+const readyWatchEvery = 500 * time.Millisecond
 
 // Health serves two probes in front of the app's router, outside the
 // authentication gate (never authenticated, never reaching the router;
@@ -131,6 +144,19 @@ func newHealth(in healthIn) (*health, error) {
 		return nil, err
 	}
 	h := &health{gated: in.Gate != nil, start: in.Start, log: log, failing: "\x00"}
+	var stop, done chan struct{}
+	in.Life.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			stop, done = make(chan struct{}), make(chan struct{})
+			go h.watch(stop, done)
+			return nil
+		},
+		OnStop: func(context.Context) error {
+			close(stop)
+			<-done
+			return nil
+		},
+	})
 	if in.Gate != nil {
 		if r, ok := in.Gate.Verifier().(readyFunc); ok {
 			h.checks = append(h.checks, ReadinessCheck{Name: "authn", Check: ignoreCtx(r)})
@@ -287,6 +313,36 @@ func runCheck(ctx context.Context, c ReadinessCheck) (err error) {
 		err = ctx.Err()
 	}
 	return err
+}
+
+// watch checks readiness once the app has started (under [Run], once it
+// has said so), and again every readyWatchEvery until it is ready: the
+// log says "svc: ready" when the app becomes ready, whether or not
+// anything probes it. After that, probes log the changes.
+func (h *health) watch(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	if h.start != nil {
+		select {
+		case <-h.start.announced:
+		case <-stop:
+			return
+		}
+	}
+	t := time.NewTicker(readyWatchEvery)
+	defer t.Stop()
+	for {
+		ctx, cancel := context.WithCancel(context.Background())
+		failing := h.probe(ctx)
+		cancel()
+		if len(failing) == 0 {
+			return
+		}
+		select {
+		case <-t.C:
+		case <-stop:
+			return
+		}
+	}
 }
 
 // changed logs a change of readiness once: probes come every few seconds.

@@ -72,7 +72,7 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	}
 	var parts stopParts
 	var info runInfo
-	start := &startState{}
+	start := newStartState()
 	all := append([]fx.Option{
 		fx.NopLogger, fx.StopTimeout(budget),
 		checkAllSettings(func() error { return budgetErr }, logSettingsCheck),
@@ -100,6 +100,7 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	}
 	start.started.Store(true) // /readyz may pass from now on
 	info.started(app.StopTimeout())
+	close(start.announced) // readiness is logged after the start line
 	code := 0
 	reason := ""
 	select {
