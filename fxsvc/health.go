@@ -86,10 +86,15 @@ type healthIn struct {
 	Life   fx.Lifecycle
 }
 
-// readyWatchEvery is how often readiness is checked after start until the
-// app is first ready, so that "svc: ready" is logged when it becomes so
-// rather than at the first probe.
-const readyWatchEvery = 500 * time.Millisecond
+// readyWatchFirst and readyWatchMax bound how often readiness is checked
+// after start until the app is first ready, so that "svc: ready" is
+// logged when it becomes so rather than at the first probe: from half a
+// second, doubling, to every 5 s for an app that stays unready (its checks
+// may cost a round trip).
+const (
+	readyWatchFirst = 500 * time.Millisecond
+	readyWatchMax   = 5 * time.Second
+)
 
 // Health serves two probes in front of the app's router, outside the
 // authentication gate (never authenticated, never reaching the router;
@@ -109,7 +114,8 @@ const readyWatchEvery = 500 * time.Millisecond
 //
 // Both answer HEAD too, other methods 405, and carry Cache-Control:
 // no-store. Changes of readiness are logged once each, with the failing
-// checks' errors. It refuses (the app fails to build) a check with an
+// checks' errors; after start the checks also run on their own until the
+// app is first ready, so "svc: ready" is logged when it becomes ready. It refuses (the app fails to build) a check with an
 // invalid or repeated name, and a second Health in one app.
 func Health() fx.Option {
 	return fx.Module("svc.health",
@@ -316,7 +322,8 @@ func runCheck(ctx context.Context, c ReadinessCheck) (err error) {
 }
 
 // watch checks readiness once the app has started (under [Run], once it
-// has said so), and again every readyWatchEvery until it is ready: the
+// has said so), and again (readyWatchFirst to readyWatchMax apart) until
+// it is ready: the
 // log says "svc: ready" when the app becomes ready, whether or not
 // anything probes it. After that, probes log the changes.
 func (h *health) watch(stop <-chan struct{}, done chan<- struct{}) {
@@ -328,7 +335,8 @@ func (h *health) watch(stop <-chan struct{}, done chan<- struct{}) {
 			return
 		}
 	}
-	t := time.NewTicker(readyWatchEvery)
+	wait := readyWatchFirst
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	for {
 		ctx, cancel := context.WithCancel(context.Background())
@@ -337,11 +345,13 @@ func (h *health) watch(stop <-chan struct{}, done chan<- struct{}) {
 		if len(failing) == 0 {
 			return
 		}
+		t.Reset(wait)
 		select {
 		case <-t.C:
 		case <-stop:
 			return
 		}
+		wait = min(2*wait, readyWatchMax)
 	}
 }
 
