@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"go.uber.org/fx"
-	"go.uber.org/zap"
 )
 
 // Main runs the app built from opts and exits with its status. It answers
@@ -79,7 +78,7 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	var parts stopParts
 	var found settingsFound
 	var info runInfo
-	start := &startState{}
+	start := newStartState()
 	all := append([]fx.Option{
 		fx.NopLogger, fx.StopTimeout(budget),
 		checkAllSettings(&found, func() error { return budgetErr }, logSettingsCheck),
@@ -107,12 +106,12 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	ctx, cancel := context.WithTimeout(context.Background(), app.StartTimeout())
 	defer cancel()
 	if err := app.Start(ctx); err != nil {
-		fmt.Fprintf(stderr, "svc: start: %v\n", err)
-		info.logger().Error("svc: start failed", zap.Error(err))
+		info.startFailed(stderr, err)
 		return 1
 	}
 	start.started.Store(true) // /readyz may pass from now on
 	info.started(app.StopTimeout())
+	close(start.announced) // readiness is logged after the start line
 	code := 0
 	reason := ""
 	select {

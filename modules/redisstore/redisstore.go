@@ -290,7 +290,8 @@ func (c *Client) Close() error {
 // its keys with Key).
 func (c *Client) Redis() *redis.Client { return c.rdb }
 
-// unavailable is the error of a store operation Redis did not answer. It
+// unavailable is the error of a store operation Redis did not answer, or
+// answered with an error reply (its message says which). It
 // matches store.ErrUnavailable and svcerrors.AdmissionRefused with
 // errors.Is/As, so that a component refuses the request 503
 // request-refused. Its message names the operation, never a key or value.
@@ -300,6 +301,12 @@ type unavailable struct {
 }
 
 func (e *unavailable) Error() string {
+	var reply redis.Error
+	if errors.As(e.Err, &reply) {
+		// Redis answered, with an error reply: saying it did not answer
+		// would send the operator after the network.
+		return "redisstore: " + e.Op + ": Redis answered with an error: " + e.Err.Error()
+	}
 	return "redisstore: " + e.Op + ": Redis did not answer: " + e.Err.Error()
 }
 
