@@ -120,8 +120,14 @@ func testRedisThreeReplicasShareOnePolicy(t *testing.T, engine redistest.Option)
 		elapsed := time.Since(start)
 		want := 1 + float64(elapsed)/float64(50*time.Millisecond)
 		got := float64(admitted.Load())
-		if got > want*1.1+2 || got < want*0.8 {
-			t.Fatalf("admitted %v in %v across 3 replicas (refused %d), want about %.0f (20/s shared)", got, elapsed, refused.Load(), want)
+		// The upper bound is what sharing guarantees. The lower one holds
+		// only while the callers kept the budget contended: on a loaded
+		// machine a request can take longer than the 50 ms a token takes
+		// to come back, and fewer are then admitted without any being
+		// refused wrongly.
+		sent := got + float64(refused.Load())
+		if got > want*1.1+2 || (sent >= 3*want && got < want*0.5) {
+			t.Fatalf("admitted %v of %v in %v across 3 replicas, want about %.0f (20/s shared)", got, sent, elapsed, want)
 		}
 		if refused.Load() == 0 {
 			t.Fatal("nothing refused: the limit was not enforced")
