@@ -3,6 +3,7 @@ package fxsvc
 import (
 	"context"
 	"errors"
+	"slices"
 
 	"go.uber.org/zap"
 
@@ -10,8 +11,25 @@ import (
 )
 
 // checkOnly is in the graph [Check] builds, which never starts: components
-// may then stand in for what only a running service needs.
-type checkOnly struct{ on bool }
+// may then stand in for what only a running service needs, and say so in
+// unresolved.
+type checkOnly struct {
+	on         bool
+	unresolved *unresolvedSettings
+}
+
+// unresolvedSettings lists the deployment settings `check` did without:
+// unset, so what they decide (the issuer trusted, the outbound client) is
+// not resolved, while the routes and every setting that is set are.
+type unresolvedSettings struct{ names []string }
+
+// note records that setting (what it decides) was unset; a nil receiver
+// (a graph not built by Check) records nothing.
+func (u *unresolvedSettings) note(setting string) {
+	if u != nil && !slices.Contains(u.names, setting) {
+		u.names = append(u.names, setting)
+	}
+}
 
 // errCheckOnly is what the stand-in verifier answers; it is never reached,
 // as a graph built by Check never serves.
@@ -42,6 +60,7 @@ const checkIssuer = "https://issuer.check.invalid"
 func envVerifier(check checkOnly, vo *authnVerifierOpts, log *zap.Logger) (authn.Verifier, error) {
 	if check.on {
 		if _, set, err := AuthnFromEnv(); err == nil && !set {
+			check.unresolved.note("SVC_AUTHN_ISSUER (the issuer trusted)")
 			if vo != nil {
 				if err := authn.Discover(checkIssuer, "check", vo.opts...).Err(); err != nil {
 					return nil, authnSettingError(err, AuthnEnv{})

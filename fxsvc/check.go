@@ -61,9 +61,11 @@ type checkIn struct {
 // route to stdout. It returns the exit status: 1 when the graph does not
 // build (the error goes to stderr). Every invalid setting of the app's
 // components is reported at once, each naming its variable or option. It
-// needs no production setting for inbound trust: with SVC_AUTHN_ISSUER
-// unset, Authn(nil, …) gets a stand-in verifier (nothing is verified by
-// `check`); an issuer that is set is still checked.
+// needs no deployment setting: with SVC_AUTHN_ISSUER unset, Authn(nil, …)
+// gets a stand-in verifier (nothing is verified by `check`), and with the
+// outbound identity (SVC_OAUTHCLIENT_ISSUER or _TOKEN_ENDPOINT, _CLIENT_ID)
+// unset, OAuthClient a stand-in client; a line on stderr names what was
+// not resolved. A setting that is set is still checked.
 func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	var routes []route
 	// The stop budget is checked as Run checks it, from the parts the
@@ -73,7 +75,8 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 		budget = DefaultShutdownTimeout
 	}
 	var found settingsFound
-	first := []fx.Option{fx.NopLogger, fx.StopTimeout(budget), fx.Supply(checkOnly{on: true}),
+	var unresolved unresolvedSettings
+	first := []fx.Option{fx.NopLogger, fx.StopTimeout(budget), fx.Supply(checkOnly{on: true, unresolved: &unresolved}),
 		checkAllSettings(&found, logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
 	app := fx.New(append(first, append(opts, fx.Invoke(func(in checkIn) error {
 		var err error
@@ -102,6 +105,9 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 		fmt.Fprintln(tw, line)
 	}
 	_ = tw.Flush()
+	if len(unresolved.names) > 0 {
+		fmt.Fprintf(stderr, "svc: check: listed without these deployment settings (unset, so not resolved): %s\n", strings.Join(unresolved.names, ", "))
+	}
 	return 0
 }
 

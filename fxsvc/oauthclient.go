@@ -35,8 +35,10 @@ func OAuthClient(opts ...oauthclient.Option) fx.Option {
 			// built only to check is simply dropped. Closing it would close
 			// the idle connections of an http.Client the options share.
 			_, err := oauthclient.New(opts...)
-			if err != nil && env.forTests {
-				_, err = unconfiguredClient(opts, err)
+			if err != nil && (env.forTests || env.check.on) {
+				if _, err = unconfiguredClient(opts, err); err == nil && env.check.on {
+					env.check.unresolved.note("SVC_OAUTHCLIENT_ISSUER (the outbound client)")
+				}
 			}
 			return err
 		}),
@@ -64,6 +66,7 @@ type oauthClientParams struct {
 	Options   oauthClientOptions
 	Log       logIn
 	ForTests  *forTests `optional:"true"`
+	Check     checkOnly `optional:"true"`
 }
 
 // onlyOneOauthClientPerApp builds and registers the client. Its name is
@@ -76,7 +79,7 @@ func onlyOneOauthClientPerApp(p oauthClientParams) (*oauthclient.Client, error) 
 	// First, so an oauthclient.Logger in opts still wins.
 	all := append([]oauthclient.Option{oauthclient.Logger(log.Named("svc.oauthclient"))}, p.Options...)
 	c, err := oauthclient.New(all...)
-	if err != nil && p.ForTests != nil {
+	if err != nil && (p.ForTests != nil || p.Check.on) {
 		c, err = unconfiguredClient(all, err)
 	}
 	if err != nil {

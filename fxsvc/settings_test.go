@@ -3,6 +3,7 @@ package fxsvc_test
 import (
 	"bytes"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -166,8 +167,41 @@ func TestATestAppNeedsNoOutboundSettings(t *testing.T) {
 		t.Fatalf("with ForTests: exit %d: %s", code, errOut.String())
 	}
 	errOut.Reset()
-	if code := fxsvc.Run([]string{"check"}, &out, &errOut, fxsvc.OAuthClient()); code != 1 || !strings.Contains(errOut.String(), "SVC_OAUTHCLIENT_") {
-		t.Fatalf("without: exit %d: %s", code, errOut.String())
+	if code := fxsvc.Run(nil, &out, &errOut, fxsvc.OAuthClient()); code != 1 || !strings.Contains(errOut.String(), "SVC_OAUTHCLIENT_") {
+		t.Fatalf("started without: exit %d: %s", code, errOut.String())
+	}
+}
+
+// Regression: issue 24 item 7.
+// `check` lists the routes of an app with no deployment settings at all,
+// inbound or outbound, and names on stderr what it could not resolve; a
+// setting that is set and bad still fails it.
+func TestCheckListsRoutesWithoutDeploymentSettings(t *testing.T) {
+	for _, v := range []string{"SVC_AUTHN_ISSUER", "SVC_AUTHN_AUDIENCE", "SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "SVC_OAUTHCLIENT_CLIENT_ID"} {
+		t.Setenv(v, "")
+	}
+	app := func() fx.Option {
+		r := chi.NewRouter()
+		r.With(authn.Require("read")).Get("/reports", func(http.ResponseWriter, *http.Request) {})
+		return fx.Options(fx.Supply(r), fxsvc.Authn(nil), fxsvc.OAuthClient(), fxsvc.ClientCredentials("billing"), fxsvc.Serve())
+	}
+	var out, errOut bytes.Buffer
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, app()); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "/reports") || !strings.Contains(out.String(), "authenticated") {
+		t.Fatalf("routes not listed:\n%s", out.String())
+	}
+	for _, v := range []string{"SVC_AUTHN_ISSUER", "SVC_OAUTHCLIENT_ISSUER"} {
+		if !strings.Contains(errOut.String(), v) || !strings.Contains(errOut.String(), "not resolved") {
+			t.Errorf("%s is not named as unresolved: %q", v, errOut.String())
+		}
+	}
+	t.Setenv("SVC_CLIENTCREDENTIALS_BILLING_SCOPES", "read\"write")
+	out.Reset()
+	errOut.Reset()
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, app()); code != 1 || !strings.Contains(errOut.String(), "SVC_CLIENTCREDENTIALS_BILLING_SCOPES") {
+		t.Fatalf("a bad setting beside the unset ones: exit %d: %s", code, errOut.String())
 	}
 }
 
