@@ -69,6 +69,25 @@ func TestHeadIsJudgedAndServedAsGet(t *testing.T) {
 	}
 }
 
+// On chi, a HEAD reaches the GET route of a mounted router, judged by its
+// guard there.
+func TestHeadThroughAChiMount(t *testing.T) {
+	srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake())
+	for _, tc := range []struct {
+		path   string
+		token  string
+		status int
+	}{{"/sub/open", "", 200}, {"/sub/closed", "", 401}, {"/sub/closed", "alice-token", 200}, {"/sub/none", "alice-token", 404}} {
+		var h http.Header
+		if tc.token != "" {
+			h = bearer(tc.token)
+		}
+		if got := do(t, srv, http.MethodHead, tc.path, h, ""); got.status != tc.status || got.body != "" {
+			t.Errorf("HEAD %s (%q): %d %q, want %d", tc.path, tc.token, got.status, got.body, tc.status)
+		}
+	}
+}
+
 // A HEAD route of its own keeps its own guard: the GET route's is only for
 // a HEAD no HEAD route answers.
 func TestHeadRouteOfItsOwnKeepsItsGuard(t *testing.T) {
