@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+
+	"github.com/svckit/svc/internal/chihead"
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
@@ -221,6 +223,11 @@ func pickRouter(in serveIn) (http.Handler, error) {
 	case 0:
 		return nil, errors.New("fxsvc.Serve: the app provides no router: fx.Provide a *chi.Mux, chi.Router, *http.ServeMux or http.Handler (an *authn.ServeMux is served with fxsvc.ServeMux())")
 	case 1:
+		// A chi router answers HEAD as GET where it has no HEAD route,
+		// as a ServeMux does; the gate, when there is one, keeps this.
+		if mux, ok := found[0].(chihead.Mux); ok {
+			return chihead.Wrap(mux), nil
+		}
 		return found[0], nil
 	}
 	return nil, errors.New("fxsvc.Serve: the app provides more than one router (*chi.Mux, chi.Router, *http.ServeMux, http.Handler): provide exactly one")

@@ -61,10 +61,39 @@ func TestHumaAPI(t *testing.T) {
 				Components struct {
 					SecuritySchemes map[string]map[string]any `json:"securitySchemes"`
 				} `json:"components"`
+				Paths map[string]map[string]struct {
+					Parameters []struct {
+						Name string `json:"name"`
+						In   string `json:"in"`
+					} `json:"parameters"`
+					Responses map[string]struct {
+						Headers map[string]any `json:"headers"`
+					} `json:"responses"`
+				} `json:"paths"`
 			}
 			if resp.StatusCode != 200 || json.Unmarshal([]byte(body), &doc) != nil ||
 				doc.Components.SecuritySchemes["openIdConnect"]["type"] != "openIdConnect" {
 				t.Fatalf("/api/openapi.json: %d %s", resp.StatusCode, body[:min(len(body), 300)])
+			}
+			// Issue 24 item 16: the document lists what the markers add.
+			reports := doc.Paths["/reports"]["get"]
+			hasINM := false
+			for _, p := range reports.Parameters {
+				hasINM = hasINM || (p.In == "header" && p.Name == "If-None-Match")
+			}
+			if _, etag := reports.Responses["200"].Headers["ETag"]; !hasINM || !etag || reports.Responses["304"].Headers["ETag"] == nil {
+				t.Fatalf("GET /api/reports in the document: %+v", reports)
+			}
+			greeting := doc.Paths["/greeting"]["get"]
+			if greeting.Responses["200"].Headers["RateLimit"] == nil || greeting.Responses["429"].Headers["RateLimit-Policy"] == nil {
+				t.Fatalf("GET /api/greeting in the document: %+v", greeting)
+			}
+			// HEAD on the Huma GET operation: judged and answered as GET.
+			if resp, body := call(t, "HEAD", base+"/api/reports", ""); resp.StatusCode != 401 || body != "" {
+				t.Fatalf("HEAD /api/reports without a token: %d %q", resp.StatusCode, body)
+			}
+			if resp, body := call(t, "HEAD", base+"/api/reports", reader); resp.StatusCode != 200 || body != "" || resp.Header.Get("ETag") == "" {
+				t.Fatalf("HEAD /api/reports: %d %q %v", resp.StatusCode, body, resp.Header)
 			}
 		})
 	}

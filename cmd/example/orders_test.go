@@ -55,6 +55,16 @@ func TestTheOrdersTour(t *testing.T) {
 	if resp, _ := send(t, "GET", base+"/orders/1", reader, "", "If-None-Match", etag); resp.StatusCode != 304 {
 		t.Fatalf("revalidate: %d", resp.StatusCode)
 	}
+	// Issue 24 item 16: HEAD is GET without the body, behind the same guard.
+	if resp, body := send(t, "HEAD", base+"/orders/1", reader, ""); resp.StatusCode != 200 || body != "" || resp.Header.Get("ETag") != etag {
+		t.Fatalf("HEAD: %d %q %v", resp.StatusCode, body, resp.Header)
+	}
+	if resp, _ := send(t, "HEAD", base+"/orders/1", reader, "", "If-None-Match", etag); resp.StatusCode != 304 {
+		t.Fatalf("HEAD revalidate: %d", resp.StatusCode)
+	}
+	if resp, _ := send(t, "HEAD", base+"/orders/1", "", ""); resp.StatusCode != 401 {
+		t.Fatalf("HEAD without a token: %d", resp.StatusCode)
+	}
 	if resp, _ := send(t, "PUT", base+"/orders/1", reader, `{"status":"paid"}`); resp.StatusCode != 428 {
 		t.Fatalf("put without If-Match: %d", resp.StatusCode)
 	}

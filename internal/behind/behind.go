@@ -243,5 +243,10 @@ func Unrouted(r *http.Request) bool {
 	if path == "" {
 		path = r.URL.Path
 	}
-	return !rctx.Routes.Match(chi.NewRouteContext(), r.Method, path)
+	// A HEAD the router sends to a GET route (chihead) carries that method.
+	method := r.Method
+	if rctx.RouteMethod != "" {
+		method = rctx.RouteMethod
+	}
+	return !rctx.Routes.Match(chi.NewRouteContext(), method, path)
 }

@@ -8,6 +8,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/chihead"
 )
 
 // InstallError is a route set-up the gate refuses. It names the route.
@@ -28,14 +30,17 @@ func (e *InstallError) Error() string {
 // path. It then finds each request's route before dispatch, so a request
 // without a token reaches only anonymous routes, and an unknown URL, a
 // method no route serves and a redirect all get the same 401. Routes added
-// later are read before the next request that reaches them.
+// later are read before the next request that reaches them. A HEAD on a
+// path with a GET route and no HEAD route is judged by the GET route's
+// guard and dispatched to it (chi alone would answer 405).
 //
 // For a net/http ServeMux (Go 1.22+ patterns) it asks the mux, before
 // dispatch, which handler and pattern a request goes to, and reads the
 // markers wrapping that handler: Anonymous on one method keeps the others
 // authenticated, the mux's own 404 and 405 get the same 401, a mounted
 // sub-handler is one route, and a handler registered later is gated as it
-// lands. A [ServeMux] remembers its patterns, so the gate refuses
+// lands. The mux sends a HEAD to a GET pattern itself, and the gate reads
+// that pattern's markers. A [ServeMux] remembers its patterns, so the gate refuses
 // the same set-ups as on chi when installed; a plain *http.ServeMux cannot
 // list them, so a route the gate would refuse is logged and served as
 // protected when a request reaches it.
@@ -44,12 +49,12 @@ func (e *InstallError) Error() string {
 // Exclude alone.
 func (g *Gate) Handler(router http.Handler) (http.Handler, error) {
 	switch mux := router.(type) {
-	case chi.Routes:
+	case chihead.Mux:
 		routes := &chiRoutes{gate: g, mux: mux}
 		if err := routes.load(); err != nil {
 			return nil, err
 		}
-		return g.wrap(router, routes), nil
+		return g.wrap(chihead.Wrap(mux), routes), nil
 	case handlerFinder:
 		routes, err := newServeMuxRoutes(g, mux)
 		if err != nil {
@@ -76,21 +81,15 @@ func (c *chiRoutes) hasAnonymous() bool {
 	return c.anonymous
 }
 
-var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
-
+// find reads the guard of the route chi dispatches r to: for a HEAD that
+// only a GET route answers, the GET route's, as the router then serves it
+// (chihead).
 func (c *chiRoutes) find(r *http.Request) (string, guard, bool) {
-	path := r.URL.RawPath
-	if path == "" {
-		path = r.URL.Path
-	}
-	rctx := routeContexts.Get().(*chi.Context)
-	rctx.Reset()
-	pattern := c.mux.Find(rctx, r.Method, path)
-	routeContexts.Put(rctx)
+	pattern, method := chihead.Find(c.mux, r)
 	if pattern == "" {
 		return "", guard{}, false
 	}
-	key := r.Method + " " + pattern
+	key := method + " " + pattern
 	c.mu.RLock()
 	gd, ok := c.table[key]
 	c.mu.RUnlock()

@@ -2,7 +2,10 @@ package authn
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,17 +38,32 @@ type MuxRoute struct {
 	// Path is the pattern's path part, without host and method.
 	Path    string
 	Handler http.Handler
+
+	at string // where it was registered, file:line
 }
 
 // NewServeMux returns an empty [ServeMux].
 func NewServeMux() *ServeMux { return &ServeMux{ServeMux: http.NewServeMux()} }
 
 // Handle registers h for pattern, as http.ServeMux.Handle does (and panics
-// where it does: an invalid or conflicting pattern), and remembers it.
-func (m *ServeMux) Handle(pattern string, h http.Handler) {
-	m.ServeMux.Handle(pattern, h)
+// where it does: an invalid or conflicting pattern), and remembers it. A
+// pattern registered twice panics naming both registrations (where and
+// how each is guarded), where net/http would name this method twice.
+func (m *ServeMux) Handle(pattern string, h http.Handler) { m.handle(pattern, h, callerAt(2)) }
+
+func (m *ServeMux) handle(pattern string, h http.Handler, at string) {
 	method, host, path := splitMuxPattern(pattern)
-	rt := MuxRoute{Pattern: pattern, Method: method, Host: host, Path: path, Handler: h}
+	rt := MuxRoute{Pattern: pattern, Method: method, Host: host, Path: path, Handler: h, at: at}
+	m.mu.Lock()
+	for _, first := range m.routes {
+		if first.Method == method && first.Host == host && first.Path == path {
+			m.mu.Unlock()
+			panic(fmt.Sprintf("authn.ServeMux: %q is registered twice: at %s (%s) and at %s (%s); the mux would serve only one: register each pattern once",
+				pattern, first.at, guardWords(first.Handler), at, guardWords(h)))
+		}
+	}
+	m.mu.Unlock()
+	m.ServeMux.Handle(pattern, h)
 	m.mu.Lock()
 	m.routes = append(m.routes, rt)
 	added := m.added
@@ -61,7 +79,29 @@ func (m *ServeMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *http
 		m.ServeMux.HandleFunc(pattern, nil) // the standard mux's own refusal
 		return
 	}
-	m.Handle(pattern, http.HandlerFunc(fn))
+	m.handle(pattern, http.HandlerFunc(fn), callerAt(2))
+}
+
+// callerAt is the file:line of the caller skip frames up, for a refusal
+// that names a registration.
+func callerAt(skip int) string {
+	_, file, line, ok := runtime.Caller(skip)
+	if !ok {
+		return "an unknown place"
+	}
+	return file + ":" + strconv.Itoa(line)
+}
+
+// guardWords says how a route is guarded, for a refusal.
+func guardWords(h http.Handler) string {
+	gd := guardOf(h, nil)
+	switch {
+	case gd.anonymous && !gd.requires:
+		return "authn.Anonymous"
+	case len(gd.scopes) > 0:
+		return "authn.Require(" + strings.Join(gd.scopes, ", ") + ")"
+	}
+	return "authenticated"
 }
 
 // Routes returns the patterns registered so far, in registration order.

@@ -58,6 +58,19 @@ func (m *etagMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write(bw.body.Bytes())
 }
 
+// APIDoc tells API documents the If-None-Match a GET is answered 304 to
+// and the ETag its 200 carries.
+func (m *etagMarker) APIDoc(method string) behind.APIDoc {
+	if method != http.MethodGet && method != http.MethodHead {
+		return behind.APIDoc{}
+	}
+	return behind.APIDoc{
+		Params:  []behind.Header{{Name: "If-None-Match", Description: "ETags the client holds (weak comparison): a match answers 304 without a body."}},
+		Headers: []behind.Header{{Name: "ETag", Description: "The representation's entity tag."}},
+		Answers: []behind.Answer{{Status: http.StatusNotModified, Description: "Not Modified: the representation matches If-None-Match (or is not newer than If-Modified-Since); no body."}},
+	}
+}
+
 // bufferedWriter holds a response until the handler returns, up to max
 // bytes; past that it commits what it holds and streams the rest.
 type bufferedWriter struct {

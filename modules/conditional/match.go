@@ -64,12 +64,7 @@ func (m *matchMarker) BehindGate() string {
 }
 
 func (m *matchMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	switch r.Method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodTrace:
-		m.next.ServeHTTP(w, r)
-		return
-	}
-	if !componentFor(r).paths.Applies(r) || behind.Unrouted(r) {
+	if behind.Safe(r.Method) || !componentFor(r).paths.Applies(r) || behind.Unrouted(r) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
@@ -132,4 +127,16 @@ func (m *matchMarker) Refusals() []svcerrors.Rejection {
 		return []svcerrors.Rejection{&svcerrors.PreconditionFailed{}, &svcerrors.PreconditionRequired{}}
 	}
 	return []svcerrors.Rejection{&svcerrors.PreconditionFailed{}}
+}
+
+// APIDoc tells API documents the If-Match a write is checked against.
+func (m *matchMarker) APIDoc(method string) behind.APIDoc {
+	if behind.Safe(method) {
+		return behind.APIDoc{}
+	}
+	d := "The ETag the write expects the resource to have (strong comparison): a stale one answers 412."
+	if m.required {
+		d += " A write carrying neither If-Match, If-Unmodified-Since nor \"If-None-Match: *\" answers 428."
+	}
+	return behind.APIDoc{Params: []behind.Header{{Name: "If-Match", Description: d}}}
 }

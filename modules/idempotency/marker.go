@@ -56,7 +56,7 @@ const space = "idempotency"
 
 func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
-	if safeMethod(r.Method) || !c.paths.Applies(r) || behind.Unrouted(r) {
+	if behind.Safe(r.Method) || !c.paths.Applies(r) || behind.Unrouted(r) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
@@ -83,10 +83,6 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.serve(w, r, m.next, store.Key{Space: space, Owner: owner, ID: subject + "\n" + key}, fingerprint(r, body))
-}
-
-func safeMethod(m string) bool {
-	return m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions || m == http.MethodTrace
 }
 
 // readBody reads the body to fingerprint it, refusing one over the bound
@@ -237,4 +233,20 @@ func errorf(format string, args ...any) error { return fmt.Errorf(format, args..
 func (m *marker) Refusals() []svcerrors.Rejection {
 	return []svcerrors.Rejection{&svcerrors.IdempotencyKeyInvalid{}, &svcerrors.RequestBodyTooLarge{},
 		&svcerrors.IdempotencyConflict{}, &svcerrors.IdempotencyWaitTimeout{}}
+}
+
+// APIDoc tells API documents the Idempotency-Key a write reads and the
+// Idempotent-Replayed a replay carries; a safe method passes untouched.
+func (m *marker) APIDoc(method string) behind.APIDoc {
+	if behind.Safe(method) {
+		return behind.APIDoc{}
+	}
+	key := "Makes the write idempotent: a retry with the same key and payload gets the first answer again (draft-ietf-httpapi-idempotency-key-header)."
+	if m.required {
+		key = "Required: " + key
+	}
+	return behind.APIDoc{
+		Params:  []behind.Header{{Name: HeaderKey, Description: key, Required: m.required}},
+		Headers: []behind.Header{{Name: HeaderReplayed, Description: "\"true\" on an answer replayed for a repeated Idempotency-Key."}},
+	}
 }

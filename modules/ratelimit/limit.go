@@ -169,6 +169,15 @@ func periodString(d time.Duration) string {
 	return d.String()
 }
 
+// APIDoc tells API documents the RateLimit-Policy and RateLimit headers
+// every answer carries, the 429 included.
+func (m *marker) APIDoc(string) behind.APIDoc {
+	return behind.APIDoc{Headers: []behind.Header{
+		{Name: "RateLimit-Policy", Description: "The limit's quota policy (draft-ietf-httpapi-ratelimit-headers), such as \"name\";q=10;w=1.", OnRefusals: true},
+		{Name: "RateLimit", Description: "The caller's budget left (r) and the seconds until it refills (t), such as \"name\";r=9;t=1. Absent while the budget store cannot be reached.", OnRefusals: true},
+	}}
+}
+
 // Refusals lists what the marker answers, for API documents.
 func (m *marker) Refusals() []svcerrors.Rejection {
 	return []svcerrors.Rejection{&svcerrors.RateLimitExceeded{}}

@@ -8,9 +8,9 @@ import (
 )
 
 // invalidate runs a write (any method but GET, HEAD, OPTIONS and TRACE)
-// and, when it succeeded (a status below 400), drops the cached GET and
-// HEAD responses of its URI: RFC 9111 §4.4 makes a cache forget what a
-// write may have changed. Only writes that pass through a marker can do
+// and, when it succeeded (a status below 400), drops the cached GET
+// response of its URI, which HEADs are answered from too: RFC 9111 §4.4
+// makes a cache forget what a write may have changed. Only writes that pass through a marker can do
 // so: put Cached or Shared where the resource's writes are routed too.
 func (c *Component) invalidate(w http.ResponseWriter, r *http.Request, next http.Handler, uri string) {
 	// A recorder that keeps no body (max 0): only the status matters.
@@ -21,7 +21,5 @@ func (c *Component) invalidate(w http.ResponseWriter, r *http.Request, next http
 	}
 	// The request may be gone (the client left); the write happened.
 	ctx := context.WithoutCancel(r.Context())
-	for _, method := range []string{http.MethodGet, http.MethodHead} {
-		_ = c.cache.Delete(ctx, store.Key{Space: space, ID: method + " " + uri})
-	}
+	_ = c.cache.Delete(ctx, store.Key{Space: space, ID: http.MethodGet + " " + uri})
 }

@@ -11,8 +11,10 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-// Cached is a marker middleware: GET and HEAD responses of the routes it
-// guards are cached for anonymous callers. An authenticated request runs
+// Cached is a marker middleware: GET responses of the routes it guards
+// are cached for anonymous callers, and answer HEAD requests too (headers
+// and Age, no body); a HEAD that finds nothing stored runs the handler and
+// stores nothing. An authenticated request runs
 // the handler and is never stored (use [Shared] when the response is the
 // same for every caller). Use it with chi's r.With, r.Use and r.Group,
 // wrap a ServeMux handler in it, or pass it to authnhuma.Use on a Huma
@@ -45,6 +47,19 @@ func (m *marker) BehindGate() string {
 	return "responsecache.Cached"
 }
 
+// APIDoc tells API documents the Age a GET answered from the cache
+// carries.
+func (m *marker) APIDoc(method string) behind.APIDoc {
+	if method != http.MethodGet && method != http.MethodHead {
+		return behind.APIDoc{}
+	}
+	return behind.APIDoc{
+		Headers: []behind.Header{{Name: "Age", Description: "Seconds the answer has been in the cache; absent on an answer the handler wrote.", Integer: true}},
+		// A hit answers the client's validators itself.
+		Answers: []behind.Answer{{Status: http.StatusNotModified, Description: "Not Modified: the cached representation matches If-None-Match; no body."}},
+	}
+}
+
 // space is the store space of cached responses.
 const space = "responsecache"
 
@@ -63,8 +78,15 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.next.ServeHTTP(w, r)
 		return
 	}
-	primary := r.Method + " " + targetURI(r)
+	primary := http.MethodGet + " " + targetURI(r)
 	if c.serveStored(w, r, primary) {
+		return
+	}
+	if r.Method == http.MethodHead {
+		// A HEAD is answered from a stored GET (RFC 9111 §4: the stored
+		// response's method allows it) but never stores: its handler may
+		// write no body, which a GET would then be served.
+		m.next.ServeHTTP(w, r)
 		return
 	}
 	f, leader := c.flights.join(primary)
@@ -212,10 +234,6 @@ func (c *Component) runAndStore(w http.ResponseWriter, r *http.Request, next htt
 		stored[varyValuesHeader] = values
 	}
 	e := store.Entry{Response: store.Response{Status: rec.status, Header: stored, Body: rec.body.Bytes()}, Stored: c.now()}
-	if r.Method == http.MethodHead {
-		// A HEAD response has no body to replay to a GET: keep it apart.
-		e.Response.Body = nil
-	}
 	_ = c.cache.Set(r.Context(), store.Key{Space: space, ID: primary}, e, ttl)
 }
 

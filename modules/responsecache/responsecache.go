@@ -6,9 +6,10 @@
 //	r.With(authn.Anonymous, responsecache.Cached()).Get("/catalog", catalog)
 //	r.With(responsecache.Shared()).Get("/prices", prices) // same body for every caller
 //
-// A GET or HEAD 200 is stored for the max-age (s-maxage first) of the
-// handler's Cache-Control, keyed by method, host, path from the app's
-// root, query and the request headers its Vary names. A response marked private,
+// A GET 200 is stored for the max-age (s-maxage first) of the handler's
+// Cache-Control, keyed by host, path from the app's root, query and the
+// request headers its Vary names, and answers the GETs and HEADs that
+// match it (RFC 9111 §4); a HEAD never stores. A response marked private,
 // no-store or no-cache, with Vary: * or Set-Cookie, or over MaxBodySize is
 // never stored. A hit carries Age. Concurrent misses of one key run the
 // handler once (single flight) when its response is cacheable.

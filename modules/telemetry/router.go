@@ -3,10 +3,10 @@ package telemetry
 import (
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/svckit/svc/internal/chihead"
 	"github.com/svckit/svc/internal/reqfacts"
 )
 
@@ -21,19 +21,10 @@ func finderOf(h http.Handler) reqfacts.Finder {
 	return nil
 }
 
-var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
-
 type chiFinder struct{ mux chi.Routes }
 
 func (c chiFinder) FindRoute(r *http.Request) (string, bool) {
-	path := r.URL.RawPath
-	if path == "" {
-		path = r.URL.Path
-	}
-	rctx := routeContexts.Get().(*chi.Context)
-	rctx.Reset()
-	pattern := c.mux.Find(rctx, r.Method, path)
-	routeContexts.Put(rctx)
+	pattern, _ := chihead.Find(c.mux, r)
 	return pattern, pattern != ""
 }
 

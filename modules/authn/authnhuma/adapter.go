@@ -25,6 +25,8 @@ type settings struct {
 	docs        map[string]bool // their paths, as Huma registers them
 	schemasPath string          // SchemasPath, where the router serves the schemas
 	schemasLink string          // the same from the root of the app
+
+	registered registered // the operations registered, by method and path
 }
 
 // Gate names the gate in front of the API, so that the API document

@@ -52,23 +52,48 @@ func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 	}
 }
 
-// markerDocs returns the modifier that declares the markers' refusals in the
-// API document and their notes for `check`, and runs nothing.
+// markerDocs returns the modifier that declares the markers' refusals,
+// parameters, headers and answers in the API document and their notes for
+// `check`, and runs nothing. A marker that does nothing for the
+// operation's method (a write marker on a GET) declares nothing there.
 func markerDocs(markers []func(http.Handler) http.Handler) func(*huma.Operation) {
-	var rejects []svcerrors.Rejection
-	for _, m := range markers {
-		if r, ok := m(probe).(behind.Refuser); ok {
-			rejects = append(rejects, r.Refusals()...)
-		}
+	applied := make([]http.Handler, len(markers))
+	for i, m := range markers {
+		applied[i] = m(probe)
 	}
-	declare := Rejects(rejects...)
 	note := Notes(markers...)
 	return func(op *huma.Operation) {
+		var rejects []svcerrors.Rejection
+		var docs []markerDoc
+		for _, marker := range applied {
+			var md markerDoc
+			if d, ok := marker.(behind.Documented); ok {
+				if md.doc = d.APIDoc(op.Method); md.doc.IsZero() {
+					continue
+				}
+			}
+			if r, ok := marker.(behind.Refuser); ok {
+				for _, rej := range r.Refusals() {
+					rejects = append(rejects, rej)
+					md.refusals = append(md.refusals, rej.Describe().Status)
+				}
+			}
+			docs = append(docs, md)
+		}
 		if len(rejects) > 0 {
-			declare(op)
+			Rejects(rejects...)(op)
+		}
+		if len(docs) > 0 {
+			update(op, func(gd *opGuard) { gd.docs = append(gd.docs, docs...) }, false)
 		}
 		note(op)
 	}
+}
+
+// markerDoc is what one marker adds to an operation's document.
+type markerDoc struct {
+	doc      behind.APIDoc
+	refusals []int // the statuses of the marker's refusals
 }
 
 func present(markers []func(http.Handler) http.Handler) []func(http.Handler) http.Handler {

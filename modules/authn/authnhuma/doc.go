@@ -101,7 +101,17 @@
 // On an API built with [NewChi] or [NewGo] the markers' refusals
 // (for idempotency: 400, 409, 413 and 422) are listed in the API document
 // with the registered error model, ProblemDetail or TMFError (the spec's
-// document_idempotency).
+// document_idempotency), with what each marker adds to the operation for
+// the methods it acts on: the request headers it reads (If-None-Match,
+// If-Match, Idempotency-Key) as parameters, the response headers it sets
+// (ETag, RateLimit-Policy and RateLimit, Idempotent-Replayed, Age) and
+// its own answers (304).
+//
+// An operation registered for a method and path that another operation of
+// the API already has panics at registration, naming both and their
+// guards: the router would serve one of them without a word. A HEAD on a
+// GET operation is answered as that GET without the body, on both
+// adapters, judged by the GET operation's guard.
 //
 // Huma operations work on humachi and humago adapters. On an API built
 // with [NewChi] or [NewGo], `check` lists an operation's markers,

@@ -77,6 +77,7 @@ func (s *settings) isDocsRoute(op *huma.Operation) bool {
 // markers, Huma's documentation routes public with [PublicDocs], and the
 // schemas route's links mended.
 func (s *settings) handle(op *huma.Operation, handler func(huma.Context)) ([]func(http.Handler) http.Handler, func(huma.Context)) {
+	s.registered.claim(op)
 	mws := markers(op)
 	if s.isDocsRoute(op) {
 		if s.publicDocs && len(mws) == 0 {

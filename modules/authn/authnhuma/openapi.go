@@ -103,6 +103,7 @@ func (d *documenter) onAdd(_ *huma.OpenAPI, op *huma.Operation) {
 	d.republish(op)
 	d.secure(op)
 	d.declareRejections(op)
+	d.describeMarkers(op)
 	d.dropOrphans(op)
 }
 

@@ -25,6 +25,7 @@ type opGuard struct {
 	requires  bool
 	scopes    []string
 	rejects   []svcerrors.Rejection
+	docs      []markerDoc                       // see markerDocs
 	notes     []func(http.Handler) http.Handler // see Notes
 	noted     []*noteMark                       // the Notes calls applied
 }
@@ -44,6 +45,7 @@ func update(op *huma.Operation, change func(gd *opGuard), enforce bool) {
 	gd := guardOf(op)
 	gd.scopes = slices.Clone(gd.scopes)
 	gd.rejects = slices.Clone(gd.rejects)
+	gd.docs = slices.Clone(gd.docs)
 	gd.notes = slices.Clone(gd.notes)
 	gd.noted = slices.Clone(gd.noted)
 	change(&gd)

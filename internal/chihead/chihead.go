@@ -1,0 +1,78 @@
+// Package chihead finds the route a chi router dispatches a request to, and
+// answers HEAD as GET on a path that has a GET route and no HEAD route
+// (RFC 9110 §9.3.2: HEAD is GET without the body), as chi's
+// middleware.GetHead does from inside a router. It works from outside: the
+// gate finds a request's route before dispatch, and the router must then
+// serve the route the gate judged, so both ask [Find].
+package chihead
+
+import (
+	"context"
+	"net/http"
+	"sync"
+
+	"github.com/go-chi/chi/v5"
+)
+
+var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
+
+// Find returns the pattern of the route mux dispatches r to and the method
+// of that route: r's own, or GET for a HEAD that only a GET route
+// answers. The pattern is "" when no route answers r.
+func Find(mux chi.Routes, r *http.Request) (pattern, method string) {
+	path := r.URL.RawPath
+	if path == "" {
+		path = r.URL.Path
+	}
+	if pattern = find(mux, r.Method, path); pattern != "" || r.Method != http.MethodHead {
+		return pattern, r.Method
+	}
+	if pattern = find(mux, http.MethodGet, path); pattern != "" {
+		return pattern, http.MethodGet
+	}
+	return "", r.Method
+}
+
+func find(mux chi.Routes, method, path string) string {
+	rctx := routeContexts.Get().(*chi.Context)
+	rctx.Reset()
+	pattern := mux.Find(rctx, method, path)
+	routeContexts.Put(rctx)
+	return pattern
+}
+
+// Mux is a chi router: its routes, and the handler that dispatches them.
+type Mux interface {
+	chi.Routes
+	http.Handler
+}
+
+// Router is a chi router that answers HEAD as [Find] finds it: a HEAD on a
+// path with a GET route and no HEAD route is dispatched to the GET route
+// (its handler sees the method HEAD; net/http sends no body). It is still
+// the router's chi.Routes, so that chi.Walk and the gate read through it.
+type Router struct{ Mux }
+
+// Wrap returns mux as a [Router]; a Router as it is, so that the rule is
+// applied once however many layers ask for it.
+func Wrap(mux Mux) *Router {
+	if r, ok := mux.(*Router); ok {
+		return r
+	}
+	return &Router{mux}
+}
+
+// ServeHTTP dispatches r; a HEAD that only a GET route answers goes to it.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// A route context already there is a parent chi router's, which chose
+	// the route (and its method) itself.
+	if r.Method == http.MethodHead && chi.RouteContext(r.Context()) == nil {
+		if _, method := Find(rt.Mux, r); method == http.MethodGet {
+			rctx := chi.NewRouteContext()
+			rctx.Routes = rt.Mux
+			rctx.RouteMethod = http.MethodGet
+			r = r.WithContext(context.WithValue(r.Context(), chi.RouteCtxKey, rctx))
+		}
+	}
+	rt.Mux.ServeHTTP(w, r)
+}
