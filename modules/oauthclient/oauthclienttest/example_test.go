@@ -27,7 +27,7 @@ func ExampleNewServer() {
 		srv.Fail(oauthclienttest.Unavailable(30 * time.Second)) // next answer: 503 + Retry-After
 		_, err = billing.Token(t.Context())
 		var down *oauthclient.UnavailableError
-		if !errors.As(err, &down) || down.RetryAfterHint() != 30*time.Second {
+		if !errors.As(err, &down) || down.Reason != oauthclient.ReasonRetryAfter {
 			t.Fatalf("token while the server is down: %v", err)
 		}
 		if srv.Fetches() != 1 {
