@@ -44,6 +44,7 @@ import (
 // flood limits on: authn.Bans and authn.Flood still do.
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 	return fx.Module("svc.authn",
+		KnownVariables(knownEnvOf(&AuthnEnv{}, "")...),
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
 		checkSettingsFor(func(env settingsEnv) error {
 			if v == nil {

@@ -72,9 +72,9 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	if budgetErr != nil {
 		budget = DefaultShutdownTimeout
 	}
-	var parts stopParts
+	var found settingsFound
 	first := []fx.Option{fx.NopLogger, fx.StopTimeout(budget), fx.Supply(checkOnly{on: true}),
-		checkAllSettings(&parts, logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
+		checkAllSettings(&found, logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
 	app := fx.New(append(first, append(opts, fx.Invoke(func(in checkIn) error {
 		var err error
 		routes, err = collectRoutes(in)
@@ -83,11 +83,12 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	err := app.Err()
 	if budgetErr == nil {
 		if err == nil {
-			err = parts.check(app.StopTimeout())
+			err = found.stop.check(app.StopTimeout())
 		} else {
-			err = withStopBudget(err, parts, app.StopTimeout())
+			err = withStopBudget(err, found.stop, app.StopTimeout())
 		}
 	}
+	printMisspelt(stderr, found.misspelt) // check's output is for a person
 	if err != nil {
 		fmt.Fprintf(stderr, "svc: %s\n", explain(err))
 		return 1

@@ -7,6 +7,8 @@ import (
 
 	"github.com/rs/cors"
 	"go.uber.org/fx"
+
+	"github.com/svckit/svc/internal/lifecycle"
 )
 
 // CORS answers cross-origin requests (github.com/rs/cors with opts) outside
@@ -23,15 +25,16 @@ import (
 //
 // An app may instead add its own CORS middleware to its router: the gate
 // lets a preflight through to a route that serves no protected OPTIONS
-// method, so that middleware answers it.
+// method, so that middleware answers it. One per app: a second fails the
+// build naming fxsvc.CORS (two would each add their headers).
 func CORS(opts cors.Options) fx.Option {
-	return fx.Supply(fx.Annotated{Group: wrapperGroup, Target: stagePart(stageCORS, "cors", func(h http.Handler) (http.Handler, error) {
+	return fx.Options(lifecycle.Singleton("cors", "fxsvc.CORS"), fx.Supply(fx.Annotated{Group: wrapperGroup, Target: stagePart(stageCORS, "cors", func(h http.Handler) (http.Handler, error) {
 		if opts.AllowCredentials && everyOrigin(opts) {
 			return nil, errors.New(`fxsvc.CORS: AllowCredentials with every origin allowed ("*" or no AllowedOrigins): ` +
 				`browsers refuse a credentialed answer to "*"; list the origins in AllowedOrigins`)
 		}
 		return cors.New(opts).Handler(h), nil
-	})})
+	})}))
 }
 
 // everyOrigin reports whether opts allow any origin, as rs/cors reads them.

@@ -46,7 +46,14 @@ const startingCheck = "starting"
 
 // startState tells /readyz whether [Run] has finished starting the app.
 // Run supplies it; an app started otherwise has none and is not gated.
-type startState struct{ started atomic.Bool }
+type startState struct {
+	started atomic.Bool
+	// announced is closed once Run has written its start line: readiness
+	// is watched from then on, so that "ready" follows "started".
+	announced chan struct{}
+}
+
+func newStartState() *startState { return &startState{announced: make(chan struct{})} }
 
 // ReadinessCheck is one condition /readyz waits for.
 type ReadinessCheck struct {
@@ -85,7 +92,18 @@ type healthIn struct {
 	Checks []ReadinessCheck    `group:"svc.readiness"`
 	Start  *startState         `optional:"true"`
 	Log    logIn
+	Life   fx.Lifecycle
 }
+
+// readyWatchFirst and readyWatchMax bound how often readiness is checked
+// after start until the app is first ready, so that "svc: ready" is
+// logged when it becomes so rather than at the first probe: from half a
+// second, doubling, to every 5 s for an app that stays unready (its checks
+// may cost a round trip).
+const (
+	readyWatchFirst = 500 * time.Millisecond
+	readyWatchMax   = 5 * time.Second
+)
 
 // Health serves two probes in front of the app's router, outside the
 // authentication gate (never authenticated, never reaching the router;
@@ -105,7 +123,8 @@ type healthIn struct {
 //
 // Both answer HEAD too, other methods 405, and carry Cache-Control:
 // no-store. Changes of readiness are logged once each, with the failing
-// checks' errors. It refuses (the app fails to build) a check with an
+// checks' errors; after start the checks also run on their own until the
+// app is first ready, so "svc: ready" is logged when it becomes ready. It refuses (the app fails to build) a check with an
 // invalid or repeated name, and a second Health in one app.
 func Health() fx.Option {
 	return fx.Module("svc.health",
@@ -137,6 +156,19 @@ func newHealth(in healthIn) (*health, error) {
 		return nil, err
 	}
 	h := &health{gated: in.Gate != nil, start: in.Start, log: log, failing: "\x00"}
+	var stop, done chan struct{}
+	in.Life.Append(fx.Hook{
+		OnStart: func(context.Context) error {
+			stop, done = make(chan struct{}), make(chan struct{})
+			go h.watch(stop, done)
+			return nil
+		},
+		OnStop: func(context.Context) error {
+			close(stop)
+			<-done
+			return nil
+		},
+	})
 	if in.Gate != nil {
 		if r, ok := in.Gate.Verifier().(readyFunc); ok {
 			h.checks = append(h.checks, ReadinessCheck{Name: "authn", Check: ignoreCtx(r)})
@@ -293,6 +325,40 @@ func runCheck(ctx context.Context, c ReadinessCheck) (err error) {
 		err = ctx.Err()
 	}
 	return err
+}
+
+// watch checks readiness once the app has started (under [Run], once it
+// has said so), and again (readyWatchFirst to readyWatchMax apart) until
+// it is ready: the
+// log says "svc: ready" when the app becomes ready, whether or not
+// anything probes it. After that, probes log the changes.
+func (h *health) watch(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	if h.start != nil {
+		select {
+		case <-h.start.announced:
+		case <-stop:
+			return
+		}
+	}
+	wait := readyWatchFirst
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for {
+		ctx, cancel := context.WithCancel(context.Background())
+		failing := h.probe(ctx)
+		cancel()
+		if len(failing) == 0 {
+			return
+		}
+		t.Reset(wait)
+		select {
+		case <-t.C:
+		case <-stop:
+			return
+		}
+		wait = min(2*wait, readyWatchMax)
+	}
 }
 
 // changed logs a change of readiness once: probes come every few seconds.

@@ -9,7 +9,6 @@ import (
 	"syscall"
 
 	"go.uber.org/fx"
-	"go.uber.org/zap"
 )
 
 // Main runs the app built from opts and exits with its status. It answers
@@ -23,7 +22,11 @@ import (
 // Any configuration error fails before anything starts, with the error on
 // stderr and exit status 1. Every component's settings are read before any
 // component is built, and every bad one is reported together, each naming
-// its variable or option.
+// its variable or option. A set SVC_ variable that no component reads but
+// that is within two edits of one that is (a typo) is warned about with
+// the nearest name, never its value: a WARN line once the app is built, or
+// a plain line before the report when it fails. Declare the app's own
+// variables with [KnownVariables].
 //
 // The app logs to its own *zap.Logger, or to [DefaultLogger] (on stderr)
 // when it has none: one line once started (the address, the active
@@ -72,22 +75,25 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	if budgetErr != nil {
 		budget = DefaultShutdownTimeout
 	}
-	var parts, settingsParts stopParts
+	var parts stopParts
+	var found settingsFound
 	var info runInfo
-	start := &startState{}
+	start := newStartState()
 	all := append([]fx.Option{
 		fx.NopLogger, fx.StopTimeout(budget),
-		checkAllSettings(&settingsParts, func() error { return budgetErr }, logSettingsCheck),
+		checkAllSettings(&found, func() error { return budgetErr }, logSettingsCheck),
 		fx.Supply(&logFallback{w: stderr}, start),
 	}, opts...)
 	app := fx.New(append(all, collectStopParts(&parts), collectRunInfo(&info))...)
 	if err := app.Err(); err != nil {
 		if budgetErr == nil {
-			err = withStopBudget(err, settingsParts, app.StopTimeout())
+			err = withStopBudget(err, found.stop, app.StopTimeout())
 		}
+		printMisspelt(stderr, found.misspelt)
 		fmt.Fprintf(stderr, "svc: %s\n", explain(err))
 		return 1
 	}
+	logMisspelt(info.logger(), found.misspelt)
 	if err := parts.check(app.StopTimeout()); err != nil {
 		fmt.Fprintf(stderr, "svc: %v\n", err)
 		return 1
@@ -100,12 +106,12 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	ctx, cancel := context.WithTimeout(context.Background(), app.StartTimeout())
 	defer cancel()
 	if err := app.Start(ctx); err != nil {
-		fmt.Fprintf(stderr, "svc: start: %v\n", err)
-		info.logger().Error("svc: start failed", zap.Error(err))
+		info.startFailed(stderr, err)
 		return 1
 	}
 	start.started.Store(true) // /readyz may pass from now on
 	info.started(app.StopTimeout())
+	close(start.announced) // readiness is logged after the start line
 	code := 0
 	reason := ""
 	select {

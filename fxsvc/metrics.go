@@ -42,6 +42,7 @@ import (
 func Metrics(opts ...metrics.Option) fx.Option {
 	return fx.Module("svc.metrics",
 		lifecycle.Singleton(metrics.Kind, "fxsvc.Metrics"),
+		KnownVariables(knownEnvOf(&metrics.Config{}, "SVC_METRICS_")...),
 		fx.Supply(fx.Private, metricsOptions(opts)),
 		checkSettingsFor(func(env settingsEnv) error {
 			m, err := metrics.New(append([]metrics.Option{metrics.WithLogger(zap.NewNop())}, opts...)...)

@@ -28,6 +28,7 @@ import (
 func OAuthClient(opts ...oauthclient.Option) fx.Option {
 	return fx.Module("svc.oauthclient",
 		lifecycle.Singleton(oauthclient.Kind, "fxsvc.OAuthClient"),
+		KnownVariables(oauthclient.EnvVariables()...),
 		fx.Supply(fx.Private, oauthClientOptions(opts)),
 		checkSettingsFor(func(env settingsEnv) error {
 			// New opens nothing (no goroutine, no connection): the client
@@ -96,7 +97,7 @@ func onlyOneOauthClientPerApp(p oauthClientParams) (*oauthclient.Client, error) 
 // neither OAuthClient in the app nor oauthclient.WithClient in opts. A
 // second pattern of the same name fails fx.New.
 func ClientCredentials(name string, opts ...oauthclient.PatternOption) fx.Option {
-	return providePattern(name, oauthclient.ClientCredentials, opts)
+	return providePattern(name, false, oauthclient.ClientCredentials, opts)
 }
 
 // TokenExchange provides a *oauthclient.Pattern named name that exchanges
@@ -110,17 +111,17 @@ func ClientCredentials(name string, opts ...oauthclient.PatternOption) fx.Option
 // A token failure returned by the handler answers 503 or 502 in the app's
 // error format (docs/errors.md, upstream-token-*).
 func TokenExchange(name string, opts ...oauthclient.PatternOption) fx.Option {
-	return providePattern(name, oauthclient.TokenExchange, opts)
+	return providePattern(name, true, oauthclient.TokenExchange, opts)
 }
 
 // TokenExchangeOnBehalfOf is TokenExchange with the on-behalf-of grant.
 func TokenExchangeOnBehalfOf(name string, opts ...oauthclient.PatternOption) fx.Option {
-	return providePattern(name, oauthclient.TokenExchangeOnBehalfOf, opts)
+	return providePattern(name, true, oauthclient.TokenExchangeOnBehalfOf, opts)
 }
 
 type patternFunc func(string, ...oauthclient.PatternOption) (*oauthclient.Pattern, error)
 
-func providePattern(name string, build patternFunc, opts []oauthclient.PatternOption) fx.Option {
+func providePattern(name string, exchange bool, build patternFunc, opts []oauthclient.PatternOption) fx.Option {
 	if !validPatternName(name) {
 		// Checked here, before the name enters a struct tag.
 		_, err := build(name)
@@ -137,7 +138,7 @@ func providePattern(name string, build patternFunc, opts []oauthclient.PatternOp
 		}
 		return err
 	})
-	return fx.Options(check, fx.Provide(fx.Annotate(
+	return fx.Options(check, KnownVariables(oauthclient.PatternEnvVariables(name, exchange)...), fx.Provide(fx.Annotate(
 		func(c *oauthclient.Client) (*oauthclient.Pattern, error) {
 			all := opts
 			if c != nil {

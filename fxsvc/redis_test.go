@@ -293,3 +293,31 @@ func TestRedisStartFailsOnRefusedAuthentication(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// Regression: issue 24 item 9.
+// A failed start prints once (the app's log line, not also a plain line),
+// and a Redis that answers with an error is reported with that error, not
+// as a Redis that did not answer.
+func TestStartFailurePrintsOnceWithRedisReply(t *testing.T) {
+	srv := redistest.Start(t)
+	t.Setenv("SVC_HTTP_ADDR", "127.0.0.1:0")
+	var out, errOut strings.Builder
+	code := fxsvc.Run(nil, &out, &errOut, fx.Supply(chi.NewRouter()), fxsvc.Errors(), fxsvc.Serve(), fxsvc.RateLimits(),
+		fxredis.Config(redisstore.Config{URL: secret.URL("redis://" + srv.Addr + "/999"), Timeout: 2 * time.Second}))
+	msg := errOut.String()
+	if code != 1 {
+		t.Fatalf("exit %d: %s", code, msg)
+	}
+	var failures []string
+	for line := range strings.Lines(msg) {
+		if strings.Contains(line, "ERR DB index is out of range") {
+			failures = append(failures, line)
+		}
+	}
+	if len(failures) != 1 || !strings.Contains(failures[0], `"msg":"svc: start failed"`) {
+		t.Fatalf("want one start-failure line, on the log:\n%s", msg)
+	}
+	if strings.Contains(msg, "svc: start:") || strings.Contains(msg, "not answer") || strings.Contains(msg, "OnStart hook") {
+		t.Fatalf("printed twice, as a silence, or naming fx's hook:\n%s", msg)
+	}
+}

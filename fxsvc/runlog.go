@@ -2,13 +2,43 @@ package fxsvc
 
 import (
 	"cmp"
+	"errors"
+	"fmt"
+	"github.com/svckit/svc/secret"
+	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 )
+
+// SharedState is where the components behind the gate (rate limits,
+// idempotency records, the response cache, bans and flood budgets) keep
+// the state an app's replicas share. fxsvc.Redis provides it; without one
+// each replica keeps its own, in memory. The start line of [Run] says
+// which, as shared_state.
+type SharedState struct {
+	// Store names the store: "redis".
+	Store string
+	// Address is where it is, as a URL without user information or query
+	// (the start line strips them whatever is given).
+	Address string
+}
+
+// describe is the start line's shared_state: the store and its address,
+// or "in-memory" when replicas share nothing.
+func (s *SharedState) describe() string {
+	if s == nil || s.Store == "" {
+		return "in-memory (not shared between replicas)"
+	}
+	if s.Address == "" {
+		return s.Store
+	}
+	return s.Store + " " + secret.URL(s.Address).String()
+}
 
 // startInfoGroup collects each component's part of the start line.
 const startInfoGroup = "svc.start.info"
@@ -36,6 +66,7 @@ type runInfo struct {
 	log       *zap.Logger
 	ownLogger bool
 	server    *Server
+	shared    *SharedState
 	parts     []startInfo
 	wrappers  []string
 	stopStart time.Time
@@ -45,8 +76,9 @@ type runInfo struct {
 type runInfoIn struct {
 	fx.In
 	Log    logIn
-	Server *Server     `optional:"true"`
-	Parts  []startInfo `group:"svc.start.info"`
+	Server *Server      `optional:"true"`
+	Shared *SharedState `optional:"true"`
+	Parts  []startInfo  `group:"svc.start.info"`
 	// Wrappers name the request-path components (health, cors,
 	// ratelimit, …); Serve builds them anyway.
 	Wrappers []part `group:"svc.http.wrappers"`
@@ -60,7 +92,7 @@ func collectRunInfo(info *runInfo) fx.Option {
 		if err != nil {
 			return err
 		}
-		*info = runInfo{log: log, ownLogger: in.Log.own(), server: in.Server, parts: in.Parts}
+		*info = runInfo{log: log, ownLogger: in.Log.own(), server: in.Server, shared: in.Shared, parts: in.Parts}
 		// fx hands value groups over in no set order.
 		slices.SortFunc(info.parts, func(a, b startInfo) int { return cmp.Compare(a.name, b.name) })
 		for _, w := range in.Wrappers {
@@ -99,7 +131,7 @@ func (i *runInfo) started(stopBudget time.Duration) {
 	if i.server != nil {
 		fields = append(fields, zap.String("server.address", i.server.Addr()))
 	}
-	fields = append(fields, zap.Strings("components", i.components()),
+	fields = append(fields, zap.String("shared_state", i.shared.describe()), zap.Strings("components", i.components()),
 		zap.Object("config", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
 			i.encodeConfig(enc, stopBudget)
 			return nil
@@ -140,6 +172,32 @@ func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Durati
 			return nil
 		}))
 	}
+}
+
+// startFailed reports a failed start once: on the app's log, where every
+// other line of the run goes, or as a plain line on stderr when the app
+// was not built far enough to have one. The error is the component's own:
+// fx's "OnStart hook added by ... failed" names a function of the kit.
+func (i *runInfo) startFailed(stderr io.Writer, err error) {
+	err = hookCause(err)
+	if i.log == nil {
+		fmt.Fprintf(stderr, "svc: start: %v\n", err)
+		return
+	}
+	i.log.Error("svc: start failed", zap.Error(err))
+}
+
+// hookCause is the error a start or stop hook returned, without fx's
+// wrapping that names the hook's function.
+func hookCause(err error) error {
+	for strings.HasPrefix(err.Error(), "OnStart hook added by ") || strings.HasPrefix(err.Error(), "OnStop hook added by ") {
+		inner := errors.Unwrap(err)
+		if inner == nil {
+			break
+		}
+		err = inner
+	}
+	return err
 }
 
 // stopping notes why the app stops and when the stop began.

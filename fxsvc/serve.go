@@ -150,6 +150,7 @@ func ServeOverride(opts ...ServeOption) fx.Option {
 // *SettingError naming the variable or option.
 func Serve(opts ...ServeOption) fx.Option {
 	return fx.Module("svc.http",
+		KnownVariables(append(knownEnvOf(&serveConfig{}, ""), knownEnvOf(&telemetryEnv{}, "")...)...),
 		checkSettingsFor(func(env settingsEnv) error {
 			cfg, err := loadServeConfig(opts) // a bad setting keeps its default
 			env.stop.delay, env.stop.drain = time.Duration(cfg.ShutdownDelay), cfg.DrainTimeout

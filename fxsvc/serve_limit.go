@@ -3,6 +3,7 @@ package fxsvc
 import (
 	"container/list"
 	"context"
+	"io"
 	"net"
 	"net/http"
 	"sync"
@@ -71,6 +72,26 @@ func (c *limitedConn) Close() error {
 	c.l.releaseLocked(c)
 	c.l.mu.Unlock()
 	return c.Conn.Close()
+}
+
+// CloseWrite half-closes the connection, as net/http does before closing
+// one it answered with Connection: close, so that the request's unread
+// bytes do not reset the answer away before the client reads it. The
+// wrapper would otherwise hide the TCP connection's method.
+func (c *limitedConn) CloseWrite() error {
+	if cw, ok := c.Conn.(interface{ CloseWrite() error }); ok {
+		return cw.CloseWrite()
+	}
+	return nil
+}
+
+// ReadFrom keeps the TCP connection's sendfile and splice for responses
+// copied from a file.
+func (c *limitedConn) ReadFrom(r io.Reader) (int64, error) {
+	if rf, ok := c.Conn.(io.ReaderFrom); ok {
+		return rf.ReadFrom(r)
+	}
+	return io.Copy(struct{ io.Writer }{c.Conn}, r)
 }
 
 // limitListener admits connections under the limit and refuses the rest

@@ -3,12 +3,14 @@ package fxsvc_test
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -18,6 +20,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/fxsvc"
+	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/metrics"
 )
 
@@ -110,11 +113,14 @@ func TestIdleConnectionsMakeRoomForANewClient(t *testing.T) {
 	// Eight idle: below the pressure mark (nine tenths of 10).
 	var held []net.Conn
 	var readers []*bufio.Reader
-	for range 8 {
+	for i := range 8 {
 		c, br := holdIdle(t, srv.Addr())
 		held, readers = append(held, c), append(readers, br)
+		// The server books a connection idle just after the client has
+		// read its answer: wait for it, so that the idle order is the
+		// order dialled and held[0] is the oldest.
+		eventually(t, fmt.Sprintf("%d idle connections", i+1), func() bool { return fxsvc.IdleConnections(srv) == i+1 })
 	}
-	eventually(t, "8 idle connections", func() bool { return fxsvc.IdleConnections(srv) == 8 })
 	// Two that send nothing take the server to its cap.
 	dialRaw(t, srv.Addr())
 	dialRaw(t, srv.Addr())
@@ -269,5 +275,34 @@ func TestDrainWarningCountsTheConnectionsCut(t *testing.T) {
 	}
 	if got := lines[0].ContextMap()["still_running"]; got != int64(trickling+halfHeaders) {
 		t.Fatalf("still_running %v, want %d", got, trickling+halfHeaders)
+	}
+}
+
+// Regression: issue 25 item 4, through the server's own connections.
+// A refusal of a request whose body is still arriving is answered at once
+// and read whole by the client: the connection closes after it (half
+// closed first, as net/http does, so the unread body does not reset the
+// answer away).
+func TestARefusalOfATrickledBodyReachesTheClient(t *testing.T) {
+	r := chi.NewRouter()
+	r.Post("/upload", func(w http.ResponseWriter, r *http.Request) {
+		svcerrors.Refuse(w, r, &svcerrors.RateLimitExceeded{})
+	})
+	app, srv := startApp(t, fx.Supply(r), fxsvc.Errors(), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
+	defer app.RequireStop()
+	for range 20 {
+		c := dialRaw(t, srv.Addr())
+		_, _ = io.WriteString(c, "POST /upload HTTP/1.1\r\nHost: svc.test\r\nContent-Length: 100000\r\n\r\n"+strings.Repeat("a", 20000))
+		_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("no answer while the body trickles: %v", err)
+		}
+		body, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusTooManyRequests || !resp.Close || !strings.Contains(string(body), "rate-limit-exceeded") {
+			t.Fatalf("%d close=%v %q %v", resp.StatusCode, resp.Close, body, err)
+		}
+		_ = c.Close()
 	}
 }

@@ -60,6 +60,15 @@ func CheckSettings(check func() error) fx.Option {
 	}))
 }
 
+// settingsFound is what [Run] and [Check] learn from the settings besides
+// their errors: the stop parts they give (see withStopBudget), and the
+// misspelt variables, found first because a typo is often why a setting
+// is missing.
+type settingsFound struct {
+	stop     stopParts
+	misspelt []misspelt
+}
+
 // settingsChecked marks an app whose settings were checked first.
 type settingsChecked struct{}
 
@@ -101,11 +110,11 @@ func (e *settingsReport) Unwrap() []error { return e.errs }
 // checkAllSettings is a module of its own placed first in the app: fx runs
 // the invokes of the app's modules in order, so it runs before any
 // component is built, and it sees the checks supplied anywhere in the app.
-// The stop parts the components' settings give are recorded in stop.
-func checkAllSettings(stop *stopParts, extra ...func() error) fx.Option {
-	return fx.Module("svc.settings", fx.Supply(&settingsChecked{}), fx.Invoke(func(in settingsIn) error {
+// What it learns besides errors is recorded in found.
+func checkAllSettings(found *settingsFound, extra ...func() error) fx.Option {
+	return fx.Module("svc.settings", fx.Supply(&settingsChecked{}), findMisspeltEnv(&found.misspelt), fx.Invoke(func(in settingsIn) error {
 		var all []error
-		env := settingsEnv{check: in.Mode, forTests: in.ForTests != nil, stop: stop}
+		env := settingsEnv{check: in.Mode, forTests: in.ForTests != nil, stop: &found.stop}
 		for _, c := range in.Checks {
 			all = append(all, flatten(c.check(env))...)
 		}

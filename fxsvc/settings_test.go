@@ -92,12 +92,13 @@ func TestConstructorErrorsReachTheUserWithoutFxWiring(t *testing.T) {
 	}
 }
 
-// Two registrations of one component are the one case fx's constructor
-// name is explained: as the rule it stands for.
+// Two registrations of one component are the one case dig's duplicate is
+// explained: as the rule it stands for, naming the option (every component:
+// TestEveryComponentRegisteredTwiceIsNamed).
 func TestTwoRegistrationsAreStillNamed(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := fxsvc.Run(nil, &out, &errOut, fxsvc.Metrics(), fxsvc.Metrics())
-	if msg := errOut.String(); code != 1 || msg != "svc: only one metrics may be registered per app: remove the second registration\n" {
+	if msg := errOut.String(); code != 1 || msg != "svc: only one metrics may be registered per app: fxsvc.Metrics is registered twice; remove the second registration\n" {
 		t.Fatalf("exit %d, stderr %q", code, msg)
 	}
 }

@@ -41,6 +41,9 @@ func options() []fx.Option {
 		fx.Provide(newLogger),
 		errorFormat(),
 		fxsvc.CheckSettings(checkResource),
+		// The example's own variables: a typo of one is warned about at
+		// start, and neither is taken for a typo of the kit's.
+		fxsvc.KnownVariables("SVC_EXAMPLE_ERRORS", "SVC_EXAMPLE_RESOURCE"),
 		// Prometheus unless SVC_METRICS_EXPORTER says otherwise.
 		fxsvc.Metrics(metrics.WithDefaultExporter(metrics.ExporterPrometheus)),
 		fxsvc.Tracing(), // inactive unless SVC_TRACING_EXPORTER or an OTLP endpoint is set

@@ -138,7 +138,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		g.meta.ServeHTTP(w, r)
 		return
 	}
-	if g.exclude.matchRequest(r.URL) {
+	if g.exclude.matchRequest(r, routes) {
 		// Not authenticated and not recorded; a route there that requires a
 		// caller still refuses in the gate's name (its challenge).
 		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, excluded: true})))

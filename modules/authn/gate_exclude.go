@@ -2,7 +2,7 @@ package authn
 
 import (
 	"fmt"
-	"net/url"
+	"net/http"
 	"strings"
 
 	"github.com/svckit/svc/internal/reqfacts"
@@ -54,26 +54,52 @@ func newExcludeSet(patterns []string) (excludeSet, error) {
 	return s, nil
 }
 
-func (s excludeSet) match(path string) bool {
+func (s excludeSet) match(path string) bool { return s.matchUnder(path) || s.matchBare(path) }
+
+// matchUnder reports whether path is an exclusion or lies under one.
+func (s excludeSet) matchUnder(path string) bool {
 	if _, ok := s.exact[path]; ok {
 		return true
 	}
 	for _, p := range s.prefixes {
-		if strings.HasPrefix(path, p) || path == p[:len(p)-1] {
+		if strings.HasPrefix(path, p) {
 			return true
 		}
 	}
 	return false
 }
 
-// matchRequest reports whether a request's URL is excluded, as the router
-// reads its path (reqfacts.ExclusionHolds).
-func (s excludeSet) matchRequest(u *url.URL) bool {
+// matchBare reports whether path is a prefix exclusion without its slash:
+// "/docs" for "/docs/*".
+func (s excludeSet) matchBare(path string) bool {
+	for _, p := range s.prefixes {
+		if path == p[:len(p)-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// matchRequest reports whether a request is excluded, as the router reads
+// its path (reqfacts.ExclusionHolds). The bare form of a prefix ("/docs"
+// for "/docs/*") holds only where the router sends it to a route the
+// exclusion covers (Huma's /docs page): a router may send "/public" to a
+// route such as "/{id}", which Exclude("/public/*") never meant to open.
+// Without a known router it does not hold, which fails closed.
+func (s excludeSet) matchRequest(r *http.Request, routes routeFinder) bool {
+	u := r.URL
 	escaped := u.RawPath
 	if escaped == "" {
 		escaped = u.Path
 	}
-	return reqfacts.ExclusionHolds(s.match, u.Path, escaped)
+	if reqfacts.ExclusionHolds(s.matchUnder, u.Path, escaped) {
+		return true
+	}
+	if routes == nil || !reqfacts.ExclusionHolds(s.matchBare, u.Path, escaped) {
+		return false
+	}
+	pattern, _, found := routes.find(r)
+	return found && s.matchPattern(pattern)
 }
 
 // matchPattern reports whether a route template lies under an exclusion, so

@@ -42,6 +42,9 @@ func TestExcludedPathsRouteWhereTheyMatch(t *testing.T) {
 			// The prefix ends at a segment boundary: "/publicx" is another
 			// segment, routed to "/{id}".
 			{"/publicx", 401, ""},
+			// The bare prefix is routed to "/{id}", a route the exclusion
+			// does not cover: authenticated (it was served without a token).
+			{"/public", 401, ""},
 		} {
 			t.Run(name+tc.path, func(t *testing.T) {
 				got := do(t, srv, "GET", tc.path, nil, "")
@@ -85,6 +88,28 @@ func TestExcludedPrefixHoldsNoDotSegments(t *testing.T) {
 		raw := rawRequest(t, addr, "GET "+tc.path+" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
 		if !strings.HasPrefix(raw, "HTTP/1.1 "+tc.want) || strings.Contains(raw, "secret file") {
 			t.Errorf("GET %s: %q, want %s", tc.path, raw, tc.want)
+		}
+	}
+}
+
+// The bare form of a prefix exclusion ("/docs" for "/docs/*") holds where
+// the router sends it to a route the exclusion covers, as Huma's /docs
+// page is: the documented "/docs/* also matches /docs".
+func TestExcludedBarePrefixHoldsForItsOwnRoute(t *testing.T) {
+	secret := func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "secret") }
+	r := chi.NewRouter()
+	r.Get("/docs", ok)
+	r.Get("/{id}", secret)
+	mux := authn.NewServeMux()
+	mux.HandleFunc("GET /docs", ok)
+	mux.HandleFunc("GET /{id}", secret)
+	for name, router := range map[string]http.Handler{"chi": r, "servemux": mux} {
+		srv := gateServer(t, svcerrors.New(), router, newFake(), authn.Exclude("/docs/*"))
+		if got := do(t, srv, "GET", "/docs", nil, ""); got.status != 200 || got.body != "hello stranger" {
+			t.Errorf("%s /docs: %d %q, want the page, anonymously", name, got.status, got.body)
+		}
+		if got := do(t, srv, "GET", "/other", nil, ""); got.status != 401 {
+			t.Errorf("%s /other: %d, want 401", name, got.status)
 		}
 	}
 }

@@ -41,7 +41,9 @@ type gateConfig struct {
 
 // Exclude names paths that are never authenticated: an exact path such as
 // "/healthz", or a prefix ending in "/*" such as "/docs/*" (which also
-// matches "/docs"). A token sent there is not read. Patterns matching every
+// matches "/docs" where the router sends "/docs" to a route the exclusion
+// covers, such as Huma's /docs page; never where it sends it to another
+// route such as "/{id}"). A token sent there is not read. Patterns matching every
 // path ("*", "/*") and prefixes ending inside a segment ("/public*") are
 // refused when the gate is built.
 func Exclude(patterns ...string) Option {

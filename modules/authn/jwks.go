@@ -13,7 +13,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -21,6 +20,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/urlshape"
 )
 
 // maxHonouredMaxAge caps a JWKS response's Cache-Control max-age; the
@@ -60,18 +61,14 @@ func JWKSURL(url, issuer, audience string, opts ...VerifierOption) *JWTVerifier 
 	return v
 }
 
-// checkFetchURL refuses a URL keys may not be fetched from.
+// checkFetchURL refuses a URL keys may not be fetched from, saying what is
+// wrong with it (see urlshape) without quoting it.
 func checkFetchURL(raw string) error {
-	if raw == "" {
-		return errors.New("is empty")
-	}
-	u, err := url.Parse(raw)
-	if err != nil {
-		return errors.New("is not a URL")
+	u, problem := urlshape.Parse(raw)
+	if problem != "" {
+		return errors.New(problem)
 	}
 	switch {
-	case u.Host == "" || u.Opaque != "":
-		return errors.New("has no host")
 	case u.Fragment != "" || strings.Contains(raw, "#"):
 		return errors.New("has a fragment")
 	case u.User != nil:
@@ -81,7 +78,10 @@ func checkFetchURL(raw string) error {
 	case u.Scheme == "http" && isLoopback(u.Hostname()):
 		return nil
 	}
-	return errors.New("must be https (http only on a loopback host)")
+	if u.Scheme == "http" {
+		return errors.New("must be https: http only on a loopback host (127.0.0.1, ::1, localhost)")
+	}
+	return errors.New("must be https, not another scheme")
 }
 
 func isLoopback(host string) bool {

@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -14,6 +13,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/urlshape"
 	"github.com/svckit/svc/secret"
 )
 
@@ -254,9 +254,12 @@ func randomJitter(max time.Duration) time.Duration {
 // when allowed). Its error never repeats the URL, which may hold
 // credentials.
 func checkURL(raw, setting string, allowHTTP bool) error {
-	u, err := url.Parse(raw)
-	if err != nil || !u.IsAbs() || u.Host == "" || u.Fragment != "" {
-		return &ConfigError{Setting: setting, Problem: "not an absolute URL without a fragment"}
+	u, problem := urlshape.Parse(raw)
+	switch {
+	case problem != "":
+		return &ConfigError{Setting: setting, Problem: problem}
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return &ConfigError{Setting: setting, Problem: "has a fragment"}
 	}
 	switch u.Scheme {
 	case "https":

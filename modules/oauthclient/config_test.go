@@ -390,3 +390,36 @@ func TestOpenAndCloseAreALifecycleComponent(t *testing.T) {
 		t.Fatalf("Token after Close: %v", err)
 	}
 }
+
+func TestEnvVariablesListWhatIsRead(t *testing.T) {
+	got := strings.Join(oauthclient.EnvVariables(), " ")
+	for _, v := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", "SVC_OAUTHCLIENT_AUTH_METHOD"} {
+		if !strings.Contains(got, v) {
+			t.Errorf("EnvVariables() = %s, want %s", got, v)
+		}
+	}
+	if got := strings.Join(oauthclient.PatternEnvVariables("price-list", false), " "); got != "SVC_CLIENTCREDENTIALS_PRICE_LIST_AUDIENCE SVC_CLIENTCREDENTIALS_PRICE_LIST_RESOURCE SVC_CLIENTCREDENTIALS_PRICE_LIST_SCOPES" {
+		t.Errorf("PatternEnvVariables = %s", got)
+	}
+	if got := oauthclient.PatternEnvVariables("ledger", true); len(got) != 3 || got[2] != "SVC_TOKENEXCHANGE_LEDGER_SCOPES" {
+		t.Errorf("PatternEnvVariables(exchange) = %v", got)
+	}
+}
+
+// Regression: issue 24 item 2: a malformed URL setting says what is wrong
+// with it, as the inbound issuer's does.
+func TestMalformedURLsSayWhatIsWrong(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://as.example:":      "SVC_OAUTHCLIENT_ISSUER: ends its host with a colon and no port",
+		"as.example":               "SVC_OAUTHCLIENT_ISSUER: has no scheme",
+		"https://as.example:99999": "SVC_OAUTHCLIENT_ISSUER: has a port outside 1 to 65535",
+		"https://as.example/#frag": "SVC_OAUTHCLIENT_ISSUER: has a fragment",
+		"https://u:s3cret@:443/x":  "SVC_OAUTHCLIENT_ISSUER: has an empty host",
+	} {
+		_, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.Issuer(raw), oauthclient.ClientID("id"), oauthclient.ClientSecret("sec"))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Issuer(%q): err = %v, want %q", raw, err, want)
+		}
+		mustNotLeak(t, err, "s3cret")
+	}
+}

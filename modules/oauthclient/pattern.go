@@ -196,16 +196,15 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 		return nil, &ConfigError{Setting: "pattern name", Problem: "use 1 to 64 letters, digits, '.', '-' or '_'"}
 	}
 	p := &Pattern{name: name, kind: kind}
-	envPrefix := "SVC_CLIENTCREDENTIALS_"
 	switch kind {
 	case kindClientCredentials:
 		p.grant, p.grantKind = grantClientCredentials, "client_credentials"
 	case kindTokenExchange:
-		p.grant, p.grantKind, envPrefix = grantTokenExchange, "token_exchange", "SVC_TOKENEXCHANGE_"
+		p.grant, p.grantKind = grantTokenExchange, "token_exchange"
 	default:
-		p.grant, p.grantKind, envPrefix = grantJWTBearer, "on_behalf_of", "SVC_TOKENEXCHANGE_"
+		p.grant, p.grantKind = grantJWTBearer, "on_behalf_of"
 	}
-	envPrefix += envName(name) + "_"
+	envPrefix := patternEnvPrefix(name, kind != kindClientCredentials)
 
 	cfg := patternConfig{subjectTokenType: TokenTypeAccessToken, cacheSize: defaultExchangeCacheSize}
 	useEnv := true

@@ -78,6 +78,12 @@ func (c *Client) Check(ctx context.Context) error {
 	if errors.As(cause, &unknownCA) {
 		return fmt.Errorf("redisstore: SVC_REDIS_URL %s: the server's certificate is signed by a CA this client does not trust: set SVC_REDIS_TLS_CA_FILE to that CA's PEM file: %w", c.cfg.URL, err)
 	}
+	if errors.As(cause, &rerr) {
+		// An answer, not a silence: the reply says what to fix (such as
+		// "ERR DB index is out of range" for a database number the server
+		// does not have).
+		return fmt.Errorf("redisstore: SVC_REDIS_URL %s: Redis answered PING with an error: %w", c.cfg.URL, cause)
+	}
 	return fmt.Errorf("redisstore: SVC_REDIS_URL %s does not answer PING: %w", c.cfg.URL, err)
 }
 

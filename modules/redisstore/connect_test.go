@@ -180,3 +180,23 @@ func testCredentials(t *testing.T, engine redistest.Option) {
 		})
 	}
 }
+
+// Regression: issue 24 item 9.
+// A Redis that answers with an error (a database number beyond the
+// server's) is reported with that error, not as a Redis that did not
+// answer: the reply is what the operator must fix.
+func TestAnErrorReplyIsReportedAsAnAnswer(t *testing.T) {
+	srv := redistest.Start(t)
+	_, err := openCfg(t, redisstore.Config{URL: secret.URL("redis://" + srv.Addr + "/999")})
+	if err == nil {
+		t.Fatal("database 999 accepted")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "SVC_REDIS_URL redis://") || !strings.Contains(msg, "Redis answered PING with an error") ||
+		!strings.Contains(msg, "ERR DB index is out of range") {
+		t.Fatalf("err = %v, want the reply, naming SVC_REDIS_URL", err)
+	}
+	if strings.Contains(msg, "not answer") {
+		t.Fatalf("an error reply reported as a silence: %v", err)
+	}
+}

@@ -91,6 +91,23 @@ type Config struct {
 	TLS *tls.Config `env:"-"`
 }
 
+// envPrefix is the prefix of the variables FromEnv reads.
+const envPrefix = "SVC_REDIS_"
+
+// EnvVariables lists the environment variables [FromEnv] reads, so that a
+// tool can tell a misspelt variable from a known one.
+func EnvVariables() []string {
+	params, err := env.GetFieldParamsWithOptions(&Config{}, env.Options{Prefix: envPrefix})
+	if err != nil {
+		return nil // only a malformed tag fails, which the tests would catch
+	}
+	names := make([]string, 0, len(params))
+	for _, p := range params {
+		names = append(names, p.Key)
+	}
+	return names
+}
+
 // FromEnv reads the Config from SVC_REDIS_URL, SVC_REDIS_PREFIX,
 // SVC_REDIS_POOL_SIZE, SVC_REDIS_TIMEOUT, SVC_REDIS_CACHE_MAX_BYTES and
 // SVC_REDIS_TLS_CA_FILE.
@@ -98,7 +115,7 @@ type Config struct {
 // repeating the URL, which may hold a password).
 func FromEnv() (Config, error) {
 	var c Config
-	if err := env.ParseWithOptions(&c, env.Options{Prefix: "SVC_REDIS_"}); err != nil {
+	if err := env.ParseWithOptions(&c, env.Options{Prefix: envPrefix}); err != nil {
 		var agg env.AggregateError
 		if errors.As(err, &agg) {
 			// Name each variable; env's messages may quote the value.
@@ -106,7 +123,7 @@ func FromEnv() (Config, error) {
 			for _, e := range agg.Errors {
 				var pe env.ParseError
 				if errors.As(e, &pe) {
-					names = append(names, "SVC_REDIS_"+envName(pe.Name))
+					names = append(names, envPrefix+envName(pe.Name))
 				}
 			}
 			if len(names) > 0 {
@@ -273,7 +290,8 @@ func (c *Client) Close() error {
 // its keys with Key).
 func (c *Client) Redis() *redis.Client { return c.rdb }
 
-// unavailable is the error of a store operation Redis did not answer. It
+// unavailable is the error of a store operation Redis did not answer, or
+// answered with an error reply (its message says which). It
 // matches store.ErrUnavailable and svcerrors.AdmissionRefused with
 // errors.Is/As, so that a component refuses the request 503
 // request-refused. Its message names the operation, never a key or value.
@@ -283,6 +301,12 @@ type unavailable struct {
 }
 
 func (e *unavailable) Error() string {
+	var reply redis.Error
+	if errors.As(e.Err, &reply) {
+		// Redis answered, with an error reply: saying it did not answer
+		// would send the operator after the network.
+		return "redisstore: " + e.Op + ": Redis answered with an error: " + e.Err.Error()
+	}
 	return "redisstore: " + e.Op + ": Redis did not answer: " + e.Err.Error()
 }
 

@@ -41,6 +41,7 @@ type redisIn struct {
 func Redis(opts ...redisstore.Option) fx.Option {
 	return fx.Module("svc.redis",
 		lifecycle.Singleton("redis", "fxredis.Redis"),
+		fxsvc.KnownVariables(redisstore.EnvVariables()...),
 		fx.Provide(func(in redisIn) (*redisstore.Client, error) {
 			cfg, err := redisstore.FromEnv()
 			if err != nil {
@@ -64,6 +65,7 @@ func Config(cfg redisstore.Config, opts ...redisstore.Option) fx.Option {
 
 var redisProvides = fx.Options(
 	fx.Provide(
+		sharedState,
 		func(c *redisstore.Client) store.Rates { return c.Rates() },
 		func(c *redisstore.Client) store.Idempotency { return c.Idempotency() },
 		func(c *redisstore.Client) store.Cache { return c.Cache() },
@@ -106,4 +108,16 @@ func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option, by st
 		OnStop: func(context.Context) error { return c.Close() },
 	})
 	return c, nil
+}
+
+// sharedState tells fxsvc.Run's start line that the shared state is on
+// Redis, and where: built from the client's options, which hold the
+// password apart from the address.
+func sharedState(c *redisstore.Client) *fxsvc.SharedState {
+	o := c.Redis().Options()
+	scheme := "redis"
+	if o.TLSConfig != nil {
+		scheme = "rediss"
+	}
+	return &fxsvc.SharedState{Store: "redis", Address: fmt.Sprintf("%s://%s/%d", scheme, o.Addr, o.DB)}
 }
