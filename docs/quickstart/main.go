@@ -1,0 +1,40 @@
+// Command quickstart is an orders API behind bearer tokens whose replicas
+// share their idempotency records on Redis: the service docs/quickstart.md
+// builds, which quotes this file and main_test.go whole.
+package main
+
+import (
+	"os"
+
+	"go.uber.org/fx"
+
+	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/redisstore/fxredis"
+)
+
+func main() {
+	fxsvc.Main(service(nil)) // nil: the verifier comes from SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE
+}
+
+// service is the whole app. main passes a nil verifier; a test passes its
+// own issuer's.
+func service(v authn.Verifier) fx.Option {
+	return fx.Options(
+		fxsvc.Errors(),      // RFC 9457 problem+json for every error
+		fxsvc.Authn(v),      // every route needs a valid bearer token unless marked otherwise
+		fxsvc.Idempotency(), // the idempotency.Required marker on POST /orders
+		shared(),            // step 6: replicas on one Redis
+		fx.Provide(newRouter),
+		fxsvc.Serve(), // SVC_HTTP_ADDR, default 127.0.0.1:8080
+	)
+}
+
+// shared keeps the idempotency records on Redis when SVC_REDIS_URL is set,
+// and in memory otherwise: fxredis.Redis requires the variable.
+func shared() fx.Option {
+	if os.Getenv("SVC_REDIS_URL") == "" {
+		return fx.Options()
+	}
+	return fxredis.Redis() // SVC_REDIS_URL=redis://127.0.0.1:6379/0
+}

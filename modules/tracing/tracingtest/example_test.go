@@ -1,0 +1,37 @@
+package tracingtest_test
+
+import (
+	"context"
+	"testing"
+
+	"go.opentelemetry.io/otel"
+
+	"github.com/svckit/svc/modules/tracing"
+	_ "github.com/svckit/svc/modules/tracing/otlphttp"
+	"github.com/svckit/svc/modules/tracing/tracingtest"
+	"github.com/svckit/svc/secret"
+)
+
+// In a test function: a real OTLP/HTTP receiver on 127.0.0.1, and the
+// spans it received.
+func ExampleNewReceiver() {
+	testChargeIsTraced := func(t *testing.T) {
+		rcv := tracingtest.NewReceiver(t)
+		tr, err := tracing.FromConfig(tracing.Config{Export: tracing.Export{Endpoint: secret.URL(rcv.URL), ServiceName: "shop"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tr.Open(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = tr.Close(context.Background()) })
+
+		_, span := otel.Tracer("shop").Start(t.Context(), "charge card")
+		span.End()
+		tracingtest.Flush(t, tr)
+		if _, ok := rcv.Find("charge card"); !ok {
+			t.Fatalf("spans received: %v", rcv.Spans())
+		}
+	}
+	_ = testChargeIsTraced
+}
