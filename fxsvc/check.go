@@ -70,7 +70,7 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	// settings give: check starts nothing, so builds no server to ask.
 	budget, budgetErr := loadShutdownTimeout()
 	if budgetErr != nil {
-		budget = DefaultShutdownTimeout
+		budget = defaultShutdownTimeout
 	}
 	var parts stopParts
 	first := []fx.Option{fx.NopLogger, fx.StopTimeout(budget), fx.Supply(checkOnly{on: true}),

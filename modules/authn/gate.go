@@ -149,11 +149,11 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		if wait, banned := g.bans.Banned(q.address()); banned {
 			// Counted, not written: a banned forger must not fill the log.
 			// The span still says it was refused.
-			g.countRefused(r.Context(), string(KindClientBanned), q.route())
+			g.countRefused(r.Context(), string(kindClientBanned), q.route())
 			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
-				span.SetAttributes(attribute.String("svc.authentication.refusal", string(KindClientBanned)))
+				span.SetAttributes(attribute.String("svc.authentication.refusal", string(kindClientBanned)))
 			}
-			g.refuse(w, r, &Refusal{Kind: KindClientBanned, RetryAfter: wait})
+			g.refuse(w, r, &Refusal{Kind: kindClientBanned, RetryAfter: wait})
 			return
 		}
 	}
@@ -326,7 +326,7 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 				g.countBanStarted(q.r.Context())
 			}
 		}
-		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: te.Reason}, false)
+		q.refuse(w, &Refusal{Kind: kindTokenRejected, Reason: te.Reason}, false)
 	case errors.Is(err, ErrKeysUnavailable):
 		// The security record says a 503 was answered; this line says why
 		// (not opened, or the last fetch's failure), once a minute.
@@ -334,10 +334,10 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 			g.log.Warn("authn: answering 503, signing keys unavailable",
 				zap.String("error", redactCause(err)), zap.Int("suppressed", suppressed))
 		}
-		q.refuse(w, &Refusal{Kind: KindKeysUnavailable}, false)
+		q.refuse(w, &Refusal{Kind: kindKeysUnavailable}, false)
 	case errors.Is(err, ErrBusy):
 		// Not a judgement of the token: bans never count it.
-		q.refuse(w, &Refusal{Kind: KindVerifierBusy, RetryAfter: busyRetryAfter}, false)
+		q.refuse(w, &Refusal{Kind: kindVerifierBusy, RetryAfter: busyRetryAfter}, false)
 	default:
 		g.internalError(w, q.r, err)
 	}

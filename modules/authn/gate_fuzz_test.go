@@ -28,8 +28,8 @@ func FuzzReadCredential(f *testing.F) {
 				t.Fatal("a refusal with a token")
 			}
 			switch ref.Kind {
-			case KindAmbiguousCredentials:
-			case KindTokenRejected:
+			case kindAmbiguousCredentials:
+			case kindTokenRejected:
 				if ref.Reason != ReasonMalformed {
 					t.Fatalf("reason %q", ref.Reason)
 				}

@@ -8,30 +8,30 @@ import (
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
-// RefusalKind is the `type` anchor of an authentication refusal and, except
+// refusalKind is the `type` anchor of an authentication refusal and, except
 // for token-rejected, its error word in telemetry.
-type RefusalKind string
+type refusalKind string
 
 // The refusal kinds: RFC 6750 §3.1 errors and the answers of
 // docs/errors.md (the README's refusal table lists them).
 const (
-	KindAuthenticationRequired RefusalKind = "authentication-required" // 401, Bearer
-	KindTokenRejected          RefusalKind = "token-rejected"          // 401, error="invalid_token", with reason
-	KindAmbiguousCredentials   RefusalKind = "ambiguous-credentials"   // 400, error="invalid_request"
-	KindInsufficientScope      RefusalKind = "insufficient-scope"      // 403, error="insufficient_scope", scope=
-	KindClientBanned           RefusalKind = "client-banned"           // 429, Retry-After
-	KindKeysUnavailable        RefusalKind = "signing-keys-unavailable"
-	// KindVerifierBusy is the verifier's budget of fresh verifications
+	KindAuthenticationRequired refusalKind = "authentication-required" // 401, Bearer
+	kindTokenRejected          refusalKind = "token-rejected"          // 401, error="invalid_token", with reason
+	kindAmbiguousCredentials   refusalKind = "ambiguous-credentials"   // 400, error="invalid_request"
+	KindInsufficientScope      refusalKind = "insufficient-scope"      // 403, error="insufficient_scope", scope=
+	kindClientBanned           refusalKind = "client-banned"           // 429, Retry-After
+	kindKeysUnavailable        refusalKind = "signing-keys-unavailable"
+	// kindVerifierBusy is the verifier's budget of fresh verifications
 	// overflowing (authn.ErrBusy): 503 with Retry-After, under the error
 	// format's own anchor for a full concurrency limit (bulkheadFull's).
-	KindVerifierBusy RefusalKind = "bulkhead-full"
+	kindVerifierBusy refusalKind = "bulkhead-full"
 )
 
 // bulkheadFull is the error format's kind for a full concurrency limit,
 // whose status and title a busy verifier shares.
 var bulkheadFull = (&svcerrors.BulkheadFull{}).Describe().Kind
 
-// busyRetryAfter is the Retry-After of KindVerifierBusy: a verification
+// busyRetryAfter is the Retry-After of kindVerifierBusy: a verification
 // takes well under a second, so a queue full now has moved on by then.
 const busyRetryAfter = time.Second
 
@@ -40,13 +40,13 @@ const busyRetryAfter = time.Second
 // RFC 6750 challenge in WWW-Authenticate. An app may answer it its own way
 // with svcerrors.On[*authn.Refusal].
 type Refusal struct {
-	Kind RefusalKind
-	// Reason says why a token was rejected (KindTokenRejected only).
+	Kind refusalKind
+	// Reason says why a token was rejected (kindTokenRejected only).
 	Reason Reason
 	// Scopes are the scopes the route requires (KindInsufficientScope).
 	Scopes []string
-	// RetryAfter is how long a banned caller must wait (KindClientBanned),
-	// or how long to wait before retrying (KindVerifierBusy).
+	// RetryAfter is how long a banned caller must wait (kindClientBanned),
+	// or how long to wait before retrying (kindVerifierBusy).
 	RetryAfter time.Duration
 	// resourceMetadata is the metadata URL every Bearer challenge names when
 	// the gate has a Resource.
@@ -54,7 +54,7 @@ type Refusal struct {
 }
 
 func (r *Refusal) Error() string {
-	if r.Kind == KindTokenRejected {
+	if r.Kind == kindTokenRejected {
 		return "authn: refused: " + string(r.Kind) + " (" + string(r.Reason) + ")"
 	}
 	return "authn: refused: " + string(r.Kind)
@@ -63,7 +63,7 @@ func (r *Refusal) Error() string {
 // Word is the refusal's error word: the body's reason for a rejected token,
 // else its kind. It is the error.type of security records and metrics.
 func (r *Refusal) Word() string {
-	if r.Kind == KindTokenRejected && r.Reason != "" {
+	if r.Kind == kindTokenRejected && r.Reason != "" {
 		return string(r.Reason)
 	}
 	return string(r.Kind)
@@ -78,20 +78,20 @@ type refusalText struct {
 	title, detail string
 }
 
-var refusalTexts = map[RefusalKind]refusalText{
+var refusalTexts = map[refusalKind]refusalText{
 	KindAuthenticationRequired: {http.StatusUnauthorized, "Authentication required",
 		"This resource requires a bearer token in the Authorization header."},
-	KindTokenRejected: {http.StatusUnauthorized, "Token rejected",
+	kindTokenRejected: {http.StatusUnauthorized, "Token rejected",
 		"The bearer token did not verify; see reason. Get a new token rather than retrying this one."},
-	KindAmbiguousCredentials: {http.StatusBadRequest, "Ambiguous credentials",
+	kindAmbiguousCredentials: {http.StatusBadRequest, "Ambiguous credentials",
 		"The request carried more than one credential. Send exactly one, in the Authorization header."},
 	KindInsufficientScope: {http.StatusForbidden, "Insufficient scope",
 		"The token does not grant a scope this resource requires; see the scope in WWW-Authenticate."},
-	KindClientBanned: {http.StatusTooManyRequests, "Client banned",
+	kindClientBanned: {http.StatusTooManyRequests, "Client banned",
 		"This client is refused for a while. Retry after the time given."},
-	KindKeysUnavailable: {http.StatusServiceUnavailable, "Signing keys unavailable",
+	kindKeysUnavailable: {http.StatusServiceUnavailable, "Signing keys unavailable",
 		"The service cannot verify tokens yet. Retry shortly."},
-	KindVerifierBusy: {bulkheadFull.Status, bulkheadFull.Title,
+	kindVerifierBusy: {bulkheadFull.Status, bulkheadFull.Title,
 		"The service is verifying as many new tokens as it can. Retry after the time given."},
 }
 
@@ -105,7 +105,7 @@ func (r *Refusal) Describe() svcerrors.Description {
 		Kind:       svcerrors.Kind{Status: t.status, Anchor: string(r.Kind), Title: t.title, Detail: t.detail},
 		RetryAfter: r.RetryAfter,
 	}
-	if r.Kind == KindTokenRejected {
+	if r.Kind == kindTokenRejected {
 		d.Detail = "The bearer token did not verify (" + string(r.Reason) + "). Get a new token rather than retrying this one."
 		d.Extensions = []svcerrors.Member{{Name: "reason", Value: string(r.Reason)}}
 	}
@@ -121,9 +121,9 @@ func (r *Refusal) Challenge() string {
 	var params []string
 	switch r.Kind {
 	case KindAuthenticationRequired:
-	case KindTokenRejected:
+	case kindTokenRejected:
 		params = append(params, `error="invalid_token"`)
-	case KindAmbiguousCredentials:
+	case kindAmbiguousCredentials:
 		params = append(params, `error="invalid_request"`)
 	case KindInsufficientScope:
 		params = append(params, `error="insufficient_scope"`)

@@ -24,7 +24,7 @@ type Principal struct {
 	// Scopes are the permissions the token grants, read from `scope` (a
 	// space-separated string) and `scp` (an array of strings or a
 	// space-separated string).
-	Scopes ScopeSet
+	Scopes scopeSet
 	// Claims are the typed JWT claims the verifier read; nil for a custom
 	// principal built without them.
 	Claims *Claims
@@ -35,13 +35,13 @@ type Principal struct {
 	Extra any
 }
 
-// ScopeSet is a set of scope names.
-type ScopeSet map[string]struct{}
+// scopeSet is a set of scope names.
+type scopeSet map[string]struct{}
 
 // NewScopes returns the set holding s. Empty strings are dropped, because an
 // empty scope name grants nothing.
-func NewScopes(s ...string) ScopeSet {
-	out := make(ScopeSet, len(s))
+func NewScopes(s ...string) scopeSet {
+	out := make(scopeSet, len(s))
 	for _, v := range s {
 		if v != "" {
 			out[v] = struct{}{}
@@ -51,14 +51,14 @@ func NewScopes(s ...string) ScopeSet {
 }
 
 // Has reports whether the set holds scope.
-func (s ScopeSet) Has(scope string) bool {
+func (s scopeSet) Has(scope string) bool {
 	_, ok := s[scope]
 	return ok
 }
 
 // HasAll reports whether the set holds every scope named; true when none is
 // named.
-func (s ScopeSet) HasAll(scopes ...string) bool {
+func (s scopeSet) HasAll(scopes ...string) bool {
 	for _, v := range scopes {
 		if _, ok := s[v]; !ok {
 			return false
@@ -69,7 +69,7 @@ func (s ScopeSet) HasAll(scopes ...string) bool {
 
 // List returns the scopes in sorted order, so that output built from it is
 // stable.
-func (s ScopeSet) List() []string {
+func (s scopeSet) List() []string {
 	out := make([]string, 0, len(s))
 	for v := range s {
 		out = append(out, v)
@@ -94,20 +94,20 @@ type Claims struct {
 	Raw map[string]json.RawMessage
 }
 
-// ErrNoClaim is returned by Claims.Decode for a claim the token does not
+// errNoClaim is returned by Claims.Decode for a claim the token does not
 // carry.
-var ErrNoClaim = errors.New("authn: claim not present")
+var errNoClaim = errors.New("authn: claim not present")
 
 // Decode reads one raw claim into v with encoding/json. It returns an error
-// wrapping ErrNoClaim when the token does not carry the claim, and the JSON
+// wrapping errNoClaim when the token does not carry the claim, and the JSON
 // error when the claim does not fit v.
 func (c *Claims) Decode(name string, v any) error {
 	if c == nil {
-		return fmt.Errorf("authn: claim %q: %w", name, ErrNoClaim)
+		return fmt.Errorf("authn: claim %q: %w", name, errNoClaim)
 	}
 	raw, ok := c.Raw[name]
 	if !ok {
-		return fmt.Errorf("authn: claim %q: %w", name, ErrNoClaim)
+		return fmt.Errorf("authn: claim %q: %w", name, errNoClaim)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return fmt.Errorf("authn: claim %q: %w", name, err)

@@ -28,8 +28,8 @@ import (
 // Kind is the component kind, for the one-per-app rule.
 const Kind = "conditional-requests"
 
-// DefaultMaxBodySize bounds the body buffered to compute an ETag.
-const DefaultMaxBodySize = 1 << 20
+// defaultMaxBodySize bounds the body buffered to compute an ETag.
+const defaultMaxBodySize = 1 << 20
 
 // Component is the conditional-request component: which paths it applies
 // to and how much body it buffers to compute an ETag. The markers find it
@@ -60,13 +60,13 @@ func Exclude(patterns ...string) Option {
 }
 
 // MaxBodySize bounds the response body buffered to compute an ETag
-// (default DefaultMaxBodySize); a larger body streams through without one.
+// (default defaultMaxBodySize); a larger body streams through without one.
 func MaxBodySize(bytes int) Option { return func(c *config) { c.maxBody = bytes } }
 
 // New builds the component. It refuses Include/Exclude patterns that are
 // not paths and a MaxBodySize below 1 (when set).
 func New(opts ...Option) (*Component, error) {
-	c := config{maxBody: DefaultMaxBodySize}
+	c := config{maxBody: defaultMaxBodySize}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)

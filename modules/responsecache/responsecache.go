@@ -31,8 +31,8 @@ import (
 // Kind is the component kind, for the one-per-app rule.
 const Kind = "response-cache"
 
-// DefaultMaxBodySize bounds the body of a response that is stored.
-const DefaultMaxBodySize = 1 << 20
+// defaultMaxBodySize bounds the body of a response that is stored.
+const defaultMaxBodySize = 1 << 20
 
 // Component is the response-cache component: where responses are kept and
 // which paths it applies to. The markers find it in the request context,
@@ -72,7 +72,7 @@ func Exclude(patterns ...string) Option {
 }
 
 // MaxBodySize bounds the body of a stored response (default
-// DefaultMaxBodySize); a larger one streams through and is not stored.
+// defaultMaxBodySize); a larger one streams through and is not stored.
 func MaxBodySize(bytes int) Option { return func(c *config) { c.maxBody = bytes } }
 
 // Clock sets where the cache reads the time for Age (default time.Now).
@@ -82,7 +82,7 @@ func Clock(now func() time.Time) Option { return func(c *config) { c.now = now }
 // New builds the component. It refuses Include/Exclude patterns that are
 // not paths and a MaxBodySize below 1 (when set).
 func New(opts ...Option) (*Component, error) {
-	c := config{maxBody: DefaultMaxBodySize, now: time.Now}
+	c := config{maxBody: defaultMaxBodySize, now: time.Now}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
