@@ -1,20 +1,15 @@
 package fxsvc
 
 import (
-	"fmt"
-
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/responsecache"
 	"github.com/svckit/svc/modules/store"
 )
 
-type responseCacheOptions []responsecache.Option
-
 type responseCacheIn struct {
 	fx.In
-	Options responseCacheOptions
+	Options []responsecache.Option
 	Cache   store.Cache `optional:"true"`
 }
 
@@ -26,24 +21,11 @@ type responseCacheIn struct {
 // It refuses a second ResponseCache in one app (fx.New fails naming
 // onlyOneResponseCachePerApp) and the settings responsecache.New refuses.
 func ResponseCache(opts ...responsecache.Option) fx.Option {
-	return fx.Module("svc.responsecache",
-		lifecycle.Singleton(responsecache.Kind, "fxsvc.ResponseCache"),
-		fx.Supply(fx.Private, responseCacheOptions(opts)),
-		fx.Provide(onlyOneResponseCachePerApp),
-		noteRoutes(responsecache.Describe),
-	)
+	return behindGate("svc.responsecache", "response-cache", "fxsvc.ResponseCache", opts, onlyOneResponseCachePerApp, responsecache.Describe)
 }
 
 // onlyOneResponseCachePerApp builds the component. Its name is what fx
 // reports when an app adds ResponseCache twice.
 func onlyOneResponseCachePerApp(in responseCacheIn) (*responsecache.Component, error) {
-	all := []responsecache.Option(in.Options)
-	if in.Cache != nil {
-		all = append([]responsecache.Option{responsecache.Store(in.Cache)}, all...)
-	}
-	c, err := responsecache.New(all...)
-	if err != nil {
-		return nil, fmt.Errorf("fxsvc.ResponseCache: %w", err)
-	}
-	return c, nil
+	return buildWithStore("fxsvc.ResponseCache", responsecache.New, in.Cache, responsecache.Store, in.Options)
 }

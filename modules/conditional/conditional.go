@@ -25,9 +25,6 @@ import (
 	"github.com/svckit/svc/internal/behind"
 )
 
-// Kind is the component kind, for the one-per-app rule.
-const Kind = "conditional-requests"
-
 // defaultMaxBodySize bounds the body buffered to compute an ETag.
 const defaultMaxBodySize = 1 << 20
 

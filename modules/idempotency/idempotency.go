@@ -32,9 +32,6 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-// Kind is the component kind, for the one-per-app rule.
-const Kind = "idempotency"
-
 // HeaderKey is the request header naming the key; HeaderReplayed marks a
 // replayed response.
 const (

@@ -26,9 +26,6 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-// Kind is the component kind, for the one-per-app rule.
-const Kind = "rate-limits"
-
 // KeyFunc names the caller a budget belongs to. It must not return a
 // secret: keys reach the store (and, on a networked store, its logs).
 type KeyFunc func(r *http.Request) string

@@ -28,9 +28,6 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-// Kind is the component kind, for the one-per-app rule.
-const Kind = "response-cache"
-
 // defaultMaxBodySize bounds the body of a response that is stored.
 const defaultMaxBodySize = 1 << 20
 
