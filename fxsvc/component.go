@@ -22,6 +22,15 @@ func behindGate[O any](module, kind, option string, opts []O, constructor any, n
 	)
 }
 
+// storeIn is what a component with a store takes from the graph: the
+// app's options and, when the graph provides one, the store its replicas
+// share.
+type storeIn[S, O any] struct {
+	fx.In
+	Options []O
+	Store   S `optional:"true"`
+}
+
 // buildWithStore is build with the graph's store first when it provides
 // one, so a store among the app's options still wins.
 func buildWithStore[S, O, C any](option string, newC func(...O) (C, error), store S, useStore func(S) O, opts []O) (C, error) {

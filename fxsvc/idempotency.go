@@ -7,12 +7,6 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-type idempotencyIn struct {
-	fx.In
-	Options []idempotency.Option
-	Records store.Idempotency `optional:"true"`
-}
-
 // Idempotency adds the idempotent-writes component: the routes'
 // idempotency.Required and Optional markers keep their records in the
 // graph's store.Idempotency when it provides one (shared by replicas),
@@ -27,6 +21,6 @@ func Idempotency(opts ...idempotency.Option) fx.Option {
 
 // onlyOneIdempotencyPerApp builds the component. Its name is what fx
 // reports when an app adds Idempotency twice.
-func onlyOneIdempotencyPerApp(in idempotencyIn) (*idempotency.Component, error) {
-	return buildWithStore("fxsvc.Idempotency", idempotency.New, in.Records, idempotency.Store, in.Options)
+func onlyOneIdempotencyPerApp(in storeIn[store.Idempotency, idempotency.Option]) (*idempotency.Component, error) {
+	return buildWithStore("fxsvc.Idempotency", idempotency.New, in.Store, idempotency.Store, in.Options)
 }

@@ -7,12 +7,6 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-type rateLimitsIn struct {
-	fx.In
-	Options []ratelimit.Option
-	Rates   store.Rates `optional:"true"`
-}
-
 // RateLimits adds the rate-limit component: the routes' ratelimit.Limit
 // markers spend budgets kept in the graph's store.Rates when it provides
 // one (a store shared by replicas), else in memory. It provides the
@@ -26,6 +20,6 @@ func RateLimits(opts ...ratelimit.Option) fx.Option {
 
 // onlyOneRateLimitsPerApp builds the limiter. Its name is what fx reports
 // when an app adds RateLimits twice.
-func onlyOneRateLimitsPerApp(in rateLimitsIn) (*ratelimit.Limiter, error) {
-	return buildWithStore("fxsvc.RateLimits", ratelimit.New, in.Rates, ratelimit.Store, in.Options)
+func onlyOneRateLimitsPerApp(in storeIn[store.Rates, ratelimit.Option]) (*ratelimit.Limiter, error) {
+	return buildWithStore("fxsvc.RateLimits", ratelimit.New, in.Store, ratelimit.Store, in.Options)
 }

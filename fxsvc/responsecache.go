@@ -7,12 +7,6 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-type responseCacheIn struct {
-	fx.In
-	Options []responsecache.Option
-	Cache   store.Cache `optional:"true"`
-}
-
 // ResponseCache adds the response cache: the routes' responsecache.Cached
 // and Shared markers keep responses in the graph's store.Cache when it
 // provides one (shared by replicas), else in memory. It provides the
@@ -26,6 +20,6 @@ func ResponseCache(opts ...responsecache.Option) fx.Option {
 
 // onlyOneResponseCachePerApp builds the component. Its name is what fx
 // reports when an app adds ResponseCache twice.
-func onlyOneResponseCachePerApp(in responseCacheIn) (*responsecache.Component, error) {
-	return buildWithStore("fxsvc.ResponseCache", responsecache.New, in.Cache, responsecache.Store, in.Options)
+func onlyOneResponseCachePerApp(in storeIn[store.Cache, responsecache.Option]) (*responsecache.Component, error) {
+	return buildWithStore("fxsvc.ResponseCache", responsecache.New, in.Store, responsecache.Store, in.Options)
 }
