@@ -169,7 +169,7 @@ func (c *Component) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 // handler that panics, a client that disconnects and a response that is
 // not worth replaying release the key instead, so that a retry runs.
 func (c *Component) runFirst(w http.ResponseWriter, r *http.Request, next http.Handler, k store.Key, owner string) {
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	rec := &behind.Recorder{ResponseWriter: w, Status: http.StatusOK, Max: maxStoredResponse}
 	// The store is told on a context the client cannot cancel: the record
 	// must be completed or released whatever happened to the request.
 	bg := context.WithoutCancel(r.Context())
@@ -183,10 +183,10 @@ func (c *Component) runFirst(w http.ResponseWriter, r *http.Request, next http.H
 	// the route's response: a replay keeps the retry's own.
 	outer := w.Header().Clone()
 	next.ServeHTTP(rec, r)
-	if r.Context().Err() != nil || rec.overflow || !replayable(rec.status) {
+	if r.Context().Err() != nil || rec.Overflow || !replayable(rec.Status) {
 		return
 	}
-	resp := store.Response{Status: rec.status, Header: behind.StoredHeader(rec.Header(), outer), Body: rec.body.Bytes()}
+	resp := store.Response{Status: rec.Status, Header: behind.StoredHeader(rec.Header(), outer), Body: rec.Body.Bytes()}
 	if err := c.records.Complete(bg, k, owner, resp, c.ttl); err != nil {
 		return
 	}

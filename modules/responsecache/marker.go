@@ -185,12 +185,12 @@ func varyNames(h http.Header) []string {
 // runAndStore runs the handler, passing its response through, and stores
 // it when it is cacheable.
 func (c *Component) runAndStore(w http.ResponseWriter, r *http.Request, next http.Handler, primary string) {
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK, max: c.maxBody}
+	rec := &behind.Recorder{ResponseWriter: w, Status: http.StatusOK, Max: c.maxBody, FlushOverflows: true}
 	// What outer middlewares set for this request (its request ID, CORS
 	// headers) is not the route's response: a hit keeps the hit's own.
 	outer := w.Header().Clone()
 	next.ServeHTTP(rec, r)
-	if rec.overflow || rec.status != http.StatusOK || r.Context().Err() != nil {
+	if rec.Overflow || rec.Status != http.StatusOK || r.Context().Err() != nil {
 		return
 	}
 	header := w.Header()
@@ -211,7 +211,7 @@ func (c *Component) runAndStore(w http.ResponseWriter, r *http.Request, next htt
 	if len(values) > 0 {
 		stored[varyValuesHeader] = values
 	}
-	e := store.Entry{Response: store.Response{Status: rec.status, Header: stored, Body: rec.body.Bytes()}, Stored: c.now()}
+	e := store.Entry{Response: store.Response{Status: rec.Status, Header: stored, Body: rec.Body.Bytes()}, Stored: c.now()}
 	if r.Method == http.MethodHead {
 		// A HEAD response has no body to replay to a GET: keep it apart.
 		e.Response.Body = nil
