@@ -20,7 +20,6 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
-	"strings"
 
 	"github.com/svckit/svc/internal/behind"
 )
@@ -100,16 +99,9 @@ func ETagOf(body []byte) string {
 // Describe tells `check` what a route's conditional markers do:
 // "conditional=etags", "conditional=match", "conditional=require" or "".
 func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	var out []string
-	for range behind.Markers[*etagMarker](h, mws) {
-		out = append(out, "conditional=etags")
+	etags, match := behind.Describe[*etagMarker](h, mws), behind.Describe[*matchMarker](h, mws)
+	if etags == "" || match == "" {
+		return etags + match
 	}
-	for _, m := range behind.Markers[*matchMarker](h, mws) {
-		if m.required {
-			out = append(out, "conditional=require")
-		} else {
-			out = append(out, "conditional=match")
-		}
-	}
-	return strings.Join(out, " ")
+	return etags + " " + match
 }

@@ -25,7 +25,6 @@ package idempotency
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/svckit/svc/internal/behind"
@@ -163,13 +162,5 @@ func componentFor(r *http.Request) *Component { return slot.For(r) }
 // Describe tells `check` whether a route is idempotent, read from its
 // markers: "idempotency=required", "idempotency=optional" or "".
 func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	var out []string
-	for _, m := range behind.Markers[*marker](h, mws) {
-		if m.required {
-			out = append(out, "idempotency=required")
-		} else {
-			out = append(out, "idempotency=optional")
-		}
-	}
-	return strings.Join(out, " ")
+	return behind.Describe[*marker](h, mws)
 }

@@ -25,30 +25,28 @@ import (
 // where Required wraps authn.Require. Safe methods (GET, HEAD, OPTIONS,
 // TRACE) pass through untouched.
 func Required() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return &marker{next: next, required: true} }
+	return newMarker(true)
 }
 
 // Optional is a marker middleware: a write that carries an
 // Idempotency-Key is made idempotent; one without runs as usual.
 func Optional() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return &marker{next: next} }
+	return newMarker(false)
 }
 
 type marker struct {
-	next     http.Handler
+	behind.Marker
 	required bool
 }
 
-// WrappedHandler lets `check` read the markers inside this one.
-func (m *marker) WrappedHandler() http.Handler { return m.next }
-
-// BehindGate names the marker for the gate, which refuses a route where it
-// sits outside authn.Require.
-func (m *marker) BehindGate() string {
-	if m.required {
-		return "idempotency.Required"
+func newMarker(required bool) func(http.Handler) http.Handler {
+	name, says := "idempotency.Optional", "idempotency=optional"
+	if required {
+		name, says = "idempotency.Required", "idempotency=required"
 	}
-	return "idempotency.Optional"
+	return func(next http.Handler) http.Handler {
+		return &marker{Marker: behind.Marker{Next: next, Name: name, Says: says}, required: required}
+	}
 }
 
 // space is the store space of every idempotency record.
@@ -57,13 +55,13 @@ const space = "idempotency"
 func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
 	if safeMethod(r.Method) || !c.paths.Applies(r) || behind.Unrouted(r) {
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	key, present, valid := readKey(r.Header)
 	switch {
 	case !present && !m.required:
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	case !present || !valid:
 		behind.Refuse(w, r, &svcerrors.IdempotencyKeyInvalid{})
@@ -75,14 +73,14 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if c.sharedKeys {
 		// Keys not scoped by caller: replaying could hand one caller
 		// another's response.
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	body, ok := c.readBody(w, r)
 	if !ok {
 		return
 	}
-	c.serve(w, r, m.next, store.Key{Space: space, Owner: owner, ID: subject + "\n" + key}, fingerprint(r, body))
+	c.serve(w, r, m.Next, store.Key{Space: space, Owner: owner, ID: subject + "\n" + key}, fingerprint(r, body))
 }
 
 func safeMethod(m string) bool {

@@ -18,31 +18,29 @@ import (
 // wrap a ServeMux handler in it, or pass it to authnhuma.Use on a Huma
 // operation (authnhuma.Group on a Huma group).
 func Cached() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return &marker{next: next} }
+	return newMarker(false)
 }
 
 // Shared is [Cached] for a response that is the same for every caller:
 // authenticated requests are answered from, and stored in, the one cache
 // too. The gate still authenticates each request first.
 func Shared() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return &marker{next: next, shared: true} }
+	return newMarker(true)
 }
 
 type marker struct {
-	next   http.Handler
+	behind.Marker
 	shared bool
 }
 
-// WrappedHandler lets `check` read the markers inside this one.
-func (m *marker) WrappedHandler() http.Handler { return m.next }
-
-// BehindGate names the marker for the gate, which refuses a route where it
-// sits outside authn.Require: a cache hit there would skip the scope check.
-func (m *marker) BehindGate() string {
-	if m.shared {
-		return "responsecache.Shared"
+func newMarker(shared bool) func(http.Handler) http.Handler {
+	name, says := "responsecache.Cached", "cache=anonymous"
+	if shared {
+		name, says = "responsecache.Shared", "cache=shared"
 	}
-	return "responsecache.Cached"
+	return func(next http.Handler) http.Handler {
+		return &marker{Marker: behind.Marker{Next: next, Name: name, Says: says}, shared: shared}
+	}
 }
 
 // space is the store space of cached responses.
@@ -52,15 +50,15 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	if !c.paths.Applies(r) || behind.Unrouted(r) || r.Method == http.MethodOptions || r.Method == http.MethodTrace {
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	if !read {
-		c.invalidate(w, r, m.next, targetURI(r))
+		c.invalidate(w, r, m.Next, targetURI(r))
 		return
 	}
 	if (!m.shared && credentialed(r)) || bypass(r.Header) {
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	primary := r.Method + " " + targetURI(r)
@@ -79,7 +77,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if c.serveStored(w, r, primary) {
 			return
 		}
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	defer c.flights.leave(primary, f)
@@ -88,7 +86,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if c.serveStored(w, r, primary) {
 		return
 	}
-	c.runAndStore(w, r, m.next, primary)
+	c.runAndStore(w, r, m.Next, primary)
 }
 
 // targetURI is the request's URI in a cache key. RFC 9111 §2: the key is

@@ -21,7 +21,6 @@ package responsecache
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/svckit/svc/internal/behind"
@@ -112,13 +111,5 @@ func componentFor(r *http.Request) *Component { return slot.For(r) }
 // Describe tells `check` whether a route is cached: "cache=anonymous"
 // (Cached), "cache=shared" or "".
 func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	var out []string
-	for _, m := range behind.Markers[*marker](h, mws) {
-		if m.shared {
-			out = append(out, "cache=shared")
-		} else {
-			out = append(out, "cache=anonymous")
-		}
-	}
-	return strings.Join(out, " ")
+	return behind.Describe[*marker](h, mws)
 }
