@@ -201,7 +201,7 @@ func (c *serveConfig) positiveOption(name string, d time.Duration, set func()) {
 
 // Addr sets the listen address, overriding SVC_HTTP_ADDR. An empty addr
 // fails the app's build: net.Listen would read it as every interface on a
-// random port, the exposure [defaultAddr] exists to prevent.
+// random port, the exposure the default address 127.0.0.1:8080 exists to prevent.
 func Addr(addr string) ServeOption {
 	return func(c *serveConfig) {
 		if addr == "" {
@@ -219,32 +219,32 @@ func DrainTimeout(d time.Duration) ServeOption {
 	return func(c *serveConfig) { c.positiveOption("DrainTimeout", d, func() { c.DrainTimeout = d }) }
 }
 
-// ReadHeaderTimeout overrides SVC_HTTP_READ_HEADER_TIMEOUT (see
-// [defaultReadHeaderTimeout]). A non-positive d fails the app's build.
+// ReadHeaderTimeout overrides SVC_HTTP_READ_HEADER_TIMEOUT (default
+// 10 s). A non-positive d fails the app's build.
 func ReadHeaderTimeout(d time.Duration) ServeOption {
 	return func(c *serveConfig) { c.positiveOption("ReadHeaderTimeout", d, func() { c.ReadHeaderTimeout = d }) }
 }
 
-// ReadTimeout overrides SVC_HTTP_READ_TIMEOUT (see [defaultReadTimeout]).
+// ReadTimeout overrides SVC_HTTP_READ_TIMEOUT (default 30 s).
 // A non-positive d fails the app's build.
 func ReadTimeout(d time.Duration) ServeOption {
 	return func(c *serveConfig) { c.positiveOption("ReadTimeout", d, func() { c.ReadTimeout = d }) }
 }
 
-// WriteTimeout overrides SVC_HTTP_WRITE_TIMEOUT (see [defaultWriteTimeout]).
+// WriteTimeout overrides SVC_HTTP_WRITE_TIMEOUT (default 60 s).
 // A non-positive d fails the app's build.
 func WriteTimeout(d time.Duration) ServeOption {
 	return func(c *serveConfig) { c.positiveOption("WriteTimeout", d, func() { c.WriteTimeout = d }) }
 }
 
-// IdleTimeout overrides SVC_HTTP_IDLE_TIMEOUT (see [defaultIdleTimeout]).
+// IdleTimeout overrides SVC_HTTP_IDLE_TIMEOUT (default 60 s).
 // A non-positive d fails the app's build.
 func IdleTimeout(d time.Duration) ServeOption {
 	return func(c *serveConfig) { c.positiveOption("IdleTimeout", d, func() { c.IdleTimeout = d }) }
 }
 
-// MaxHeaderBytes overrides SVC_HTTP_MAX_HEADER_BYTES (see
-// [defaultMaxHeaderBytes]). A non-positive n fails the app's build.
+// MaxHeaderBytes overrides SVC_HTTP_MAX_HEADER_BYTES (default
+// 64 KiB). A non-positive n fails the app's build.
 func MaxHeaderBytes(n int) ServeOption {
 	return func(c *serveConfig) {
 		if n <= 0 {

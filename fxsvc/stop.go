@@ -21,7 +21,7 @@ const defaultShutdownTimeout = 15 * time.Second
 const shutdownTimeoutVar = "SVC_SHUTDOWN_TIMEOUT"
 
 // loadShutdownTimeout reads SVC_SHUTDOWN_TIMEOUT: a positive Go duration or
-// number of seconds, [defaultShutdownTimeout] when unset.
+// number of seconds, 15 seconds when unset.
 func loadShutdownTimeout() (time.Duration, error) {
 	v, ok := os.LookupEnv(shutdownTimeoutVar)
 	if !ok || v == "" {

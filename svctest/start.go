@@ -49,7 +49,7 @@ type started struct {
 // SVC_OAUTHCLIENT_* settings starts, failing only if a token is asked for;
 // the kit's log lines go to t.Log (shown when the test fails) unless the
 // app provides its own *zap.Logger. A build or start
-// error, or keys that do not arrive within readyTimeout, fail the test. The
+// error, or keys that do not arrive within 10 seconds, fail the test. The
 // app stops when the test ends.
 func Start(t testing.TB, opts ...fx.Option) *App {
 	t.Helper()

@@ -149,11 +149,11 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		if wait, banned := g.bans.Banned(q.address()); banned {
 			// Counted, not written: a banned forger must not fill the log.
 			// The span still says it was refused.
-			g.countRefused(r.Context(), string(kindClientBanned), q.route())
+			g.countRefused(r.Context(), string(KindClientBanned), q.route())
 			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
-				span.SetAttributes(attribute.String("svc.authentication.refusal", string(kindClientBanned)))
+				span.SetAttributes(attribute.String("svc.authentication.refusal", string(KindClientBanned)))
 			}
-			g.refuse(w, r, &Refusal{Kind: kindClientBanned, RetryAfter: wait})
+			g.refuse(w, r, &Refusal{Kind: KindClientBanned, RetryAfter: wait})
 			return
 		}
 	}
@@ -270,14 +270,14 @@ func (q *gateRequest) floodAllows(w http.ResponseWriter) bool {
 // per address per minute; the span annotation.
 func (g *Gate) observeRefusal(r *http.Request, rec refusalRecord) {
 	if rec.authz {
-		g.countAuthz(r.Context(), rec.ref.Word(), rec.route)
+		g.countAuthz(r.Context(), rec.ref.word(), rec.route)
 	} else {
-		g.countRefused(r.Context(), rec.ref.Word(), rec.route)
+		g.countRefused(r.Context(), rec.ref.word(), rec.route)
 	}
-	if write, suppressed := g.records.allow(rec.ref.Word(), rec.addr); write {
+	if write, suppressed := g.records.allow(rec.ref.word(), rec.addr); write {
 		g.writeRecord(r, rec, suppressed)
 	} else if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
-		span.SetAttributes(attribute.String("svc.authentication.refusal", rec.ref.Word()))
+		span.SetAttributes(attribute.String("svc.authentication.refusal", rec.ref.word()))
 	}
 }
 
@@ -320,13 +320,13 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 		if g.cfg.endUser && te.Signed {
 			setEndUser(q.r.Context(), te.Principal.Subject)
 		}
-		if g.bans != nil && te.Reason.Forged() {
+		if g.bans != nil && te.Reason.forged() {
 			if s, started := g.bans.Fail(q.address()); started {
 				g.writeBanStarted(g.bans, s)
 				g.countBanStarted(q.r.Context())
 			}
 		}
-		q.refuse(w, &Refusal{Kind: kindTokenRejected, Reason: te.Reason}, false)
+		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: te.Reason}, false)
 	case errors.Is(err, ErrKeysUnavailable):
 		// The security record says a 503 was answered; this line says why
 		// (not opened, or the last fetch's failure), once a minute.
@@ -334,10 +334,10 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 			g.log.Warn("authn: answering 503, signing keys unavailable",
 				zap.String("error", redactCause(err)), zap.Int("suppressed", suppressed))
 		}
-		q.refuse(w, &Refusal{Kind: kindKeysUnavailable}, false)
+		q.refuse(w, &Refusal{Kind: KindKeysUnavailable}, false)
 	case errors.Is(err, ErrBusy):
 		// Not a judgement of the token: bans never count it.
-		q.refuse(w, &Refusal{Kind: kindVerifierBusy, RetryAfter: busyRetryAfter}, false)
+		q.refuse(w, &Refusal{Kind: KindVerifierBusy, RetryAfter: busyRetryAfter}, false)
 	default:
 		g.internalError(w, q.r, err)
 	}

@@ -36,7 +36,7 @@ func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Pri
 		if g.cfg.endUser {
 			setEndUser(r.Context(), p.Subject)
 		}
-		q.refuse(w, &Refusal{Kind: kindTokenRejected, Reason: ReasonRevoked}, false)
+		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: ReasonRevoked}, false)
 		return Principal{}, false
 	}
 	if !got.Authenticated {

@@ -12,7 +12,7 @@ import (
 func readCredential(r *http.Request) (string, *Refusal) {
 	values := r.Header["Authorization"]
 	if len(values) > 1 {
-		return "", &Refusal{Kind: kindAmbiguousCredentials}
+		return "", &Refusal{Kind: KindAmbiguousCredentials}
 	}
 	if len(values) == 0 {
 		return "", nil
@@ -29,10 +29,10 @@ func readCredential(r *http.Request) (string, *Refusal) {
 	// §2.2) are not accepted, so an access_token form field is just a field
 	// of the app's, never a credential.
 	if r.URL.RawQuery != "" && r.URL.Query().Has("access_token") {
-		return "", &Refusal{Kind: kindAmbiguousCredentials}
+		return "", &Refusal{Kind: KindAmbiguousCredentials}
 	}
 	if !isB64Token(token) {
-		return "", &Refusal{Kind: kindTokenRejected, Reason: ReasonMalformed}
+		return "", &Refusal{Kind: KindTokenRejected, Reason: ReasonMalformed}
 	}
 	return token, nil
 }

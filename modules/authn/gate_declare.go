@@ -29,7 +29,7 @@ func RefuseRoute(w http.ResponseWriter, r *http.Request, ref *Refusal) {
 // would write it: its Bearer challenge names the protected-resource
 // metadata when the gate has a Resource. For integrations that hand the
 // refusal to their framework's own error path instead of writing it.
-func NewRefusal(ctx context.Context, kind refusalKind, scopes ...string) *Refusal {
+func NewRefusal(ctx context.Context, kind RefusalKind, scopes ...string) *Refusal {
 	ref := &Refusal{Kind: kind, Scopes: slices.Clone(scopes)}
 	if gc := gateFrom(ctx); gc != nil && gc.g.meta != nil {
 		ref.resourceMetadata = gc.g.meta.url

@@ -28,8 +28,8 @@ func FuzzReadCredential(f *testing.F) {
 				t.Fatal("a refusal with a token")
 			}
 			switch ref.Kind {
-			case kindAmbiguousCredentials:
-			case kindTokenRejected:
+			case KindAmbiguousCredentials:
+			case KindTokenRejected:
 				if ref.Reason != ReasonMalformed {
 					t.Fatalf("reason %q", ref.Reason)
 				}

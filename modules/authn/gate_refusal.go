@@ -8,30 +8,30 @@ import (
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
-// refusalKind is the `type` anchor of an authentication refusal and, except
+// RefusalKind is the `type` anchor of an authentication refusal and, except
 // for token-rejected, its error word in telemetry.
-type refusalKind string
+type RefusalKind string
 
 // The refusal kinds: RFC 6750 §3.1 errors and the answers of
 // docs/errors.md (the README's refusal table lists them).
 const (
-	KindAuthenticationRequired refusalKind = "authentication-required" // 401, Bearer
-	kindTokenRejected          refusalKind = "token-rejected"          // 401, error="invalid_token", with reason
-	kindAmbiguousCredentials   refusalKind = "ambiguous-credentials"   // 400, error="invalid_request"
-	KindInsufficientScope      refusalKind = "insufficient-scope"      // 403, error="insufficient_scope", scope=
-	kindClientBanned           refusalKind = "client-banned"           // 429, Retry-After
-	kindKeysUnavailable        refusalKind = "signing-keys-unavailable"
-	// kindVerifierBusy is the verifier's budget of fresh verifications
+	KindAuthenticationRequired RefusalKind = "authentication-required" // 401, Bearer
+	KindTokenRejected          RefusalKind = "token-rejected"          // 401, error="invalid_token", with reason
+	KindAmbiguousCredentials   RefusalKind = "ambiguous-credentials"   // 400, error="invalid_request"
+	KindInsufficientScope      RefusalKind = "insufficient-scope"      // 403, error="insufficient_scope", scope=
+	KindClientBanned           RefusalKind = "client-banned"           // 429, Retry-After
+	KindKeysUnavailable        RefusalKind = "signing-keys-unavailable"
+	// KindVerifierBusy is the verifier's budget of fresh verifications
 	// overflowing (authn.ErrBusy): 503 with Retry-After, under the error
 	// format's own anchor for a full concurrency limit (bulkheadFull's).
-	kindVerifierBusy refusalKind = "bulkhead-full"
+	KindVerifierBusy RefusalKind = "bulkhead-full"
 )
 
 // bulkheadFull is the error format's kind for a full concurrency limit,
 // whose status and title a busy verifier shares.
 var bulkheadFull = (&svcerrors.BulkheadFull{}).Describe().Kind
 
-// busyRetryAfter is the Retry-After of kindVerifierBusy: a verification
+// busyRetryAfter is the Retry-After of KindVerifierBusy: a verification
 // takes well under a second, so a queue full now has moved on by then.
 const busyRetryAfter = time.Second
 
@@ -40,13 +40,13 @@ const busyRetryAfter = time.Second
 // RFC 6750 challenge in WWW-Authenticate. An app may answer it its own way
 // with svcerrors.On[*authn.Refusal].
 type Refusal struct {
-	Kind refusalKind
-	// Reason says why a token was rejected (kindTokenRejected only).
+	Kind RefusalKind
+	// Reason says why a token was rejected (KindTokenRejected only).
 	Reason Reason
 	// Scopes are the scopes the route requires (KindInsufficientScope).
 	Scopes []string
-	// RetryAfter is how long a banned caller must wait (kindClientBanned),
-	// or how long to wait before retrying (kindVerifierBusy).
+	// RetryAfter is how long a banned caller must wait (KindClientBanned),
+	// or how long to wait before retrying (KindVerifierBusy).
 	RetryAfter time.Duration
 	// resourceMetadata is the metadata URL every Bearer challenge names when
 	// the gate has a Resource.
@@ -54,16 +54,16 @@ type Refusal struct {
 }
 
 func (r *Refusal) Error() string {
-	if r.Kind == kindTokenRejected {
+	if r.Kind == KindTokenRejected {
 		return "authn: refused: " + string(r.Kind) + " (" + string(r.Reason) + ")"
 	}
 	return "authn: refused: " + string(r.Kind)
 }
 
-// Word is the refusal's error word: the body's reason for a rejected token,
+// word is the refusal's error word: the body's reason for a rejected token,
 // else its kind. It is the error.type of security records and metrics.
-func (r *Refusal) Word() string {
-	if r.Kind == kindTokenRejected && r.Reason != "" {
+func (r *Refusal) word() string {
+	if r.Kind == KindTokenRejected && r.Reason != "" {
 		return string(r.Reason)
 	}
 	return string(r.Kind)
@@ -78,20 +78,20 @@ type refusalText struct {
 	title, detail string
 }
 
-var refusalTexts = map[refusalKind]refusalText{
+var refusalTexts = map[RefusalKind]refusalText{
 	KindAuthenticationRequired: {http.StatusUnauthorized, "Authentication required",
 		"This resource requires a bearer token in the Authorization header."},
-	kindTokenRejected: {http.StatusUnauthorized, "Token rejected",
+	KindTokenRejected: {http.StatusUnauthorized, "Token rejected",
 		"The bearer token did not verify; see reason. Get a new token rather than retrying this one."},
-	kindAmbiguousCredentials: {http.StatusBadRequest, "Ambiguous credentials",
+	KindAmbiguousCredentials: {http.StatusBadRequest, "Ambiguous credentials",
 		"The request carried more than one credential. Send exactly one, in the Authorization header."},
 	KindInsufficientScope: {http.StatusForbidden, "Insufficient scope",
 		"The token does not grant a scope this resource requires; see the scope in WWW-Authenticate."},
-	kindClientBanned: {http.StatusTooManyRequests, "Client banned",
+	KindClientBanned: {http.StatusTooManyRequests, "Client banned",
 		"This client is refused for a while. Retry after the time given."},
-	kindKeysUnavailable: {http.StatusServiceUnavailable, "Signing keys unavailable",
+	KindKeysUnavailable: {http.StatusServiceUnavailable, "Signing keys unavailable",
 		"The service cannot verify tokens yet. Retry shortly."},
-	kindVerifierBusy: {bulkheadFull.Status, bulkheadFull.Title,
+	KindVerifierBusy: {bulkheadFull.Status, bulkheadFull.Title,
 		"The service is verifying as many new tokens as it can. Retry after the time given."},
 }
 
@@ -105,25 +105,25 @@ func (r *Refusal) Describe() svcerrors.Description {
 		Kind:       svcerrors.Kind{Status: t.status, Anchor: string(r.Kind), Title: t.title, Detail: t.detail},
 		RetryAfter: r.RetryAfter,
 	}
-	if r.Kind == kindTokenRejected {
+	if r.Kind == KindTokenRejected {
 		d.Detail = "The bearer token did not verify (" + string(r.Reason) + "). Get a new token rather than retrying this one."
 		d.Extensions = []svcerrors.Member{{Name: "reason", Value: string(r.Reason)}}
 	}
-	if c := r.Challenge(); c != "" {
+	if c := r.challenge(); c != "" {
 		d.Header = http.Header{"Www-Authenticate": {c}}
 	}
 	return d
 }
 
-// Challenge is the WWW-Authenticate value (RFC 6750 §3): never an
+// challenge is the WWW-Authenticate value (RFC 6750 §3): never an
 // error_description, never the token. Empty for refusals that carry none.
-func (r *Refusal) Challenge() string {
+func (r *Refusal) challenge() string {
 	var params []string
 	switch r.Kind {
 	case KindAuthenticationRequired:
-	case kindTokenRejected:
+	case KindTokenRejected:
 		params = append(params, `error="invalid_token"`)
-	case kindAmbiguousCredentials:
+	case KindAmbiguousCredentials:
 		params = append(params, `error="invalid_request"`)
 	case KindInsufficientScope:
 		params = append(params, `error="insufficient_scope"`)

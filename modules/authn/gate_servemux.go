@@ -20,12 +20,12 @@ type ServeMux struct {
 	*http.ServeMux
 
 	mu     sync.Mutex
-	routes []muxRoute
-	added  func(muxRoute) // set by the gate: checks routes registered after install
+	routes []MuxRoute
+	added  func(MuxRoute) // set by the gate: checks routes registered after install
 }
 
-// muxRoute is one pattern registered on a [ServeMux].
-type muxRoute struct {
+// MuxRoute is one pattern registered on a [ServeMux].
+type MuxRoute struct {
 	// Pattern is the pattern as registered, such as "GET /users/{id}".
 	Pattern string
 	// Method is the pattern's method, "" when it serves every method.
@@ -45,7 +45,7 @@ func NewServeMux() *ServeMux { return &ServeMux{ServeMux: http.NewServeMux()} }
 func (m *ServeMux) Handle(pattern string, h http.Handler) {
 	m.ServeMux.Handle(pattern, h)
 	method, host, path := splitMuxPattern(pattern)
-	rt := muxRoute{Pattern: pattern, Method: method, Host: host, Path: path, Handler: h}
+	rt := MuxRoute{Pattern: pattern, Method: method, Host: host, Path: path, Handler: h}
 	m.mu.Lock()
 	m.routes = append(m.routes, rt)
 	added := m.added
@@ -65,10 +65,10 @@ func (m *ServeMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *http
 }
 
 // Routes returns the patterns registered so far, in registration order.
-func (m *ServeMux) Routes() []muxRoute {
+func (m *ServeMux) Routes() []MuxRoute {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([]muxRoute(nil), m.routes...)
+	return append([]MuxRoute(nil), m.routes...)
 }
 
 // splitMuxPattern splits "[METHOD ][HOST]/[PATH]" into its parts.
@@ -149,7 +149,7 @@ func (s *serveMuxRoutes) check(pattern string, h http.Handler) error {
 // added checks a route registered after install. The registration cannot
 // be refused any more: a route the gate would have refused is logged and,
 // when a request reaches it, served as protected.
-func (s *serveMuxRoutes) added(rt muxRoute) {
+func (s *serveMuxRoutes) added(rt MuxRoute) {
 	if err := s.check(rt.Pattern, rt.Handler); err != nil {
 		s.refuse(rt.Pattern, err)
 	}

@@ -53,7 +53,7 @@ func TestTheKeysUnavailable503LogsWhyOncePerMinute(t *testing.T) {
 	tok := tokenFor(t, "https://idp.example")
 	for range 3 {
 		resp, body := getBearer(t, srv.URL+"/me", tok, time.Now())
-		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, string(kindKeysUnavailable)) ||
+		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, string(KindKeysUnavailable)) ||
 			resp.Header.Get("Content-Type") != "application/problem+json" {
 			t.Fatalf("%d %s %v", resp.StatusCode, body, resp.Header)
 		}

@@ -24,7 +24,7 @@ type Principal struct {
 	// Scopes are the permissions the token grants, read from `scope` (a
 	// space-separated string) and `scp` (an array of strings or a
 	// space-separated string).
-	Scopes scopeSet
+	Scopes ScopeSet
 	// Claims are the typed JWT claims the verifier read; nil for a custom
 	// principal built without them.
 	Claims *Claims
@@ -35,13 +35,13 @@ type Principal struct {
 	Extra any
 }
 
-// scopeSet is a set of scope names.
-type scopeSet map[string]struct{}
+// ScopeSet is a set of scope names.
+type ScopeSet map[string]struct{}
 
 // NewScopes returns the set holding s. Empty strings are dropped, because an
 // empty scope name grants nothing.
-func NewScopes(s ...string) scopeSet {
-	out := make(scopeSet, len(s))
+func NewScopes(s ...string) ScopeSet {
+	out := make(ScopeSet, len(s))
 	for _, v := range s {
 		if v != "" {
 			out[v] = struct{}{}
@@ -51,14 +51,14 @@ func NewScopes(s ...string) scopeSet {
 }
 
 // Has reports whether the set holds scope.
-func (s scopeSet) Has(scope string) bool {
+func (s ScopeSet) Has(scope string) bool {
 	_, ok := s[scope]
 	return ok
 }
 
 // HasAll reports whether the set holds every scope named; true when none is
 // named.
-func (s scopeSet) HasAll(scopes ...string) bool {
+func (s ScopeSet) HasAll(scopes ...string) bool {
 	for _, v := range scopes {
 		if _, ok := s[v]; !ok {
 			return false
@@ -69,7 +69,7 @@ func (s scopeSet) HasAll(scopes ...string) bool {
 
 // List returns the scopes in sorted order, so that output built from it is
 // stable.
-func (s scopeSet) List() []string {
+func (s ScopeSet) List() []string {
 	out := make([]string, 0, len(s))
 	for v := range s {
 		out = append(out, v)
@@ -94,20 +94,20 @@ type Claims struct {
 	Raw map[string]json.RawMessage
 }
 
-// errNoClaim is returned by Claims.Decode for a claim the token does not
+// ErrNoClaim is returned by Claims.Decode for a claim the token does not
 // carry.
-var errNoClaim = errors.New("authn: claim not present")
+var ErrNoClaim = errors.New("authn: claim not present")
 
 // Decode reads one raw claim into v with encoding/json. It returns an error
-// wrapping errNoClaim when the token does not carry the claim, and the JSON
+// wrapping ErrNoClaim when the token does not carry the claim, and the JSON
 // error when the claim does not fit v.
 func (c *Claims) Decode(name string, v any) error {
 	if c == nil {
-		return fmt.Errorf("authn: claim %q: %w", name, errNoClaim)
+		return fmt.Errorf("authn: claim %q: %w", name, ErrNoClaim)
 	}
 	raw, ok := c.Raw[name]
 	if !ok {
-		return fmt.Errorf("authn: claim %q: %w", name, errNoClaim)
+		return fmt.Errorf("authn: claim %q: %w", name, ErrNoClaim)
 	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return fmt.Errorf("authn: claim %q: %w", name, err)

@@ -21,7 +21,7 @@ func TestScopeSet(t *testing.T) {
 	if got := s.List(); !slices.Equal(got, []string{"read", "write"}) {
 		t.Errorf("List = %v", got)
 	}
-	var none scopeSet
+	var none ScopeSet
 	if none.Has("x") || !none.HasAll() || len(none.List()) != 0 {
 		t.Error("nil set")
 	}
@@ -33,15 +33,15 @@ func TestClaimsDecode(t *testing.T) {
 	if err := c.Decode("roles", &roles); err != nil || !slices.Equal(roles, []string{"a", "b"}) {
 		t.Fatalf("Decode = %v %v", err, roles)
 	}
-	if err := c.Decode("missing", &roles); !errors.Is(err, errNoClaim) {
+	if err := c.Decode("missing", &roles); !errors.Is(err, ErrNoClaim) {
 		t.Fatalf("missing claim: %v", err)
 	}
 	var n int
-	if err := c.Decode("n", &n); err == nil || errors.Is(err, errNoClaim) {
+	if err := c.Decode("n", &n); err == nil || errors.Is(err, ErrNoClaim) {
 		t.Fatalf("wrong type: %v", err)
 	}
 	var nilClaims *Claims
-	if err := nilClaims.Decode("x", &n); !errors.Is(err, errNoClaim) {
+	if err := nilClaims.Decode("x", &n); !errors.Is(err, ErrNoClaim) {
 		t.Fatalf("nil claims: %v", err)
 	}
 }

@@ -121,7 +121,7 @@ func (r *registered) set(v jsonscan.Member) {
 // claims stay zero. An aud of just the trusted audience reuses audList
 // ([]string{audience}, shared read-only by every principal) rather than
 // allocating a copy.
-func readRegistered(raw map[string]json.RawMessage, r registered, audList []string) (*Claims, scopeSet, error) {
+func readRegistered(raw map[string]json.RawMessage, r registered, audList []string) (*Claims, ScopeSet, error) {
 	c := &Claims{Raw: raw}
 	for _, s := range [...]struct {
 		claim jsonscan.Member
@@ -216,8 +216,8 @@ func wholeSeconds(v []byte) (int64, bool) {
 // providers send); both add to the set. A scope string is split as addScopes splits it; each element of an scp
 // array must be one scope-token: an empty one is errScopeEmpty, one with a
 // byte outside the grammar errScopeToken. Anything else is errScopeShape.
-func scopesOf(scope, scp jsonscan.Member) (scopeSet, error) {
-	var scopes scopeSet
+func scopesOf(scope, scp jsonscan.Member) (ScopeSet, error) {
+	var scopes ScopeSet
 	var ok bool
 	if scope.Value != nil {
 		if !scope.IsText {
@@ -245,14 +245,14 @@ func scopesOf(scope, scp jsonscan.Member) (scopeSet, error) {
 					return nil, errScopeToken
 				}
 				if scopes == nil {
-					scopes = make(scopeSet, len(list))
+					scopes = make(ScopeSet, len(list))
 				}
 				scopes[s] = struct{}{}
 			}
 		}
 	}
 	if scopes == nil {
-		scopes = scopeSet{}
+		scopes = ScopeSet{}
 	}
 	return scopes, nil
 }
@@ -268,7 +268,7 @@ func scopesOf(scope, scp jsonscan.Member) (scopeSet, error) {
 // grammar would refuse them: an empty token names no scope, so reading
 // "a  b" as {a, b} grants nothing the issuer did not write, and some
 // issuers pad the string. The empty string is no scopes.
-func addScopes(set scopeSet, s string) (scopeSet, bool) {
+func addScopes(set ScopeSet, s string) (ScopeSet, bool) {
 	for i := 0; i < len(s); {
 		for i < len(s) && s[i] == ' ' {
 			i++
@@ -284,7 +284,7 @@ func addScopes(set scopeSet, s string) (scopeSet, bool) {
 			if set == nil {
 				// One more than the spaces: the names, when single spaces
 				// separate them, so the set is made at its size.
-				set = make(scopeSet, strings.Count(s, " ")+1)
+				set = make(ScopeSet, strings.Count(s, " ")+1)
 			}
 			set[s[start:i]] = struct{}{}
 		}

@@ -54,7 +54,7 @@ func registeredIn(raw map[string]json.RawMessage) registered {
 }
 
 // readScopes reads the scopes of a claims map.
-func readScopes(raw map[string]json.RawMessage) (scopeSet, error) {
+func readScopes(raw map[string]json.RawMessage) (ScopeSet, error) {
 	r := registeredIn(raw)
 	return scopesOf(r.scope, r.scp)
 }

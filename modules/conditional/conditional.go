@@ -56,7 +56,7 @@ func Exclude(patterns ...string) Option {
 }
 
 // MaxBodySize bounds the response body buffered to compute an ETag
-// (default defaultMaxBodySize); a larger body streams through without one.
+// (default 1 MiB); a larger body streams through without one.
 func MaxBodySize(bytes int) Option { return func(c *config) { c.maxBody = bytes } }
 
 // New builds the component. It refuses Include/Exclude patterns that are

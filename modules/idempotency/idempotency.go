@@ -77,24 +77,24 @@ type Option func(*config)
 // replica is replayed.
 func Store(s store.Idempotency) Option { return func(c *config) { c.records = s } }
 
-// TTL is how long a response is replayed (default defaultTTL).
+// TTL is how long a response is replayed (default 24 hours).
 func TTL(d time.Duration) Option { return func(c *config) { c.ttl = d } }
 
 // Lease bounds how long a first request holds its key while it runs
-// (default defaultLease): past it, a duplicate runs the handler again.
+// (default 5 minutes): past it, a duplicate runs the handler again.
 // Set it above the route's longest run.
 func Lease(d time.Duration) Option { return func(c *config) { c.lease = d } }
 
 // Wait makes a duplicate that arrives while the first request still runs
 // wait up to d for it to finish and replay its response, answering 409
-// idempotency-in-flight only when d runs out. By default (defaultWait, 0)
+// idempotency-in-flight only when d runs out. By default (0)
 // it answers 409 with Retry-After at once, as
 // draft-ietf-httpapi-idempotency-key-header requires; waiting holds a
 // connection and a goroutine per duplicate for up to d.
 func Wait(d time.Duration) Option { return func(c *config) { c.wait = d } }
 
 // MaxBodySize bounds the request body read to fingerprint it (default
-// defaultMaxBodySize bytes); a larger body answers 413 before the handler
+// 1 MiB); a larger body answers 413 before the handler
 // runs.
 func MaxBodySize(bytes int64) Option { return func(c *config) { c.maxBody = bytes } }
 

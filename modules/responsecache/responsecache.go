@@ -68,7 +68,7 @@ func Exclude(patterns ...string) Option {
 }
 
 // MaxBodySize bounds the body of a stored response (default
-// defaultMaxBodySize); a larger one streams through and is not stored.
+// 1 MiB); a larger one streams through and is not stored.
 func MaxBodySize(bytes int) Option { return func(c *config) { c.maxBody = bytes } }
 
 // Clock sets where the cache reads the time for Age (default time.Now).

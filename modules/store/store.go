@@ -89,13 +89,13 @@ func (r *Response) size() int {
 	return n
 }
 
-// claimState says what [Idempotency.Claim] found under a key.
-type claimState int
+// ClaimState says what [Idempotency.Claim] found under a key.
+type ClaimState int
 
 const (
 	// Claimed: no record was there; the caller now owns the key and must
 	// Complete or Release it.
-	Claimed claimState = iota
+	Claimed ClaimState = iota
 	// InFlight: another request with the same fingerprint holds the key.
 	InFlight
 	// Done: a request with the same fingerprint completed; Claim.Response
@@ -107,7 +107,7 @@ const (
 
 // Claim is the outcome of one [Idempotency.Claim].
 type Claim struct {
-	State claimState
+	State ClaimState
 	// Response is the stored response when State is Done. It may be
 	// shared with the store: read it, never modify it.
 	Response *Response
