@@ -72,7 +72,7 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	// settings give: check starts nothing, so builds no server to ask.
 	budget, budgetErr := loadShutdownTimeout()
 	if budgetErr != nil {
-		budget = DefaultShutdownTimeout
+		budget = defaultShutdownTimeout
 	}
 	var found settingsFound
 	var unresolved unresolvedSettings
@@ -111,25 +111,32 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	return 0
 }
 
+// walkChi calls visit for each route of the app's chi router (Huma on chi
+// included), the *chi.Mux when the app provides both; with neither it
+// visits nothing.
+func walkChi(mux *chi.Mux, r chi.Router, visit func(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler)) error {
+	var router chi.Routes = r
+	if mux != nil {
+		router = mux
+	}
+	if router == nil {
+		return nil
+	}
+	return chi.Walk(router, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
+		visit(method, pattern, h, mws)
+		return nil
+	})
+}
+
 func collectRoutes(in checkIn) ([]route, error) {
 	var routes []route
-	var router chi.Routes
-	switch {
-	case in.Router != nil:
-		router = in.Router
-	case in.ChiRouter != nil:
-		router = in.ChiRouter
-	}
-	if router != nil {
-		err := chi.Walk(router, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
-			route := guarded(in.Guard, method, pattern, h, mws)
-			route.Notes = noteRoute(in.Noters, h, mws)
-			routes = append(routes, route)
-			return nil
-		})
-		if err != nil {
-			return nil, fmt.Errorf("check: walking the chi router: %w", err)
-		}
+	err := walkChi(in.Router, in.ChiRouter, func(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) {
+		route := guarded(in.Guard, method, pattern, h, mws)
+		route.Notes = noteRoute(in.Noters, h, mws)
+		routes = append(routes, route)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("check: walking the chi router: %w", err)
 	}
 	for _, l := range in.Listers {
 		for _, r := range l.Routes() {

@@ -117,21 +117,8 @@ func checkMarkers(in componentsIn, all []component) error {
 			}
 		}
 	}
-	var router chi.Routes
-	switch {
-	case in.Router != nil:
-		router = in.Router
-	case in.ChiRouter != nil:
-		router = in.ChiRouter
-	}
-	if router != nil {
-		err := chi.Walk(router, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
-			route(method, pattern, h, mws)
-			return nil
-		})
-		if err != nil {
-			return fmt.Errorf("fxsvc.Serve: walking the chi router: %w", err)
-		}
+	if err := walkChi(in.Router, in.ChiRouter, route); err != nil {
+		return fmt.Errorf("fxsvc.Serve: walking the chi router: %w", err)
 	}
 	if in.ServeMux != nil {
 		for _, rt := range in.ServeMux.Routes() {

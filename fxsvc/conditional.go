@@ -1,15 +1,10 @@
 package fxsvc
 
 import (
-	"fmt"
-
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/conditional"
 )
-
-type conditionalOptions []conditional.Option
 
 // Conditional adds the conditional-request component: the routes'
 // conditional.ETags, Match and Require markers answer 304, 412 and 428 in
@@ -19,20 +14,11 @@ type conditionalOptions []conditional.Option
 // It refuses a second Conditional in one app (fx.New fails naming
 // onlyOneConditionalPerApp) and the settings conditional.New refuses.
 func Conditional(opts ...conditional.Option) fx.Option {
-	return fx.Module("svc.conditional",
-		lifecycle.Singleton(conditional.Kind, "fxsvc.Conditional"),
-		fx.Supply(fx.Private, conditionalOptions(opts)),
-		fx.Provide(onlyOneConditionalPerApp),
-		noteRoutes(conditional.Describe),
-	)
+	return behindGate("svc.conditional", "conditional-requests", "fxsvc.Conditional", opts, onlyOneConditionalPerApp, conditional.Describe)
 }
 
 // onlyOneConditionalPerApp builds the component. Its name is what fx
 // reports when an app adds Conditional twice.
-func onlyOneConditionalPerApp(opts conditionalOptions) (*conditional.Component, error) {
-	c, err := conditional.New(opts...)
-	if err != nil {
-		return nil, fmt.Errorf("fxsvc.Conditional: %w", err)
-	}
-	return c, nil
+func onlyOneConditionalPerApp(opts []conditional.Option) (*conditional.Component, error) {
+	return build("fxsvc.Conditional", conditional.New, opts)
 }

@@ -73,7 +73,7 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	// stands in until then.
 	budget, budgetErr := loadShutdownTimeout()
 	if budgetErr != nil {
-		budget = DefaultShutdownTimeout
+		budget = defaultShutdownTimeout
 	}
 	var parts stopParts
 	var found settingsFound

@@ -136,7 +136,7 @@ func encodeMetrics(m *metrics.Metrics, enc zapcore.ObjectEncoder) {
 	if cfg.ServiceName != "" {
 		enc.AddString("service_name", cfg.ServiceName)
 	}
-	if cfg.Endpoint.IsSet() {
+	if cfg.Endpoint != "" {
 		enc.AddString("endpoint", cfg.Endpoint.String())
 	}
 	if len(cfg.Headers) > 0 {

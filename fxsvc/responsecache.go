@@ -1,22 +1,11 @@
 package fxsvc
 
 import (
-	"fmt"
-
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/responsecache"
 	"github.com/svckit/svc/modules/store"
 )
-
-type responseCacheOptions []responsecache.Option
-
-type responseCacheIn struct {
-	fx.In
-	Options responseCacheOptions
-	Cache   store.Cache `optional:"true"`
-}
 
 // ResponseCache adds the response cache: the routes' responsecache.Cached
 // and Shared markers keep responses in the graph's store.Cache when it
@@ -26,24 +15,11 @@ type responseCacheIn struct {
 // It refuses a second ResponseCache in one app (fx.New fails naming
 // onlyOneResponseCachePerApp) and the settings responsecache.New refuses.
 func ResponseCache(opts ...responsecache.Option) fx.Option {
-	return fx.Module("svc.responsecache",
-		lifecycle.Singleton(responsecache.Kind, "fxsvc.ResponseCache"),
-		fx.Supply(fx.Private, responseCacheOptions(opts)),
-		fx.Provide(onlyOneResponseCachePerApp),
-		noteRoutes(responsecache.Describe),
-	)
+	return behindGate("svc.responsecache", "response-cache", "fxsvc.ResponseCache", opts, onlyOneResponseCachePerApp, responsecache.Describe)
 }
 
 // onlyOneResponseCachePerApp builds the component. Its name is what fx
 // reports when an app adds ResponseCache twice.
-func onlyOneResponseCachePerApp(in responseCacheIn) (*responsecache.Component, error) {
-	all := []responsecache.Option(in.Options)
-	if in.Cache != nil {
-		all = append([]responsecache.Option{responsecache.Store(in.Cache)}, all...)
-	}
-	c, err := responsecache.New(all...)
-	if err != nil {
-		return nil, fmt.Errorf("fxsvc.ResponseCache: %w", err)
-	}
-	return c, nil
+func onlyOneResponseCachePerApp(in storeIn[store.Cache, responsecache.Option]) (*responsecache.Component, error) {
+	return buildWithStore("fxsvc.ResponseCache", responsecache.New, in.Store, responsecache.Store, in.Options)
 }

@@ -19,10 +19,10 @@ import (
 	"go.uber.org/zap/zapcore"
 )
 
-// DefaultAddr is where [Serve] listens when SVC_HTTP_ADDR is unset: loopback,
+// defaultAddr is where [Serve] listens when SVC_HTTP_ADDR is unset: loopback,
 // so that a service is never exposed by accident. In a container, set
 // SVC_HTTP_ADDR=:8080 to listen on every interface.
-const DefaultAddr = "127.0.0.1:8080"
+const defaultAddr = "127.0.0.1:8080"
 
 // ServeOption configures [Serve].
 type ServeOption func(*serveConfig)

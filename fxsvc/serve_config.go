@@ -16,32 +16,32 @@ import (
 // can hold: a connection that sends nothing, a request that arrives slowly,
 // a response read slowly, a header that never ends.
 const (
-	// DefaultReadHeaderTimeout bounds the wait for a request's header once
+	// defaultReadHeaderTimeout bounds the wait for a request's header once
 	// its first byte arrived (SVC_HTTP_READ_HEADER_TIMEOUT).
-	DefaultReadHeaderTimeout = 10 * time.Second
-	// DefaultReadTimeout bounds reading a whole request, body included
+	defaultReadHeaderTimeout = 10 * time.Second
+	// defaultReadTimeout bounds reading a whole request, body included
 	// (SVC_HTTP_READ_TIMEOUT): a body trickled slower is cut off.
-	DefaultReadTimeout = 30 * time.Second
-	// DefaultWriteTimeout bounds a request from the end of its header to the
+	defaultReadTimeout = 30 * time.Second
+	// defaultWriteTimeout bounds a request from the end of its header to the
 	// end of its response (SVC_HTTP_WRITE_TIMEOUT). A hijacked connection (a
 	// websocket) is not bound by it, nor by the read timeout: net/http
 	// clears both deadlines on Hijack. A handler streaming for longer
 	// extends its own with http.ResponseController.SetWriteDeadline.
-	DefaultWriteTimeout = 60 * time.Second
-	// DefaultIdleTimeout bounds how long a keep-alive connection waits for
+	defaultWriteTimeout = 60 * time.Second
+	// defaultIdleTimeout bounds how long a keep-alive connection waits for
 	// its next request (SVC_HTTP_IDLE_TIMEOUT).
-	DefaultIdleTimeout = 60 * time.Second
-	// DefaultMaxHeaderBytes bounds a request's header, request line included
+	defaultIdleTimeout = 60 * time.Second
+	// defaultMaxHeaderBytes bounds a request's header, request line included
 	// (SVC_HTTP_MAX_HEADER_BYTES); larger ones get 431. It fits a bearer
 	// token many times over.
-	DefaultMaxHeaderBytes = 64 << 10
+	defaultMaxHeaderBytes = 64 << 10
 )
 
-// DefaultDrainTimeout bounds how long [Serve] waits, on stop, for in-flight
+// defaultDrainTimeout bounds how long [Serve] waits, on stop, for in-flight
 // requests and for handlers of hijacked connections (SVC_HTTP_DRAIN_TIMEOUT).
 // With the metrics flush (5 s by default) it fits fx's default 15 s stop
 // budget with 2 s to spare for the other components' stop hooks.
-const DefaultDrainTimeout = 8 * time.Second
+const defaultDrainTimeout = 8 * time.Second
 
 // serveConfig is what [Serve] reads from the environment, then overrides
 // with its options.
@@ -77,13 +77,13 @@ func (e *SettingError) Error() string { return "fxsvc: " + e.Setting + ": " + e.
 
 func defaultServeConfig() serveConfig {
 	return serveConfig{
-		Addr:              DefaultAddr,
-		ReadHeaderTimeout: DefaultReadHeaderTimeout,
-		ReadTimeout:       DefaultReadTimeout,
-		WriteTimeout:      DefaultWriteTimeout,
-		IdleTimeout:       DefaultIdleTimeout,
-		MaxHeaderBytes:    DefaultMaxHeaderBytes,
-		DrainTimeout:      DefaultDrainTimeout,
+		Addr:              defaultAddr,
+		ReadHeaderTimeout: defaultReadHeaderTimeout,
+		ReadTimeout:       defaultReadTimeout,
+		WriteTimeout:      defaultWriteTimeout,
+		IdleTimeout:       defaultIdleTimeout,
+		MaxHeaderBytes:    defaultMaxHeaderBytes,
+		DrainTimeout:      defaultDrainTimeout,
 	}
 }
 
@@ -201,7 +201,7 @@ func (c *serveConfig) positiveOption(name string, d time.Duration, set func()) {
 
 // Addr sets the listen address, overriding SVC_HTTP_ADDR. An empty addr
 // fails the app's build: net.Listen would read it as every interface on a
-// random port, the exposure [DefaultAddr] exists to prevent.
+// random port, the exposure the default address 127.0.0.1:8080 exists to prevent.
 func Addr(addr string) ServeOption {
 	return func(c *serveConfig) {
 		if addr == "" {
@@ -219,32 +219,32 @@ func DrainTimeout(d time.Duration) ServeOption {
 	return func(c *serveConfig) { c.positiveOption("DrainTimeout", d, func() { c.DrainTimeout = d }) }
 }
 
-// ReadHeaderTimeout overrides SVC_HTTP_READ_HEADER_TIMEOUT (see
-// [DefaultReadHeaderTimeout]). A non-positive d fails the app's build.
+// ReadHeaderTimeout overrides SVC_HTTP_READ_HEADER_TIMEOUT (default
+// 10 s). A non-positive d fails the app's build.
 func ReadHeaderTimeout(d time.Duration) ServeOption {
 	return func(c *serveConfig) { c.positiveOption("ReadHeaderTimeout", d, func() { c.ReadHeaderTimeout = d }) }
 }
 
-// ReadTimeout overrides SVC_HTTP_READ_TIMEOUT (see [DefaultReadTimeout]).
+// ReadTimeout overrides SVC_HTTP_READ_TIMEOUT (default 30 s).
 // A non-positive d fails the app's build.
 func ReadTimeout(d time.Duration) ServeOption {
 	return func(c *serveConfig) { c.positiveOption("ReadTimeout", d, func() { c.ReadTimeout = d }) }
 }
 
-// WriteTimeout overrides SVC_HTTP_WRITE_TIMEOUT (see [DefaultWriteTimeout]).
+// WriteTimeout overrides SVC_HTTP_WRITE_TIMEOUT (default 60 s).
 // A non-positive d fails the app's build.
 func WriteTimeout(d time.Duration) ServeOption {
 	return func(c *serveConfig) { c.positiveOption("WriteTimeout", d, func() { c.WriteTimeout = d }) }
 }
 
-// IdleTimeout overrides SVC_HTTP_IDLE_TIMEOUT (see [DefaultIdleTimeout]).
+// IdleTimeout overrides SVC_HTTP_IDLE_TIMEOUT (default 60 s).
 // A non-positive d fails the app's build.
 func IdleTimeout(d time.Duration) ServeOption {
 	return func(c *serveConfig) { c.positiveOption("IdleTimeout", d, func() { c.IdleTimeout = d }) }
 }
 
-// MaxHeaderBytes overrides SVC_HTTP_MAX_HEADER_BYTES (see
-// [DefaultMaxHeaderBytes]). A non-positive n fails the app's build.
+// MaxHeaderBytes overrides SVC_HTTP_MAX_HEADER_BYTES (default
+// 64 KiB). A non-positive n fails the app's build.
 func MaxHeaderBytes(n int) ServeOption {
 	return func(c *serveConfig) {
 		if n <= 0 {

@@ -15,12 +15,12 @@ import (
 	"go.uber.org/zap"
 )
 
-// ShedConnectionsMetric counts the connections [Serve] shed under load,
+// shedConnectionsMetric counts the connections [Serve] shed under load,
 // by svc.http.server.shed_reason: "idle" (an idle keep-alive connection
 // closed, oldest first, to make room), "keep_alive" (a connection closed
 // after its response instead of kept alive) and "refused" (a new
 // connection refused at SVC_HTTP_MAX_CONNECTIONS).
-const ShedConnectionsMetric = "svc.http.server.shed_connections"
+const shedConnectionsMetric = "svc.http.server.shed_connections"
 
 // shedReportEvery is how often the summary of shed connections is logged,
 // when any was shed.
@@ -240,7 +240,7 @@ var (
 // observe reports the shed connections into mp, read from the counts at
 // each collection: nothing is added on the request path.
 func (l *connLimit) observe(mp otelmetric.MeterProvider) error {
-	_, err := mp.Meter(meterScope).Int64ObservableCounter(ShedConnectionsMetric,
+	_, err := mp.Meter(meterScope).Int64ObservableCounter(shedConnectionsMetric,
 		otelmetric.WithDescription("Connections the HTTP server shed under load (SVC_HTTP_MAX_CONNECTIONS)."),
 		otelmetric.WithUnit("{connection}"),
 		otelmetric.WithInt64Callback(func(_ context.Context, o otelmetric.Int64Observer) error {

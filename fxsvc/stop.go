@@ -9,23 +9,23 @@ import (
 	"go.uber.org/fx"
 )
 
-// DefaultShutdownTimeout is the whole stop budget of [Run] and [Main]
+// defaultShutdownTimeout is the whole stop budget of [Run] and [Main]
 // (SVC_SHUTDOWN_TIMEOUT): fx's own default stop timeout. It is split as
 // the server's drain (SVC_HTTP_DRAIN_TIMEOUT, 8 s), then the metrics flush
 // (SVC_METRICS_SHUTDOWN_TIMEOUT, 5 s) and the tracing flush
 // (SVC_TRACING_SHUTDOWN_TIMEOUT, 1 s), leaving 1 s for the other
 // components' stop hooks.
-const DefaultShutdownTimeout = 15 * time.Second
+const defaultShutdownTimeout = 15 * time.Second
 
 // shutdownTimeoutVar names the stop budget's variable.
 const shutdownTimeoutVar = "SVC_SHUTDOWN_TIMEOUT"
 
 // loadShutdownTimeout reads SVC_SHUTDOWN_TIMEOUT: a positive Go duration or
-// number of seconds, [DefaultShutdownTimeout] when unset.
+// number of seconds, 15 seconds when unset.
 func loadShutdownTimeout() (time.Duration, error) {
 	v, ok := os.LookupEnv(shutdownTimeoutVar)
 	if !ok || v == "" {
-		return DefaultShutdownTimeout, nil
+		return defaultShutdownTimeout, nil
 	}
 	d, err := parsePositiveDuration(v)
 	if err != nil {

@@ -15,9 +15,6 @@ type String string
 // never to log or wrap it into an error.
 func (s String) Value() string { return string(s) }
 
-// IsSet reports whether the secret holds a non-empty value.
-func (s String) IsSet() bool { return s != "" }
-
 // String returns the mask, or "" when the secret is unset.
 func (s String) String() string { return masked(s != "", mask) }
 

@@ -120,7 +120,7 @@ func TestStringExactForms(t *testing.T) {
 
 func TestStringUnsetPrintsEmpty(t *testing.T) {
 	var s secret.String
-	if s.String() != "" || fmt.Sprintf("%q", s) != `""` || s.IsSet() {
+	if s.String() != "" || fmt.Sprintf("%q", s) != `""` || s != "" {
 		t.Fatalf("unset secret printed %q", s.String())
 	}
 }

@@ -14,9 +14,6 @@ type URL string
 // Value returns the URL in clear, credentials included.
 func (u URL) Value() string { return string(u) }
 
-// IsSet reports whether the URL is non-empty.
-func (u URL) IsSet() bool { return u != "" }
-
 // String returns the URL with its user information, its query and its
 // fragment each replaced by "***" (https://***@host/path?***#***): any of
 // them may carry a credential (a password, an API key in a query

@@ -32,9 +32,9 @@ type App struct {
 	Server *fxsvc.Server
 }
 
-// ReadyTimeout bounds how long Start waits for the app's verifier to hold
+// readyTimeout bounds how long Start waits for the app's verifier to hold
 // keys.
-const ReadyTimeout = 10 * time.Second
+const readyTimeout = 10 * time.Second
 
 type started struct {
 	fx.In
@@ -49,7 +49,7 @@ type started struct {
 // SVC_OAUTHCLIENT_* settings starts, failing only if a token is asked for;
 // the kit's log lines go to t.Log (shown when the test fails) unless the
 // app provides its own *zap.Logger. A build or start
-// error, or keys that do not arrive within ReadyTimeout, fail the test. The
+// error, or keys that do not arrive within 10 seconds, fail the test. The
 // app stops when the test ends.
 func Start(t testing.TB, opts ...fx.Option) *App {
 	t.Helper()
@@ -62,7 +62,7 @@ func Start(t testing.TB, opts ...fx.Option) *App {
 	t.Cleanup(app.RequireStop)
 	if in.Gate != nil {
 		if r, ok := in.Gate.Verifier().(interface{ Ready() error }); ok {
-			if err := authntest.WaitReady(r, ReadyTimeout); err != nil {
+			if err := authntest.WaitReady(r, readyTimeout); err != nil {
 				t.Fatalf("svctest: %v", err)
 			}
 		}

@@ -52,7 +52,7 @@ func (b Basic) CheckEndpoint() (bool, *Fault) {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fail(fmt.Sprintf("scheme %q is not http or https", u.Scheme))
 	}
-	if u.User != nil && (b.Username != "" || b.Password.IsSet()) {
+	if u.User != nil && (b.Username != "" || b.Password != "") {
 		return fail("the URL carries credentials and Basic credentials are set too; keep one")
 	}
 	if u.User != nil && strings.Contains(u.User.Username(), ":") {
@@ -65,7 +65,7 @@ func (b Basic) CheckEndpoint() (bool, *Fault) {
 // and a user name holding a colon (RFC 7617). Credentials taken from the
 // endpoint URL (fromEndpoint) were checked by CheckEndpoint.
 func (b Basic) CheckBasicAuth(fromEndpoint bool) *Fault {
-	user, pass := b.Username != "", b.Password.IsSet()
+	user, pass := b.Username != "", b.Password != ""
 	switch {
 	case fromEndpoint:
 		return nil

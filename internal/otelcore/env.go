@@ -173,7 +173,7 @@ func ApplyFallbacks[H ~map[string]secret.String](signal string, serviceName *str
 			*serviceName, src["service_name"] = v, EnvServiceName
 		}
 	}
-	if !endpoint.IsSet() {
+	if *endpoint == "" {
 		if v, name := FirstSet("OTEL_EXPORTER_OTLP_"+signal+"_ENDPOINT", EnvOTLPEndpoint); v != "" {
 			*endpoint, src["endpoint"] = secret.URL(v), name
 		}

@@ -48,7 +48,7 @@ func Resource(serviceName string, attrs map[string]string) *resource.Resource {
 // endpoint that does not parse (resolve refused it before) gives "", so no
 // error path can quote it.
 func ExportURL(endpoint secret.URL, grpc bool, signalPath string) string {
-	if !endpoint.IsSet() {
+	if endpoint == "" {
 		if grpc {
 			return "http://localhost:4317"
 		}
@@ -70,7 +70,7 @@ func (s Secrets) ExportHeaders() map[string]string {
 	for k, v := range s.Headers {
 		h[k] = v.Value()
 	}
-	if auth := s.AuthorizationHeader(); auth.IsSet() {
+	if auth := s.AuthorizationHeader(); auth != "" {
 		h["Authorization"] = auth.Value()
 	}
 	return h

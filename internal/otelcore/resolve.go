@@ -36,14 +36,14 @@ func (s *Signal) Resolve(cfg any, src map[string]string) error {
 	chosen := asked
 	if asked == "auto" {
 		chosen = "none"
-		if e.Endpoint.IsSet() {
+		if e.Endpoint != "" {
 			chosen = "otlp-http"
 		}
 	}
 	if err := s.checkLinked(chosen, asked, src); err != nil {
 		return err
 	}
-	if chosen == "otlp-http" && e.Endpoint.IsSet() {
+	if chosen == "otlp-http" && e.Endpoint != "" {
 		e.Endpoint = HTTPEndpoint(e.Endpoint, s.fields().Setting(src, "endpoint"), s.OTEL, s.path())
 	}
 	exp.SetString(chosen)
@@ -56,7 +56,7 @@ func (s *Signal) checkExport(e *Export, src map[string]string) error {
 		return err
 	}
 	var endpointUser bool
-	if e.Endpoint.IsSet() {
+	if e.Endpoint != "" {
 		user, f := e.basic().CheckEndpoint()
 		if f != nil {
 			return s.fault(src, f)
@@ -69,7 +69,7 @@ func (s *Signal) checkExport(e *Export, src map[string]string) error {
 	if err := CheckHeaders(e.Headers); err != nil {
 		return s.Fail(src, "headers", "%v", err)
 	}
-	if HasHeader(e.Headers, "authorization") && e.basic().AuthorizationHeader().IsSet() {
+	if HasHeader(e.Headers, "authorization") && e.basic().AuthorizationHeader() != "" {
 		return s.Fail(src, "headers", "an Authorization header and Basic credentials are both set; keep one")
 	}
 	for k := range e.ResourceAttributes {

@@ -270,14 +270,14 @@ func (q *gateRequest) floodAllows(w http.ResponseWriter) bool {
 // per address per minute; the span annotation.
 func (g *Gate) observeRefusal(r *http.Request, rec refusalRecord) {
 	if rec.authz {
-		g.countAuthz(r.Context(), rec.ref.Word(), rec.route)
+		g.countAuthz(r.Context(), rec.ref.word(), rec.route)
 	} else {
-		g.countRefused(r.Context(), rec.ref.Word(), rec.route)
+		g.countRefused(r.Context(), rec.ref.word(), rec.route)
 	}
-	if write, suppressed := g.records.allow(rec.ref.Word(), rec.addr); write {
+	if write, suppressed := g.records.allow(rec.ref.word(), rec.addr); write {
 		g.writeRecord(r, rec, suppressed)
 	} else if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
-		span.SetAttributes(attribute.String("svc.authentication.refusal", rec.ref.Word()))
+		span.SetAttributes(attribute.String("svc.authentication.refusal", rec.ref.word()))
 	}
 }
 
@@ -320,7 +320,7 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 		if g.cfg.endUser && te.Signed {
 			setEndUser(q.r.Context(), te.Principal.Subject)
 		}
-		if g.bans != nil && te.Reason.Forged() {
+		if g.bans != nil && te.Reason.forged() {
 			if s, started := g.bans.Fail(q.address()); started {
 				g.writeBanStarted(g.bans, s)
 				g.countBanStarted(q.r.Context())

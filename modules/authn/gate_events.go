@@ -155,7 +155,7 @@ type refusalRecord struct {
 }
 
 func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
-	word, status := rec.ref.Word(), rec.ref.Status()
+	word, status := rec.ref.word(), rec.ref.Status()
 	category, action := "authentication", "svc.authentication.refused"
 	if rec.authz {
 		category, action = "web", "svc.authorization.refused"

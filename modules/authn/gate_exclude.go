@@ -14,13 +14,13 @@ type excludeSet struct {
 	prefixes []string // each ends in "/"
 }
 
-// ExcludeError is an Exclude pattern the gate refuses.
-type ExcludeError struct {
+// excludeError is an Exclude pattern the gate refuses.
+type excludeError struct {
 	Pattern string
 	Problem string
 }
 
-func (e *ExcludeError) Error() string {
+func (e *excludeError) Error() string {
 	return fmt.Sprintf("authn: Exclude(%q) %s", e.Pattern, e.Problem)
 }
 
@@ -30,23 +30,23 @@ func newExcludeSet(patterns []string) (excludeSet, error) {
 		switch {
 		case p == "" || p[0] != '/':
 			if p == "*" {
-				return s, &ExcludeError{p, "matches every path; exclude only the paths that must stay public"}
+				return s, &excludeError{p, "matches every path; exclude only the paths that must stay public"}
 			}
-			return s, &ExcludeError{p, "must start with /"}
+			return s, &excludeError{p, "must start with /"}
 		case strings.Contains(p, "//") || strings.Contains(p+"/", "/./") || strings.Contains(p+"/", "/../"):
-			return s, &ExcludeError{p, "holds an empty, . or .. segment; write the path as clients send it"}
+			return s, &excludeError{p, "holds an empty, . or .. segment; write the path as clients send it"}
 		case p == "/*":
-			return s, &ExcludeError{p, "matches every path; exclude only the paths that must stay public"}
+			return s, &excludeError{p, "matches every path; exclude only the paths that must stay public"}
 		case strings.HasSuffix(p, "/*"):
 			prefix := strings.TrimSuffix(p, "*")
 			if strings.ContainsAny(prefix, "*{}") {
-				return s, &ExcludeError{p, "may hold * only as a final /*"}
+				return s, &excludeError{p, "may hold * only as a final /*"}
 			}
 			s.prefixes = append(s.prefixes, prefix)
 		case strings.Contains(p, "*"):
-			return s, &ExcludeError{p, "ends inside a path segment; use an exact path or a prefix ending in /*"}
+			return s, &excludeError{p, "ends inside a path segment; use an exact path or a prefix ending in /*"}
 		case strings.ContainsAny(p, "{}"):
-			return s, &ExcludeError{p, "holds a route parameter; exclude concrete paths"}
+			return s, &excludeError{p, "holds a route parameter; exclude concrete paths"}
 		default:
 			s.exact[p] = struct{}{}
 		}

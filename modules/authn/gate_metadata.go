@@ -61,7 +61,7 @@ func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
 	}
 	servers := cfg.authorizationServers
 	if len(servers) == 0 {
-		if il, ok := v.(IssuerLister); ok {
+		if il, ok := v.(issuerLister); ok {
 			servers = il.Issuers()
 		}
 	}

@@ -60,9 +60,9 @@ func (r *Refusal) Error() string {
 	return "authn: refused: " + string(r.Kind)
 }
 
-// Word is the refusal's error word: the body's reason for a rejected token,
+// word is the refusal's error word: the body's reason for a rejected token,
 // else its kind. It is the error.type of security records and metrics.
-func (r *Refusal) Word() string {
+func (r *Refusal) word() string {
 	if r.Kind == KindTokenRejected && r.Reason != "" {
 		return string(r.Reason)
 	}
@@ -109,15 +109,15 @@ func (r *Refusal) Describe() svcerrors.Description {
 		d.Detail = "The bearer token did not verify (" + string(r.Reason) + "). Get a new token rather than retrying this one."
 		d.Extensions = []svcerrors.Member{{Name: "reason", Value: string(r.Reason)}}
 	}
-	if c := r.Challenge(); c != "" {
+	if c := r.challenge(); c != "" {
 		d.Header = http.Header{"Www-Authenticate": {c}}
 	}
 	return d
 }
 
-// Challenge is the WWW-Authenticate value (RFC 6750 §3): never an
+// challenge is the WWW-Authenticate value (RFC 6750 §3): never an
 // error_description, never the token. Empty for refusals that carry none.
-func (r *Refusal) Challenge() string {
+func (r *Refusal) challenge() string {
 	var params []string
 	switch r.Kind {
 	case KindAuthenticationRequired:

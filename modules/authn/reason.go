@@ -60,9 +60,9 @@ const (
 	ReasonTooLarge Reason = "too-large"
 )
 
-// Forged reports whether the reason shows a forgery attempt: true only for
+// forged reports whether the reason shows a forgery attempt: true only for
 // ReasonSignature and ReasonAlgorithm, the two reasons bans count.
-func (r Reason) Forged() bool {
+func (r Reason) forged() bool {
 	return r == ReasonSignature || r == ReasonAlgorithm
 }
 

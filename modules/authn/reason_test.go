@@ -35,8 +35,8 @@ func TestOnlySignatureAndAlgorithmAreForged(t *testing.T) {
 	forged := map[Reason]bool{ReasonSignature: true, ReasonAlgorithm: true}
 	for _, r := range []Reason{ReasonMalformed, ReasonAlgorithm, ReasonSignature, ReasonUnknownKey, ReasonExpired,
 		ReasonNotYetValid, ReasonIssuer, ReasonAudience, ReasonInvalidClaims, ReasonTokenType, ReasonRevoked, ReasonEncrypted, ReasonTooLarge} {
-		if r.Forged() != forged[r] {
-			t.Errorf("%s.Forged() = %v", r, r.Forged())
+		if r.forged() != forged[r] {
+			t.Errorf("%s.forged() = %v", r, r.forged())
 		}
 	}
 }

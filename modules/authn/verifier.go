@@ -24,10 +24,10 @@ type Verifier interface {
 	Verify(ctx context.Context, token string) (Principal, error)
 }
 
-// IssuerLister is implemented by verifiers that know which issuers they
+// issuerLister is implemented by verifiers that know which issuers they
 // trust; the gate lists them as `authorization_servers` in the
 // protected-resource metadata.
-type IssuerLister interface {
+type issuerLister interface {
 	Issuers() []string
 }
 
@@ -85,7 +85,7 @@ type JWTVerifier struct {
 
 var (
 	_ Verifier           = (*JWTVerifier)(nil)
-	_ IssuerLister       = (*JWTVerifier)(nil)
+	_ issuerLister       = (*JWTVerifier)(nil)
 	_ DiscoveryDescriber = (*JWTVerifier)(nil)
 )
 

@@ -312,7 +312,7 @@ func TestVerifierRefusesHostileTokens(t *testing.T) {
 			}
 			var te *TokenError
 			errors.As(err, &te)
-			if c.want.Forged() && te.Signed {
+			if c.want.forged() && te.Signed {
 				t.Fatal("a forged token is marked signed")
 			}
 		})

@@ -20,16 +20,12 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"net/http"
-	"strings"
 
 	"github.com/svckit/svc/internal/behind"
 )
 
-// Kind is the component kind, for the one-per-app rule.
-const Kind = "conditional-requests"
-
-// DefaultMaxBodySize bounds the body buffered to compute an ETag.
-const DefaultMaxBodySize = 1 << 20
+// defaultMaxBodySize bounds the body buffered to compute an ETag.
+const defaultMaxBodySize = 1 << 20
 
 // Component is the conditional-request component: which paths it applies
 // to and how much body it buffers to compute an ETag. The markers find it
@@ -60,13 +56,13 @@ func Exclude(patterns ...string) Option {
 }
 
 // MaxBodySize bounds the response body buffered to compute an ETag
-// (default DefaultMaxBodySize); a larger body streams through without one.
+// (default 1 MiB); a larger body streams through without one.
 func MaxBodySize(bytes int) Option { return func(c *config) { c.maxBody = bytes } }
 
 // New builds the component. It refuses Include/Exclude patterns that are
 // not paths and a MaxBodySize below 1 (when set).
 func New(opts ...Option) (*Component, error) {
-	c := config{maxBody: DefaultMaxBodySize}
+	c := config{maxBody: defaultMaxBodySize}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -103,16 +99,9 @@ func ETagOf(body []byte) string {
 // Describe tells `check` what a route's conditional markers do:
 // "conditional=etags", "conditional=match", "conditional=require" or "".
 func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	var out []string
-	for range behind.Markers[*etagMarker](h, mws) {
-		out = append(out, "conditional=etags")
+	etags, match := behind.Describe[*etagMarker](h, mws), behind.Describe[*matchMarker](h, mws)
+	if etags == "" || match == "" {
+		return etags + match
 	}
-	for _, m := range behind.Markers[*matchMarker](h, mws) {
-		if m.required {
-			out = append(out, "conditional=require")
-		} else {
-			out = append(out, "conditional=match")
-		}
-	}
-	return strings.Join(out, " ")
+	return etags + " " + match
 }

@@ -15,26 +15,21 @@ import (
 // methods and statuses pass through untouched; a body over MaxBodySize
 // streams through without an ETag.
 func ETags() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return &etagMarker{next: next} }
+	return func(next http.Handler) http.Handler {
+		return &etagMarker{behind.Marker{Next: next, Name: "conditional.ETags", Says: "conditional=etags"}}
+	}
 }
 
-type etagMarker struct{ next http.Handler }
-
-// WrappedHandler lets `check` read the markers inside this one.
-func (m *etagMarker) WrappedHandler() http.Handler { return m.next }
-
-// BehindGate names the marker for the gate, which refuses a route where it
-// sits outside authn.Require.
-func (m *etagMarker) BehindGate() string { return "conditional.ETags" }
+type etagMarker struct{ behind.Marker }
 
 func (m *etagMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
 	if (r.Method != http.MethodGet && r.Method != http.MethodHead) || !c.paths.Applies(r) || behind.Unrouted(r) {
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	bw := &bufferedWriter{ResponseWriter: w, max: c.maxBody, status: http.StatusOK}
-	m.next.ServeHTTP(bw, r)
+	m.Next.ServeHTTP(bw, r)
 	if bw.committed {
 		return
 	}

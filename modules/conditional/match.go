@@ -39,33 +39,24 @@ func matcher(current CurrentFunc, required bool) func(http.Handler) http.Handler
 	if current == nil {
 		panic("conditional: Match and Require need a CurrentFunc that reads the resource's current ETag")
 	}
+	name, says := "conditional.Match", "conditional=match"
+	if required {
+		name, says = "conditional.Require", "conditional=require"
+	}
 	return func(next http.Handler) http.Handler {
-		return &matchMarker{next: next, current: current, required: required}
+		return &matchMarker{Marker: behind.Marker{Next: next, Name: name, Says: says}, current: current, required: required}
 	}
 }
 
 type matchMarker struct {
-	next     http.Handler
+	behind.Marker
 	current  CurrentFunc
 	required bool
 }
 
-// WrappedHandler lets `check` read the markers inside this one.
-func (m *matchMarker) WrappedHandler() http.Handler { return m.next }
-
-// BehindGate names the marker for the gate, which refuses a route where it
-// sits outside authn.Require: a caller lacking a scope would learn the
-// resource's state from a 412 or 428.
-func (m *matchMarker) BehindGate() string {
-	if m.required {
-		return "conditional.Require"
-	}
-	return "conditional.Match"
-}
-
 func (m *matchMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if behind.Safe(r.Method) || !componentFor(r).paths.Applies(r) || behind.Unrouted(r) {
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	ifMatch := r.Header.Values("If-Match")
@@ -76,7 +67,7 @@ func (m *matchMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if len(ifMatch) == 0 && ius == "" && len(inm) == 0 {
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	etag, modified, err := m.current(r)
@@ -91,7 +82,7 @@ func (m *matchMarker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		behind.Refuse(w, r, &svcerrors.PreconditionFailed{})
 		return
 	}
-	m.next.ServeHTTP(w, r)
+	m.Next.ServeHTTP(w, r)
 }
 
 // createOnly reports an "If-None-Match: *": the write proceeds only when

@@ -25,15 +25,11 @@ package idempotency
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/svckit/svc/internal/behind"
 	"github.com/svckit/svc/modules/store"
 )
-
-// Kind is the component kind, for the one-per-app rule.
-const Kind = "idempotency"
 
 // HeaderKey is the request header naming the key; HeaderReplayed marks a
 // replayed response.
@@ -44,10 +40,10 @@ const (
 
 // Defaults of [New].
 const (
-	DefaultTTL         = 24 * time.Hour
-	DefaultLease       = 5 * time.Minute
-	DefaultWait        = time.Duration(0) // a duplicate in flight answers 409 at once
-	DefaultMaxBodySize = 1 << 20
+	defaultTTL         = 24 * time.Hour
+	defaultLease       = 5 * time.Minute
+	defaultWait        = time.Duration(0) // a duplicate in flight answers 409 at once
+	defaultMaxBodySize = 1 << 20
 )
 
 // Component is the idempotency component: where records live and for how
@@ -81,24 +77,24 @@ type Option func(*config)
 // replica is replayed.
 func Store(s store.Idempotency) Option { return func(c *config) { c.records = s } }
 
-// TTL is how long a response is replayed (default DefaultTTL).
+// TTL is how long a response is replayed (default 24 hours).
 func TTL(d time.Duration) Option { return func(c *config) { c.ttl = d } }
 
 // Lease bounds how long a first request holds its key while it runs
-// (default DefaultLease): past it, a duplicate runs the handler again.
+// (default 5 minutes): past it, a duplicate runs the handler again.
 // Set it above the route's longest run.
 func Lease(d time.Duration) Option { return func(c *config) { c.lease = d } }
 
 // Wait makes a duplicate that arrives while the first request still runs
 // wait up to d for it to finish and replay its response, answering 409
-// idempotency-in-flight only when d runs out. By default (DefaultWait, 0)
+// idempotency-in-flight only when d runs out. By default (0)
 // it answers 409 with Retry-After at once, as
 // draft-ietf-httpapi-idempotency-key-header requires; waiting holds a
 // connection and a goroutine per duplicate for up to d.
 func Wait(d time.Duration) Option { return func(c *config) { c.wait = d } }
 
 // MaxBodySize bounds the request body read to fingerprint it (default
-// DefaultMaxBodySize bytes); a larger body answers 413 before the handler
+// 1 MiB); a larger body answers 413 before the handler
 // runs.
 func MaxBodySize(bytes int64) Option { return func(c *config) { c.maxBody = bytes } }
 
@@ -123,7 +119,7 @@ func Exclude(patterns ...string) Option {
 // positive (when set), a negative Wait, a MaxBodySize below 1, and Include/Exclude patterns
 // that are not paths.
 func New(opts ...Option) (*Component, error) {
-	c := config{ttl: DefaultTTL, lease: DefaultLease, wait: DefaultWait, maxBody: DefaultMaxBodySize}
+	c := config{ttl: defaultTTL, lease: defaultLease, wait: defaultWait, maxBody: defaultMaxBodySize}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -166,13 +162,5 @@ func componentFor(r *http.Request) *Component { return slot.For(r) }
 // Describe tells `check` whether a route is idempotent, read from its
 // markers: "idempotency=required", "idempotency=optional" or "".
 func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	var out []string
-	for _, m := range behind.Markers[*marker](h, mws) {
-		if m.required {
-			out = append(out, "idempotency=required")
-		} else {
-			out = append(out, "idempotency=optional")
-		}
-	}
-	return strings.Join(out, " ")
+	return behind.Describe[*marker](h, mws)
 }

@@ -25,30 +25,28 @@ import (
 // where Required wraps authn.Require. Safe methods (GET, HEAD, OPTIONS,
 // TRACE) pass through untouched.
 func Required() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return &marker{next: next, required: true} }
+	return newMarker(true)
 }
 
 // Optional is a marker middleware: a write that carries an
 // Idempotency-Key is made idempotent; one without runs as usual.
 func Optional() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return &marker{next: next} }
+	return newMarker(false)
 }
 
 type marker struct {
-	next     http.Handler
+	behind.Marker
 	required bool
 }
 
-// WrappedHandler lets `check` read the markers inside this one.
-func (m *marker) WrappedHandler() http.Handler { return m.next }
-
-// BehindGate names the marker for the gate, which refuses a route where it
-// sits outside authn.Require.
-func (m *marker) BehindGate() string {
-	if m.required {
-		return "idempotency.Required"
+func newMarker(required bool) func(http.Handler) http.Handler {
+	name, says := "idempotency.Optional", "idempotency=optional"
+	if required {
+		name, says = "idempotency.Required", "idempotency=required"
 	}
-	return "idempotency.Optional"
+	return func(next http.Handler) http.Handler {
+		return &marker{Marker: behind.Marker{Next: next, Name: name, Says: says}, required: required}
+	}
 }
 
 // space is the store space of every idempotency record.
@@ -57,13 +55,13 @@ const space = "idempotency"
 func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
 	if behind.Safe(r.Method) || !c.paths.Applies(r) || behind.Unrouted(r) {
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	key, present, valid := readKey(r.Header)
 	switch {
 	case !present && !m.required:
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	case !present || !valid:
 		behind.Refuse(w, r, &svcerrors.IdempotencyKeyInvalid{})
@@ -75,14 +73,14 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	} else if c.sharedKeys {
 		// Keys not scoped by caller: replaying could hand one caller
 		// another's response.
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	body, ok := c.readBody(w, r)
 	if !ok {
 		return
 	}
-	c.serve(w, r, m.next, store.Key{Space: space, Owner: owner, ID: subject + "\n" + key}, fingerprint(r, body))
+	c.serve(w, r, m.Next, store.Key{Space: space, Owner: owner, ID: subject + "\n" + key}, fingerprint(r, body))
 }
 
 // readBody reads the body to fingerprint it, refusing one over the bound
@@ -165,7 +163,7 @@ func (c *Component) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 // handler that panics, a client that disconnects and a response that is
 // not worth replaying release the key instead, so that a retry runs.
 func (c *Component) runFirst(w http.ResponseWriter, r *http.Request, next http.Handler, k store.Key, owner string) {
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	rec := &behind.Recorder{ResponseWriter: w, Status: http.StatusOK, Max: maxStoredResponse}
 	// The store is told on a context the client cannot cancel: the record
 	// must be completed or released whatever happened to the request.
 	bg := context.WithoutCancel(r.Context())
@@ -179,10 +177,10 @@ func (c *Component) runFirst(w http.ResponseWriter, r *http.Request, next http.H
 	// the route's response: a replay keeps the retry's own.
 	outer := w.Header().Clone()
 	next.ServeHTTP(rec, r)
-	if r.Context().Err() != nil || rec.overflow || !replayable(rec.status) {
+	if r.Context().Err() != nil || rec.Overflow || !replayable(rec.Status) {
 		return
 	}
-	resp := store.Response{Status: rec.status, Header: behind.StoredHeader(rec.Header(), outer), Body: rec.body.Bytes()}
+	resp := store.Response{Status: rec.Status, Header: behind.StoredHeader(rec.Header(), outer), Body: rec.Body.Bytes()}
 	if err := c.records.Complete(bg, k, owner, resp, c.ttl); err != nil {
 		return
 	}

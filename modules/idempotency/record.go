@@ -1,11 +1,8 @@
 package idempotency
 
 import (
-	"bufio"
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
-	"net"
 	"net/http"
 	"strings"
 
@@ -61,49 +58,3 @@ func fingerprint(r *http.Request, body []byte) string {
 	h.Write(body)
 	return hex.EncodeToString(h.Sum(nil))
 }
-
-// recorder passes the response through to the client and keeps a copy.
-type recorder struct {
-	http.ResponseWriter
-	status   int
-	wrote    bool
-	body     bytes.Buffer
-	overflow bool
-}
-
-func (w *recorder) WriteHeader(code int) {
-	// An informational answer (103 Early Hints) is not the response.
-	if !w.wrote && code >= 200 {
-		w.status, w.wrote = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *recorder) Write(p []byte) (int, error) {
-	w.wrote = true
-	if !w.overflow {
-		if w.body.Len()+len(p) > maxStoredResponse {
-			w.overflow = true
-			w.body.Reset()
-		} else {
-			w.body.Write(p)
-		}
-	}
-	return w.ResponseWriter.Write(p)
-}
-
-// Flush keeps streaming handlers working.
-func (w *recorder) Flush() {
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Hijack hands the connection over; the response is then not stored.
-func (w *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	w.overflow = true
-	return http.NewResponseController(w.ResponseWriter).Hijack()
-}
-
-// Unwrap lets http.ResponseController reach the server's writer.
-func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

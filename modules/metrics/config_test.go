@@ -32,7 +32,7 @@ func TestDefaults(t *testing.T) {
 	if !reflect.DeepEqual(c, want) {
 		t.Fatalf("defaults:\n got %#v\nwant %#v", c, want)
 	}
-	if metrics.AuthorizationHeader(c).IsSet() {
+	if metrics.AuthorizationHeader(c) != "" {
 		t.Fatal("authorization_header must be null without Basic credentials")
 	}
 	// FromConfig with a zero Config takes the same defaults.
@@ -195,7 +195,7 @@ func TestFromConfigBypassesEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := metrics.ResolvedConfig(m)
-	if c.Exporter != metrics.ExporterNone || c.ServiceName != "" || c.Endpoint.IsSet() || len(c.Headers) != 0 || c.ExportInterval != time.Second {
+	if c.Exporter != metrics.ExporterNone || c.ServiceName != "" || c.Endpoint != "" || len(c.Headers) != 0 || c.ExportInterval != time.Second {
 		t.Fatalf("FromConfig read the environment: %#v", c)
 	}
 	m, err = metrics.FromConfig(metrics.Config{Exporter: "prometheus"}, metrics.WithName("admin"), metrics.WithConfig(metrics.Config{Export: metrics.Export{ServiceName: "code"}}))

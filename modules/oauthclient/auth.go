@@ -88,7 +88,7 @@ func (a secretAuth) check(cfg *clientConfig) error {
 	if a.m < Auto || a.m > Post {
 		return &ConfigError{Setting: "oauthclient.Secret", Problem: "unknown method: use oauthclient.Auto, oauthclient.Basic or oauthclient.Post"}
 	}
-	if !cfg.clientSecret.IsSet() && cfg.clientSecretFile == "" {
+	if cfg.clientSecret == "" && cfg.clientSecretFile == "" {
 		return &ConfigError{
 			Setting: clientEnvPrefix + "CLIENT_SECRET",
 			Problem: "oauthclient.Secret needs a client secret: set it, " + clientEnvPrefix + "CLIENT_SECRET_FILE or oauthclient.ClientSecret",

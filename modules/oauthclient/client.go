@@ -187,7 +187,7 @@ func (cfg *clientConfig) finishAuth() error {
 		switch {
 		case cfg.assertionFile != "":
 			cfg.auth = AssertionFile("")
-		case cfg.clientSecret.IsSet() || cfg.clientSecretFile != "":
+		case cfg.clientSecret != "" || cfg.clientSecretFile != "":
 			cfg.auth = Secret(Auto)
 		default:
 			return &ConfigError{
@@ -225,7 +225,7 @@ func (cfg *clientConfig) applyEnvMethod() error {
 	setting := clientEnvPrefix + "AUTH_METHOD"
 	switch a := cfg.auth.(type) {
 	case nil:
-		if cfg.assertionFile != "" && !cfg.clientSecret.IsSet() && cfg.clientSecretFile == "" {
+		if cfg.assertionFile != "" && cfg.clientSecret == "" && cfg.clientSecretFile == "" {
 			return &ConfigError{Setting: setting, Problem: "chooses how a client secret is sent, but " + clientEnvPrefix + "ASSERTION_FILE is set and no secret is: unset one of them"}
 		}
 		cfg.auth = secretAuth{m: cfg.envMethod}

@@ -103,7 +103,7 @@ func loadClientEnv(cfg *clientConfig) error {
 	if err := env.ParseWithOptions(&e, envOptions(clientEnvPrefix)); err != nil {
 		return envError(err, envFieldNames)
 	}
-	if e.ClientSecret.IsSet() && e.ClientSecretFile != "" {
+	if e.ClientSecret != "" && e.ClientSecretFile != "" {
 		return &ConfigError{
 			Setting: clientEnvPrefix + "CLIENT_SECRET",
 			Problem: "set either it or " + clientEnvPrefix + "CLIENT_SECRET_FILE, not both",

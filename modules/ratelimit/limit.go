@@ -107,14 +107,14 @@ func Limit(limit string, burst int, opts ...LimitOption) func(http.Handler) http
 	m.headers = newHeaderTable(m.name, spec)
 	return func(next http.Handler) http.Handler {
 		c := *m
-		c.next = next
+		c.Marker = behind.Marker{Next: next, Name: "ratelimit.Limit", Says: "ratelimit=" + spec.String()}
 		return &c
 	}
 }
 
 // marker is one route's limit.
 type marker struct {
-	next    http.Handler
+	behind.Marker
 	spec    Spec
 	rate    store.Rate
 	name    string
@@ -122,17 +122,10 @@ type marker struct {
 	headers *headerTable
 }
 
-// WrappedHandler lets `check` read the markers inside this one.
-func (m *marker) WrappedHandler() http.Handler { return m.next }
-
-// BehindGate names the marker for the gate, which refuses a route where it
-// sits outside authn.Require.
-func (m *marker) BehindGate() string { return "ratelimit.Limit" }
-
 func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	l := limiterFor(r)
 	if !l.paths.Applies(r) || behind.Unrouted(r) {
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	res, err := l.rates.Allow(r.Context(), l.keyOf(r, m.name, m.key), m.rate)
@@ -152,7 +145,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		behind.Refuse(w, r, &svcerrors.RateLimitExceeded{RetryAfter: res.RetryAfter})
 		return
 	}
-	m.next.ServeHTTP(w, r)
+	m.Next.ServeHTTP(w, r)
 }
 
 func periodString(d time.Duration) string {

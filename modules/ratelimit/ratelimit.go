@@ -20,14 +20,10 @@ package ratelimit
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/svckit/svc/internal/behind"
 	"github.com/svckit/svc/modules/store"
 )
-
-// Kind is the component kind, for the one-per-app rule.
-const Kind = "rate-limits"
 
 // KeyFunc names the caller a budget belongs to. It must not return a
 // secret: keys reach the store (and, on a networked store, its logs).
@@ -122,9 +118,5 @@ func (l *Limiter) keyOf(r *http.Request, space string, fn KeyFunc) store.Key {
 // Describe tells `check` the limits on a route, read from its markers:
 // "ratelimit=10/s burst 20", "" when it has none.
 func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	var out []string
-	for _, m := range behind.Markers[*marker](h, mws) {
-		out = append(out, "ratelimit="+m.spec.String())
-	}
-	return strings.Join(out, " ")
+	return behind.Describe[*marker](h, mws)
 }

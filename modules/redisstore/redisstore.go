@@ -149,7 +149,7 @@ func envName(field string) string {
 
 func (c Config) validate() error {
 	switch {
-	case !c.URL.IsSet():
+	case c.URL == "":
 		return errors.New("redisstore: SVC_REDIS_URL is not set: give redis://host:port or rediss://host:port")
 	case c.PoolSize < 0:
 		return errors.New("redisstore: SVC_REDIS_POOL_SIZE must be 0 (default) or positive")

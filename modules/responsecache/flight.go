@@ -1,8 +1,6 @@
 package responsecache
 
 import (
-	"bytes"
-	"net/http"
 	"sync"
 )
 
@@ -39,45 +37,3 @@ func (fs *flights) leave(key string, f *flight) {
 	fs.mu.Unlock()
 	close(f.done)
 }
-
-// recorder passes the response through and keeps a copy up to max bytes.
-type recorder struct {
-	http.ResponseWriter
-	status   int
-	wrote    bool
-	max      int
-	body     bytes.Buffer
-	overflow bool
-}
-
-func (w *recorder) WriteHeader(code int) {
-	if !w.wrote && code >= 200 {
-		w.status, w.wrote = code, true
-	}
-	w.ResponseWriter.WriteHeader(code)
-}
-
-func (w *recorder) Write(p []byte) (int, error) {
-	w.wrote = true
-	if !w.overflow {
-		if w.body.Len()+len(p) > w.max {
-			w.overflow = true
-			w.body.Reset()
-		} else {
-			w.body.Write(p)
-		}
-	}
-	return w.ResponseWriter.Write(p)
-}
-
-// Flush keeps streaming handlers working; a streamed response is not
-// stored.
-func (w *recorder) Flush() {
-	w.overflow = true
-	if f, ok := w.ResponseWriter.(http.Flusher); ok {
-		f.Flush()
-	}
-}
-
-// Unwrap lets http.ResponseController reach the server's writer.
-func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }

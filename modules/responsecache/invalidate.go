@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/svckit/svc/internal/behind"
 	"github.com/svckit/svc/modules/store"
 )
 
@@ -13,10 +14,10 @@ import (
 // makes a cache forget what a write may have changed. Only writes that pass through a marker can do
 // so: put Cached or Shared where the resource's writes are routed too.
 func (c *Component) invalidate(w http.ResponseWriter, r *http.Request, next http.Handler, uri string) {
-	// A recorder that keeps no body (max 0): only the status matters.
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK}
+	// A recorder that keeps no body (Max 0): only the status matters.
+	rec := &behind.Recorder{ResponseWriter: w, Status: http.StatusOK}
 	next.ServeHTTP(rec, r)
-	if !rec.wrote || rec.status >= http.StatusBadRequest {
+	if !rec.Wrote || rec.Status >= http.StatusBadRequest {
 		return
 	}
 	// The request may be gone (the client left); the write happened.

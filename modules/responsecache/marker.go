@@ -20,31 +20,29 @@ import (
 // wrap a ServeMux handler in it, or pass it to authnhuma.Use on a Huma
 // operation (authnhuma.Group on a Huma group).
 func Cached() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return &marker{next: next} }
+	return newMarker(false)
 }
 
 // Shared is [Cached] for a response that is the same for every caller:
 // authenticated requests are answered from, and stored in, the one cache
 // too. The gate still authenticates each request first.
 func Shared() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler { return &marker{next: next, shared: true} }
+	return newMarker(true)
 }
 
 type marker struct {
-	next   http.Handler
+	behind.Marker
 	shared bool
 }
 
-// WrappedHandler lets `check` read the markers inside this one.
-func (m *marker) WrappedHandler() http.Handler { return m.next }
-
-// BehindGate names the marker for the gate, which refuses a route where it
-// sits outside authn.Require: a cache hit there would skip the scope check.
-func (m *marker) BehindGate() string {
-	if m.shared {
-		return "responsecache.Shared"
+func newMarker(shared bool) func(http.Handler) http.Handler {
+	name, says := "responsecache.Cached", "cache=anonymous"
+	if shared {
+		name, says = "responsecache.Shared", "cache=shared"
 	}
-	return "responsecache.Cached"
+	return func(next http.Handler) http.Handler {
+		return &marker{Marker: behind.Marker{Next: next, Name: name, Says: says}, shared: shared}
+	}
 }
 
 // APIDoc tells API documents the Age a GET answered from the cache
@@ -67,15 +65,15 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	c := componentFor(r)
 	read := r.Method == http.MethodGet || r.Method == http.MethodHead
 	if !c.paths.Applies(r) || behind.Unrouted(r) || r.Method == http.MethodOptions || r.Method == http.MethodTrace {
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	if !read {
-		c.invalidate(w, r, m.next, targetURI(r))
+		c.invalidate(w, r, m.Next, targetURI(r))
 		return
 	}
 	if (!m.shared && credentialed(r)) || bypass(r.Header) {
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	primary := http.MethodGet + " " + targetURI(r)
@@ -86,7 +84,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// A HEAD is answered from a stored GET (RFC 9111 §4: the stored
 		// response's method allows it) but never stores: its handler may
 		// write no body, which a GET would then be served.
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	f, leader := c.flights.join(primary)
@@ -101,7 +99,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if c.serveStored(w, r, primary) {
 			return
 		}
-		m.next.ServeHTTP(w, r)
+		m.Next.ServeHTTP(w, r)
 		return
 	}
 	defer c.flights.leave(primary, f)
@@ -110,7 +108,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if c.serveStored(w, r, primary) {
 		return
 	}
-	c.runAndStore(w, r, m.next, primary)
+	c.runAndStore(w, r, m.Next, primary)
 }
 
 // targetURI is the request's URI in a cache key. RFC 9111 §2: the key is
@@ -207,12 +205,12 @@ func varyNames(h http.Header) []string {
 // runAndStore runs the handler, passing its response through, and stores
 // it when it is cacheable.
 func (c *Component) runAndStore(w http.ResponseWriter, r *http.Request, next http.Handler, primary string) {
-	rec := &recorder{ResponseWriter: w, status: http.StatusOK, max: c.maxBody}
+	rec := &behind.Recorder{ResponseWriter: w, Status: http.StatusOK, Max: c.maxBody, FlushOverflows: true}
 	// What outer middlewares set for this request (its request ID, CORS
 	// headers) is not the route's response: a hit keeps the hit's own.
 	outer := w.Header().Clone()
 	next.ServeHTTP(rec, r)
-	if rec.overflow || rec.status != http.StatusOK || r.Context().Err() != nil {
+	if rec.Overflow || rec.Status != http.StatusOK || r.Context().Err() != nil {
 		return
 	}
 	header := w.Header()
@@ -233,7 +231,7 @@ func (c *Component) runAndStore(w http.ResponseWriter, r *http.Request, next htt
 	if len(values) > 0 {
 		stored[varyValuesHeader] = values
 	}
-	e := store.Entry{Response: store.Response{Status: rec.status, Header: stored, Body: rec.body.Bytes()}, Stored: c.now()}
+	e := store.Entry{Response: store.Response{Status: rec.Status, Header: stored, Body: rec.Body.Bytes()}, Stored: c.now()}
 	_ = c.cache.Set(r.Context(), store.Key{Space: space, ID: primary}, e, ttl)
 }
 

@@ -22,18 +22,14 @@ package responsecache
 
 import (
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/svckit/svc/internal/behind"
 	"github.com/svckit/svc/modules/store"
 )
 
-// Kind is the component kind, for the one-per-app rule.
-const Kind = "response-cache"
-
-// DefaultMaxBodySize bounds the body of a response that is stored.
-const DefaultMaxBodySize = 1 << 20
+// defaultMaxBodySize bounds the body of a response that is stored.
+const defaultMaxBodySize = 1 << 20
 
 // Component is the response-cache component: where responses are kept and
 // which paths it applies to. The markers find it in the request context,
@@ -73,7 +69,7 @@ func Exclude(patterns ...string) Option {
 }
 
 // MaxBodySize bounds the body of a stored response (default
-// DefaultMaxBodySize); a larger one streams through and is not stored.
+// 1 MiB); a larger one streams through and is not stored.
 func MaxBodySize(bytes int) Option { return func(c *config) { c.maxBody = bytes } }
 
 // Clock sets where the cache reads the time for Age (default time.Now).
@@ -83,7 +79,7 @@ func Clock(now func() time.Time) Option { return func(c *config) { c.now = now }
 // New builds the component. It refuses Include/Exclude patterns that are
 // not paths and a MaxBodySize below 1 (when set).
 func New(opts ...Option) (*Component, error) {
-	c := config{maxBody: DefaultMaxBodySize, now: time.Now}
+	c := config{maxBody: defaultMaxBodySize, now: time.Now}
 	for _, o := range opts {
 		if o != nil {
 			o(&c)
@@ -116,13 +112,5 @@ func componentFor(r *http.Request) *Component { return slot.For(r) }
 // Describe tells `check` whether a route is cached: "cache=anonymous"
 // (Cached), "cache=shared" or "".
 func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	var out []string
-	for _, m := range behind.Markers[*marker](h, mws) {
-		if m.shared {
-			out = append(out, "cache=shared")
-		} else {
-			out = append(out, "cache=anonymous")
-		}
-	}
-	return strings.Join(out, " ")
+	return behind.Describe[*marker](h, mws)
 }

@@ -203,7 +203,7 @@ func TestFromConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tr.Resolved(); got.Exporter != tracing.ExporterNone || got.Endpoint.IsSet() {
+	if got := tr.Resolved(); got.Exporter != tracing.ExporterNone || got.Endpoint != "" {
 		t.Fatalf("FromConfig read the environment: %+v", got)
 	}
 	for _, tc := range []struct {

@@ -22,10 +22,10 @@ import (
 
 // Defaults of a Bans.
 const (
-	DefaultThreshold  = 5
-	DefaultWindow     = time.Minute
-	DefaultDuration   = 15 * time.Minute
-	DefaultMaxTracked = 100_000
+	defaultThreshold  = 5
+	defaultWindow     = time.Minute
+	defaultDuration   = 15 * time.Minute
+	defaultMaxTracked = 100_000
 )
 
 // Bans counts forged-token failures per client address and bans an address
@@ -79,22 +79,22 @@ func WithStore(s Store) Option {
 // New returns Bans with the defaults above, changed by opts. Values that are
 // not positive keep their default.
 func New(opts ...Option) *Bans {
-	b := &Bans{name: "default", threshold: DefaultThreshold, window: DefaultWindow,
-		duration: DefaultDuration, maxTracked: DefaultMaxTracked, now: time.Now}
+	b := &Bans{name: "default", threshold: defaultThreshold, window: defaultWindow,
+		duration: defaultDuration, maxTracked: defaultMaxTracked, now: time.Now}
 	for _, o := range opts {
 		o(b)
 	}
 	if b.threshold <= 0 {
-		b.threshold = DefaultThreshold
+		b.threshold = defaultThreshold
 	}
 	if b.window <= 0 {
-		b.window = DefaultWindow
+		b.window = defaultWindow
 	}
 	if b.duration <= 0 {
-		b.duration = DefaultDuration
+		b.duration = defaultDuration
 	}
 	if b.maxTracked <= 0 {
-		b.maxTracked = DefaultMaxTracked
+		b.maxTracked = defaultMaxTracked
 	}
 	if b.name == "" {
 		b.name = "default"

@@ -19,9 +19,9 @@ import (
 
 // Defaults of a Limit.
 const (
-	DefaultRate       = 10 // requests per second per address
-	DefaultBurst      = 20
-	DefaultMaxTracked = 100_000
+	defaultRate       = 10 // requests per second per address
+	defaultBurst      = 20
+	defaultMaxTracked = 100_000
 )
 
 // Limit is a token bucket per client address. Safe for concurrent use.
@@ -67,18 +67,18 @@ func WithStore(s Store) Option {
 
 // New returns a Limit with the defaults above, changed by opts.
 func New(opts ...Option) *Limit {
-	l := &Limit{rate: DefaultRate, burst: DefaultBurst, maxTracked: DefaultMaxTracked, now: time.Now}
+	l := &Limit{rate: defaultRate, burst: defaultBurst, maxTracked: defaultMaxTracked, now: time.Now}
 	for _, o := range opts {
 		o(l)
 	}
 	if l.rate <= 0 {
-		l.rate = DefaultRate
+		l.rate = defaultRate
 	}
 	if l.burst <= 0 {
-		l.burst = DefaultBurst
+		l.burst = defaultBurst
 	}
 	if l.maxTracked <= 0 {
-		l.maxTracked = DefaultMaxTracked
+		l.maxTracked = defaultMaxTracked
 	}
 	if l.store == nil {
 		l.store = newMemory(l.maxTracked)

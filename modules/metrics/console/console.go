@@ -18,14 +18,8 @@ import (
 	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
-func init() {
-	registry.Register(string(metrics.ExporterConsole), registry.Factory{Reader: reader})
-}
+func init() { registry.RegisterPush(string(metrics.ExporterConsole), newExporter) }
 
-func reader(_ context.Context, s registry.Setup) (sdkmetric.Reader, error) {
-	e, err := stdoutmetric.New(stdoutmetric.WithWriter(s.Console))
-	if err != nil {
-		return nil, err
-	}
-	return s.Periodic(e), nil
+func newExporter(_ context.Context, s registry.Setup) (sdkmetric.Exporter, error) {
+	return stdoutmetric.New(stdoutmetric.WithWriter(s.Console))
 }

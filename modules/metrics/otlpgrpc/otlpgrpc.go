@@ -20,17 +20,11 @@ import (
 	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
-func init() {
-	registry.Register(string(metrics.ExporterOTLPGRPC), registry.Factory{Reader: reader})
-}
+func init() { registry.RegisterPush(string(metrics.ExporterOTLPGRPC), newExporter) }
 
-func reader(ctx context.Context, s registry.Setup) (sdkmetric.Reader, error) {
-	e, err := otlpmetricgrpc.New(ctx,
-		otlpmetricgrpc.WithEndpointURL(s.Endpoint),
-		otlpmetricgrpc.WithHeaders(s.Headers),
-		otlpmetricgrpc.WithTimeout(s.Timeout))
-	if err != nil {
-		return nil, err
-	}
-	return s.Periodic(e), nil
+// newExporter passes every setting explicitly, so the OpenTelemetry
+// exporter reads no endpoint or header variable of its own.
+func newExporter(ctx context.Context, s registry.Setup) (sdkmetric.Exporter, error) {
+	return otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(s.Endpoint),
+		otlpmetricgrpc.WithHeaders(s.Headers), otlpmetricgrpc.WithTimeout(s.Timeout))
 }

@@ -22,17 +22,11 @@ import (
 	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
-func init() {
-	registry.Register(string(metrics.ExporterOTLPHTTP), registry.Factory{Reader: reader})
-}
+func init() { registry.RegisterPush(string(metrics.ExporterOTLPHTTP), newExporter) }
 
-func reader(ctx context.Context, s registry.Setup) (sdkmetric.Reader, error) {
-	e, err := otlpmetrichttp.New(ctx,
-		otlpmetrichttp.WithEndpointURL(s.Endpoint),
-		otlpmetrichttp.WithHeaders(s.Headers),
-		otlpmetrichttp.WithTimeout(s.Timeout))
-	if err != nil {
-		return nil, err
-	}
-	return s.Periodic(e), nil
+// newExporter passes every setting explicitly, so the OpenTelemetry
+// exporter reads no endpoint or header variable of its own.
+func newExporter(ctx context.Context, s registry.Setup) (sdkmetric.Exporter, error) {
+	return otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(s.Endpoint),
+		otlpmetrichttp.WithHeaders(s.Headers), otlpmetrichttp.WithTimeout(s.Timeout))
 }

@@ -69,3 +69,16 @@ func Register(name string, f Factory) {
 // this package cannot name the component's type without an import cycle,
 // and the state is no business of the public API.
 var StateOf func(m any) any
+
+// RegisterPush adds a push exporter: its reader is the component's
+// periodic reader around what newExporter builds. It is how the console
+// and OTLP exporters register, so none of them repeats the wrapping.
+func RegisterPush(name string, newExporter func(context.Context, Setup) (sdkmetric.Exporter, error)) {
+	Register(name, Factory{Reader: func(ctx context.Context, s Setup) (sdkmetric.Reader, error) {
+		e, err := newExporter(ctx, s)
+		if err != nil {
+			return nil, err
+		}
+		return s.Periodic(e), nil
+	}})
+}
