@@ -105,7 +105,13 @@ func (p Paths) Applies(r *http.Request) bool {
 			path = decoded
 		}
 	}
-	if reqfacts.ExclusionHolds(p.exclude.match, path, raw) {
+	if reqfacts.ExclusionHolds(p.exclude.matchUnder, path, raw) {
+		return false
+	}
+	// The bare form of a prefix ("/public" for "/public/*") holds only
+	// where the router sent the request to a route the exclusion covers,
+	// as the gate's exclusions do: a router may send "/public" to "/{id}".
+	if reqfacts.ExclusionHolds(p.exclude.matchBare, path, raw) && p.exclude.coversRoute(r) {
 		return false
 	}
 	return p.include.empty() || p.include.match(path)
@@ -139,18 +145,43 @@ func newPathSet(option string, patterns []string) (pathSet, error) {
 
 func (s pathSet) empty() bool { return len(s.exact) == 0 && len(s.prefixes) == 0 }
 
-func (s pathSet) match(path string) bool {
+func (s pathSet) match(path string) bool { return s.matchUnder(path) || s.matchBare(path) }
+
+// matchUnder reports whether path is one of the set or lies under one.
+func (s pathSet) matchUnder(path string) bool {
 	for _, e := range s.exact {
 		if path == e {
 			return true
 		}
 	}
 	for _, p := range s.prefixes {
-		if strings.HasPrefix(path, p) || path == p[:len(p)-1] {
+		if strings.HasPrefix(path, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchBare reports whether path is a prefix without its slash: "/docs"
+// for "/docs/*".
+func (s pathSet) matchBare(path string) bool {
+	for _, p := range s.prefixes {
+		if path == p[:len(p)-1] {
+			return true
+		}
+	}
+	return false
+}
+
+// coversRoute reports whether the route r was dispatched to lies under the
+// set; false when no route is known, which keeps the component on.
+func (s pathSet) coversRoute(r *http.Request) bool {
+	st := reqfacts.From(r.Context())
+	if st == nil {
+		return false
+	}
+	pattern, found := st.Route(r)
+	return found && (s.match(pattern) || reqfacts.TemplateUnder(pattern, s.prefixes))
 }
 
 // AnonymousOwner is the Owner of keys of callers known by address or by an

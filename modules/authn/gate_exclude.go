@@ -105,18 +105,7 @@ func (s excludeSet) matchRequest(r *http.Request, routes routeFinder) bool {
 // matchPattern reports whether a route template lies under an exclusion, so
 // that install can refuse an excluded route that requires scopes.
 func (s excludeSet) matchPattern(pattern string) bool {
-	if s.match(pattern) {
-		return true
-	}
 	// A route template such as /docs/* or /docs/{file} is excluded when
 	// everything before its first parameter is.
-	if i := strings.IndexAny(pattern, "{*"); i > 0 {
-		head := pattern[:i]
-		for _, p := range s.prefixes {
-			if strings.HasPrefix(head, p) {
-				return true
-			}
-		}
-	}
-	return false
+	return s.match(pattern) || reqfacts.TemplateUnder(pattern, s.prefixes)
 }

@@ -259,3 +259,24 @@ func TestParse(t *testing.T) {
 	}()
 	ratelimit.Limit("10 per second", 1)
 }
+
+// The bare form of an excluded prefix ("/public" for "/public/*") is
+// exempt only where the router sends it to a route the exclusion covers
+// ("/docs" for "/docs/*"); sent to "/{id}", it is limited like any other
+// request there.
+func TestAnExcludedBarePrefixIsExemptOnlyOnItsOwnRoute(t *testing.T) {
+	r := chi.NewRouter()
+	r.With(ratelimit.Limit("1/h", 1, ratelimit.Name("docs"))).Get("/docs", hello)
+	r.With(ratelimit.Limit("1/h", 1, ratelimit.Name("items"))).Get("/{id}", hello)
+	l := newLimiter(t, store.NewMemory(), ratelimit.Exclude("/public/*", "/docs/*"))
+	srv := behindtest.Stack(t, r, behindtest.Telemetry(t), l.Middleware)
+	for i := range 3 {
+		if resp := behindtest.Do(t, srv, "GET", "/docs", behindtest.Alice, ""); resp.StatusCode != 200 {
+			t.Fatalf("/docs, request %d: %d", i, resp.StatusCode)
+		}
+	}
+	if resp := behindtest.Do(t, srv, "GET", "/public", behindtest.Alice, ""); resp.StatusCode != 200 {
+		t.Fatalf("/public first: %d", resp.StatusCode)
+	}
+	behindtest.Problem(t, behindtest.Do(t, srv, "GET", "/public", behindtest.Alice, ""), 429, "rate-limit-exceeded")
+}
