@@ -66,6 +66,9 @@ type Config struct {
 	// URL is redis://[user:password@]host:port[/db] or rediss:// for
 	// TLS. It prints with its credentials as ***.
 	URL secret.URL `env:"URL"`
+	// Mode is how URL is read: [ModeSingle] (default), [ModeSentinel] or
+	// [ModeCluster].
+	Mode string `env:"MODE" envDefault:"single"`
 	// Prefix starts every key, so that services sharing one Redis keep
 	// apart (default "svc:").
 	Prefix string `env:"PREFIX" envDefault:"svc:"`
@@ -91,7 +94,7 @@ type Config struct {
 	TLS *tls.Config `env:"-"`
 }
 
-// FromEnv reads the Config from SVC_REDIS_URL, SVC_REDIS_PREFIX,
+// FromEnv reads the Config from SVC_REDIS_URL, SVC_REDIS_MODE, SVC_REDIS_PREFIX,
 // SVC_REDIS_POOL_SIZE, SVC_REDIS_TIMEOUT, SVC_REDIS_CACHE_MAX_BYTES and
 // SVC_REDIS_TLS_CA_FILE.
 // It refuses a value that does not parse, naming the variable (never
@@ -134,6 +137,8 @@ func (c Config) validate() error {
 	switch {
 	case !c.URL.IsSet():
 		return errors.New("redisstore: SVC_REDIS_URL is not set: give redis://host:port or rediss://host:port")
+	case !validMode(c.Mode):
+		return fmt.Errorf("redisstore: SVC_REDIS_MODE %q is not one of %s", c.Mode, modes)
 	case c.PoolSize < 0:
 		return errors.New("redisstore: SVC_REDIS_POOL_SIZE must be 0 (default) or positive")
 	case c.Timeout <= 0:
@@ -153,7 +158,7 @@ func (c Config) validate() error {
 // Client is one connection pool to Redis and the stores on it. It is safe
 // for concurrent use; Close releases it.
 type Client struct {
-	rdb      *redis.Client
+	rdb      redis.UniversalClient
 	cfg      Config
 	log      *zap.Logger
 	metrics  *instruments
@@ -202,29 +207,14 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	if cfg.CacheMaxBytes == 0 {
 		cfg.CacheMaxBytes = defaultCacheMaxBytes
 	}
+	if cfg.Mode == "" {
+		cfg.Mode = ModeSingle
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	ro, err := redis.ParseURL(cfg.URL.Value())
+	top, err := newTopology(cfg)
 	if err != nil {
-		// go-redis's message may quote the URL: leave it out.
-		return nil, fmt.Errorf("redisstore: SVC_REDIS_URL %s is not a redis:// or rediss:// URL go-redis reads", cfg.URL)
-	}
-	ro.PoolSize = cfg.PoolSize
-	ro.ReadTimeout, ro.WriteTimeout = cfg.Timeout, cfg.Timeout
-	// Half each for the wait for a pooled connection and for a dial: go-redis
-	// waits for a new connection on the context's Done, which the deadline
-	// of Client.do does not close, so these two bound that wait, and the
-	// I/O after them stops at the operation's deadline.
-	ro.DialTimeout, ro.PoolTimeout = cfg.Timeout/2, cfg.Timeout/2
-	// No retries: a retried script could spend a budget twice, and each
-	// retry would stretch the wait past Timeout.
-	ro.MaxRetries = -1
-	// One dial per attempt: retried dials (5 by default) only add to the
-	// wait of a request while Redis is down.
-	ro.DialerRetries = 1
-	ro.ContextTimeoutEnabled = true
-	if ro.TLSConfig, err = tlsConfig(cfg, ro.TLSConfig); err != nil {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, log: zap.L()}
@@ -236,8 +226,8 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	c.metrics = newInstruments(c.meters)
 	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log }, c.meterProvider)
-	routeGoRedisLogs(c, ro.Password)
-	c.rdb = redis.NewClient(ro)
+	routeGoRedisLogs(c, top.passwords...)
+	c.rdb = top.rdb
 	return c, nil
 }
 
@@ -270,8 +260,9 @@ func (c *Client) Close() error {
 }
 
 // Redis returns the go-redis client, for the app's own commands (prefix
-// its keys with Key).
-func (c *Client) Redis() *redis.Client { return c.rdb }
+// its keys with Config.Prefix): a *redis.Client for ModeSingle and ModeSentinel, a
+// *redis.ClusterClient for ModeCluster.
+func (c *Client) Redis() redis.UniversalClient { return c.rdb }
 
 // unavailable is the error of a store operation Redis did not answer. It
 // matches store.ErrUnavailable and svcerrors.AdmissionRefused with
