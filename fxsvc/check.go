@@ -74,7 +74,7 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	}
 	var parts stopParts
 	first := []fx.Option{fx.NopLogger, fx.StopTimeout(budget), fx.Supply(checkOnly{on: true}),
-		checkAllSettings(&parts, logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
+		checkAllSettings(&parts, logSettingsCheck, shutdownTimeoutCheck), supplyLogFallback(stderr)}
 	app := fx.New(append(first, append(opts, fx.Invoke(func(in checkIn) error {
 		var err error
 		routes, err = collectRoutes(in)

@@ -127,3 +127,35 @@ func validMode(m string) bool {
 }
 
 var modes = strings.Join([]string{ModeSingle, ModeSentinel, ModeCluster}, ", ")
+
+// Topology is what a [Client] is connected to, as its start line and its
+// errors name it: no credential, no query but the names below.
+type Topology struct {
+	// Mode is the Config's Mode.
+	Mode string
+	// Addrs are the addresses SVC_REDIS_URL names: the server, the
+	// sentinels, or the Cluster nodes the client starts from.
+	Addrs []string
+	// MasterName is the name of the primary the sentinels follow
+	// (ModeSentinel only).
+	MasterName string
+}
+
+// Topology returns what c is connected to.
+func (c *Client) Topology() Topology {
+	t := Topology{Mode: c.cfg.Mode}
+	u, err := url.Parse(c.cfg.URL.Value())
+	if err != nil {
+		return t
+	}
+	t.Addrs = append(t.Addrs, u.Host)
+	if c.cfg.Mode == ModeSingle {
+		return t
+	}
+	q := u.Query()
+	t.Addrs = append(t.Addrs, q["addr"]...)
+	if c.cfg.Mode == ModeSentinel {
+		t.MasterName = q.Get("master_name")
+	}
+	return t
+}
