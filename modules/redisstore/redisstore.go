@@ -164,6 +164,7 @@ type Client struct {
 	metrics  *instruments
 	meters   metric.MeterProvider
 	failOpen *failOpen // the rate-limit store's
+	watch    *watch
 }
 
 // Option configures [Open].
@@ -228,6 +229,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log }, c.meterProvider)
 	routeGoRedisLogs(c, top.passwords...)
 	c.rdb = top.rdb
+	c.watch = newWatch(c)
 	return c, nil
 }
 
@@ -249,7 +251,12 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Client, error) {
 
 // ping sends one PING, bounded by Timeout.
 func (c *Client) ping(ctx context.Context) error {
-	return c.do(ctx, "ping", func(ctx context.Context) error { return c.rdb.Ping(ctx).Err() })
+	return c.do(ctx, "ping", func(ctx context.Context) error {
+		if cc, ok := c.rdb.(*redis.ClusterClient); ok {
+			return c.pingPrimaries(ctx, cc)
+		}
+		return c.rdb.Ping(ctx).Err()
+	})
 }
 
 // Close closes the pool; the stores fail after it. go-redis's log lines
