@@ -33,8 +33,16 @@
 //
 // Connections: redis:// or rediss:// (TLS, verified against the system
 // roots, the PEM file of SVC_REDIS_TLS_CA_FILE, or Config.TLS), with a
-// password or an ACL user in the URL; Redis 7 and Valkey 8. go-redis's own
+// password or an ACL user in the URL; Redis 7 and Valkey 8; one server, a
+// Sentinel set or a Cluster (Config.Mode, SVC_REDIS_MODE). Every script
+// and multi-key command keeps its keys in one hash slot. go-redis's own
 // log lines go to the client's logger, never to stderr (see New).
+//
+// Replication is asynchronous: a failover can lose the writes its primary
+// had not sent on (a rate-limit step, an idempotency claim, a ban count),
+// and while no primary answers each store fails as during an outage.
+// svc.redis.redirections counts the MOVED and ASK a Cluster answered,
+// svc.redis.failovers each new primary seen.
 package redisstore
 
 import (

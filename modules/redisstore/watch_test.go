@@ -67,16 +67,24 @@ func TestClusterRedirectionsAndFailoversAreCounted(t *testing.T) {
 	}
 	// Move the (empty) slot of key to another primary on every node.
 	s := slot(key)
-	ranges, err := cc.ClusterSlots(ctx).Result()
+	shards, err := cc.ClusterShards(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var from, to string
-	for _, r := range ranges {
-		if int(s) >= r.Start && int(s) <= r.End {
-			from = r.Nodes[0].ID
-		} else if to == "" {
-			to = r.Nodes[0].ID
+	for _, sh := range shards {
+		holds := false
+		for _, r := range sh.Slots {
+			holds = holds || (int64(s) >= r.Start && int64(s) <= r.End)
+		}
+		for _, n := range sh.Nodes {
+			switch {
+			case n.Role != "master":
+			case holds:
+				from = n.ID
+			case to == "":
+				to = n.ID
+			}
 		}
 	}
 	for _, n := range cl.Nodes {
