@@ -2,7 +2,6 @@ package redisstore_test
 
 import (
 	"context"
-	"strings"
 	"testing"
 	"time"
 
@@ -42,9 +41,9 @@ func count(t *testing.T, reader *sdkmetric.ManualReader, name, attr, val string)
 	return n
 }
 
-// A slot moved to another primary under a client that knows the old map:
-// the client follows MOVED, the command succeeds and
-// svc.redis.redirections counts it. Then a primary is killed: once a
+// A slot migrated to another primary under a client that knows the old
+// map: the client follows ASK during the migration and MOVED after it,
+// the commands succeed and svc.redis.redirections counts both. Then a primary is killed: once a
 // replica took over, a readiness check counts the failover and warns.
 func TestClusterRedirectionsAndFailoversAreCounted(t *testing.T) {
 	if testing.Short() {
@@ -65,38 +64,60 @@ func TestClusterRedirectionsAndFailoversAreCounted(t *testing.T) {
 	if err := cc.Set(ctx, "other", "x", time.Minute).Err(); err != nil { // loads the slot map
 		t.Fatal(err)
 	}
-	// Move the (empty) slot of key to another primary on every node.
+	// Migrate the (empty) slot of key to another primary as a resharding
+	// does: the target imports, the source migrates. A new key is then
+	// answered ASK by the source; once the slot is the target's, the
+	// client's old map earns a MOVED.
 	s := slot(key)
-	shards, err := cc.ClusterShards(ctx).Result()
+	owner, err := cc.MasterForKey(ctx, key)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var from, to string
-	for _, sh := range shards {
-		holds := false
-		for _, r := range sh.Slots {
-			holds = holds || (int64(s) >= r.Start && int64(s) <= r.End)
-		}
-		for _, n := range sh.Nodes {
-			switch {
-			case n.Role != "master":
-			case holds:
-				from = n.ID
-			case to == "":
-				to = n.ID
-			}
-		}
-	}
+	nodes := map[string]*redis.Client{} // by node ID
 	for _, n := range cl.Nodes {
 		rdb := redis.NewClient(&redis.Options{Addr: n.Addr})
-		err := rdb.Do(ctx, "CLUSTER", "SETSLOT", s, "NODE", to).Err()
-		_ = rdb.Close()
-		if err != nil && !strings.Contains(err.Error(), "only with masters") {
-			t.Fatalf("CLUSTER SETSLOT %d NODE %s on %s (was %s): %v", s, to, n.Addr, from, err)
+		t.Cleanup(func() { _ = rdb.Close() })
+		id, err := rdb.ClusterMyID(ctx).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		nodes[id] = rdb
+		role, err := rdb.Do(ctx, "ROLE").Slice()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case role[0] != "master":
+		case n.Addr == owner.Options().Addr:
+			from = id
+		case to == "":
+			to = id
 		}
 	}
+	setslot := func(id string, args ...any) {
+		t.Helper()
+		if err := nodes[id].Do(ctx, append([]any{"CLUSTER", "SETSLOT", s}, args...)...).Err(); err != nil {
+			t.Fatalf("CLUSTER SETSLOT %d %v on %s: %v", s, args, id, err)
+		}
+	}
+	setslot(to, "IMPORTING", from)
+	setslot(from, "MIGRATING", to)
 	if err := cc.Set(ctx, key, "x", time.Minute).Err(); err != nil {
-		t.Fatalf("SET after the slot moved: %v", err)
+		t.Fatalf("SET while the slot migrates: %v", err)
+	}
+	if n := count(t, reader, "svc.redis.redirections", "svc.redis.redirection", "ask"); n < 1 {
+		t.Fatalf("svc.redis.redirections{ask} = %d, want at least 1", n)
+	}
+	setslot(to, "NODE", to)
+	setslot(from, "NODE", to)
+	for id := range nodes {
+		if id != to && id != from {
+			_ = nodes[id].Do(ctx, "CLUSTER", "SETSLOT", s, "NODE", to).Err() // replicas refuse; gossip tells them
+		}
+	}
+	if v, err := cc.Get(ctx, key).Result(); err != nil || v != "x" {
+		t.Fatalf("GET after the slot moved: %q %v", v, err)
 	}
 	if n := count(t, reader, "svc.redis.redirections", "svc.redis.redirection", "moved"); n < 1 {
 		t.Fatalf("svc.redis.redirections{moved} = %d, want at least 1", n)
