@@ -77,7 +77,7 @@ func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	var found settingsFound
 	var unresolved unresolvedSettings
 	first := []fx.Option{fx.NopLogger, fx.StopTimeout(budget), fx.Supply(checkOnly{on: true, unresolved: &unresolved}),
-		checkAllSettings(&found, logSettingsCheck, shutdownTimeoutCheck), fx.Supply(&logFallback{w: stderr})}
+		checkAllSettings(&found, logSettingsCheck, shutdownTimeoutCheck), supplyLogFallback(stderr)}
 	app := fx.New(append(first, append(opts, fx.Invoke(func(in checkIn) error {
 		var err error
 		routes, err = collectRoutes(in)

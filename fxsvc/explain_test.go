@@ -28,7 +28,7 @@ func TestEveryComponentRegisteredTwiceIsNamed(t *testing.T) {
 	}{
 		{"Serve", fxsvc.Serve(), "only one HTTP server may be registered per app: fxsvc.Serve is registered twice; remove the second registration"},
 		{"ServeMux", fxsvc.ServeMux(), "only one router may be registered per app: fxsvc.ServeMux provides the app's http.Handler"},
-		{"Redis", fxredis.Redis(), "only one Redis connection may be registered per app: fxredis.Redis is registered twice"},
+		{"Redis", fxredis.Redis(), "only one redis component may be registered per app, got fxredis.Redis and fxredis.Redis"},
 		{"ForTests", fxsvc.ForTests(nil), "only one test mode may be registered per app: fxsvc.ForTests is registered twice"},
 		{"Authn", fxsvc.Authn(iss.Verifier()), "only one authentication gate may be registered per app: fxsvc.Authn is registered twice"},
 		{"OAuthClient", fxsvc.OAuthClient(), "only one oauth client may be registered per app: fxsvc.OAuthClient is registered twice"},

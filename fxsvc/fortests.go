@@ -30,7 +30,7 @@ func ForTests(logTo io.Writer) fx.Option {
 	if logTo == nil {
 		return fx.Supply(&forTests{})
 	}
-	return fx.Supply(&forTests{}, &logFallback{w: logTo})
+	return fx.Options(fx.Supply(&forTests{}), supplyLogFallback(logTo))
 }
 
 // ErrOutboundNotConfigured is what the stand-in client of a test app

@@ -11,6 +11,8 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/svckit/svc/internal/kitlog"
 )
 
 // The variables of [DefaultLogger].
@@ -126,6 +128,14 @@ func (f *logFallback) unsampled() (*zap.Logger, error) {
 		return nil, err
 	}
 	return f.all, nil
+}
+
+// supplyLogFallback puts the default logger on w in the graph, for the
+// components of fxsvc (logIn) and for the kit's wiring outside it
+// (kitlog.Fallback: fxredis).
+func supplyLogFallback(w io.Writer) fx.Option {
+	f := &logFallback{w: w}
+	return fx.Options(fx.Supply(f), fx.Provide(func() kitlog.Fallback { return f.get }))
 }
 
 // logIn is how a component finds its logger: the app's *zap.Logger when

@@ -82,7 +82,7 @@ func runApp(stderr io.Writer, opts []fx.Option) int {
 	all := append([]fx.Option{
 		fx.NopLogger, fx.StopTimeout(budget),
 		checkAllSettings(&found, func() error { return budgetErr }, logSettingsCheck),
-		fx.Supply(&logFallback{w: stderr}, start),
+		supplyLogFallback(stderr), fx.Supply(start),
 	}, opts...)
 	app := fx.New(append(all, collectStopParts(&parts), collectRunInfo(&info))...)
 	if err := app.Err(); err != nil {

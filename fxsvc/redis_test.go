@@ -29,7 +29,17 @@ import (
 // route limited to 20/s (burst 1) and an idempotent write whose runs are
 // counted in writes. The limit is named: in one test process each
 // replica's declaration would otherwise get its own default name.
+// itemRuns counts the runs of POST /items by Idempotency-Key, across the
+// replicas of every test.
+var itemRuns sync.Map
+
 func replica(t *testing.T, srv *redistest.Server, writes, items *atomic.Int64) *svctest.App {
+	t.Helper()
+	return replicaOn(t, redisstore.Config{URL: secret.URL(srv.URL), Timeout: 300 * time.Millisecond}, writes, items)
+}
+
+// replicaOn is replica on the Redis topology of cfg.
+func replicaOn(t *testing.T, cfg redisstore.Config, writes, items *atomic.Int64) *svctest.App {
 	t.Helper()
 	router := func() *chi.Mux {
 		r := chi.NewRouter()
@@ -40,14 +50,16 @@ func replica(t *testing.T, srv *redistest.Server, writes, items *atomic.Int64) *
 			time.Sleep(300 * time.Millisecond)
 			w.WriteHeader(http.StatusCreated)
 		})
-		r.With(idempotency.Required()).Post("/items", func(w http.ResponseWriter, _ *http.Request) {
+		r.With(idempotency.Required()).Post("/items", func(w http.ResponseWriter, r *http.Request) {
 			items.Add(1)
+			n, _ := itemRuns.LoadOrStore(r.Header.Get("Idempotency-Key"), new(atomic.Int64))
+			n.(*atomic.Int64).Add(1)
 			w.WriteHeader(http.StatusCreated)
 		})
 		return r
 	}
 	return svctest.Start(t, fxsvc.Errors(), fxsvc.Authn(behindtest.Verifier{}), fxsvc.Health(),
-		fxredis.Config(redisstore.Config{URL: secret.URL(srv.URL), Timeout: 300 * time.Millisecond}),
+		fxredis.Config(cfg),
 		fxsvc.RateLimits(), fxsvc.Idempotency(idempotency.Wait(5*time.Second)),
 		fx.Provide(router), fxsvc.Serve())
 }
@@ -93,75 +105,8 @@ func testRedisThreeReplicasShareOnePolicy(t *testing.T, engine redistest.Option)
 	var writes, items atomic.Int64
 	apps := []*svctest.App{replica(t, srv, &writes, &items), replica(t, srv, &writes, &items), replica(t, srv, &writes, &items)}
 
-	t.Run("one rate limit across replicas", func(t *testing.T) {
-		// Two callers per replica send as fast as they can for 1.5 s. GCRA
-		// with burst 1 admits 1 + elapsed/50ms in total, whichever replica
-		// answers; the upper bound is what sharing guarantees, the lower
-		// one that nobody is refused wrongly.
-		var admitted, refused atomic.Int64
-		start := time.Now()
-		stop := start.Add(1500 * time.Millisecond)
-		var wg sync.WaitGroup
-		for i := range 6 {
-			wg.Go(func() {
-				for time.Now().Before(stop) {
-					switch s := apps[i%3].Get(t, "/limited", behindtest.Alice).Status; s {
-					case http.StatusOK:
-						admitted.Add(1)
-					case http.StatusTooManyRequests:
-						refused.Add(1)
-					default:
-						t.Errorf("status %d", s)
-					}
-				}
-			})
-		}
-		wg.Wait()
-		elapsed := time.Since(start)
-		want := 1 + float64(elapsed)/float64(50*time.Millisecond)
-		got := float64(admitted.Load())
-		// The upper bound is what sharing guarantees. The lower one holds
-		// only while the callers kept the budget contended: on a loaded
-		// machine a request can take longer than the 50 ms a token takes
-		// to come back, and fewer are then admitted without any being
-		// refused wrongly.
-		sent := got + float64(refused.Load())
-		if got > want*1.1+2 || (sent >= 3*want && got < want*0.5) {
-			t.Fatalf("admitted %v of %v in %v across 3 replicas, want about %.0f (20/s shared)", got, sent, elapsed, want)
-		}
-		if refused.Load() == 0 {
-			t.Fatal("nothing refused: the limit was not enforced")
-		}
-	})
-
-	t.Run("one idempotency key sent to all three at once runs once", func(t *testing.T) {
-		writes.Store(0)
-		var wg sync.WaitGroup
-		statuses := make([]int, 3)
-		replayed := 0
-		var mu sync.Mutex
-		for i, app := range apps {
-			wg.Go(func() {
-				resp := post(t, app, "order-1")
-				resp.Body.Close()
-				mu.Lock()
-				statuses[i] = resp.StatusCode
-				if resp.Header.Get("Idempotent-Replayed") == "true" {
-					replayed++
-				}
-				mu.Unlock()
-			})
-		}
-		wg.Wait()
-		if writes.Load() != 1 || replayed != 2 {
-			t.Fatalf("handler ran %d times, %d replays; statuses %v", writes.Load(), replayed, statuses)
-		}
-		for _, s := range statuses {
-			if s != http.StatusCreated {
-				t.Fatalf("statuses %v, want 201 ×3", statuses)
-			}
-		}
-	})
+	t.Run("one rate limit across replicas", func(t *testing.T) { sharedLimit(t, apps) })
+	t.Run("one idempotency key sent to all three at once runs once", func(t *testing.T) { sharedIdempotency(t, apps, &writes) })
 
 	t.Run("Redis down and back", func(t *testing.T) {
 		srv.Stop()
@@ -325,5 +270,77 @@ func TestStartFailurePrintsOnceWithRedisReply(t *testing.T) {
 	}
 	if strings.Contains(msg, "svc: start:") || strings.Contains(msg, "not answer") || strings.Contains(msg, "OnStart hook") {
 		t.Fatalf("printed twice, as a silence, or naming fx's hook:\n%s", msg)
+	}
+}
+
+// sharedLimit: the replicas spend one rate-limit budget.
+func sharedLimit(t *testing.T, apps []*svctest.App) {
+	// Two callers per replica send as fast as they can for 1.5 s. GCRA
+	// with burst 1 admits 1 + elapsed/50ms in total, whichever replica
+	// answers; the upper bound is what sharing guarantees, the lower
+	// one that nobody is refused wrongly.
+	var admitted, refused atomic.Int64
+	start := time.Now()
+	stop := start.Add(1500 * time.Millisecond)
+	var wg sync.WaitGroup
+	for i := range 6 {
+		wg.Go(func() {
+			for time.Now().Before(stop) {
+				switch s := apps[i%3].Get(t, "/limited", behindtest.Alice).Status; s {
+				case http.StatusOK:
+					admitted.Add(1)
+				case http.StatusTooManyRequests:
+					refused.Add(1)
+				default:
+					t.Errorf("status %d", s)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	want := 1 + float64(elapsed)/float64(50*time.Millisecond)
+	got := float64(admitted.Load())
+	// The upper bound is what sharing guarantees. The lower one holds
+	// only while the callers kept the budget contended: on a loaded
+	// machine a request can take longer than the 50 ms a token takes to
+	// come back, and fewer are then admitted without any being refused
+	// wrongly.
+	sent := got + float64(refused.Load())
+	if got > want*1.1+2 || (sent >= 3*want && got < want*0.5) {
+		t.Fatalf("admitted %v of %v in %v across 3 replicas, want about %.0f (20/s shared)", got, sent, elapsed, want)
+	}
+	if refused.Load() == 0 {
+		t.Fatal("nothing refused: the limit was not enforced")
+	}
+}
+
+// sharedIdempotency: one key sent to three replicas at once runs once.
+func sharedIdempotency(t *testing.T, apps []*svctest.App, writes *atomic.Int64) {
+	writes.Store(0)
+	var wg sync.WaitGroup
+	statuses := make([]int, 3)
+	replayed := 0
+	var mu sync.Mutex
+	for i, app := range apps {
+		wg.Go(func() {
+			resp := post(t, app, "order-1")
+			resp.Body.Close()
+			mu.Lock()
+			statuses[i] = resp.StatusCode
+			if resp.Header.Get("Idempotent-Replayed") == "true" {
+				replayed++
+			}
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	if writes.Load() != 1 || replayed != 2 {
+		t.Fatalf("handler ran %d times, %d replays; statuses %v", writes.Load(), replayed, statuses)
+	}
+	for _, s := range statuses {
+		if s != http.StatusCreated {
+			t.Fatalf("statuses %v, want 201 ×3", statuses)
+		}
 	}
 }

@@ -13,6 +13,8 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
+
+	"github.com/svckit/svc/internal/kitlog"
 )
 
 // SharedState is where the components behind the gate (rate limits,
@@ -41,22 +43,20 @@ func (s *SharedState) describe() string {
 }
 
 // startInfoGroup collects each component's part of the start line.
-const startInfoGroup = "svc.start.info"
+const startInfoGroup = kitlog.StartGroup
 
 // startInfo is one component's part of the start line. Each component's
 // option provides its own (see describe), so that Run names no component
-// type: an app links only the components it uses.
-type startInfo struct {
-	name   string
-	encode func(zapcore.ObjectEncoder) // its settings; nil when it has none to show
-}
+// type: an app links only the components it uses. fxredis provides its
+// own through package kitlog.
+type startInfo = kitlog.StartPart
 
 // describe provides a component's part of the start line, built from the
 // component's T when the line is written. encode must write no secret as
 // it is: secret.String and secret.URL print ***.
 func describe[T any](name string, encode func(T, zapcore.ObjectEncoder)) fx.Option {
 	return fx.Provide(fx.Annotate(func(v T) startInfo {
-		return startInfo{name: name, encode: func(enc zapcore.ObjectEncoder) { encode(v, enc) }}
+		return startInfo{Name: name, Encode: func(enc zapcore.ObjectEncoder) { encode(v, enc) }}
 	}, fx.ResultTags(`group:"`+startInfoGroup+`"`)))
 }
 
@@ -94,7 +94,7 @@ func collectRunInfo(info *runInfo) fx.Option {
 		}
 		*info = runInfo{log: log, ownLogger: in.Log.own(), server: in.Server, shared: in.Shared, parts: in.Parts}
 		// fx hands value groups over in no set order.
-		slices.SortFunc(info.parts, func(a, b startInfo) int { return cmp.Compare(a.name, b.name) })
+		slices.SortFunc(info.parts, func(a, b startInfo) int { return cmp.Compare(a.Name, b.Name) })
 		for _, w := range in.Wrappers {
 			info.wrappers = append(info.wrappers, w.components...)
 		}
@@ -116,7 +116,7 @@ func (i *runInfo) components() []string {
 		names = append(names, "http")
 	}
 	for _, p := range i.parts {
-		names = append(names, p.name)
+		names = append(names, p.Name)
 	}
 	names = append(names, i.wrappers...)
 	slices.Sort(names)
@@ -164,11 +164,11 @@ func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Durati
 		}))
 	}
 	for _, p := range i.parts {
-		if p.encode == nil {
+		if p.Encode == nil {
 			continue
 		}
-		_ = enc.AddObject(p.name, zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
-			p.encode(enc)
+		_ = enc.AddObject(p.Name, zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
+			p.Encode(enc)
 			return nil
 		}))
 	}

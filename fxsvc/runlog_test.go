@@ -32,7 +32,7 @@ func TestStartLineSaysWhereSharedStateIs(t *testing.T) {
 	}{
 		{"in memory", nil, "in-memory (not shared between replicas)"},
 		{"redis", []fx.Option{fxredis.Config(redisstore.Config{URL: secret.URL(srv.URL), Timeout: 2 * time.Second})},
-			"redis redis://" + srv.Addr + "/0"},
+			"redis redis://" + srv.Addr},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runApp(t, append([]fx.Option{fx.Supply(chi.NewRouter()), fxsvc.Errors(), fxsvc.Serve()}, tc.opts...)...)

@@ -3,7 +3,6 @@ package main
 import (
 	"encoding/json"
 	"net/http"
-	"os"
 	"strconv"
 	"sync"
 	"time"
@@ -22,14 +21,11 @@ import (
 
 // behindGate adds the components that run behind the gate. Routes opt in
 // with markers (mountOrders). With SVC_REDIS_URL set their state lives on
-// Redis, shared by every replica; without it, in memory.
+// Redis, shared by every replica; without it, in memory (fxredis.Redis
+// says so at start).
 func behindGate() fx.Option {
-	shared := fx.Options()
-	if os.Getenv("SVC_REDIS_URL") != "" {
-		shared = fxredis.Redis()
-	}
 	return fx.Options(
-		shared,
+		fxredis.Redis(),
 		fxsvc.RateLimits(),
 		fxsvc.Idempotency(),
 		fxsvc.Conditional(),

@@ -59,6 +59,10 @@ type Server struct {
 	dir  string
 	cert certs
 	t    testing.TB
+	// extra are further arguments (a replica's, a cluster node's);
+	// sentinel, when set, is the configuration file of a sentinel.
+	extra    []string
+	sentinel string
 
 	mu   sync.Mutex
 	cmd  *exec.Cmd
@@ -72,6 +76,7 @@ type options struct {
 	engine         engine
 	tls            bool
 	user, password string
+	extra          []string // further arguments (a replica's)
 }
 
 type engine struct{ name, binary, pkg string }
@@ -129,6 +134,14 @@ func lookPath(name string) string {
 // server does not answer PING within StartTimeout.
 func Start(t testing.TB, opts ...Option) *Server {
 	t.Helper()
+	return startWith(t, nil, opts...)
+}
+
+// startWith is Start with prepare called on the server before each try
+// to start it, once its address is picked (to add arguments that name
+// its port, or write its configuration file).
+func startWith(t testing.TB, prepare func(*Server) error, opts ...Option) *Server {
+	t.Helper()
 	cfg := options{engine: redisEngine}
 	for _, o := range opts {
 		o(&cfg)
@@ -159,6 +172,11 @@ func Start(t testing.TB, opts ...Option) *Server {
 		}
 		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
 		s.URL = s.url()
+		if prepare != nil {
+			if last = prepare(s); last != nil {
+				continue
+			}
+		}
 		if last = s.start(); last == nil {
 			t.Cleanup(s.Stop)
 			return s
@@ -199,6 +217,10 @@ func freePort() (int, error) {
 
 func (s *Server) args() []string {
 	_, port, _ := net.SplitHostPort(s.Addr)
+	if s.sentinel != "" {
+		return append([]string{s.sentinel, "--sentinel", "--port", port, "--bind", "127.0.0.1",
+			"--dir", s.dir, "--daemonize", "no", "--loglevel", "warning", "--logfile", s.dir + "/server.log"}, s.extra...)
+	}
 	args := []string{"--port", port}
 	if s.cfg.tls {
 		args = []string{"--port", "0", "--tls-port", port,
@@ -216,7 +238,8 @@ func (s *Server) args() []string {
 	case s.Password != "":
 		args = append(args, "--requirepass", s.Password)
 	}
-	return args
+	args = append(args, s.cfg.extra...)
+	return append(args, s.extra...)
 }
 
 func (s *Server) start() error {

@@ -126,3 +126,26 @@ func TestSkipsOrFailsWithoutTheBinary(t *testing.T) {
 		})
 	}
 }
+
+func TestStartSentinel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a Sentinel set is seven processes")
+	}
+	set := redistest.StartSentinel(t)
+	old, err := set.PrimaryAddr(t.Context())
+	if err != nil || old != set.Data[0].Addr {
+		t.Fatalf("primary = %q, %v; want %s", old, err, set.Data[0].Addr)
+	}
+	set.KillPrimary(t)
+	set.WaitPromoted(t, old)
+}
+
+func TestStartCluster(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a Cluster is six processes")
+	}
+	c := redistest.StartCluster(t)
+	p := c.PrimaryOf(t, "k")
+	p.Stop()
+	c.WaitOK(t, "k", p.Addr)
+}

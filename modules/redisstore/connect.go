@@ -54,7 +54,9 @@ func tlsConfig(cfg Config, base *tls.Config) (*tls.Config, error) {
 }
 
 // Check sends one PING, bounded by Timeout, as Open and fxredis.Redis do
-// at start and /readyz does on every probe, and explains
+// at start and /readyz does on every probe (to the primary the sentinels
+// name in ModeSentinel; to every primary in ModeCluster, where it fails
+// only when none answers), and explains
 // a failure to the operator: the error names SVC_REDIS_URL (its
 // credentials masked), matches ErrAuthRefused when Redis refused the
 // credentials, and points to SVC_REDIS_TLS_CA_FILE when the server's

@@ -42,20 +42,22 @@ func newGoRedisLog() *goRedisLog {
 
 // routeGoRedisLogs installs the sink as go-redis's logger, once per
 // process, and makes c's logger its target until c closes.
-func routeGoRedisLogs(c *Client, password string) {
+func routeGoRedisLogs(c *Client, passwords ...string) {
 	goRedisLogOnce.Do(func() { redis.SetLogger(goRedisLogs) })
-	goRedisLogs.attach(c, password)
+	goRedisLogs.attach(c, passwords...)
 }
 
 // attach makes c's logger the target of go-redis's lines until c closes
 // and remembers its password to mask it.
-func (g *goRedisLog) attach(c *Client, password string) {
+func (g *goRedisLog) attach(c *Client, passwords ...string) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	g.open = append(g.open, c)
 	g.last = c
-	if password != "" {
-		g.passwords[password] = struct{}{}
+	for _, pw := range passwords {
+		if pw != "" {
+			g.passwords[pw] = struct{}{}
+		}
 	}
 }
 

@@ -33,8 +33,16 @@
 //
 // Connections: redis:// or rediss:// (TLS, verified against the system
 // roots, the PEM file of SVC_REDIS_TLS_CA_FILE, or Config.TLS), with a
-// password or an ACL user in the URL; Redis 7 and Valkey 8. go-redis's own
+// password or an ACL user in the URL; Redis 7 and Valkey 8; one server, a
+// Sentinel set or a Cluster (Config.Mode, SVC_REDIS_MODE). Every script
+// and multi-key command keeps its keys in one hash slot. go-redis's own
 // log lines go to the client's logger, never to stderr (see New).
+//
+// Replication is asynchronous: a failover can lose the writes its primary
+// had not sent on (a rate-limit step, an idempotency claim, a ban count),
+// and while no primary answers each store fails as during an outage.
+// svc.redis.redirections counts the MOVED and ASK a Cluster answered,
+// svc.redis.failovers each new primary seen.
 package redisstore
 
 import (
@@ -66,6 +74,9 @@ type Config struct {
 	// URL is redis://[user:password@]host:port[/db] or rediss:// for
 	// TLS. It prints with its credentials as ***.
 	URL secret.URL `env:"URL"`
+	// Mode is how URL is read: [ModeSingle] (default), [ModeSentinel] or
+	// [ModeCluster].
+	Mode string `env:"MODE" envDefault:"single"`
 	// Prefix starts every key, so that services sharing one Redis keep
 	// apart (default "svc:").
 	Prefix string `env:"PREFIX" envDefault:"svc:"`
@@ -108,7 +119,7 @@ func EnvVariables() []string {
 	return names
 }
 
-// FromEnv reads the Config from SVC_REDIS_URL, SVC_REDIS_PREFIX,
+// FromEnv reads the Config from SVC_REDIS_URL, SVC_REDIS_MODE, SVC_REDIS_PREFIX,
 // SVC_REDIS_POOL_SIZE, SVC_REDIS_TIMEOUT, SVC_REDIS_CACHE_MAX_BYTES and
 // SVC_REDIS_TLS_CA_FILE.
 // It refuses a value that does not parse, naming the variable (never
@@ -151,6 +162,8 @@ func (c Config) validate() error {
 	switch {
 	case c.URL == "":
 		return errors.New("redisstore: SVC_REDIS_URL is not set: give redis://host:port or rediss://host:port")
+	case !validMode(c.Mode):
+		return fmt.Errorf("redisstore: SVC_REDIS_MODE %q is not one of %s", c.Mode, modes)
 	case c.PoolSize < 0:
 		return errors.New("redisstore: SVC_REDIS_POOL_SIZE must be 0 (default) or positive")
 	case c.Timeout <= 0:
@@ -170,12 +183,13 @@ func (c Config) validate() error {
 // Client is one connection pool to Redis and the stores on it. It is safe
 // for concurrent use; Close releases it.
 type Client struct {
-	rdb      *redis.Client
+	rdb      redis.UniversalClient
 	cfg      Config
 	log      *zap.Logger
 	metrics  *instruments
 	meters   metric.MeterProvider
 	failOpen *failOpen // the rate-limit store's
+	watch    *watch
 }
 
 // Option configures [Open].
@@ -219,29 +233,14 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	if cfg.CacheMaxBytes == 0 {
 		cfg.CacheMaxBytes = defaultCacheMaxBytes
 	}
+	if cfg.Mode == "" {
+		cfg.Mode = ModeSingle
+	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	ro, err := redis.ParseURL(cfg.URL.Value())
+	top, err := newTopology(cfg)
 	if err != nil {
-		// go-redis's message may quote the URL: leave it out.
-		return nil, fmt.Errorf("redisstore: SVC_REDIS_URL %s is not a redis:// or rediss:// URL go-redis reads", cfg.URL)
-	}
-	ro.PoolSize = cfg.PoolSize
-	ro.ReadTimeout, ro.WriteTimeout = cfg.Timeout, cfg.Timeout
-	// Half each for the wait for a pooled connection and for a dial: go-redis
-	// waits for a new connection on the context's Done, which the deadline
-	// of Client.do does not close, so these two bound that wait, and the
-	// I/O after them stops at the operation's deadline.
-	ro.DialTimeout, ro.PoolTimeout = cfg.Timeout/2, cfg.Timeout/2
-	// No retries: a retried script could spend a budget twice, and each
-	// retry would stretch the wait past Timeout.
-	ro.MaxRetries = -1
-	// One dial per attempt: retried dials (5 by default) only add to the
-	// wait of a request while Redis is down.
-	ro.DialerRetries = 1
-	ro.ContextTimeoutEnabled = true
-	if ro.TLSConfig, err = tlsConfig(cfg, ro.TLSConfig); err != nil {
 		return nil, err
 	}
 	c := &Client{cfg: cfg, log: zap.L()}
@@ -253,8 +252,9 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	c.metrics = newInstruments(c.meters)
 	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log }, c.meterProvider)
-	routeGoRedisLogs(c, ro.Password)
-	c.rdb = redis.NewClient(ro)
+	routeGoRedisLogs(c, top.passwords...)
+	c.rdb = top.rdb
+	c.watch = newWatch(c)
 	return c, nil
 }
 
@@ -276,7 +276,12 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Client, error) {
 
 // ping sends one PING, bounded by Timeout.
 func (c *Client) ping(ctx context.Context) error {
-	return c.do(ctx, "ping", func(ctx context.Context) error { return c.rdb.Ping(ctx).Err() })
+	return c.do(ctx, "ping", func(ctx context.Context) error {
+		if cc, ok := c.rdb.(*redis.ClusterClient); ok {
+			return c.pingPrimaries(ctx, cc)
+		}
+		return c.rdb.Ping(ctx).Err()
+	})
 }
 
 // Close closes the pool; the stores fail after it. go-redis's log lines
@@ -287,8 +292,9 @@ func (c *Client) Close() error {
 }
 
 // Redis returns the go-redis client, for the app's own commands (prefix
-// its keys with Key).
-func (c *Client) Redis() *redis.Client { return c.rdb }
+// its keys with Config.Prefix): a *redis.Client for ModeSingle and ModeSentinel, a
+// *redis.ClusterClient for ModeCluster.
+func (c *Client) Redis() redis.UniversalClient { return c.rdb }
 
 // unavailable is the error of a store operation Redis did not answer, or
 // answered with an error reply (its message says which). It

@@ -416,7 +416,7 @@ func TestMetricsByOperation(t *testing.T) {
 
 func TestEnvVariablesListWhatFromEnvReads(t *testing.T) {
 	got := strings.Join(redisstore.EnvVariables(), " ")
-	want := "SVC_REDIS_URL SVC_REDIS_PREFIX SVC_REDIS_POOL_SIZE SVC_REDIS_TIMEOUT SVC_REDIS_CACHE_MAX_BYTES SVC_REDIS_TLS_CA_FILE"
+	want := "SVC_REDIS_URL SVC_REDIS_MODE SVC_REDIS_PREFIX SVC_REDIS_POOL_SIZE SVC_REDIS_TIMEOUT SVC_REDIS_CACHE_MAX_BYTES SVC_REDIS_TLS_CA_FILE"
 	if got != want {
 		t.Fatalf("EnvVariables() = %s, want %s", got, want)
 	}

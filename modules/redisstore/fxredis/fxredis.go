@@ -6,11 +6,15 @@ package fxredis
 import (
 	"context"
 	"fmt"
+	"os"
+	"strings"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/internal/kitlog"
 	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
@@ -21,7 +25,21 @@ import (
 type redisIn struct {
 	fx.In
 	Lifecycle fx.Lifecycle
-	Logger    *zap.Logger `optional:"true"`
+	Logger    *zap.Logger     `optional:"true"`
+	Fallback  kitlog.Fallback `optional:"true"`
+}
+
+// logger is the app's own logger, else the kit's default one (so that an
+// app with no logger still reads Redis's warnings: never zap.L(), which
+// discards); its error is a bad SVC_LOG_* setting.
+func (in redisIn) logger() (*zap.Logger, error) {
+	switch {
+	case in.Logger != nil:
+		return in.Logger, nil
+	case in.Fallback != nil:
+		return in.Fallback()
+	}
+	return fxsvc.DefaultLogger()
 }
 
 // Redis connects the app to Redis from SVC_REDIS_* (see
@@ -36,16 +54,24 @@ type redisIn struct {
 // SVC_REDIS_URL; see redisstore.Client.Check) and closes when it stops; /readyz (see fxsvc.Health) checks
 // it with a PING under the name "redis".
 //
+// Without SVC_REDIS_URL (read when Redis is called) the app runs on the
+// components' in-memory stores, each replica its own, and says so in one
+// info line at start: an app needs no branch on its environment. It then
+// provides no *redisstore.Client.
+//
 // It refuses a second Redis in one app and any SVC_REDIS_* value
 // redisstore.FromEnv refuses (fx.New fails naming the variable).
 func Redis(opts ...redisstore.Option) fx.Option {
+	if os.Getenv("SVC_REDIS_URL") == "" {
+		return inMemory()
+	}
 	return fx.Module("svc.redis",
 		lifecycle.Singleton("redis", "fxredis.Redis"),
 		fxsvc.KnownVariables(redisstore.EnvVariables()...),
-		fx.Provide(func(in redisIn) (*redisstore.Client, error) {
+		fx.Provide(func(in redisIn) (redisOut, error) {
 			cfg, err := redisstore.FromEnv()
 			if err != nil {
-				return nil, fmt.Errorf("fxredis.Redis: %w", err)
+				return redisOut{}, fmt.Errorf("fxredis.Redis: %w", err)
 			}
 			return newRedis(in, cfg, opts, "fxredis.Redis")
 		}),
@@ -58,7 +84,7 @@ func Redis(opts ...redisstore.Option) fx.Option {
 func Config(cfg redisstore.Config, opts ...redisstore.Option) fx.Option {
 	return fx.Module("svc.redis",
 		lifecycle.Singleton("redis", "fxredis.Config"),
-		fx.Provide(func(in redisIn) (*redisstore.Client, error) { return newRedis(in, cfg, opts, "fxredis.Config") }),
+		fx.Provide(func(in redisIn) (redisOut, error) { return newRedis(in, cfg, opts, "fxredis.Config") }),
 		redisProvides,
 	)
 }
@@ -88,13 +114,15 @@ func redisBans(lc fx.Lifecycle, c *redisstore.Client) bans.Store {
 
 // newRedis builds the client and opens it with the app; by names the
 // option that asked for it in errors.
-func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option, by string) (*redisstore.Client, error) {
-	if in.Logger != nil {
-		opts = append([]redisstore.Option{redisstore.Logger(in.Logger)}, opts...)
+func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option, by string) (redisOut, error) {
+	log, err := in.logger()
+	if err != nil {
+		return redisOut{}, err
 	}
+	opts = append([]redisstore.Option{redisstore.Logger(log)}, opts...)
 	c, err := redisstore.New(cfg, opts...)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", by, err)
+		return redisOut{}, fmt.Errorf("%s: %w", by, err)
 	}
 	in.Lifecycle.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
@@ -107,17 +135,55 @@ func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option, by st
 		},
 		OnStop: func(context.Context) error { return c.Close() },
 	})
-	return c, nil
+	return redisOut{Client: c, Part: kitlog.StartPart{Name: "redis", Encode: func(enc zapcore.ObjectEncoder) {
+		t := c.Topology()
+		enc.AddString("mode", t.Mode)
+		enc.AddString("addrs", strings.Join(t.Addrs, ","))
+		if t.MasterName != "" {
+			enc.AddString("master_name", t.MasterName)
+		}
+	}}}, nil
+}
+
+// redisOut is the client and its part of the start line (its topology,
+// never its credentials).
+type redisOut struct {
+	fx.Out
+	Client *redisstore.Client
+	Part   kitlog.StartPart `group:"svc.start.info"`
+}
+
+// inMemory is Redis without SVC_REDIS_URL: nothing but its line at start
+// and its part of the start line.
+func inMemory() fx.Option {
+	return fx.Module("svc.redis",
+		lifecycle.Singleton("redis", "fxredis.Redis"),
+		fx.Provide(fx.Annotate(func() kitlog.StartPart {
+			return kitlog.StartPart{Name: "redis", Encode: func(enc zapcore.ObjectEncoder) {
+				enc.AddString("stores", "in-memory: SVC_REDIS_URL is not set")
+			}}
+		}, fx.ResultTags(`group:"`+kitlog.StartGroup+`"`))),
+		fx.Invoke(func(in redisIn) error {
+			log, err := in.logger()
+			if err != nil {
+				return err
+			}
+			in.Lifecycle.Append(fx.Hook{OnStart: func(context.Context) error {
+				log.Info("svc.redis: SVC_REDIS_URL is not set: rate limits, idempotency records, cached responses, bans and flood limits stay in this process's memory, not shared with other replicas")
+				return nil
+			}})
+			return nil
+		}),
+	)
 }
 
 // sharedState tells fxsvc.Run's start line that the shared state is on
-// Redis, and where: built from the client's options, which hold the
-// password apart from the address.
+// Redis, and where: the topology's addresses, which hold no password.
 func sharedState(c *redisstore.Client) *fxsvc.SharedState {
-	o := c.Redis().Options()
-	scheme := "redis"
-	if o.TLSConfig != nil {
-		scheme = "rediss"
+	t := c.Topology()
+	store := "redis"
+	if t.Mode != "" && t.Mode != redisstore.ModeSingle {
+		store += " " + t.Mode
 	}
-	return &fxsvc.SharedState{Store: "redis", Address: fmt.Sprintf("%s://%s/%d", scheme, o.Addr, o.DB)}
+	return &fxsvc.SharedState{Store: store, Address: "redis://" + strings.Join(t.Addrs, ",")}
 }

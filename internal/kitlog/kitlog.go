@@ -1,0 +1,28 @@
+// Package kitlog carries two things of package fxsvc through an app's fx
+// graph to the kit's wiring that lives apart from it (fxredis), so that a
+// component outside fxsvc logs and starts like one inside: the kit's
+// default logger for an app that provides no *zap.Logger, and a
+// component's part of the start line. It is internal: apps meet neither.
+package kitlog
+
+import (
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+)
+
+// Fallback returns the kit's default logger of the app: the one fxsvc.Run
+// (or fxsvc.ForTests) built for its components, on its standard error.
+// It is in the graph only under those; without it a component builds
+// fxsvc.DefaultLogger. Its error is a bad SVC_LOG_* setting.
+type Fallback func() (*zap.Logger, error)
+
+// StartGroup is the fx value group of the start line's parts.
+const StartGroup = "svc.start.info"
+
+// StartPart is one component's part of the start line: its name among
+// the components and, when it has settings to show, an encoder of them
+// that writes no secret as it is (secret.String and secret.URL print ***).
+type StartPart struct {
+	Name   string
+	Encode func(zapcore.ObjectEncoder)
+}
