@@ -4,8 +4,6 @@
 package main
 
 import (
-	"os"
-
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/fxsvc"
@@ -24,17 +22,8 @@ func service(v authn.Verifier) fx.Option {
 		fxsvc.Errors(),      // RFC 9457 problem+json for every error
 		fxsvc.Authn(v),      // every route needs a valid bearer token unless marked otherwise
 		fxsvc.Idempotency(), // the idempotency.Required marker on POST /orders
-		shared(),            // step 6: replicas on one Redis
+		fxredis.Redis(),     // step 6: on Redis when SVC_REDIS_URL is set, else in memory
 		fx.Provide(newRouter),
 		fxsvc.Serve(), // SVC_HTTP_ADDR, default 127.0.0.1:8080
 	)
-}
-
-// shared keeps the idempotency records on Redis when SVC_REDIS_URL is set,
-// and in memory otherwise: fxredis.Redis requires the variable.
-func shared() fx.Option {
-	if os.Getenv("SVC_REDIS_URL") == "" {
-		return fx.Options()
-	}
-	return fxredis.Redis() // SVC_REDIS_URL=redis://127.0.0.1:6379/0
 }
