@@ -41,6 +41,8 @@ func TestMisspeltVariablesAreWarnedAboutWithTheNearestName(t *testing.T) {
 	} {
 		t.Setenv(k, "read")
 	}
+	// A free port: the app that starts must not depend on 8080 being free.
+	t.Setenv("SVC_HTTP_ADDR", "127.0.0.1:0")
 	t.Setenv("SVC_OAUTHCLIENT_TOKEN_ENDPOINT", "https://as.example/token")
 	t.Setenv("SVC_OAUTHCLIENT_CLIENT_ID", "svc")
 	t.Setenv("SVC_OAUTHCLIENT_CLIENT_SECRET", "s3cret")
