@@ -10,7 +10,16 @@ import (
 	"testing"
 	"time"
 
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 	"github.com/redis/go-redis/v9"
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/svckit/svc/fxsvc"
 
 	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/internal/redistest"
@@ -23,25 +32,32 @@ import (
 // replica must be ready again: the README's promise.
 const readyAfterPromotion = 10 * time.Second
 
-// The 3-replica checks of one Redis, on a Sentinel set and on a Cluster,
-// then the primary killed under a steady load (issue 23).
+// failoverPassword guards the data nodes of the kill tests: no log line
+// of any replica may carry it.
+const failoverPassword = "kill-test-s3cret"
+
+// The 3-replica checks of one Redis, on a Sentinel set (valkey-server) and
+// on a Cluster (redis-server), then the primary killed under a steady load
+// (issue 23).
 func TestRedisTopologiesThreeReplicasAndAFailover(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a Sentinel set and a Cluster are thirteen processes")
 	}
-	t.Run("sentinel", func(t *testing.T) {
-		set := redistest.StartSentinel(t)
+	metricsEnvClean(t)
+	t.Setenv("SVC_METRICS_EXPORTER", "prometheus")
+	t.Run("sentinel on valkey", func(t *testing.T) {
+		set := redistest.StartSentinel(t, redistest.Valkey(), redistest.Password(failoverPassword))
 		cfg := redisstore.Config{URL: secret.URL(set.URL), Mode: redisstore.ModeSentinel, Timeout: 300 * time.Millisecond}
-		onTopology(t, cfg, func(t *testing.T) (time.Time, time.Time) {
+		onTopology(t, cfg, "sentinel", func(t *testing.T) (time.Time, time.Time) {
 			old := set.KillPrimary(t)
 			killed := time.Now()
 			return killed, set.WaitPromoted(t, old.Addr)
 		})
 	})
-	t.Run("cluster", func(t *testing.T) {
-		c := redistest.StartCluster(t)
+	t.Run("cluster on redis", func(t *testing.T) {
+		c := redistest.StartCluster(t, redistest.Redis(), redistest.Password(failoverPassword))
 		cfg := redisstore.Config{URL: secret.URL(c.URL), Mode: redisstore.ModeCluster, Timeout: 300 * time.Millisecond}
-		onTopology(t, cfg, func(t *testing.T) (time.Time, time.Time) {
+		onTopology(t, cfg, "cluster", func(t *testing.T) (time.Time, time.Time) {
 			key := rateKey(t, c)
 			old := c.PrimaryOf(t, key)
 			old.Stop()
@@ -55,7 +71,7 @@ func TestRedisTopologiesThreeReplicasAndAFailover(t *testing.T) {
 func rateKey(t *testing.T, c *redistest.Cluster) string {
 	t.Helper()
 	for _, n := range c.Nodes {
-		rdb := redis.NewClient(&redis.Options{Addr: n.Addr})
+		rdb := redis.NewClient(&redis.Options{Addr: n.Addr, Username: n.User, Password: n.Password})
 		keys, _ := rdb.Keys(t.Context(), "*limited*").Result()
 		_ = rdb.Close()
 		for _, k := range keys {
@@ -70,17 +86,101 @@ func rateKey(t *testing.T, c *redistest.Cluster) string {
 
 // onTopology runs the shared-state checks on three replicas of cfg, then
 // kill (which returns when it killed the primary and when the new one was
-// promoted) under a steady load.
-func onTopology(t *testing.T, cfg redisstore.Config, kill func(t *testing.T) (killed, promoted time.Time)) {
+// promoted) under a steady load, then reads what each replica logged and
+// counted (mode is SVC_REDIS_MODE).
+func onTopology(t *testing.T, cfg redisstore.Config, mode string, kill func(t *testing.T) (killed, promoted time.Time)) {
 	var writes, items atomic.Int64
-	apps := []*svctest.App{replicaOn(t, cfg, &writes, &items), replicaOn(t, cfg, &writes, &items), replicaOn(t, cfg, &writes, &items)}
+	var apps []*svctest.App
+	var logs []*observer.ObservedLogs
+	for range 3 {
+		core, observed := observer.New(zapcore.DebugLevel)
+		apps = append(apps, replicaOn(t, cfg, &writes, &items, fxsvc.Metrics(), fx.Supply(zap.New(core))))
+		logs = append(logs, observed)
+	}
 	waitReady(t, apps...)
 	t.Run("one rate limit across replicas", func(t *testing.T) { sharedLimit(t, apps) })
 	t.Run("one idempotency key sent to all three at once runs once", func(t *testing.T) { sharedIdempotency(t, apps, &writes) })
-	t.Run("the primary killed under load", func(t *testing.T) { failover(t, apps, &items, kill) })
+	var unchecked int64
+	t.Run("the primary killed under load", func(t *testing.T) { unchecked = failover(t, apps, &items, kill) })
+	t.Run("nothing printed or counted wrong", func(t *testing.T) { printedAndCounted(t, apps, logs, mode, unchecked) })
 }
 
-func failover(t *testing.T, apps []*svctest.App, items *atomic.Int64, kill func(t *testing.T) (killed, promoted time.Time)) {
+// printedAndCounted holds what each replica said about the failover: the
+// fail-open count is the requests served without a rate-limit check, each
+// replica counted and logged the one failover once, warned about failing
+// open (at most once a minute per store and operation), and no line
+// carried the password.
+func printedAndCounted(t *testing.T, apps []*svctest.App, logs []*observer.ObservedLogs, mode string, unchecked int64) {
+	// The three replicas share this test's process, and so its one global
+	// meter provider (see package metrics): their counts are read summed.
+	var failOpen, failovers float64
+	var warnings int
+	for i, app := range apps {
+		fams := scrapeFamilies(t, app)
+		failOpen += sumOf(fams, "svc_redis_fail_open_total", "svc_redis_store", "ratelimit")
+		failovers += sumOf(fams, "svc_redis_failovers_total", "svc_redis_mode", mode)
+		if n := len(logs[i].FilterMessageSnippet("a new primary took over").All()); n != 1 {
+			t.Errorf("replica %d logged %d failover warnings, want 1", i, n)
+		}
+		warned := map[string]int{}
+		for _, e := range logs[i].All() {
+			line := e.Message + fmt.Sprint(e.ContextMap())
+			if strings.Contains(line, failoverPassword) {
+				t.Errorf("replica %d logged the password: %s", i, line)
+			}
+			if strings.Contains(e.Message, "failing open") || strings.Contains(e.Message, "fail open") {
+				warned[fmt.Sprint(e.ContextMap()["svc.redis.store"], " ", e.ContextMap()["db.operation.name"])]++
+			}
+		}
+		for store, n := range warned {
+			if n > 1 {
+				t.Errorf("replica %d warned %d times that %s fails open within a minute, want once", i, n, store)
+			}
+		}
+		warnings += len(warned)
+	}
+	if unchecked > 0 && warnings == 0 {
+		t.Errorf("%d answers went out unchecked and no replica warned that it fails open", unchecked)
+	}
+	if failovers != float64(len(apps)) {
+		t.Errorf("svc_redis_failovers_total{svc_redis_mode=%q} over the replicas = %v, want %d: one primary killed, seen once by each replica", mode, failovers, len(apps))
+	}
+	if failOpen != float64(unchecked) {
+		t.Errorf("svc_redis_fail_open_total{ratelimit} over the replicas = %v, but %d answers went out without a rate-limit check", failOpen, unchecked)
+	}
+}
+
+// scrapeFamilies reads app's own /metrics with Prometheus' parser.
+func scrapeFamilies(t *testing.T, app *svctest.App) map[string]*dto.MetricFamily {
+	t.Helper()
+	resp := app.Get(t, "/metrics", behindtest.Alice)
+	if resp.Status != http.StatusOK {
+		t.Fatalf("GET /metrics: %d %s", resp.Status, resp.Body)
+	}
+	parser := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := parser.TextToMetricFamilies(strings.NewReader(resp.Body))
+	if err != nil {
+		t.Fatalf("the exposition does not parse: %v", err)
+	}
+	return fams
+}
+
+// sumOf adds the counters of family name whose label has value.
+func sumOf(fams map[string]*dto.MetricFamily, name, label, value string) float64 {
+	var sum float64
+	for _, m := range fams[name].GetMetric() {
+		for _, l := range m.GetLabel() {
+			if l.GetName() == label && l.GetValue() == value {
+				sum += m.GetCounter().GetValue()
+			}
+		}
+	}
+	return sum
+}
+
+// failover runs the steady load around kill and returns how many answers
+// of GET /limited went out without a rate-limit check (failing open).
+func failover(t *testing.T, apps []*svctest.App, items *atomic.Int64, kill func(t *testing.T) (killed, promoted time.Time)) int64 {
 	ctx, stop := context.WithCancel(t.Context())
 	defer stop()
 	var (
@@ -168,4 +268,5 @@ func failover(t *testing.T, apps []*svctest.App, items *atomic.Int64, kill func(
 	if created.Load() == 0 || checked.Load() == 0 {
 		t.Error("nothing was served")
 	}
+	return unchecked.Load()
 }
