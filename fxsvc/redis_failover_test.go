@@ -1,11 +1,9 @@
 package fxsvc_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -181,55 +179,7 @@ func sumOf(fams map[string]*dto.MetricFamily, name, label, value string) float64
 // failover runs the steady load around kill and returns how many answers
 // of GET /limited went out without a rate-limit check (failing open).
 func failover(t *testing.T, apps []*svctest.App, items *atomic.Int64, kill func(t *testing.T) (killed, promoted time.Time)) int64 {
-	ctx, stop := context.WithCancel(t.Context())
-	defer stop()
-	var (
-		checked, unchecked, refused atomic.Int64 // GET /limited: 200 with RateLimit fields, 200 without, 429
-		keys, created               atomic.Int64 // POST /items: keys sent, 201s
-		wg                          sync.WaitGroup
-	)
-	start := time.Now()
-	prefix := fmt.Sprintf("failover-%d-", start.UnixNano()) // this run's keys
-	// Steady load: one caller per replica on the limited route (20/s,
-	// burst 1, shared), and one per replica sending each idempotency key
-	// to its replica and then to the next one.
-	for i := range 3 {
-		wg.Go(func() {
-			for ctx.Err() == nil {
-				resp := apps[i].Get(t, "/limited", behindtest.Alice)
-				switch {
-				case resp.Status == http.StatusTooManyRequests:
-					refused.Add(1)
-				case resp.Status == http.StatusOK && resp.Header.Get("RateLimit") != "":
-					checked.Add(1)
-				case resp.Status == http.StatusOK:
-					unchecked.Add(1)
-				default:
-					t.Errorf("GET /limited: %d", resp.Status)
-				}
-				time.Sleep(10 * time.Millisecond)
-			}
-		})
-		wg.Go(func() {
-			for n := 0; ctx.Err() == nil; n++ {
-				key := fmt.Sprintf("%s%d-%d", prefix, i, n)
-				keys.Add(1)
-				for j := range 2 {
-					resp := postTo(t, apps[(i+j)%3], "/items", key)
-					resp.Body.Close()
-					switch resp.StatusCode {
-					case http.StatusCreated:
-						if j == 0 {
-							created.Add(1)
-						}
-					case http.StatusServiceUnavailable: // fails closed while no primary answers
-					default:
-						t.Errorf("POST /items: %d", resp.StatusCode)
-					}
-				}
-			}
-		})
-	}
+	l := startLoad(t, apps, "failover")
 	time.Sleep(time.Second)
 	killed, promoted := kill(t)
 	// Every replica ready again within the promised time.
@@ -244,29 +194,12 @@ func failover(t *testing.T, apps []*svctest.App, items *atomic.Int64, kill func(
 	}
 	ready := time.Now()
 	time.Sleep(time.Second) // served after recovery
-	stop()
-	wg.Wait()
-	elapsed := time.Since(start)
-	t.Logf("killed after %s, promoted %s later, all ready %s after that; GET /limited: %d checked, %d unchecked (fail open), %d refused; POST /items: %d keys, %d runs",
-		killed.Sub(start).Round(time.Millisecond), promoted.Sub(killed).Round(time.Millisecond), ready.Sub(promoted).Round(time.Millisecond),
-		checked.Load(), unchecked.Load(), refused.Load(), keys.Load(), items.Load())
+	elapsed := l.stop()
+	t.Logf("killed after %s, promoted %s later, all ready %s after that; %s, %d runs",
+		killed.Sub(l.start).Round(time.Millisecond), promoted.Sub(killed).Round(time.Millisecond), ready.Sub(promoted).Round(time.Millisecond),
+		l, items.Load())
 	// The budget over the run, plus the README's loss: one burst per
 	// failover (the budget's last unreplicated step).
-	budget := 1 + float64(elapsed)/float64(50*time.Millisecond)
-	if got := float64(checked.Load()); got > budget+1 {
-		t.Errorf("checked admissions %v > budget %.0f + one burst", got, budget)
-	}
-	if refused.Load() == 0 {
-		t.Error("nothing refused: the limit was not enforced")
-	}
-	itemRuns.Range(func(k, n any) bool {
-		if strings.HasPrefix(k.(string), prefix) && n.(*atomic.Int64).Load() > 1 {
-			t.Errorf("POST /items with Idempotency-Key %s ran %d times", k, n.(*atomic.Int64).Load())
-		}
-		return true
-	})
-	if created.Load() == 0 || checked.Load() == 0 {
-		t.Error("nothing was served")
-	}
-	return unchecked.Load()
+	l.heldTheLimit(t, elapsed, 1)
+	return l.unchecked.Load()
 }
