@@ -20,7 +20,7 @@ import (
 )
 
 // readyAfterPromotion is how soon after a new primary is promoted every
-// replica must be ready again: the README's promise.
+// replica must be ready again: docs/redis.md's promise.
 const readyAfterPromotion = 10 * time.Second
 
 // The 3-replica checks of one Redis, on a Sentinel set and on a Cluster,
@@ -150,7 +150,7 @@ func failover(t *testing.T, apps []*svctest.App, items *atomic.Int64, kill func(
 	t.Logf("killed after %s, promoted %s later, all ready %s after that; GET /limited: %d checked, %d unchecked (fail open), %d refused; POST /items: %d keys, %d runs",
 		killed.Sub(start).Round(time.Millisecond), promoted.Sub(killed).Round(time.Millisecond), ready.Sub(promoted).Round(time.Millisecond),
 		checked.Load(), unchecked.Load(), refused.Load(), keys.Load(), items.Load())
-	// The budget over the run, plus the README's loss: one burst per
+	// The budget over the run, plus docs/redis.md's loss: one burst per
 	// failover (the budget's last unreplicated step).
 	budget := 1 + float64(elapsed)/float64(50*time.Millisecond)
 	if got := float64(checked.Load()); got > budget+1 {
