@@ -59,11 +59,11 @@ const checkIssuer = "https://issuer.check.invalid"
 // An issuer that is set is always checked.
 func envVerifier(check checkOnly, vo *authnVerifierOpts, log *zap.Logger) (authn.Verifier, error) {
 	if check.on {
-		if _, set, err := AuthnFromEnv(); err == nil && !set {
+		if _, set, err := authnFromEnv(); err == nil && !set {
 			check.unresolved.note("SVC_AUTHN_ISSUER (the issuer trusted)")
 			if vo != nil {
 				if err := authn.Discover(checkIssuer, "check", vo.opts...).Err(); err != nil {
-					return nil, authnSettingError(err, AuthnEnv{})
+					return nil, authnSettingError(err, authnEnv{})
 				}
 			}
 			return checkVerifier{}, nil

@@ -31,14 +31,6 @@ type issuerLister interface {
 	Issuers() []string
 }
 
-// DiscoveryDescriber is implemented by verifiers that may have been built by
-// discovery. A non-empty DiscoveryURL lets the API schema publish an
-// `openIdConnect` scheme; an empty one means no discovery (publish a bearer
-// scheme).
-type DiscoveryDescriber interface {
-	DiscoveryURL() string
-}
-
 // ConfigError is a verifier built with invalid settings. It is returned by
 // Open and by every Verify, so a misconfigured verifier never accepts a
 // token and never panics. Setting names what to fix.
@@ -84,9 +76,8 @@ type JWTVerifier struct {
 }
 
 var (
-	_ Verifier           = (*JWTVerifier)(nil)
-	_ issuerLister       = (*JWTVerifier)(nil)
-	_ DiscoveryDescriber = (*JWTVerifier)(nil)
+	_ Verifier     = (*JWTVerifier)(nil)
+	_ issuerLister = (*JWTVerifier)(nil)
 )
 
 func newVerifier(issuer, audience string, opts []VerifierOption) *JWTVerifier {
@@ -160,10 +151,11 @@ func (v *JWTVerifier) Issuers() []string {
 	return []string{v.cfg.issuer}
 }
 
-// DiscoveryURL returns the discovery document's URL for a verifier built
+// discoveryURL returns the discovery document's URL for a verifier built
 // by Discover (the RFC 8414 one once discovery found the document there),
-// and "" for one built by JWKSURL or KeySet.
-func (v *JWTVerifier) DiscoveryURL() string {
+// and "" for one built by JWKSURL or KeySet. The start line and the API
+// document name it.
+func (v *JWTVerifier) discoveryURL() string {
 	if v.discovery == nil {
 		return ""
 	}

@@ -53,7 +53,7 @@ type verifierConfig struct {
 	maxVerifications int // 0: GOMAXPROCS
 	verificationWait time.Duration
 	logger           *zap.Logger
-	loggerSet        bool // Logger was given: SetLogger leaves it be
+	loggerSet        bool // Logger was given: setLogger leaves it be
 	problems         []error
 }
 
@@ -213,8 +213,9 @@ func MaxTokenSize(n int) VerifierOption {
 }
 
 // Logger sets where key-loading events go (default: nowhere, unless
-// fxsvc.Authn hands the verifier the app's logger; see
-// [JWTVerifier.SetLogger]). Tokens and key material are never logged.
+// fxsvc.Authn hands the verifier the app's logger, which it does only to
+// a verifier built without this option that it has not yet opened).
+// Tokens and key material are never logged.
 func Logger(l *zap.Logger) VerifierOption {
 	return func(c *verifierConfig) {
 		if l == nil {

@@ -10,13 +10,13 @@ import (
 // that can never work, naming its own setting for the one at fault.
 func (v *JWTVerifier) Err() error { return v.err }
 
-// SetLogger gives the verifier a logger for its key-loading events when it
-// was built without the Logger option; fxsvc.Authn calls it with the app's
-// logger, so that a provider that is down or
+// setLogger gives the verifier a logger for its key-loading events when it
+// was built without the Logger option; fxsvc.Authn gives it the app's
+// logger (through the gate), so that a provider that is down or
 // misconfigured is never a silent 503. It does nothing when Logger was
 // given (the caller's choice wins), when l is nil, or once the verifier
 // has been opened: the key loader reads its logger without a lock.
-func (v *JWTVerifier) SetLogger(l *zap.Logger) {
+func (v *JWTVerifier) setLogger(l *zap.Logger) {
 	if l == nil || v.cfg.loggerSet {
 		return
 	}

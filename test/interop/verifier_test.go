@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/test/internal/oidcprovider"
 )
@@ -50,7 +51,11 @@ func TestVerifierAcceptsTokensOfARealProvider(t *testing.T) {
 		t.Run(alg, func(t *testing.T) {
 			p := oidcprovider.Start(t, oidcprovider.Options{SigningAlg: alg})
 			v := openDiscover(t, p)
-			if got := v.DiscoveryURL(); got != p.Issuer+"/.well-known/openid-configuration" {
+			g, err := authn.New(v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := gatehook.Of(g).DiscoveryURL(); got != p.Issuer+"/.well-known/openid-configuration" {
 				t.Errorf("DiscoveryURL = %q", got)
 			}
 
