@@ -54,10 +54,10 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 				_, err := envVerifier(env.check, nil, zap.NewNop())
 				return err
 			}
-			// A verifier refusing its settings (authn.JWTVerifier.Err)
-			// fails at open otherwise, after the rest was built.
-			if ev, ok := v.(interface{ Err() error }); ok && ev.Err() != nil {
-				return fmt.Errorf("fxsvc.Authn: %w", ev.Err())
+			// A verifier refusing its settings fails at open otherwise,
+			// after the rest was built.
+			if err := gatehook.VerifierErr(v); err != nil {
+				return fmt.Errorf("fxsvc.Authn: %w", err)
 			}
 			return nil
 		}),
@@ -71,7 +71,7 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 			return p
 		}),
 		fx.Invoke(func(lc fx.Lifecycle, g *authn.Gate) {
-			if c, ok := g.Verifier().(lifecycle.Component); ok {
+			if c, ok := gatehook.Of(g).Verifier().(lifecycle.Component); ok {
 				lifecycle.Register(lc, c)
 			}
 		}),
@@ -189,7 +189,7 @@ func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (*authn.JWTVerifier
 		opts = append(opts, vo.opts...)
 	}
 	v := authn.Discover(e.Issuer, e.Audience, opts...)
-	if err := v.Err(); err != nil {
+	if err := gatehook.VerifierErr(v); err != nil {
 		return nil, authnSettingError(err, e)
 	}
 	return v, nil
@@ -235,7 +235,7 @@ func (r gateRoutes) Routes() []route {
 // encodeVerifier writes, for the start line, which verifier the gate uses
 // and whom it trusts.
 func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
-	v := g.Verifier()
+	v := gatehook.Of(g).Verifier()
 	enc.AddString("verifier", fmt.Sprintf("%T", v))
 	if iv, ok := v.(interface{ Issuers() []string }); ok {
 		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {

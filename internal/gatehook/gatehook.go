@@ -19,6 +19,9 @@ import (
 
 // Gate is the side of an *authn.Gate that svc's own packages use.
 type Gate interface {
+	// Verifier is the authn.Verifier the gate was built with: fxsvc opens
+	// and closes it with the app and asks it whether it is ready.
+	Verifier() any
 	// MetadataPath is where the gate serves its protected-resource
 	// metadata, "" without authn.Resource.
 	MetadataPath() string
@@ -67,6 +70,12 @@ var (
 	// authorization refusal) when the gate admitted r, with the gate's
 	// challenge, in the registered error format.
 	RefuseRoute func(w http.ResponseWriter, r *http.Request, ref error)
+
+	// VerifierErr is the error an *authn.JWTVerifier's Open would return
+	// for invalid settings, nil for valid ones and for any other verifier:
+	// fxsvc reports it with the app's other settings, before anything
+	// opens.
+	VerifierErr func(v any) error
 
 	// Challenging returns ref, an *authn.Refusal, as the gate that admitted
 	// ctx's request would write it: its Bearer challenge names the

@@ -97,9 +97,6 @@ func (g *Gate) setLogger(l *zap.Logger) {
 	}
 }
 
-// Verifier returns the verifier the gate was built with.
-func (g *Gate) Verifier() Verifier { return g.verifier }
-
 // routeFinder tells the gate, before routing, which route a request will be
 // dispatched to and how that route is guarded. found is false when no route
 // answers the method and path.

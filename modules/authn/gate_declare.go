@@ -19,6 +19,12 @@ func init() {
 		rf := ref.(*Refusal)
 		refuseAtRoute(gateFrom(r.Context()), w, r, rf, rf.Kind == KindInsufficientScope)
 	}
+	gatehook.VerifierErr = func(v any) error {
+		if j, ok := v.(*JWTVerifier); ok {
+			return j.err
+		}
+		return nil
+	}
 	gatehook.Challenging = func(ctx context.Context, ref error) error {
 		rf := ref.(*Refusal)
 		if gc := gateFrom(ctx); gc != nil && gc.g.meta != nil && rf.resourceMetadata != gc.g.meta.url {
@@ -38,6 +44,7 @@ func (h hooked) MetadataPath() string {
 	return h.g.meta.path
 }
 
+func (h hooked) Verifier() any             { return h.g.verifier }
 func (h hooked) Excluded(path string) bool { return h.g.exclude.match(path) }
 func (h hooked) BansCallers() bool         { return h.g.bans != nil }
 func (h hooked) Documented() bool          { return h.g.cfg.openAPI }

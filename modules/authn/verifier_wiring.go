@@ -4,12 +4,6 @@ import (
 	"go.uber.org/zap"
 )
 
-// Err returns the error Open would return for invalid settings (a
-// *ConfigError, or several joined), nil when the settings are valid. It
-// starts nothing, so a caller can refuse to build an app around a verifier
-// that can never work, naming its own setting for the one at fault.
-func (v *JWTVerifier) Err() error { return v.err }
-
 // setLogger gives the verifier a logger for its key-loading events when it
 // was built without the Logger option; fxsvc.Authn gives it the app's
 // logger (through the gate), so that a provider that is down or
