@@ -152,7 +152,7 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	}
 	opts := in.Spec.opts
 	if in.BanStore != nil || in.FloodStore != nil {
-		opts = append(opts[:len(opts):len(opts)], authn.SharedStores(in.BanStore, in.FloodStore))
+		opts = append(opts[:len(opts):len(opts)], gatehook.SharedStores(in.BanStore, in.FloodStore).(authn.Option))
 	}
 	g, err := authn.New(v, opts...)
 	if err != nil {

@@ -79,19 +79,8 @@ type serveIn struct {
 	ServeMux   *http.ServeMux `optional:"true"`
 	Handler    http.Handler   `optional:"true"`
 	Log        logIn
-	Overrides  []ServeOption `group:"svc.http.options"`
+	Overrides  []ServeOption `group:"svc.http.options"` // kitlog.ServeOverrides
 	Meters     meterSource   `optional:"true"`
-}
-
-// ServeOverride adds options that [Serve] applies after its own (and after
-// the environment): a test kit uses it to listen on a free loopback port
-// whatever the app's options say.
-func ServeOverride(opts ...ServeOption) fx.Option {
-	anns := make([]any, len(opts))
-	for i, o := range opts {
-		anns[i] = fx.Annotated{Group: "svc.http.options", Target: o}
-	}
-	return fx.Supply(anns...)
 }
 
 // Serve runs an http.Server for the app's router for the life of the app.

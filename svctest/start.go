@@ -19,6 +19,7 @@ import (
 
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/gatehook"
+	"github.com/svckit/svc/internal/kitlog"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
 )
@@ -57,7 +58,10 @@ func Start(t testing.TB, opts ...fx.Option) *App {
 	var in started
 	all := append([]fx.Option{fx.NopLogger}, opts...)
 	all = append(all, fxsvc.ForTests(newTestLog(t)),
-		fxsvc.ServeOverride(fxsvc.Addr("127.0.0.1:0"), fxsvc.TLSFiles("", "")), fx.Populate(&in))
+		fx.Supply(
+			fx.Annotated{Group: kitlog.ServeOverrides, Target: fxsvc.Addr("127.0.0.1:0")},
+			fx.Annotated{Group: kitlog.ServeOverrides, Target: fxsvc.TLSFiles("", "")},
+		), fx.Populate(&in))
 	app := fxtest.New(t, all...)
 	app.RequireStart()
 	t.Cleanup(app.RequireStop)

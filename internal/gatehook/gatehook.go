@@ -15,6 +15,9 @@ import (
 	"net/http"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
 )
 
 // Gate is the side of an *authn.Gate that svc's own packages use.
@@ -70,6 +73,12 @@ var (
 	// authorization refusal) when the gate admitted r, with the gate's
 	// challenge, in the registered error format.
 	RefuseRoute func(w http.ResponseWriter, r *http.Request, ref error)
+
+	// SharedStores returns the authn.Option that keeps the state of the
+	// gate's authn.Bans and authn.Flood in the stores the app's replicas
+	// share, unless they were built with a store of their own. A nil store
+	// leaves that component in memory; neither turns bans or flood on.
+	SharedStores func(b bans.Store, f flood.Store) any
 
 	// VerifierErr is the error an *authn.JWTVerifier's Open would return
 	// for invalid settings, nil for valid ones and for any other verifier:

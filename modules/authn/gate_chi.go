@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/chihead"
+	"github.com/svckit/svc/internal/scopetoken"
 )
 
 // installError is a route set-up the gate refuses. It names the route.
@@ -153,12 +154,7 @@ func (g *Gate) validateRoute(method, pattern string, gd guard) error {
 // token could grant it: the route would refuse every caller.
 func badScope(scopes []string) string {
 	for _, s := range scopes {
-		ok := s != ""
-		for j := 0; j < len(s) && ok; j++ {
-			c := s[j]
-			ok = c >= 0x21 && c <= 0x7e && c != '"' && c != '\\'
-		}
-		if !ok {
+		if !scopetoken.Valid(s) {
 			return strconv.Quote(s)
 		}
 	}

@@ -7,6 +7,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/gatehook"
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
 )
 
 // The gate's side that only svc's own packages use (fxsvc, authnhuma):
@@ -19,6 +21,7 @@ func init() {
 		rf := ref.(*Refusal)
 		refuseAtRoute(gateFrom(r.Context()), w, r, rf, rf.Kind == KindInsufficientScope)
 	}
+	gatehook.SharedStores = func(b bans.Store, f flood.Store) any { return sharedStores(b, f) }
 	gatehook.VerifierErr = func(v any) error {
 		if j, ok := v.(*JWTVerifier); ok {
 			return j.err
@@ -45,7 +48,7 @@ func (h hooked) MetadataPath() string {
 }
 
 func (h hooked) Verifier() any             { return h.g.verifier }
-func (h hooked) Excluded(path string) bool { return h.g.exclude.match(path) }
+func (h hooked) Excluded(path string) bool { return h.g.exclude.Match(path) }
 func (h hooked) BansCallers() bool         { return h.g.bans != nil }
 func (h hooked) Documented() bool          { return h.g.cfg.openAPI }
 

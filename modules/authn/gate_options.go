@@ -95,13 +95,13 @@ func Bans(b *bans.Bans) Option { return func(c *gateConfig) { c.bans = b } }
 // answered 429 rate-limit-exceeded. Off unless given.
 func Flood(l *flood.Limit) Option { return func(c *gateConfig) { c.flood = l } }
 
-// SharedStores names the stores the gate's [Bans] and [Flood] keep their
+// sharedStores names the stores the gate's [Bans] and [Flood] keep their
 // state in when they were built without one (bans.WithStore,
 // flood.WithStore win): stores shared by the app's replicas, so that a ban
 // started on one replica refuses the caller on all of them and an address
 // has one flood budget. fxsvc passes the graph's stores (fxredis.Redis) this
-// way. A nil store leaves that component in memory; neither turns Bans or
-// Flood on.
-func SharedStores(b bans.Store, f flood.Store) Option {
+// way, through gatehook.SharedStores. A nil store leaves that component in
+// memory; neither turns Bans or Flood on.
+func sharedStores(b bans.Store, f flood.Store) Option {
 	return func(c *gateConfig) { c.sharedBans, c.sharedFlood = b, f }
 }
