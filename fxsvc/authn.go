@@ -1,6 +1,7 @@
 package fxsvc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -71,12 +72,25 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 			return p
 		}),
 		fx.Invoke(func(lc fx.Lifecycle, g *authn.Gate) {
-			if c, ok := gatehook.Of(g).Verifier().(lifecycle.Component); ok {
-				lifecycle.Register(lc, c)
+			if c, ok := gatehook.Of(g).Verifier().(verifierLifecycle); ok {
+				lifecycle.Register(lc, namedVerifier{c})
 			}
 		}),
 	)
 }
+
+// verifierLifecycle is a verifier that holds resources for the life of
+// the app (an *authn.JWTVerifier loads keys in the background).
+type verifierLifecycle interface {
+	Open(ctx context.Context) error
+	Close(ctx context.Context) error
+}
+
+// namedVerifier names the verifier "authn/verifier" in open and close
+// errors.
+type namedVerifier struct{ verifierLifecycle }
+
+func (namedVerifier) Name() string { return "authn/verifier" }
 
 type authnSpec struct {
 	verifier authn.Verifier

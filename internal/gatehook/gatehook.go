@@ -80,6 +80,11 @@ var (
 	// leaves that component in memory; neither turns bans or flood on.
 	SharedStores func(b bans.Store, f flood.Store) any
 
+	// WithCaller returns a copy of r whose context carries principal, an
+	// authn.Principal, and the token it was verified from, as the gate
+	// stores them: for authntest.WithPrincipal.
+	WithCaller func(r *http.Request, principal any, token string) *http.Request
+
 	// VerifierErr is the error an *authn.JWTVerifier's Open would return
 	// for invalid settings, nil for valid ones and for any other verifier:
 	// fxsvc reports it with the app's other settings, before anything

@@ -22,6 +22,9 @@ func init() {
 		refuseAtRoute(gateFrom(r.Context()), w, r, rf, rf.Kind == KindInsufficientScope)
 	}
 	gatehook.SharedStores = func(b bans.Store, f flood.Store) any { return sharedStores(b, f) }
+	gatehook.WithCaller = func(r *http.Request, p any, token string) *http.Request {
+		return r.WithContext(withPrincipal(r.Context(), p.(Principal), token))
+	}
 	gatehook.VerifierErr = func(v any) error {
 		if j, ok := v.(*JWTVerifier); ok {
 			return j.err

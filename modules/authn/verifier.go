@@ -55,8 +55,8 @@ func (e *ConfigError) Error() string {
 // `iss` (exact), `aud` (contains the audience), `exp`, `nbf` and `iat`
 // with leeway. Verify lists the steps and their files.
 //
-// It is a lifecycle.Component: Open starts the background key loading and
-// returns at once (it never waits for the network, so the app starts even
+// Open starts the background key loading (fxsvc.Authn opens and closes it
+// with the app) and returns at once (it never waits for the network, so the app starts even
 // when the provider is down); Close stops it.
 type JWTVerifier struct {
 	cfg       verifierConfig
@@ -120,9 +120,6 @@ func (v *JWTVerifier) finish() {
 	v.payloadWords = []string{v.cfg.issuer, v.cfg.audience}
 	v.err = errors.Join(v.cfg.problems...)
 }
-
-// Name identifies the verifier in lifecycle errors and logs.
-func (v *JWTVerifier) Name() string { return "authn/verifier" }
 
 // Open validates the settings and starts loading keys in the background.
 // It returns a *ConfigError for invalid settings and never waits on the

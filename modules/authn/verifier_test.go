@@ -288,9 +288,6 @@ func TestVerifierDescribesItself(t *testing.T) {
 	if got := JWKSURL("https://keys.example", testIssuer, testAudience).discoveryURL(); got != "" {
 		t.Errorf("JWKSURL DiscoveryURL = %q, want empty", got)
 	}
-	if got := d.Name(); got != "authn/verifier" {
-		t.Errorf("Name = %q", got)
-	}
 }
 
 func TestVerifierTokenTypes(t *testing.T) {

@@ -66,7 +66,7 @@ func TestVerifierAcceptsTokensOfARealProvider(t *testing.T) {
 			if !principal.Authenticated || principal.Issuer != p.Issuer || principal.Subject == "" {
 				t.Fatalf("principal = %+v", principal)
 			}
-			if !principal.Scopes.HasAll("read", "admin") || principal.Scopes.Has("write") {
+			if !principal.Scopes.Has("read", "admin") || principal.Scopes.Has("write") {
 				t.Errorf("scopes = %v, want read admin", principal.Scopes.List())
 			}
 			c := principal.Claims

@@ -207,7 +207,7 @@ func Admit(ctx huma.Context) bool {
 	switch {
 	case !ok:
 		refuse(ctx, &authn.Refusal{Kind: authn.KindAuthenticationRequired})
-	case !p.Scopes.HasAll(gd.scopes...):
+	case !p.Scopes.Has(gd.scopes...):
 		refuse(ctx, &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: gd.scopes})
 	default:
 		return true
