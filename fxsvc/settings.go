@@ -43,7 +43,7 @@ func checkSettingsFor(check func(settingsEnv) error) fx.Option {
 }
 
 // CheckSettings adds one of the app's own settings checks to those [Run]
-// and [Check] run before building anything, so that a bad variable of the
+// and its check command run before building anything, so that a bad variable of the
 // app's is reported together with the components' (check's error should
 // name the variable). In an app built with fx.New, where nothing runs the
 // checks first, it runs where it stands in the app's options, and its
