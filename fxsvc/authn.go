@@ -86,11 +86,17 @@ type verifierLifecycle interface {
 	Close(ctx context.Context) error
 }
 
-// namedVerifier names the verifier "authn/verifier" in open and close
-// errors.
+// namedVerifier names the verifier in open and close errors: by its own
+// Name when it has one (authn.Issuers' "authn/issuers"), else
+// "authn/verifier".
 type namedVerifier struct{ verifierLifecycle }
 
-func (namedVerifier) Name() string { return "authn/verifier" }
+func (n namedVerifier) Name() string {
+	if named, ok := n.verifierLifecycle.(interface{ Name() string }); ok {
+		return named.Name()
+	}
+	return "authn/verifier"
+}
 
 type authnSpec struct {
 	verifier authn.Verifier

@@ -26,8 +26,8 @@ func init() {
 		return r.WithContext(withPrincipal(r.Context(), p.(Principal), token))
 	}
 	gatehook.VerifierErr = func(v any) error {
-		if j, ok := v.(*JWTVerifier); ok {
-			return j.err
+		if w, ok := v.(appWired); ok {
+			return w.settingsError()
 		}
 		return nil
 	}
@@ -38,6 +38,14 @@ func init() {
 		}
 		return rf
 	}
+}
+
+// appWired is a verifier of this package (*JWTVerifier, Issuers') as
+// fxsvc wires it into an app: it reports its settings error before the app
+// starts and takes the app's logger unless it was given one.
+type appWired interface {
+	settingsError() error
+	setLogger(*zap.Logger)
 }
 
 // hooked is a gate as package gatehook shows it.
@@ -71,7 +79,7 @@ func (h hooked) Guard(method, pattern string, hd http.Handler, mws []func(http.H
 }
 
 func (h hooked) SetLogger(l *zap.Logger) {
-	if v, ok := h.g.verifier.(*JWTVerifier); ok {
+	if v, ok := h.g.verifier.(appWired); ok {
 		v.setLogger(l)
 	}
 	h.g.setLogger(l)

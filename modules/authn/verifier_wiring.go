@@ -4,6 +4,11 @@ import (
 	"go.uber.org/zap"
 )
 
+// settingsError is the error Open returns for invalid settings (a
+// *ConfigError, or several joined), nil when they are valid: fxsvc
+// reports it with the app's other settings (gatehook.VerifierErr).
+func (v *JWTVerifier) settingsError() error { return v.err }
+
 // setLogger gives the verifier a logger for its key-loading events when it
 // was built without the Logger option; fxsvc.Authn gives it the app's
 // logger (through the gate), so that a provider that is down or
