@@ -13,6 +13,7 @@ package gatehook
 import (
 	"context"
 	"net/http"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -97,3 +98,16 @@ var (
 	// integration that hands the refusal to its framework's own error path.
 	Challenging func(ctx context.Context, ref error) error
 )
+
+// GuardWords says how a route is guarded, for a refusal that names two
+// registrations, in the words of the package whose markers guard it: pkg
+// is "authn" (route markers) or "authnhuma" (operation options).
+func GuardWords(pkg string, anonymous, requires bool, scopes []string) string {
+	switch {
+	case anonymous && !requires:
+		return pkg + ".Anonymous"
+	case len(scopes) > 0:
+		return pkg + ".Require(" + strings.Join(scopes, ", ") + ")"
+	}
+	return "authenticated"
+}

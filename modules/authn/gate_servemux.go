@@ -90,13 +90,7 @@ func callerAt(skip int) string {
 // guardWords says how a route is guarded, for a refusal.
 func guardWords(h http.Handler) string {
 	gd := guardOf(h, nil)
-	switch {
-	case gd.anonymous && !gd.requires:
-		return "authn.Anonymous"
-	case len(gd.scopes) > 0:
-		return "authn.Require(" + strings.Join(gd.scopes, ", ") + ")"
-	}
-	return "authenticated"
+	return gatehook.GuardWords("authn", gd.anonymous, gd.requires, gd.scopes)
 }
 
 // routeList returns the patterns registered so far, in registration order.
