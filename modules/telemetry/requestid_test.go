@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/requestid"
 	"github.com/svckit/svc/modules/telemetry"
 )
@@ -20,7 +19,7 @@ func TestRequestIDRoundTrip(t *testing.T) {
 		name, path, token, other string
 		status                   int
 	}{
-		{"security record", "/orders/1", "", authn.EventsLogger, 401},
+		{"security record", "/orders/1", "", "svc.security.events", 401},
 		{"gate 500", "/orders/1", "broken-token", "", 500},
 		{"handler 500", "/fail", "alice-token", "", 500},
 	} {
