@@ -36,15 +36,15 @@ type Finder interface {
 type State struct {
 	route   string
 	finder  Finder
-	proxies Proxies
+	proxies *Proxies // a pointer: the State is allocated once per request
 	addr    string
 	subject string
 	found   bool
 	looked  bool
 	hasAddr bool
 	hasSubj bool
+	hasRoot bool
 
-	hasRoot    bool
 	root       string
 	carried    [maxCarried]carried
 	components any
@@ -106,8 +106,8 @@ func (s *State) SetRoute(pattern string, found bool) {
 func (s *State) SetFinder(f Finder) { s.finder = f }
 
 // SetProxies records the app's trusted proxies, by which
-// [State.ClientAddress] names the caller.
-func (s *State) SetProxies(p Proxies) { s.proxies = p }
+// [State.ClientAddress] names the caller. p is shared, never written.
+func (s *State) SetProxies(p *Proxies) { s.proxies = p }
 
 // SetSubject records the authenticated (or signature-verified) subject.
 func (s *State) SetSubject(sub string) { s.subject, s.hasSubj = sub, sub != "" }
@@ -127,7 +127,11 @@ func (s *State) Route(r *http.Request) (string, bool) {
 // caller of one request names the same one.
 func (s *State) ClientAddress(r *http.Request) string {
 	if !s.hasAddr {
-		s.addr, s.hasAddr = s.proxies.ClientAddress(r), true
+		var p Proxies
+		if s.proxies != nil {
+			p = *s.proxies
+		}
+		s.addr, s.hasAddr = p.ClientAddress(r), true
 	}
 	return s.addr
 }
@@ -140,7 +144,7 @@ func (s *State) Subject() (string, bool) { return s.subject, s.hasSubj }
 // wrapper nested in another hides none of them. Proxies of its own win.
 func (s *State) Inherit(outer *State) {
 	s.root, s.hasRoot, s.carried, s.components = outer.root, outer.hasRoot, outer.carried, outer.components
-	if len(s.proxies) == 0 {
+	if s.proxies == nil || len(*s.proxies) == 0 {
 		s.proxies = outer.proxies
 	}
 }

@@ -64,7 +64,10 @@ func TestCarryReplacesByKeyAndRefusesWhenFull(t *testing.T) {
 	if _, ok := s.Carried("a"); ok {
 		t.Fatal("an empty State carried something")
 	}
-	keys := []any{"a", "b", "c", "d", "e", "f", "g"}[:maxCarried]
+	keys := make([]any, maxCarried)
+	for i := range keys {
+		keys[i] = string(rune('a' + i))
+	}
 	for i, k := range keys {
 		if !s.Carry(k, i) {
 			t.Fatalf("Carry(%v) refused with %d carried", k, i)

@@ -180,7 +180,7 @@ func (t *Telemetry) begin(c *requestContext, w http.ResponseWriter, r *http.Requ
 		c.echo[0] = c.id
 		w.Header()[idHeader] = c.echo[:]
 	}
-	c.st.SetProxies(t.proxies)
+	c.st.SetProxies(&t.proxies)
 	if outer := reqfacts.From(c.Context); outer != nil {
 		c.st.Inherit(outer)
 	}
