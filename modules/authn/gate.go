@@ -127,7 +127,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	if g.exclude.matchRequest(r, routes) {
 		// Not authenticated and not recorded; a route there that requires a
 		// caller still refuses in the gate's name (its challenge).
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, excluded: true})))
+		g.pass(w, r, next, st, &gateCtx{g: g, excluded: true})
 		return
 	}
 	q := gateRequest{g: g, r: r, routes: routes, st: st}
@@ -150,7 +150,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	}
 	if token == "" {
 		if routes != nil && g.routedWithoutToken(&q) {
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, routes: routes})))
+			g.pass(w, r, next, st, &gateCtx{g: g, routes: routes})
 			return
 		}
 		if routes != nil && g.flood != nil && routes.hasAnonymous() && !q.floodAllows(w) {
@@ -159,7 +159,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		q.refuse(w, &Refusal{Kind: KindAuthenticationRequired}, len(r.Header["Authorization"]) == 0)
 		return
 	}
-	p, err := g.verifier.Verify(withBudgetKey(r.Context(), &q), token)
+	p, err := g.verifier.Verify(q.budgetContext(), token)
 	if err != nil {
 		g.verifyFailed(w, &q, err)
 		return
@@ -183,25 +183,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 			return
 		}
 	}
-	next.ServeHTTP(w, r.WithContext(&admittedCtx{Context: r.Context(), gc: gateCtx{g: g, routes: routes}, c: caller{principal: p, token: token}}))
-}
-
-// admittedCtx carries both the gate and the caller in one allocation: an
-// admitted request would otherwise pay two context nodes and two values.
-type admittedCtx struct {
-	context.Context
-	gc gateCtx
-	c  caller
-}
-
-func (x *admittedCtx) Value(key any) any {
-	switch key.(type) {
-	case gateKey:
-		return &x.gc
-	case callerKey:
-		return &x.c
-	}
-	return x.Context.Value(key)
+	g.admit(w, next, &q, p, token)
 }
 
 // gateRequest is one request on its way through the gate.
@@ -213,6 +195,10 @@ type gateRequest struct {
 	pattern string
 	found   bool
 	looked  bool
+
+	// What an admitted request carries, in q's allocation ([Gate.admit]).
+	gc gateCtx
+	c  caller
 }
 
 // address is the caller's address, worked out on first use (an admitted
