@@ -3,6 +3,7 @@ package authn
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -137,6 +138,10 @@ func (g *Gate) validateRoute(method, pattern string, gd guard) error {
 		return &InstallError{method, pattern, "is Anonymous and also requires a caller (authn.Require): make it one or the other"}
 	case len(gd.scopes) > 0 && g.exclude.matchPattern(pattern):
 		return &InstallError{method, pattern, "is excluded from authentication but requires scopes: remove it from authn.Exclude or drop the scopes"}
+	case !gd.step.none() && g.exclude.matchPattern(pattern):
+		return &InstallError{method, pattern, "is excluded from authentication but requires authn.RequireACR or authn.MaxAge: remove it from authn.Exclude or drop them"}
+	case gd.step.problem() != "":
+		return &InstallError{method, pattern, gd.step.problem()}
 	case g.meta != nil && pattern == g.meta.path:
 		return &InstallError{method, pattern, "is at the protected-resource metadata path, which the gate answers itself: move the route"}
 	case badScope(gd.scopes) != "":
@@ -166,11 +171,16 @@ func badScope(scopes []string) string {
 }
 
 // Guard tells how a route is guarded, for the `check` command: excluded,
-// anonymous or authenticated, and its scopes.
+// anonymous or authenticated, and what it requires: its scopes, then its
+// step-up as "acr=v1,v2" ([RequireACR]) and "max_age=300s" ([MaxAge]).
 func (g *Gate) Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (string, []string) {
 	gd := guardOf(h, mws)
-	if g.exclude.matchPattern(pattern) {
-		return "excluded", gd.scopes
+	requires := gd.scopes
+	if !gd.step.none() {
+		requires = append(slices.Clip(requires), gd.step.words()...)
 	}
-	return gd.mode(), gd.scopes
+	if g.exclude.matchPattern(pattern) {
+		return "excluded", requires
+	}
+	return gd.mode(), requires
 }

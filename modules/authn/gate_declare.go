@@ -18,11 +18,12 @@ func (g *Gate) OpenAPIEnabled() bool { return g.cfg.openAPI }
 func (g *Gate) BansEnabled() bool { return g.bans != nil }
 
 // RefuseRoute answers r with ref as a route's own marker does: recorded
-// like the gate's refusals (a missing scope as an authorization refusal)
+// like the gate's refusals (a missing scope or step-up as an authorization
+// refusal)
 // when the gate admitted r, with the gate's challenge, in the registered
 // error format.
 func RefuseRoute(w http.ResponseWriter, r *http.Request, ref *Refusal) {
-	refuseAtRoute(gateFrom(r.Context()), w, r, ref, ref.Kind == KindInsufficientScope)
+	refuseAtRoute(gateFrom(r.Context()), w, r, ref, ref.Kind == KindInsufficientScope || ref.Kind == KindInsufficientUserAuthentication)
 }
 
 // NewRefusal returns a refusal as the gate that admitted ctx's request
