@@ -41,8 +41,9 @@ func RequireACR(values ...string) func(http.Handler) http.Handler {
 
 // MaxAge is a marker middleware: the routes it guards need an authenticated
 // caller whose user authenticated at most d ago, read from the token's
-// `auth_time` claim (seconds since the epoch) with the verifier's leeway
-// (authn.Leeway; 30 s for a verifier of another kind). A token without
+// `auth_time` claim (seconds since the epoch) with the leeway of the
+// verifier that verified the token (authn.Leeway, the issuer's under
+// authn.Issuers; 30 s for a verifier of another kind). A token without
 // auth_time, with one that is not a number, or with one further in the
 // future than the leeway, is refused 401 insufficient-user-authentication
 // with max_age (whole seconds) in WWW-Authenticate. Several MaxAge on one
@@ -152,12 +153,28 @@ func authTimeOf(p Principal) (time.Time, bool) {
 }
 
 // skewed is implemented by verifiers whose clock and leeway the step-up
-// checks share: one notion of "now" for exp and auth_time.
+// checks share: one notion of "now" for exp and auth_time, that of the
+// verifier that verified p.
 type skewed interface {
-	skew() (now func() time.Time, leeway time.Duration)
+	skew(p Principal) (now func() time.Time, leeway time.Duration)
 }
 
-func (v *JWTVerifier) skew() (func() time.Time, time.Duration) { return v.cfg.clock, v.cfg.leeway }
+func (v *JWTVerifier) skew(Principal) (func() time.Time, time.Duration) {
+	return v.cfg.clock, v.cfg.leeway
+}
+
+// skew of several issuers: the set's clock, which judged exp too, and the
+// leeway of the issuer that verified p.
+func (s *issuerSet) skew(p Principal) (func() time.Time, time.Duration) {
+	now := s.clock
+	if now == nil {
+		now = time.Now
+	}
+	if v := s.byIssuer[p.Issuer]; v != nil {
+		return now, v.cfg.leeway
+	}
+	return now, defaultLeeway
+}
 
 // stepUpMet checks s against p with the clock and leeway of the gate's
 // verifier.
@@ -168,7 +185,7 @@ func stepUpMet(gc *gateCtx, s stepUp, p Principal) bool {
 	now, leeway := time.Now, defaultLeeway
 	if gc != nil {
 		if sk, ok := gc.g.verifier.(skewed); ok {
-			now, leeway = sk.skew()
+			now, leeway = sk.skew(p)
 		}
 	}
 	return s.met(p, now(), leeway)

@@ -224,3 +224,22 @@ func TestGuardNamesTheStepUp(t *testing.T) {
 		t.Fatalf("%s %q, want authenticated %q", mode, requires, want)
 	}
 }
+
+// Under authn.Issuers, auth_time is judged with the leeway of the issuer
+// that verified the token: here one issuer allows none, the other a minute.
+func TestStepUpUsesTheLeewayOfTheTokensIssuer(t *testing.T) {
+	clock := authn.Clock(func() time.Time { return stepUpNow })
+	strict, lenient := authntest.NewIssuer(t), authntest.NewIssuer(t)
+	sv, lv := strict.Verifier(clock, authn.Leeway(0)), lenient.Verifier(clock, authn.Leeway(time.Minute))
+	v := authn.Issuers(sv, lv)
+	r := chi.NewRouter()
+	r.With(authn.MaxAge(5*time.Minute)).Get("/fresh", ok)
+	srv := gateServer(t, nil, r, v)
+	age := map[string]any{"auth_time": ago(5*time.Minute + 30*time.Second)}
+	if got := do(t, srv, "GET", "/fresh", bearer(stepUpToken(lenient, age)), ""); got.status != 200 {
+		t.Errorf("lenient issuer: %d %s", got.status, got.header.Get("WWW-Authenticate"))
+	}
+	if got := do(t, srv, "GET", "/fresh", bearer(stepUpToken(strict, age)), ""); got.status != 401 || got.header.Get("WWW-Authenticate") != ageChallenge {
+		t.Errorf("strict issuer: %d %s", got.status, got.header.Get("WWW-Authenticate"))
+	}
+}
