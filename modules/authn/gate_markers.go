@@ -23,9 +23,8 @@ type marker struct {
 // requires a caller (which every route not marked Anonymous does anyway).
 // A caller lacking a scope gets 403 insufficient-scope, never 401 (unless
 // the route's [RequireACR] or [MaxAge] refuse it too: then 401, naming the
-// scopes). Use it
-// with chi's r.With, r.Use, r.Group and r.Route; a router's marker and its
-// route's marker each apply.
+// scopes). Use it with chi's r.With, r.Use, r.Group and r.Route; a
+// router's marker and its route's marker each apply.
 func Require(scopes ...string) func(http.Handler) http.Handler {
 	scopes = slices.Clone(scopes)
 	return func(next http.Handler) http.Handler {

@@ -130,7 +130,8 @@ func (r *Refusal) Describe() svcerrors.Description {
 }
 
 // challenge is the WWW-Authenticate value (RFC 6750 §3): never the token,
-// and an error_description only for a step-up (RFC 9470 §3's). Empty for refusals that carry none.
+// and an error_description only for a step-up (RFC 9470 §3's). Empty for
+// refusals that carry none.
 func (r *Refusal) challenge() string {
 	var params []string
 	switch r.Kind {
