@@ -173,6 +173,7 @@ svc example on %[1]s — paste these two lines, then try the curls:
   curl -i -H "Authorization: Bearer $READER" %[1]s/me      # 200, the principal
   curl -i -H "Authorization: Bearer $READER" %[1]s/admin   # 403 insufficient-scope
   curl -i -H "Authorization: Bearer $ADMIN"  %[1]s/admin   # 200
+  curl -i -H "Authorization: Bearer $ADMIN"  %[1]s/admin/keys  # 401 step-up: acr_values="mfa", max_age="300"
   curl -s %[1]s/.well-known/oauth-protected-resource       # RFC 9728 metadata
   curl -H "Authorization: Bearer $READER" %[1]s/billing   # an outbound call with the service's own token
   curl -H "Authorization: Bearer $READER" %[1]s/api/reports  # a Huma operation (scope read)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/go-chi/chi/v5"
 
@@ -18,6 +19,9 @@ func newRouter(b *billing, m *metrics.Metrics, g *authn.Gate, res *svcerrors.Res
 	r.With(authn.Anonymous).Get("/hello", hello)
 	r.Get("/me", me)
 	r.With(authn.Require("admin")).Get("/admin", admin)
+	// Step-up (RFC 9470): an admin token is not enough here without a
+	// recent multi-factor login.
+	r.With(authn.Require("admin"), authn.RequireACR("mfa"), authn.MaxAge(5*time.Minute)).Get("/admin/keys", admin)
 	r.Get("/ws", echo)
 	r.Method(http.MethodGet, "/billing", b)
 	r.With(authn.Require("invoices:read")).Get("/invoices", invoices)

@@ -86,6 +86,17 @@
 // too-large. Only signature and algorithm count as forged (Reason.Forged)
 // for bans. Errors never quote the token.
 //
+// # Step-up and claims challenges
+//
+// Beside Require's scopes, a route may ask how its caller's user
+// authenticated (RFC 9470): RequireACR lists the `acr` values it accepts,
+// MaxAge how long ago `auth_time` may be. A token short of them is refused
+// 401 insufficient_user_authentication with acr_values and max_age, so
+// that the client sends the user to log in again; when the token also
+// lacks a scope, this 401 wins and names the scope too. A check hook
+// (Check) asks for more claims with ClaimsChallenge: 401
+// insufficient_claims with the claims request, as Entra clients expect.
+//
 // # Configuration errors
 //
 // Constructors never panic and never fail: an invalid issuer (not https,

@@ -12,6 +12,13 @@ import (
 func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Principal, bool) {
 	r := q.r
 	got, err := g.cfg.check(r.Context(), p, r)
+	var ref *Refusal
+	if err != nil && errors.As(err, &ref) && ref.Kind == kindInsufficientClaims {
+		// A claims challenge judges the caller: recorded and counted like
+		// the gate's own refusals.
+		q.refuse(w, ref, false)
+		return Principal{}, false
+	}
 	if err != nil {
 		// A framework HTTP error from the hook is a 500 like any other
 		// unknown error: the hook refuses by returning a zero Principal.
@@ -20,7 +27,6 @@ func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Pri
 			// A refusal the hook raises is the gate's: its Bearer challenge
 			// names the metadata like every other (the hook's ctx has no
 			// gate in it yet for gatehook.Challenging to find).
-			var ref *Refusal
 			if errors.As(err, &ref) && g.meta != nil && ref.resourceMetadata != g.meta.url {
 				// A copy: the hook may hand the same *Refusal to every
 				// request, and writing into it would race.

@@ -3,6 +3,7 @@ package authn
 import (
 	"context"
 	"net/http"
+	"slices"
 
 	"go.uber.org/zap"
 
@@ -19,7 +20,8 @@ func init() {
 	gatehook.MuxRoutes = func(mux any) []gatehook.Route { return mux.(*ServeMux).routeList() }
 	gatehook.RefuseRoute = func(w http.ResponseWriter, r *http.Request, ref error) {
 		rf := ref.(*Refusal)
-		refuseAtRoute(gateFrom(r.Context()), w, r, rf, rf.Kind == KindInsufficientScope)
+		// A missing scope or step-up is an authorization refusal.
+		refuseAtRoute(gateFrom(r.Context()), w, r, rf, rf.Kind == KindInsufficientScope || rf.Kind == KindInsufficientUserAuthentication)
 	}
 	gatehook.SharedStores = func(b bans.Store, f flood.Store) any { return sharedStores(b, f) }
 	gatehook.WithCaller = func(r *http.Request, p any, token string) *http.Request {
@@ -70,12 +72,19 @@ func (h hooked) DiscoveryURL() string {
 	return ""
 }
 
+// Guard tells how a route is guarded, for the `check` command: excluded,
+// anonymous or authenticated, and what it requires: its scopes, then its
+// step-up as "acr=v1,v2" ([RequireACR]) and "max_age=300s" ([MaxAge]).
 func (h hooked) Guard(method, pattern string, hd http.Handler, mws []func(http.Handler) http.Handler) (string, []string) {
 	gd := guardOf(hd, mws)
-	if h.g.exclude.matchPattern(pattern) {
-		return "excluded", gd.scopes
+	requires := gd.scopes
+	if !gd.step.none() {
+		requires = append(slices.Clip(requires), gd.step.words()...)
 	}
-	return gd.mode(), gd.scopes
+	if h.g.exclude.matchPattern(pattern) {
+		return "excluded", requires
+	}
+	return gd.mode(), requires
 }
 
 func (h hooked) SetLogger(l *zap.Logger) {

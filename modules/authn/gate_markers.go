@@ -15,14 +15,16 @@ type marker struct {
 	anonymous bool
 	requires  bool
 	scopes    []string
+	step      stepUp // RequireACR, MaxAge
 }
 
 // Require is a marker middleware: the routes it guards need an
 // authenticated caller holding every named scope. Without scopes it only
 // requires a caller (which every route not marked Anonymous does anyway).
-// A caller lacking a scope gets 403 insufficient-scope, never 401. Use it
-// with chi's r.With, r.Use, r.Group and r.Route; a router's marker and its
-// route's marker each apply.
+// A caller lacking a scope gets 403 insufficient-scope, never 401 (unless
+// the route's [RequireACR] or [MaxAge] refuse it too: then 401, naming the
+// scopes). Use it with chi's r.With, r.Use, r.Group and r.Route; a
+// router's marker and its route's marker each apply.
 func Require(scopes ...string) func(http.Handler) http.Handler {
 	scopes = slices.Clone(scopes)
 	return func(next http.Handler) http.Handler {
@@ -53,8 +55,8 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuseAtRoute(gc, w, r, &Refusal{Kind: KindAuthenticationRequired}, false)
 		return
 	}
-	if !p.Scopes.Has(m.scopes...) {
-		refuseAtRoute(gc, w, r, &Refusal{Kind: KindInsufficientScope, Scopes: routeScopes(gc, r, m.scopes)}, true)
+	if !p.Scopes.Has(m.scopes...) || !stepUpMet(gc, m.step, p) {
+		m.refuseGuarded(gc, w, r, p)
 		return
 	}
 	m.next.ServeHTTP(w, r)
@@ -110,6 +112,7 @@ type guard struct {
 	anonymous bool
 	requires  bool
 	scopes    []string
+	step      stepUp // every RequireACR and MaxAge of the route
 	// outside names a component marker (rate limit, idempotency,
 	// conditional request, response cache) that wraps an authn.Require
 	// marker: it would run before the scope check.
@@ -148,6 +151,7 @@ func guardOf(h http.Handler, mws []func(http.Handler) http.Handler) guard {
 				gd.outside = seen
 			}
 			gd.requires = true
+			gd.step = gd.step.and(m.step)
 			for _, s := range m.scopes {
 				if !slices.Contains(gd.scopes, s) {
 					gd.scopes = append(gd.scopes, s)

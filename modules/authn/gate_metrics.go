@@ -49,7 +49,7 @@ func (g *Gate) metrics() *gateMetrics {
 	m.attempts, _ = meter.Int64Counter("svc.authentication.attempts",
 		metric.WithDescription("Requests that met the authentication gate, by outcome."), metric.WithUnit("{request}"))
 	m.authz, _ = meter.Int64Counter("svc.authorization.refusals",
-		metric.WithDescription("Authenticated requests refused for a missing scope."), metric.WithUnit("{request}"))
+		metric.WithDescription("Authenticated requests a route refused: a missing scope, or a user authentication too weak or too old (step-up)."), metric.WithUnit("{request}"))
 	if b := g.bans; b != nil {
 		name := metric.WithAttributeSet(attribute.NewSet(attribute.String("svc.client_bans.name", b.Name())))
 		m.bansStarted, _ = meter.Int64Counter("svc.client_bans.started",

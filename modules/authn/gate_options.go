@@ -20,8 +20,10 @@ type Option func(*gateConfig)
 // Return the principal (possibly with Extra set) to serve the request. A zero
 // Principal with a nil error refuses it: 401 token-rejected, reason revoked.
 // A non-zero principal that is not Authenticated is a programming error and
-// answers 500. An error the registered error format knows (say a
-// *svcerrors.DeadlineExceeded) is rendered; any other error answers 500.
+// answers 500. [ClaimsChallenge] refuses it 401 insufficient-claims, asking
+// for a token with more claims. An error the registered error format knows
+// (say a *svcerrors.DeadlineExceeded) is rendered; any other error answers
+// 500.
 // Its answer is never cached.
 func Check(fn func(ctx context.Context, p Principal, r *http.Request) (Principal, error)) Option {
 	return func(c *gateConfig) { c.check = fn }

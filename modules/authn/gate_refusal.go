@@ -48,6 +48,13 @@ type Refusal struct {
 	// RetryAfter is how long a banned caller must wait (KindClientBanned),
 	// or how long to wait before retrying (KindVerifierBusy).
 	RetryAfter time.Duration
+	// ACRValues and MaxAge are the route's step-up
+	// (KindInsufficientUserAuthentication): the acr values it accepts (none
+	// when any), the oldest authentication it accepts (0 when any).
+	ACRValues []string
+	MaxAge    time.Duration
+	// claims is the base64 claims of a claims challenge (ClaimsChallenge).
+	claims string
 	// resourceMetadata is the metadata URL every Bearer challenge names when
 	// the gate has a Resource.
 	resourceMetadata string
@@ -93,6 +100,10 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"The service cannot verify tokens yet. Retry shortly."},
 	KindVerifierBusy: {bulkheadFull.Status, bulkheadFull.Title,
 		"The service is verifying as many new tokens as it can. Retry after the time given."},
+	KindInsufficientUserAuthentication: {http.StatusUnauthorized, "Insufficient user authentication",
+		"The user's authentication is not strong or recent enough for this resource. Authenticate again as WWW-Authenticate's acr_values and max_age ask, then retry with the new token."},
+	kindInsufficientClaims: {http.StatusUnauthorized, "Insufficient claims",
+		"The token lacks claims this resource requires. Get a new token asking for the claims in WWW-Authenticate, then retry with it."},
 }
 
 // status is the HTTP status of the refusal.
@@ -109,14 +120,18 @@ func (r *Refusal) Describe() svcerrors.Description {
 		d.Detail = "The bearer token did not verify (" + string(r.Reason) + "). Get a new token rather than retrying this one."
 		d.Extensions = []svcerrors.Member{{Name: "reason", Value: string(r.Reason)}}
 	}
+	if r.Kind == KindInsufficientUserAuthentication {
+		d.Extensions = r.stepUpMembers()
+	}
 	if c := r.challenge(); c != "" {
 		d.Header = http.Header{"Www-Authenticate": {c}}
 	}
 	return d
 }
 
-// challenge is the WWW-Authenticate value (RFC 6750 §3): never an
-// error_description, never the token. Empty for refusals that carry none.
+// challenge is the WWW-Authenticate value (RFC 6750 §3): never the token,
+// and an error_description only for a step-up (RFC 9470 §3's). Empty for
+// refusals that carry none.
 func (r *Refusal) challenge() string {
 	var params []string
 	switch r.Kind {
@@ -130,6 +145,10 @@ func (r *Refusal) challenge() string {
 		if len(r.Scopes) > 0 {
 			params = append(params, `scope="`+strings.Join(r.Scopes, " ")+`"`)
 		}
+	case KindInsufficientUserAuthentication:
+		params = r.stepUpParams()
+	case kindInsufficientClaims:
+		params = append(params, `error="insufficient_claims"`, `claims="`+r.claims+`"`)
 	default:
 		return ""
 	}

@@ -211,7 +211,7 @@ func (s *serveMuxRoutes) find(r *http.Request) (string, guard, bool) {
 	}
 	_, _, path := splitMuxPattern(pattern)
 	gd := guardOf(h, nil)
-	if gd.anonymous || len(gd.scopes) > 0 {
+	if gd.anonymous || len(gd.scopes) > 0 || !gd.step.none() {
 		// A plain *http.ServeMux could not be checked at install.
 		if _, refused := s.refused.Load(pattern); refused {
 			return path, guard{}, true

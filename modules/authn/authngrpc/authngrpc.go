@@ -9,7 +9,9 @@
 //	    grpc.StreamInterceptor(authngrpc.StreamServerInterceptor(gate, rules...)),
 //	)
 //
-// Every method is authenticated unless a rule says otherwise. The gate sees
+// Every method is authenticated unless a rule says otherwise. A refusal
+// that carries a Bearer challenge over HTTP carries it in the
+// `www-authenticate` header metadata. The gate sees
 // each call as `POST /package.Service/Method`, so its records and metrics
 // carry the full method name as `http.route`.
 package authngrpc
@@ -19,7 +21,9 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
+	"time"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -36,6 +40,7 @@ type Rule struct {
 	method    string
 	scopes    []string
 	anonymous bool
+	stepUps   []func(http.Handler) http.Handler
 }
 
 // Require makes the method need a token granting every scope named.
@@ -46,6 +51,34 @@ func Require(fullMethod string, scopes ...string) Rule {
 // Anonymous makes the method callable without a token; a token that is
 // sent must still verify.
 func Anonymous(fullMethod string) Rule { return Rule{method: fullMethod, anonymous: true} }
+
+// With adds the step-up markers authn.RequireACR and authn.MaxAge to a
+// [Require] rule, as r.With adds them to a chi route:
+//
+//	authngrpc.Require("/bank.Payments/Send", "payments").
+//		With(authn.RequireACR("phr"), authn.MaxAge(5*time.Minute))
+//
+// A call whose token falls short is refused codes.Unauthenticated, with the
+// gate's RFC 9470 challenge (error="insufficient_user_authentication",
+// acr_values, max_age) in the `www-authenticate` header metadata. With
+// panics on any other middleware (it would run on the gate's stand-in
+// request, not on the call), and the interceptors panic on an Anonymous
+// rule given a step-up, as the gate refuses such a route.
+func (r Rule) With(markers ...func(http.Handler) http.Handler) Rule {
+	for _, m := range markers {
+		s, ok := m(http.NotFoundHandler()).(interface {
+			StepUp() ([]string, time.Duration, bool)
+		})
+		if !ok {
+			panic("authngrpc: Rule.With takes authn.RequireACR and authn.MaxAge only")
+		}
+		if _, _, ok := s.StepUp(); !ok {
+			panic("authngrpc: Rule.With takes authn.RequireACR and authn.MaxAge only; put scopes in authngrpc.Require")
+		}
+	}
+	r.stepUps = append(slices.Clip(r.stepUps), markers...)
+	return r
+}
 
 // UnaryServerInterceptor authenticates every unary call through g. It
 // panics on an invalid rule (a method name not starting with "/", or one
@@ -100,6 +133,9 @@ func newGuard(g *authn.Gate, rules []Rule) *guard {
 			panic("authngrpc: method " + rule.method + ` must be a full method name, "/package.Service/Method"`)
 		}
 		var h http.Handler = pass
+		for i := len(rule.stepUps) - 1; i >= 0; i-- {
+			h = rule.stepUps[i](h)
+		}
 		switch {
 		case rule.anonymous:
 			h = authn.Anonymous(h)
@@ -159,6 +195,12 @@ func (gh *guard) admit(ctx context.Context, fullMethod string) (context.Context,
 	if admitted != nil {
 		return admitted, nil
 	}
+	if challenge := rec.header.Get("WWW-Authenticate"); challenge != "" {
+		// The challenge tells a client what token to get (a scope, a
+		// step-up, claims), as it does over HTTP. Sent as header metadata,
+		// which gRPC delivers with the refusal's status.
+		_ = grpc.SetHeader(ctx, metadata.Pairs("www-authenticate", challenge))
+	}
 	return nil, rec.status()
 }
 
@@ -183,8 +225,13 @@ func (r *refusal) status() error {
 	challenge := r.header.Get("WWW-Authenticate")
 	switch r.code {
 	case http.StatusUnauthorized:
-		if strings.Contains(challenge, `error="invalid_token"`) {
+		switch {
+		case strings.Contains(challenge, `error="invalid_token"`):
 			return status.Error(codes.Unauthenticated, "the bearer token was rejected")
+		case strings.Contains(challenge, `error="insufficient_user_authentication"`):
+			return status.Error(codes.Unauthenticated, "the user's authentication is too weak or too old for this method: authenticate again as the www-authenticate metadata asks (RFC 9470)")
+		case strings.Contains(challenge, `error="insufficient_claims"`):
+			return status.Error(codes.Unauthenticated, "the token lacks claims this method requires: get a new token asking for the claims in the www-authenticate metadata")
 		}
 		return status.Error(codes.Unauthenticated, "a bearer token is required in the authorization metadata")
 	case http.StatusForbidden:

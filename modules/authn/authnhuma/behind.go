@@ -31,6 +31,15 @@ var probe = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 // the order of the options: a caller refused 401 or 403 spends no budget,
 // claims no Idempotency-Key and is never answered from the cache.
 //
+// The step-up markers authn.RequireACR and authn.MaxAge join the
+// operation's guard instead, as on a chi route: checked with its
+// [Require] scopes before Huma reads the body (a token short of both is
+// refused 401, naming both), listed by `check`, and described on the
+// operation's 401 in the API document:
+//
+//	huma.Post(api, "/payments", pay, authnhuma.Require("payments"),
+//		authnhuma.Use(authn.RequireACR("phr"), authn.MaxAge(5*time.Minute)))
+//
 // Use refuses, with a panic at registration, to be a group's modifier
 // (grp.UseSimpleModifier(authnhuma.Use(...))): Huma v2.37 does not run
 // the middlewares a group's modifier adds (huma#804), so the markers would
@@ -38,13 +47,14 @@ var probe = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})
 // group. The refusal reads the registration's call stack for Huma's group
 // code, the one place where the two uses differ.
 func Use(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
-	markers = present(markers)
+	steps, markers := splitStepUps(present(markers))
 	describe := markerDocs(markers)
 	return func(op *huma.Operation) {
 		if inGroupModifier() {
 			panic("authnhuma.Use is an operation option: as a huma.Group's modifier its markers would never run " +
 				"(Huma does not run middlewares a group's modifier adds, huma#804); use authnhuma.Group(grp, markers...)")
 		}
+		addStepUps(op, steps)
 		for _, m := range markers {
 			op.Middlewares = append(op.Middlewares, bridge(m))
 		}

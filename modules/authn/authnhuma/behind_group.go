@@ -22,7 +22,9 @@ import (
 //	huma.Post(orders, "/{id}/cancel", cancel) // shared by the group
 //
 // A marker is one value for the whole group: a rate limit's budget is
-// shared, per caller, by the group's operations, as on a chi group.
+// shared, per caller, by the group's operations, as on a chi group. The
+// step-up markers authn.RequireACR and authn.MaxAge join each operation's
+// guard, as with [Use].
 //
 // The markers run as the group's Huma middlewares (grp.UseMiddleware),
 // which Huma runs, and never as middlewares a group's modifier adds, which
@@ -41,13 +43,18 @@ func Group(grp *huma.Group, markers ...func(http.Handler) http.Handler) {
 	if grp == nil {
 		panic("authnhuma.Group: nil *huma.Group")
 	}
-	markers = present(markers)
-	if len(markers) == 0 {
+	steps, markers := splitStepUps(present(markers))
+	if len(markers)+len(steps) == 0 {
 		return
 	}
-	mws := make([]func(huma.Context, func(huma.Context)), len(markers))
-	for i, m := range markers {
-		mws[i] = bridge(m)
+	mws := make([]func(huma.Context, func(huma.Context)), 0, len(markers)+1)
+	if len(steps) > 0 {
+		// Enforces the step-up the modifier below puts in each operation's
+		// guard where no route marker does (bare adapters).
+		mws = append(mws, enforceGuard)
+	}
+	for _, m := range markers {
+		mws = append(mws, bridge(m))
 	}
 	grp.UseMiddleware(mws...)
 
@@ -61,6 +68,7 @@ func Group(grp *huma.Group, markers ...func(http.Handler) http.Handler) {
 		if slices.Contains(done, mark) {
 			return
 		}
+		addStepUps(op, steps)
 		describe(op)
 		op.Metadata = maps.Clone(op.Metadata)
 		if op.Metadata == nil {

@@ -14,6 +14,14 @@
 //	admin := huma.NewGroup(api, "/admin")
 //	admin.UseSimpleModifier(authnhuma.Require("admin"))
 //
+// A step-up (RFC 9470) is the authn route markers themselves, given to
+// [Use] (or [Group]) as on a chi route: they join the operation's guard,
+// run with its scopes before Huma reads the body, and are described on its
+// 401 in the API document:
+//
+//	huma.Post(api, "/payments", pay, authnhuma.Require("payments"),
+//		authnhuma.Use(authn.RequireACR("phr"), authn.MaxAge(5*time.Minute)))
+//
 // Every operation not marked Anonymous needs a verified caller, as every
 // route does behind the gate. The adapters wrap each operation's handler in
 // the authn route markers, so the gate reads an operation's guard before

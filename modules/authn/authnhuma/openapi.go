@@ -116,7 +116,9 @@ func (d *documenter) errorResponse(description string, header string) *huma.Resp
 	d.ours[resp] = true
 	switch header {
 	case "WWW-Authenticate":
-		resp.Headers = map[string]*huma.Param{header: {Description: "The RFC 6750 Bearer challenge.", Schema: &huma.Schema{Type: huma.TypeString}}}
+		resp.Headers = map[string]*huma.Param{header: {Description: "The RFC 6750 Bearer challenge. Its error says why: invalid_token, " +
+			"insufficient_scope (with scope), insufficient_user_authentication (RFC 9470 step-up, with acr_values and max_age) " +
+			"or insufficient_claims (a claims challenge, with claims: base64 of the JSON claims request).", Schema: &huma.Schema{Type: huma.TypeString}}}
 	case "Retry-After":
 		resp.Headers = map[string]*huma.Param{header: {Description: "Seconds to wait before retrying.", Schema: &huma.Schema{Type: huma.TypeInteger}}}
 	}
@@ -192,7 +194,12 @@ func (d *documenter) secure(op *huma.Operation) {
 			op.Responses[code] = d.errorResponse(description, header)
 		}
 	}
-	add("401", "Authentication required, or the bearer token did not verify (see WWW-Authenticate).", "WWW-Authenticate")
+	unauthorized := "Authentication required, or the bearer token did not verify (see WWW-Authenticate)."
+	if step := stepUpDoc(gd); step != "" {
+		unauthorized = "Authentication required, the bearer token did not verify, or the user's authentication is too weak or too old for this operation " +
+			"(RFC 9470 step-up: WWW-Authenticate's error is insufficient_user_authentication, with " + step + ")."
+	}
+	add("401", unauthorized, "WWW-Authenticate")
 	if len(gd.scopes) > 0 {
 		add("403", "The token does not grant a scope this operation requires: "+strings.Join(gd.scopes, " ")+".", "WWW-Authenticate")
 	}

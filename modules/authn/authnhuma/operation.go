@@ -25,6 +25,7 @@ type opGuard struct {
 	anonymous bool
 	requires  bool
 	scopes    []string
+	stepUps   []func(http.Handler) http.Handler // authn.RequireACR, authn.MaxAge (see Use)
 	rejects   []svcerrors.Rejection
 	docs      []markerDoc                       // see markerDocs
 	notes     []func(http.Handler) http.Handler // see Notes
@@ -45,6 +46,7 @@ func guardOf(op *huma.Operation) opGuard {
 func update(op *huma.Operation, change func(gd *opGuard), enforce bool) {
 	gd := guardOf(op)
 	gd.scopes = slices.Clone(gd.scopes)
+	gd.stepUps = slices.Clone(gd.stepUps)
 	gd.rejects = slices.Clone(gd.rejects)
 	gd.docs = slices.Clone(gd.docs)
 	gd.notes = slices.Clone(gd.notes)
@@ -171,7 +173,7 @@ func markers(op *huma.Operation) []func(http.Handler) http.Handler {
 	if gd.requires {
 		mws = append(mws, authn.Require(gd.scopes...))
 	}
-	return mws
+	return append(mws, gd.stepUps...)
 }
 
 // enforceGuard checks an operation's guard inside Huma, before the body is
@@ -185,7 +187,7 @@ func enforceGuard(ctx huma.Context, next func(huma.Context)) {
 }
 
 // Admit enforces the guard of ctx's operation (its [Require] scopes, the
-// group's included) where a Huma middleware stands: it reports whether the
+// group's included, and the step-up markers given to [Use] or [Group]) where a Huma middleware stands: it reports whether the
 // caller may go on, and when not it has already written the refusal the
 // guard's own middleware would (401 authentication-required without a
 // verified caller, 403 insufficient-scope with the gate's challenge). An
@@ -197,7 +199,8 @@ func enforceGuard(ctx huma.Context, next func(huma.Context)) {
 // such a middleware may run before the guard's (the bridges of [Use] call
 // Admit so that a rate limit spends nothing on a caller refused 403).
 // Behind [NewChi] and [NewGo] the route markers refused such a caller
-// before Huma ran, and Admit is true. It allocates nothing when it admits.
+// before Huma ran, and Admit is true. It allocates nothing when it admits
+// an operation without a step-up.
 func Admit(ctx huma.Context) bool {
 	gd := guardOf(ctx.Operation())
 	if !gd.requires {
@@ -205,6 +208,8 @@ func Admit(ctx huma.Context) bool {
 	}
 	p, ok := authn.PrincipalFrom(ctx.Context())
 	switch {
+	case ok && len(gd.stepUps) > 0:
+		return admitStepUp(ctx, gd)
 	case !ok:
 		refuse(ctx, &authn.Refusal{Kind: authn.KindAuthenticationRequired})
 	case !p.Scopes.Has(gd.scopes...):

@@ -265,6 +265,12 @@ function buildProvider(issuer) {
             jwt.payload.sub = token.svcExchange.sub;
             if (token.svcExchange.act) jwt.payload.act = token.svcExchange.act;
           }
+          // Test-only user-authentication context for the step-up tests (RFC 9470): a
+          // client-credentials token has none, so the test names the acr and the login's age.
+          const acr = ctx?.get('x-svc-test-acr');
+          if (acr) jwt.payload.acr = acr;
+          const age = ctx?.get('x-svc-test-auth-age');
+          if (age) jwt.payload.auth_time = Math.floor(Date.now() / 1000) - Number(age);
         },
       },
     },

@@ -5,8 +5,10 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TokenResult is a token endpoint's answer, success or error.
@@ -28,9 +30,17 @@ type TokenResult struct {
 // client_secret or client_assertion). It fails the test only when no answer arrives.
 func (p *Provider) PostToken(t testing.TB, form url.Values, clientID, secret string) TokenResult {
 	t.Helper()
+	return p.postToken(t, form, clientID, secret, nil)
+}
+
+func (p *Provider) postToken(t testing.TB, form url.Values, clientID, secret string, header http.Header) TokenResult {
+	t.Helper()
 	req, err := http.NewRequest(http.MethodPost, p.TokenEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		t.Fatalf("oidcprovider: %v", err)
+	}
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	if secret != "" {
@@ -95,9 +105,31 @@ func (p *Provider) Exchange(t testing.TB, subjectToken, audience, scope string) 
 	return p.mustToken(t, form)
 }
 
+// LoginToken is Token carrying the user-authentication context a client-credentials grant has
+// none of: `acr` (left out when "") and an `auth_time` age ago by the provider's clock. The
+// provider's JWT customizer writes them from test-only request headers; everything else about
+// the token (signing, serialization, NumericDate) is the provider's own.
+func (p *Provider) LoginToken(t testing.TB, scope, acr string, age time.Duration) string {
+	t.Helper()
+	form := url.Values{"grant_type": {GrantClientCredentials}}
+	if scope != "" {
+		form.Set("scope", scope)
+	}
+	header := http.Header{"X-Svc-Test-Auth-Age": {strconv.FormatInt(int64(age/time.Second), 10)}}
+	if acr != "" {
+		header.Set("X-Svc-Test-Acr", acr)
+	}
+	return p.mustTokenWith(t, form, header)
+}
+
 func (p *Provider) mustToken(t testing.TB, form url.Values) string {
 	t.Helper()
-	res := p.PostToken(t, form, p.ClientID, p.ClientSecret)
+	return p.mustTokenWith(t, form, nil)
+}
+
+func (p *Provider) mustTokenWith(t testing.TB, form url.Values, header http.Header) string {
+	t.Helper()
+	res := p.postToken(t, form, p.ClientID, p.ClientSecret, header)
 	if res.Status != http.StatusOK || res.AccessToken == "" {
 		t.Fatalf("oidcprovider: %s grant answered %d: %s", form.Get("grant_type"), res.Status, res.Body)
 	}

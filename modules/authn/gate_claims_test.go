@@ -1,0 +1,135 @@
+package authn_test
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/svckit/svc/internal/gatehook"
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// entraClaims is the claims request of Microsoft's claims-challenge
+// documentation (an authentication context, "c1").
+const entraClaims = `{"access_token":{"acrs":{"essential":true,"value":"c1"}}}`
+
+func claimsHook(claims string) func(context.Context, authn.Principal, *http.Request) (authn.Principal, error) {
+	return func(_ context.Context, p authn.Principal, _ *http.Request) (authn.Principal, error) {
+		if p.Subject == "root" {
+			return p, nil
+		}
+		return authn.Principal{}, authn.ClaimsChallenge([]byte(claims))
+	}
+}
+
+// The challenge is 401 with error="insufficient_claims" and the claims in
+// standard base64, as Microsoft's documentation shows and MSAL reads them;
+// the body has its own type; a challenge a hook hands every request is
+// never written (-race).
+func TestClaimsChallengeHeaderAndBody(t *testing.T) {
+	for name, c := range map[string]struct {
+		opts []authn.Option
+		want string
+	}{
+		"plain": {nil, `Bearer error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsiYWNycyI6eyJlc3NlbnRpYWwiOnRydWUsInZhbHVlIjoiYzEifX19"`},
+		"with Resource": {[]authn.Option{authn.Resource("https://api.example.com/")},
+			`Bearer error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsiYWNycyI6eyJlc3NlbnRpYWwiOnRydWUsInZhbHVlIjoiYzEifX19", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`},
+	} {
+		srv := gateServer(t, svcerrors.New(), exampleRouter(), newCounting(), append(c.opts, authn.Check(claimsHook(" "+entraClaims+"\n")))...)
+		errs := make(chan string, 4)
+		for range 4 {
+			go func() {
+				got := do(t, srv, "GET", "/me", bearer("alice-token"), "")
+				switch {
+				case got.status != 401 || got.header.Get("WWW-Authenticate") != c.want:
+					errs <- fmt.Sprintf("%d %q", got.status, got.header.Get("WWW-Authenticate"))
+				case got.json["type"] != docs+"insufficient-claims" || got.json["title"] != "Insufficient claims" ||
+					got.header.Get("Content-Type") != "application/problem+json":
+					errs <- got.body
+				case strings.Contains(got.body, "alice-token"):
+					errs <- "the token was echoed"
+				default:
+					errs <- ""
+				}
+			}()
+		}
+		for range 4 {
+			if e := <-errs; e != "" {
+				t.Errorf("%s: %s", name, e)
+			}
+		}
+	}
+	if got := base64.StdEncoding.EncodeToString([]byte(entraClaims)); got != "eyJhY2Nlc3NfdG9rZW4iOnsiYWNycyI6eyJlc3NlbnRpYWwiOnRydWUsInZhbHVlIjoiYzEifX19" {
+		t.Fatalf("the expected header is not Microsoft's: %s", got)
+	}
+	// A caller the hook admits is served.
+	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.Check(claimsHook(entraClaims)))
+	if got := do(t, srv, "GET", "/me", bearer("admin-token"), ""); got.status != 200 {
+		t.Fatalf("admitted caller: %d", got.status)
+	}
+}
+
+// A claims challenge is recorded and counted as a refused attempt under
+// its own error.type.
+func TestClaimsChallengeRecordAndMetric(t *testing.T) {
+	m := installMetrics(t)
+	o := observedGate(t, exampleRouter(), newFake(), authn.Check(claimsHook(entraClaims)))
+	do(t, o.srv, "GET", "/me", bearer("alice-token"), "")
+	recs := o.security()
+	if len(recs) != 1 || recs[0].Message != "GET /me 401 insufficient-claims" || recs[0].ContextMap()["error.type"] != "insufficient-claims" {
+		t.Fatalf("%v", recs)
+	}
+	s := func(k, v string) attribute.KeyValue { return attribute.String(k, v) }
+	if n := m.sum(t, "svc.authentication.attempts", s("svc.outcome", "refused"), s("error.type", "insufficient-claims"), s("http.route", "/me")); n != 1 {
+		t.Errorf("refused attempts %d, want 1", n)
+	}
+}
+
+// Claims no client could read are refused where the hook builds the
+// challenge: the request answers 500, the log names the problem (never the
+// claims), and no challenge is sent.
+func TestHostileClaimsAreNeverSent(t *testing.T) {
+	cases := map[string]struct{ claims, want string }{
+		"not JSON":          {`{"acrs":{"value":`, "not one JSON object"},
+		"an array":          {`[{"access_token":{}}]`, "not one JSON object"},
+		"a string":          {`"c1"`, "not one JSON object"},
+		"two objects":       {`{} {}`, "not one JSON object"},
+		"empty":             {``, "not one JSON object"},
+		"huge":              {`{"x":"` + strings.Repeat("A", 4096) + `"}`, "over the 2048"},
+		"a header breaking": {"{\"x\":\"a\r\nSet-Cookie: s=1\"}", "not one JSON object"},
+	}
+	for name, c := range cases {
+		err := authn.ClaimsChallenge([]byte(c.claims))
+		if err == nil || !strings.Contains(err.Error(), c.want) || (len(c.claims) > 4 && strings.Contains(err.Error(), c.claims)) {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		core, logs := observer.New(zapcore.DebugLevel)
+		g, gerr := authn.New(newFake(), authn.Check(claimsHook(c.claims)))
+		if gerr != nil {
+			t.Fatal(gerr)
+		}
+		gatehook.Of(g).SetLogger(zap.New(core))
+		h, herr := g.Handler(exampleRouter())
+		if herr != nil {
+			t.Fatal(herr)
+		}
+		got := do(t, httptestServer(t, h), "GET", "/me", bearer("alice-token"), "")
+		if got.status != 500 || got.header.Get("WWW-Authenticate") != "" || got.header.Get("Set-Cookie") != "" {
+			t.Errorf("%s: %d %v", name, got.status, got.header)
+		}
+		if e := logs.FilterMessage("authn: request could not be authenticated").All(); len(e) != 1 ||
+			!strings.Contains(fmt.Sprint(e[0].ContextMap()["error"]), "authn.ClaimsChallenge") {
+			t.Errorf("%s: logged %v", name, logs.All())
+		}
+	}
+}
