@@ -250,4 +250,7 @@ func encodeVerifier(enc zapcore.ObjectEncoder, v authn.Verifier) {
 	if dv, ok := v.(interface{ DiscoveryURL() string }); ok && dv.DiscoveryURL() != "" {
 		enc.AddString("discovery_url", secret.URL(dv.DiscoveryURL()).String())
 	}
+	if iv, ok := v.(interface{ IntrospectionEndpoint() string }); ok && iv.IntrospectionEndpoint() != "" {
+		enc.AddString("introspection_endpoint", secret.URL(iv.IntrospectionEndpoint()).String())
+	}
 }

@@ -25,6 +25,10 @@ const (
 	// overflowing (authn.ErrBusy): 503 with Retry-After, under the error
 	// format's own anchor for a full concurrency limit (bulkheadFull's).
 	KindVerifierBusy RefusalKind = "bulkhead-full"
+	// KindIntrospectionUnavailable is an opaque token that could not be
+	// introspected (authn.ErrIntrospectionUnavailable): 503 with
+	// Retry-After, the token not judged.
+	KindIntrospectionUnavailable RefusalKind = "introspection-unavailable"
 )
 
 // bulkheadFull is the error format's kind for a full concurrency limit,
@@ -46,7 +50,8 @@ type Refusal struct {
 	// Scopes are the scopes the route requires (KindInsufficientScope).
 	Scopes []string
 	// RetryAfter is how long a banned caller must wait (KindClientBanned),
-	// or how long to wait before retrying (KindVerifierBusy).
+	// or how long to wait before retrying (KindVerifierBusy,
+	// KindIntrospectionUnavailable).
 	RetryAfter time.Duration
 	// resourceMetadata is the metadata URL every Bearer challenge names when
 	// the gate has a Resource.
@@ -93,6 +98,8 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"The service cannot verify tokens yet. Retry shortly."},
 	KindVerifierBusy: {bulkheadFull.Status, bulkheadFull.Title,
 		"The service is verifying as many new tokens as it can. Retry after the time given."},
+	KindIntrospectionUnavailable: {http.StatusServiceUnavailable, "Token introspection unavailable",
+		"The service could not ask the token's issuer about it. Retry after the time given."},
 }
 
 // Status is the HTTP status of the refusal.

@@ -54,6 +54,9 @@ type verifierConfig struct {
 	verificationWait time.Duration
 	logger           *zap.Logger
 	loggerSet        bool // Logger was given: SetLogger leaves it be
+	introspect       *introspectSettings
+	introspectionTTL time.Duration // 0: the default
+	discovers        bool          // built by Discover: an endpoint may be discovered
 	problems         []error
 }
 
