@@ -3,8 +3,8 @@ package authn
 import (
 	"crypto"
 	"crypto/x509"
-	"encoding/pem"
 	"encoding/json"
+	"encoding/pem"
 	"io"
 	"net/http"
 	"net/http/httptest"
