@@ -46,13 +46,9 @@ func (v *JWTVerifier) readIntrospection(body []byte, now time.Time) (Principal, 
 	default:
 		return Principal{}, time.Time{}, errNoActive
 	}
-	claims, scopes, err := readRegistered(raw, reg, v.audList)
-	p := Principal{Subject: claims.Subject, Issuer: claims.Issuer, Scopes: scopes, Claims: claims}
+	p, until, err := v.judgeClaims(raw, reg, now)
 	if err != nil {
-		return Principal{}, time.Time{}, &TokenError{Reason: ReasonInvalidClaims, Signed: true, Principal: p, Err: err}
-	}
-	if reason, err := checkClaims(claims, v.cfg.issuer, v.cfg.audience, now, v.cfg.leeway); err != nil {
-		return Principal{}, time.Time{}, &TokenError{Reason: reason, Signed: true, Principal: p, Err: err}
+		return Principal{}, time.Time{}, err
 	}
 	if tt, ok := raw["token_type"]; ok {
 		var s string
@@ -60,11 +56,11 @@ func (v *JWTVerifier) readIntrospection(body []byte, now time.Time) (Principal, 
 			// A DPoP-bound token (token_type DPoP) is refused until the
 			// gate checks proofs: sent as a bearer token, it would pass
 			// without its proof.
+			p.Authenticated = false
 			return Principal{}, time.Time{}, &TokenError{Reason: ReasonTokenType, Signed: true, Principal: p, Err: errIntrospectType}
 		}
 	}
-	p.Authenticated = true
-	return p, claims.Expiry.Add(v.cfg.leeway), nil
+	return p, until, nil
 }
 
 // openSignedIntrospection verifies an RFC 9701 answer with the issuer's
