@@ -27,7 +27,7 @@ import (
 )
 
 // readyAfterPromotion is how soon after a new primary is promoted every
-// replica must be ready again: the README's promise.
+// replica must be ready again: docs/redis.md's promise.
 const readyAfterPromotion = 10 * time.Second
 
 // failoverPassword guards the data nodes of the kill tests: no log line
@@ -198,7 +198,7 @@ func failover(t *testing.T, apps []*svctest.App, items *atomic.Int64, kill func(
 	t.Logf("killed after %s, promoted %s later, all ready %s after that; %s, %d runs",
 		killed.Sub(l.start).Round(time.Millisecond), promoted.Sub(killed).Round(time.Millisecond), ready.Sub(promoted).Round(time.Millisecond),
 		l, items.Load())
-	// The budget over the run, plus the README's loss: one burst per
+	// The budget over the run, plus docs/redis.md's loss: one burst per
 	// failover (the budget's last unreplicated step).
 	l.heldTheLimit(t, elapsed, 1)
 	return l.unchecked.Load()

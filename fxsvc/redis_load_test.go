@@ -97,7 +97,7 @@ func (l *load) String() string {
 
 // heldTheLimit checks what the load saw over elapsed: the checked
 // admissions stayed within the shared budget plus extraBursts (what the
-// README says a disturbance can lose), the limit refused some, no
+// docs/redis.md says a disturbance can lose), the limit refused some, no
 // idempotency key ran twice, and callers were served.
 func (l *load) heldTheLimit(t *testing.T, elapsed time.Duration, extraBursts int) {
 	t.Helper()

@@ -178,4 +178,3 @@ func BenchmarkIntrospectThousandCallers(b *testing.B) {
 		b.Fatalf("%d introspections for %d tokens", n, tokens)
 	}
 }
-

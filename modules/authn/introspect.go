@@ -153,6 +153,12 @@ func newIntrospector(v *JWTVerifier) *introspector {
 	if s == nil {
 		return nil
 	}
+	if v.cfg.tenants != nil {
+		// An opaque token names no tenant, so no tenant's endpoint
+		// could be chosen for it.
+		v.cfg.refuse("Introspect", "cannot go with an issuer template (authn.Tenants, authn.AnyTenant): an opaque token names no tenant; give Introspect to one tenant's own verifier")
+		return nil
+	}
 	if s.endpoint == "" && !v.cfg.discovers {
 		v.cfg.refuse("Introspect", "has no endpoint and the verifier does not discover one; pass the introspection endpoint, or build the verifier with authn.Discover")
 	}

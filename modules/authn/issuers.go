@@ -60,6 +60,12 @@ func Issuers(verifiers ...*JWTVerifier) Verifier {
 		case v.err != nil:
 			problems = append(problems, fmt.Errorf("issuer %s: %w", quoteSetting(v.cfg.issuer), v.err))
 			continue
+		case v.tenants != nil:
+			s.templates = append(s.templates, v)
+			s.members = append(s.members, v)
+			budget = max(budget, v.cfg.cacheBytes)
+			s.maxTokenSize = max(s.maxTokenSize, v.cfg.maxTokenSize)
+			continue
 		case s.byIssuer[v.cfg.issuer] != nil:
 			problems = append(problems, &ConfigError{Setting: "Issuers", Problem: fmt.Sprintf("names the issuer %s twice; give each issuer one verifier", quoteSetting(v.cfg.issuer))})
 			continue
@@ -89,6 +95,11 @@ func Issuers(verifiers ...*JWTVerifier) Verifier {
 		s.issuers = append(s.issuers, iss)
 	}
 	slices.Sort(s.issuers)
+	s.listed = slices.Clone(s.issuers)
+	for _, t := range s.templates {
+		s.listed = append(s.listed, t.Issuers()...)
+	}
+	slices.Sort(s.listed)
 	return s
 }
 
@@ -96,7 +107,9 @@ func Issuers(verifiers ...*JWTVerifier) Verifier {
 type issuerSet struct {
 	members      []*JWTVerifier // in the order given
 	byIssuer     map[string]*JWTVerifier
-	issuers      []string // sorted
+	templates    []*JWTVerifier // issuer templates (Tenants, AnyTenant)
+	issuers      []string       // of byIssuer, sorted
+	listed       []string       // issuers and the templates' named tenants, sorted
 	cache        *verifyCache
 	clock        func() time.Time
 	maxTokenSize int
@@ -132,21 +145,40 @@ func (s *issuerSet) Verify(ctx context.Context, token string) (Principal, error)
 	if err != nil {
 		return Principal{}, err
 	}
-	return v.verifyFresh(ctx, token, now, s.cache)
+	return v.verifyAfterCache(ctx, token, now, s.cache)
 }
 
 // route reads iss from the unverified payload and returns its verifier.
-// The size limit and the token's shape are checked first, as the split
-// step does, so nothing is scanned of a token the verifier would refuse.
 func (s *issuerSet) route(token string) (*JWTVerifier, error) {
-	seg, terr := split(token, s.maxTokenSize)
+	iss, err := issuerOf(token, s.maxTokenSize, s.issuers)
+	if err != nil {
+		return nil, err
+	}
+	v := s.byIssuer[iss]
+	if v == nil {
+		for _, t := range s.templates {
+			if t.tenants.tenantOf(iss) != "" {
+				return t, nil
+			}
+		}
+		return nil, refuse(ReasonIssuer, fmt.Errorf("%w: iss %s is none of the %d issuers", errUntrustedIssuer, quoteSetting(iss), len(s.issuers)))
+	}
+	return v, nil
+}
+
+// issuerOf reads iss from token's unverified payload. The size limit and
+// the token's shape are checked first, as the split step does, so nothing
+// is scanned of a token the verifier would refuse; a string equal to one
+// of known allocates nothing.
+func issuerOf(token string, maxSize int, known []string) (string, error) {
+	seg, terr := split(token, maxSize)
 	if terr != nil {
-		return nil, terr
+		return "", terr
 	}
 	var buf [16]jsonscan.Member
-	members, err := jsonscan.Members(seg.payload, buf[:0], s.issuers)
+	members, err := jsonscan.Members(seg.payload, buf[:0], known)
 	if err != nil {
-		return nil, refuse(ReasonMalformed, err)
+		return "", refuse(ReasonMalformed, err)
 	}
 	iss, found := "", false
 	for _, m := range members {
@@ -156,18 +188,14 @@ func (s *issuerSet) route(token string) (*JWTVerifier, error) {
 		if found || !m.IsText {
 			// Two iss members, or one not a string: the claims step
 			// would refuse the token anyway; no issuer is asked.
-			return nil, refuse(ReasonMalformed, errNoIssuer)
+			return "", refuse(ReasonMalformed, errNoIssuer)
 		}
 		iss, found = m.Text, true
 	}
 	if !found {
-		return nil, refuse(ReasonMalformed, errNoIssuer)
+		return "", refuse(ReasonMalformed, errNoIssuer)
 	}
-	v := s.byIssuer[iss]
-	if v == nil {
-		return nil, refuse(ReasonIssuer, fmt.Errorf("%w: iss %s is none of the %d issuers", errUntrustedIssuer, quoteSetting(iss), len(s.issuers)))
-	}
-	return v, nil
+	return iss, nil
 }
 
 // Name identifies the set in lifecycle errors and logs.
@@ -229,7 +257,7 @@ func (s *issuerSet) IntrospectionEndpoint() string {
 }
 
 // Issuers lists the trusted issuers, sorted.
-func (s *issuerSet) Issuers() []string { return slices.Clone(s.issuers) }
+func (s *issuerSet) Issuers() []string { return slices.Clone(s.listed) }
 
 // SetLogger gives each verifier built without its own Logger the app's.
 func (s *issuerSet) SetLogger(l *zap.Logger) {

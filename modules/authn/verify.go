@@ -39,7 +39,17 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, erro
 	if p, ok := v.cache.get(token, now); ok {
 		return p, nil
 	}
-	return v.verifyFresh(ctx, token, now, v.cache)
+	return v.verifyAfterCache(ctx, token, now, v.cache)
+}
+
+// verifyAfterCache is Verify after a cache miss: an issuer template hands
+// the token to its tenant's verifier (tenants.go), any other verifier
+// runs the steps.
+func (v *JWTVerifier) verifyAfterCache(ctx context.Context, token string, now time.Time, cache *verifyCache) (Principal, error) {
+	if v.tenants != nil {
+		return v.tenants.verify(ctx, token, v.cfg.maxTokenSize, now, cache)
+	}
+	return v.verifyFresh(ctx, token, now, cache)
 }
 
 // verifyFresh is Verify after a cache miss: the steps, then the result
