@@ -268,4 +268,7 @@ func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
 	if u := gatehook.Of(g).DiscoveryURL(); u != "" {
 		enc.AddString("discovery_url", secret.URL(u).String())
 	}
+	if iv, ok := v.(interface{ IntrospectionEndpoint() string }); ok && iv.IntrospectionEndpoint() != "" {
+		enc.AddString("introspection_endpoint", secret.URL(iv.IntrospectionEndpoint()).String())
+	}
 }

@@ -30,6 +30,7 @@ import (
 // *ConfigError from Open and from every Verify.
 func Discover(issuer, audience string, opts ...VerifierOption) *JWTVerifier {
 	v := newVerifier(issuer, audience, opts)
+	v.cfg.discovers = true
 	// A template's URL is checked with a tenant in place of {tenantid}.
 	concrete := strings.Replace(issuer, tenantPlaceholder, "tenant", 1)
 	if err := checkFetchURL(concrete); err != nil {
@@ -58,9 +59,10 @@ type discovery struct {
 	issuer string
 	client *http.Client
 
-	mu      sync.Mutex
-	docURL  string // the discovery URL that answered
-	jwksURI string
+	mu               sync.Mutex
+	docURL           string // the discovery URL that answered
+	jwksURI          string
+	introspectionURI string // introspection_endpoint, when valid; read by Introspect
 }
 
 // oidcURL is where OpenID Connect Discovery 1.0 §4 puts the document.
@@ -95,12 +97,12 @@ func (d *discovery) fetchKeys(cfg *verifierConfig) fetchFunc {
 		jwksURI := d.jwksURI
 		d.mu.Unlock()
 		if jwksURI == "" {
-			docURL, uri, err := d.discover(ctx)
+			docURL, uri, introspection, err := d.discover(ctx)
 			if err != nil {
 				return nil, 0, &loadError{stage: "discovery", url: docURL, err: err}
 			}
 			d.mu.Lock()
-			d.docURL, d.jwksURI = docURL, uri
+			d.docURL, d.jwksURI, d.introspectionURI = docURL, uri, introspection
 			d.mu.Unlock()
 			jwksURI = uri
 		}
@@ -112,9 +114,10 @@ func (d *discovery) fetchKeys(cfg *verifierConfig) fetchFunc {
 	}
 }
 
-// discover reads the discovery document and returns its URL and jwks_uri.
+// discover reads the discovery document and returns its URL, jwks_uri
+// and introspection_endpoint (empty when absent or not https).
 // On failure the URL is the last one asked, for the loader's log.
-func (d *discovery) discover(ctx context.Context) (string, string, error) {
+func (d *discovery) discover(ctx context.Context) (string, string, string, error) {
 	docURL := d.oidcURL()
 	body, _, err := fetchDocument(ctx, d.client, docURL, "application/json")
 	var status *fetchStatusError
@@ -123,28 +126,34 @@ func (d *discovery) discover(ctx context.Context) (string, string, error) {
 		body, _, err = fetchDocument(ctx, d.client, docURL, "application/json")
 	}
 	if err != nil {
-		return docURL, "", fmt.Errorf("discovery: %w", err)
+		return docURL, "", "", fmt.Errorf("discovery: %w", err)
 	}
 	var doc struct {
-		Issuer  *string `json:"issuer"`
-		JWKSURI *string `json:"jwks_uri"`
+		Issuer        *string `json:"issuer"`
+		JWKSURI       *string `json:"jwks_uri"`
+		Introspection string  `json:"introspection_endpoint"`
 	}
 	if err := json.Unmarshal(body, &doc); err != nil {
-		return docURL, "", fmt.Errorf("discovery %s: not a JSON document: %w", docURL, err)
+		return docURL, "", "", fmt.Errorf("discovery %s: not a JSON document: %w", docURL, err)
 	}
 	if doc.Issuer == nil || *doc.Issuer != d.issuer {
 		got := "none"
 		if doc.Issuer != nil {
 			got = quoteSetting(*doc.Issuer)
 		}
-		return docURL, "", fmt.Errorf("discovery %s: document names issuer %s, want %s exactly (check the issuer setting)",
+		return docURL, "", "", fmt.Errorf("discovery %s: document names issuer %s, want %s exactly (check the issuer setting)",
 			docURL, got, quoteSetting(d.issuer))
 	}
 	if doc.JWKSURI == nil {
-		return docURL, "", fmt.Errorf("discovery %s: no jwks_uri", docURL)
+		return docURL, "", "", fmt.Errorf("discovery %s: no jwks_uri", docURL)
 	}
 	if err := checkFetchURL(*doc.JWKSURI); err != nil {
-		return docURL, "", fmt.Errorf("discovery %s: jwks_uri %w", docURL, err)
+		return docURL, "", "", fmt.Errorf("discovery %s: jwks_uri %w", docURL, err)
 	}
-	return docURL, *doc.JWKSURI, nil
+	// An endpoint that could not be asked safely (plain http, a query)
+	// is left out: opaque tokens then answer 503, the endpoint unknown.
+	if doc.Introspection != "" && checkIntrospectionURL(doc.Introspection) != nil {
+		doc.Introspection = ""
+	}
+	return docURL, *doc.JWKSURI, doc.Introspection, nil
 }

@@ -78,12 +78,25 @@
 // with W-TinyLFU, so one-off tokens do not flush returning callers. The
 // principal it hands out is shared: treat it as read-only.
 //
+// # Opaque tokens
+//
+// Introspect (a VerifierOption) makes a verifier accept opaque access
+// tokens too: a token that is not a JWS goes to the issuer's RFC 7662
+// introspection endpoint, authenticated as an oauthclient.Client, and an
+// active answer's claims are checked as a JWT's are. Answers are cached
+// under the token's SHA-256 until exp, at most IntrospectionTTL (default
+// 2 minutes: the longest a revocation takes to reach the service), an
+// inactive one for 10 s; one request runs per token however many callers
+// wait. A failed introspection returns an error wrapping
+// ErrIntrospectionUnavailable (the gate answers 503 with Retry-After).
+// Introspect lists the rules.
+//
 // # Refusals
 //
 // A refused token is a *TokenError whose Reason is one of the stable words
 // malformed, algorithm, signature, unknown-key, expired, not-yet-valid,
 // issuer, audience, invalid-claims, token-type, revoked, encrypted,
-// too-large. Only signature and algorithm count as forged (Reason.Forged)
+// too-large, inactive. Only signature and algorithm count as forged (Reason.Forged)
 // for bans. Errors never quote the token.
 //
 // # Step-up and claims challenges

@@ -285,6 +285,10 @@ func (g *Gate) routedWithoutToken(q *gateRequest) bool {
 // refusal word has this name.
 const keysUnavailableCause = "keys-unavailable-cause"
 
+// introspectionUnavailableCause keys the rate limit of the introspection
+// 503's cause line.
+const introspectionUnavailableCause = "introspection-unavailable-cause"
+
 func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 	var te *TokenError
 	switch {
@@ -307,6 +311,14 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 				zap.String("error", redactCause(err)), zap.Int("suppressed", suppressed))
 		}
 		q.refuse(w, &Refusal{Kind: KindKeysUnavailable}, false)
+	case errors.Is(err, ErrIntrospectionUnavailable):
+		// Fail closed; the cause (the endpoint, the status or network
+		// error, never the token) is logged once a minute.
+		if write, suppressed := g.records.allow(introspectionUnavailableCause, ""); write {
+			g.log.Warn("authn: answering 503, token introspection unavailable",
+				zap.String("error", err.Error()), zap.Int("suppressed", suppressed))
+		}
+		q.refuse(w, &Refusal{Kind: KindIntrospectionUnavailable, RetryAfter: introspectionRetryAfter}, false)
 	case errors.Is(err, ErrBusy):
 		// Not a judgement of the token: bans never count it.
 		q.refuse(w, &Refusal{Kind: KindVerifierBusy, RetryAfter: busyRetryAfter}, false)

@@ -25,6 +25,10 @@ const (
 	// overflowing (authn.ErrBusy): 503 with Retry-After, under the error
 	// format's own anchor for a full concurrency limit (bulkheadFull's).
 	KindVerifierBusy RefusalKind = "bulkhead-full"
+	// KindIntrospectionUnavailable is an opaque token that could not be
+	// introspected (authn.ErrIntrospectionUnavailable): 503 with
+	// Retry-After, the token not judged.
+	KindIntrospectionUnavailable RefusalKind = "introspection-unavailable"
 )
 
 // bulkheadFull is the error format's kind for a full concurrency limit,
@@ -46,7 +50,8 @@ type Refusal struct {
 	// Scopes are the scopes the route requires (KindInsufficientScope).
 	Scopes []string
 	// RetryAfter is how long a banned caller must wait (KindClientBanned),
-	// or how long to wait before retrying (KindVerifierBusy).
+	// or how long to wait before retrying (KindVerifierBusy,
+	// KindIntrospectionUnavailable).
 	RetryAfter time.Duration
 	// ACRValues and MaxAge are the route's step-up
 	// (KindInsufficientUserAuthentication): the acr values it accepts (none
@@ -104,6 +109,8 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"The user's authentication is not strong or recent enough for this resource. Authenticate again as WWW-Authenticate's acr_values and max_age ask, then retry with the new token."},
 	kindInsufficientClaims: {http.StatusUnauthorized, "Insufficient claims",
 		"The token lacks claims this resource requires. Get a new token asking for the claims in WWW-Authenticate, then retry with it."},
+	KindIntrospectionUnavailable: {http.StatusServiceUnavailable, "Token introspection unavailable",
+		"The service could not ask the token's issuer about it. Retry after the time given."},
 }
 
 // status is the HTTP status of the refusal.

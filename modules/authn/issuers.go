@@ -37,9 +37,14 @@ import (
 // keys, else it names each issuer that does not. The protected-resource
 // metadata lists every issuer as `authorization_servers`.
 //
+// An opaque token (not a JWS) names no issuer: it goes to the one
+// verifier built with Introspect. Two verifiers with Introspect are
+// refused, since trying them in turn would hand one issuer's tokens to
+// another's endpoint.
+//
 // It refuses, from Open and every Verify, no verifier, a nil one, two for
-// one issuer, a verifier of another type, and any verifier's own settings
-// error.
+// one issuer, two that introspect, a verifier of another type, and any
+// verifier's own settings error.
 func Issuers(verifiers ...*JWTVerifier) Verifier {
 	s := &issuerSet{byIssuer: make(map[string]*JWTVerifier, len(verifiers))}
 	var problems []error
@@ -64,6 +69,13 @@ func Issuers(verifiers ...*JWTVerifier) Verifier {
 		case s.byIssuer[v.cfg.issuer] != nil:
 			problems = append(problems, &ConfigError{Setting: "Issuers", Problem: fmt.Sprintf("names the issuer %s twice; give each issuer one verifier", quoteSetting(v.cfg.issuer))})
 			continue
+		}
+		if v.intro != nil {
+			if s.introspecting != nil {
+				problems = append(problems, &ConfigError{Setting: "Issuers", Problem: fmt.Sprintf("has two verifiers with authn.Introspect (%s and %s); an opaque token names no issuer, so give Introspect to one", quoteSetting(s.introspecting.cfg.issuer), quoteSetting(v.cfg.issuer))})
+				continue
+			}
+			s.introspecting = v
 		}
 		s.byIssuer[v.cfg.issuer] = v
 		s.members = append(s.members, v)
@@ -101,7 +113,10 @@ type issuerSet struct {
 	cache        *verifyCache
 	clock        func() time.Time
 	maxTokenSize int
-	err          error
+	// introspecting is the member built with Introspect, nil for none:
+	// it answers every opaque token.
+	introspecting *JWTVerifier
+	err           error
 }
 
 var (
@@ -122,6 +137,9 @@ func (s *issuerSet) Verify(ctx context.Context, token string) (Principal, error)
 	now := s.clock()
 	if p, ok := s.cache.get(token, now); ok {
 		return p, nil
+	}
+	if s.introspecting != nil && !isJWS(token) {
+		return s.introspecting.intro.verify(ctx, token, now)
 	}
 	v, err := s.route(token)
 	if err != nil {
@@ -228,6 +246,15 @@ func (s *issuerSet) Ready() error {
 
 // settingsError returns the construction error, as JWTVerifier's does.
 func (s *issuerSet) settingsError() error { return s.err }
+
+// IntrospectionEndpoint returns the endpoint of the member with
+// Introspect, "" for none.
+func (s *issuerSet) IntrospectionEndpoint() string {
+	if s.introspecting == nil {
+		return ""
+	}
+	return s.introspecting.IntrospectionEndpoint()
+}
 
 // Issuers lists the trusted issuers, sorted.
 func (s *issuerSet) Issuers() []string { return slices.Clone(s.listed) }

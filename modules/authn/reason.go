@@ -58,6 +58,10 @@ const (
 	// ReasonTooLarge: the token is longer than the verifier's size limit
 	// (MaxTokenSize). Refused before any parsing work.
 	ReasonTooLarge Reason = "too-large"
+	// ReasonInactive: the issuer's introspection endpoint answered
+	// `active: false` for an opaque token (revoked, expired or unknown
+	// there; see Introspect).
+	ReasonInactive Reason = "inactive"
 )
 
 // forged reports whether the reason shows a forgery attempt: true only for

@@ -74,6 +74,7 @@ type JWTVerifier struct {
 	payloadWords []string
 	// budget bounds the fresh signature checks running at once.
 	budget *verifyBudget
+	intro  *introspector // set by Introspect
 }
 
 var (
@@ -119,6 +120,7 @@ func (v *JWTVerifier) finish() {
 	v.budget = newVerifyBudget(v.cfg.maxVerifications, v.cfg.verificationWait)
 	v.audList = []string{v.cfg.audience}
 	v.payloadWords = []string{v.cfg.issuer, v.cfg.audience}
+	v.intro = newIntrospector(v)
 	v.err = errors.Join(v.cfg.problems...)
 }
 
@@ -138,6 +140,7 @@ func (v *JWTVerifier) Close(ctx context.Context) error {
 	if v.err != nil {
 		return nil
 	}
+	v.intro.close()
 	return v.keys.stop(ctx)
 }
 

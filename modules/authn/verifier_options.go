@@ -56,6 +56,9 @@ type verifierConfig struct {
 	loggerSet        bool        // Logger was given: setLogger leaves it be
 	tenants          *tenantRule // Tenants, AnyTenant: the issuer is a template
 	tenant           string      // a template's tenant: tid must name it
+	introspect       *introspectSettings
+	introspectionTTL time.Duration // 0: the default
+	discovers        bool          // built by Discover: an endpoint may be discovered
 	problems         []error
 }
 

@@ -55,6 +55,10 @@ func (v *JWTVerifier) verifyAfterCache(ctx context.Context, token string, now ti
 // verifyFresh is Verify after a cache miss: the steps, then the result
 // stored in cache (the verifier's own, or the shared one of Issuers).
 func (v *JWTVerifier) verifyFresh(ctx context.Context, token string, now time.Time, cache *verifyCache) (Principal, error) {
+	if v.intro != nil && !isJWS(token) {
+		// An opaque token (introspect.go), cached there by its hash.
+		return v.intro.verify(ctx, token, now)
+	}
 	s, terr := split(token, v.cfg.maxTokenSize)
 	if terr != nil {
 		return Principal{}, terr

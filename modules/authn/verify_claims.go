@@ -49,6 +49,12 @@ func (v *JWTVerifier) readClaims(payload []byte, now time.Time) (Principal, time
 	if err != nil {
 		return Principal{}, time.Time{}, &TokenError{Reason: ReasonMalformed, Signed: true, Err: err}
 	}
+	return v.judgeClaims(raw, reg, now)
+}
+
+// judgeClaims types the registered claims and applies the trust rules,
+// for a signed payload and for an active introspection answer alike.
+func (v *JWTVerifier) judgeClaims(raw map[string]json.RawMessage, reg registered, now time.Time) (Principal, time.Time, error) {
 	claims, scopes, err := readRegistered(raw, reg, v.audList)
 	p := Principal{Subject: claims.Subject, Issuer: claims.Issuer, Scopes: scopes, Claims: claims}
 	if err != nil {

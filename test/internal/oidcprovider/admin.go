@@ -32,6 +32,8 @@ type stats struct {
 		Token     int `json:"token"`
 		JWKS      int `json:"jwks"`
 		Discovery int `json:"discovery"`
+		// Introspection counts requests to the introspection endpoint.
+		Introspection int `json:"introspection"`
 	} `json:"counts"`
 	TokenLog []TokenRequest `json:"tokenLog"`
 	KID      string         `json:"kid"`
@@ -137,6 +139,17 @@ func (p *Provider) JWKSRequests() int {
 		return -1
 	}
 	return s.Counts.JWKS
+}
+
+// IntrospectionRequests counts the requests to the introspection endpoint since Start or
+// ResetCounters. It reports a test error and returns -1 if the server does not answer.
+func (p *Provider) IntrospectionRequests() int {
+	s, err := p.stats()
+	if err != nil {
+		p.tb.Errorf("%v", err)
+		return -1
+	}
+	return s.Counts.Introspection
 }
 
 // DiscoveryRequests counts the requests for the discovery document since Start (whose own

@@ -31,4 +31,12 @@
 //     `resource` when no resource is sent, so Auth0-style clients get the audience they ask.
 //   - The JWKS answers Content-Type application/jwk-set+json; neither it nor discovery sends
 //     Cache-Control.
+//   - A client with Client.OpaqueAccessTokens gets opaque access tokens (43 base64url
+//     characters, no dots). The RFC 7662 introspection endpoint (introspection_endpoint in
+//     discovery) answers any authenticated client, with iss, aud (the resource), client_id,
+//     exp, iat, scope and token_type "Bearer", and no sub or jti for client_credentials
+//     tokens; a revoked or unknown token answers {"active": false}. With
+//     Options.JWTIntrospection it answers a client sending
+//     Accept: application/token-introspection+jwt with an RFC 9701 JWT (typ
+//     token-introspection+jwt, RS256, aud the client's ID, the answer in token_introspection).
 package oidcprovider

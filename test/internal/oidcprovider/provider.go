@@ -55,6 +55,10 @@ type Options struct {
 	// SigningAlg signs access tokens: "ES256" (default) or "RS256". Keys of both kinds are
 	// always published.
 	SigningAlg string
+	// JWTIntrospection turns on RFC 9701: the introspection endpoint answers a client that
+	// sends Accept: application/token-introspection+jwt with a JWT signed RS256 by the
+	// provider's key. Off, it answers plain JSON whatever the client asks.
+	JWTIntrospection bool
 }
 
 // Client is a client registration.
@@ -72,6 +76,9 @@ type Client struct {
 	// Scope is the space-separated allow list; default "read write admin". Asking for a scope
 	// outside it answers invalid_scope.
 	Scope string
+	// OpaqueAccessTokens makes the client's access tokens opaque (oidc-provider's random
+	// strings, for RFC 7662 introspection) instead of JWTs, for every resource.
+	OpaqueAccessTokens bool
 }
 
 // Provider is a running oidc-provider. Its methods may be called from any goroutine.
@@ -80,8 +87,10 @@ type Provider struct {
 	Resource      string // the audience of JWT access tokens, e.g. "https://api.svc.test"
 	TokenEndpoint string // from the discovery document
 	JWKSURI       string // from the discovery document
-	ClientID      string // DefaultClientID
-	ClientSecret  string // DefaultClientSecret
+	// IntrospectionEndpoint is the RFC 7662 endpoint, from the discovery document.
+	IntrospectionEndpoint string
+	ClientID              string // DefaultClientID
+	ClientSecret          string // DefaultClientSecret
 
 	tb         reporter
 	adminToken string
@@ -98,20 +107,24 @@ var authMethods = []string{"client_secret_basic", "client_secret_post", "client_
 
 // serverConfig is what server.mjs reads.
 type serverConfig struct {
-	AdminToken     string           `json:"adminToken"`
-	Resource       string           `json:"resource"`
-	Resources      []string         `json:"resources,omitempty"`
-	ResourceScope  string           `json:"resourceScope"`
-	AccessTokenTTL int64            `json:"accessTokenTTL"`
-	SigningAlg     string           `json:"signingAlg"`
-	Clients        []map[string]any `json:"clients"`
+	AdminToken       string           `json:"adminToken"`
+	Resource         string           `json:"resource"`
+	Resources        []string         `json:"resources,omitempty"`
+	ResourceScope    string           `json:"resourceScope"`
+	AccessTokenTTL   int64            `json:"accessTokenTTL"`
+	SigningAlg       string           `json:"signingAlg"`
+	Clients          []map[string]any `json:"clients"`
+	JWTIntrospection bool             `json:"jwtIntrospection,omitempty"`
+	// OpaqueClients get opaque access tokens.
+	OpaqueClients []string `json:"opaqueClients,omitempty"`
 }
 
 func buildConfig(opts Options) (serverConfig, error) {
 	cfg := serverConfig{
-		Resource:      opts.Resource,
-		ResourceScope: opts.ResourceScope,
-		SigningAlg:    opts.SigningAlg,
+		Resource:         opts.Resource,
+		ResourceScope:    opts.ResourceScope,
+		SigningAlg:       opts.SigningAlg,
+		JWTIntrospection: opts.JWTIntrospection,
 	}
 	if cfg.Resource == "" {
 		cfg.Resource = DefaultResource
@@ -148,6 +161,9 @@ func buildConfig(opts Options) (serverConfig, error) {
 			return cfg, fmt.Errorf("Options.Clients: client ID %q is empty or used twice", c.ID)
 		}
 		seen[c.ID] = true
+		if c.OpaqueAccessTokens {
+			cfg.OpaqueClients = append(cfg.OpaqueClients, c.ID)
+		}
 		meta, err := clientMetadata(c)
 		if err != nil {
 			return cfg, err

@@ -27,7 +27,7 @@ const state = {
   keys: [], // private JWKs, the newest first: the first key of an alg signs
   fail: { n: 0, status: 503, retryAfter: '', error: '' },
   delayMs: 0,
-  counts: { token: 0, jwks: 0, discovery: 0 },
+  counts: { token: 0, jwks: 0, discovery: 0, introspection: 0 },
   tokenLog: [],
   provider: undefined,
   handler: undefined,
@@ -64,7 +64,7 @@ function signingKid(alg) {
   return state.keys.find((k) => k.alg === alg)?.kid;
 }
 
-function resourceServerInfo(identifier) {
+function resourceServerInfo(identifier, client) {
   if (config.resources?.length && !config.resources.includes(identifier)) {
     throw new errors.InvalidTarget();
   }
@@ -72,7 +72,7 @@ function resourceServerInfo(identifier) {
     audience: identifier,
     scope: config.resourceScope,
     accessTokenTTL: config.accessTokenTTL,
-    accessTokenFormat: 'jwt',
+    accessTokenFormat: config.opaqueClients?.includes(client?.clientId) ? 'opaque' : 'jwt',
     jwt: { sign: { alg: config.signingAlg, kid: signingKid(config.signingAlg) } },
   };
 }
@@ -122,7 +122,7 @@ async function tokenExchange(ctx) {
   if (!URL.parse(identifier)) {
     throw new errors.InvalidTarget('resource indicator must be an absolute URI');
   }
-  const resourceServer = new provider.ResourceServer(identifier, resourceServerInfo(identifier));
+  const resourceServer = new provider.ResourceServer(identifier, resourceServerInfo(identifier, client));
 
   const had = new Set((subject.scope || '').split(' ').filter(Boolean));
   const allowed = resourceServer.scopes;
@@ -172,9 +172,11 @@ async function readForm(ctx) {
 function tokenEndpointMiddleware(provider) {
   const tokenPath = provider.pathFor('token');
   const jwksPath = provider.pathFor('jwks');
+  const introspectionPath = provider.pathFor('introspection');
 
   return async (ctx, next) => {
     if (ctx.path === jwksPath) state.counts.jwks += 1;
+    if (ctx.path === introspectionPath) state.counts.introspection += 1;
     if (DISCOVERY.has(ctx.path)) state.counts.discovery += 1;
     if (ctx.path !== tokenPath || ctx.method !== 'POST') {
       return next();
@@ -250,11 +252,14 @@ function buildProvider(issuer) {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       introspection: { enabled: true },
+      // RFC 9701: signed answers (RS256 unless a client registers
+      // introspection_signed_response_alg) to clients that ask with Accept.
+      jwtIntrospection: { enabled: !!config.jwtIntrospection },
       revocation: { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => config.resource,
-        getResourceServerInfo: (ctx, identifier) => resourceServerInfo(identifier),
+        getResourceServerInfo: (ctx, identifier, client) => resourceServerInfo(identifier, client),
         useGrantedResource: () => true,
       },
     },
@@ -336,7 +341,7 @@ async function admin(req, res, issuer) {
       reply(res, 200, { counts: state.counts, tokenLog: state.tokenLog, kid: signingKid(config.signingAlg) });
       return;
     case '/__admin/reset':
-      state.counts = { token: 0, jwks: 0, discovery: 0 };
+      state.counts = { token: 0, jwks: 0, discovery: 0, introspection: 0 };
       state.tokenLog = [];
       reply(res, 200, {});
       return;

@@ -124,6 +124,7 @@ func (p *Provider) discover() error {
 		Issuer        string `json:"issuer"`
 		TokenEndpoint string `json:"token_endpoint"`
 		JWKSURI       string `json:"jwks_uri"`
+		Introspection string `json:"introspection_endpoint"`
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("discovery answered %s", resp.Status)
@@ -134,7 +135,7 @@ func (p *Provider) discover() error {
 	if doc.Issuer != p.Issuer || doc.TokenEndpoint == "" || doc.JWKSURI == "" {
 		return fmt.Errorf("discovery document names issuer %q, token endpoint %q, jwks_uri %q", doc.Issuer, doc.TokenEndpoint, doc.JWKSURI)
 	}
-	p.TokenEndpoint, p.JWKSURI = doc.TokenEndpoint, doc.JWKSURI
+	p.TokenEndpoint, p.JWKSURI, p.IntrospectionEndpoint = doc.TokenEndpoint, doc.JWKSURI, doc.Introspection
 	return nil
 }
 

@@ -1,0 +1,49 @@
+package fxsvc
+
+import (
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"testing"
+
+	"go.uber.org/zap/zapcore"
+
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/oauthclient"
+	"github.com/svckit/svc/secret"
+)
+
+// Issue 20: the start line (and `check`) names the introspection endpoint
+// of a verifier that takes opaque tokens, never a credential of its client.
+func TestTheStartLineNamesTheIntrospectionEndpoint(t *testing.T) {
+	client, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.TokenEndpoint("https://idp.example/token"),
+		oauthclient.ClientID("orders"), oauthclient.ClientSecret(secret.String("hunter2-introspect")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	v := authn.KeySet("https://idp.example", "api://orders", []crypto.PublicKey{&key.PublicKey},
+		authn.Introspect("https://idp.example/introspect", client))
+	for _, verifier := range []authn.Verifier{v, authn.Issuers(v)} {
+		enc := zapcore.NewMapObjectEncoder()
+		encodeVerifier(gateOf(t, verifier), enc)
+		if got := enc.Fields["introspection_endpoint"]; got != "https://idp.example/introspect" {
+			t.Fatalf("%T: introspection_endpoint %v in %v", verifier, got, enc.Fields)
+		}
+	}
+	plain := zapcore.NewMapObjectEncoder()
+	encodeVerifier(gateOf(t, authn.KeySet("https://idp.example", "api://orders", []crypto.PublicKey{&key.PublicKey})), plain)
+	if _, has := plain.Fields["introspection_endpoint"]; has {
+		t.Fatalf("a verifier without Introspect names an endpoint: %v", plain.Fields)
+	}
+}
+
+func gateOf(t *testing.T, v authn.Verifier) *authn.Gate {
+	t.Helper()
+	g, err := authn.New(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}

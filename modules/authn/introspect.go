@@ -1,0 +1,342 @@
+package authn
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/sync/singleflight"
+
+	"github.com/svckit/svc/modules/oauthclient"
+)
+
+// Defaults of introspection, as Introspect documents them.
+const (
+	// defaultIntrospectionTTL is the longest an active answer is reused:
+	// the delay before a revocation at the issuer reaches this service.
+	defaultIntrospectionTTL = 2 * time.Minute
+	// inactiveTTL is how long an inactive answer (or a refusal of the
+	// claims an active one carried) is reused: long enough that a client
+	// retrying a dead token in a loop costs one request per interval,
+	// short enough that a token activated meanwhile is not held off long.
+	inactiveTTL = 10 * time.Second
+	// introspectionRetryAfter is the Retry-After of a failed introspection.
+	introspectionRetryAfter = 5 * time.Second
+)
+
+// ErrIntrospectionUnavailable is returned by Verify when an opaque token
+// could not be introspected: the endpoint was unreachable, slow, answered
+// another status than 200, or an answer that is not an RFC 7662 document
+// (or an RFC 9701 one whose signature, issuer or audience does not
+// verify), or the client could not authenticate. The gate answers 503
+// introspection-unavailable with Retry-After (the token is not judged:
+// fail closed, and bans never count it). Test with errors.Is; the error
+// names the cause, never the token or a credential.
+var ErrIntrospectionUnavailable = errors.New("authn: token introspection unavailable")
+
+// introspectSettings are the settings Introspect gave.
+type introspectSettings struct {
+	endpoint string
+	client   *oauthclient.Client
+}
+
+// Introspect makes the verifier accept opaque access tokens too, by RFC
+// 7662 introspection at endpoint, so one issuer's JWTs and opaque tokens
+// pass the same gate. A token that is not a JWS (three base64url segments
+// whose first decodes to a JSON object; five for a JWE, which stays
+// refused) goes to the endpoint; a JWS is verified with keys as before.
+// With an empty endpoint, Discover takes `introspection_endpoint` from the
+// discovery document; JWKSURL and KeySet then refuse it.
+//
+// client authenticates the requests as it does its own token requests
+// (client_secret_basic, client_secret_post or private_key_jwt; see
+// oauthclient.Client.Authenticate). The app owns it: the verifier neither
+// opens nor closes it.
+//
+// An active answer is checked as a JWT's claims are: `iss` exact, `aud`
+// containing the audience, `exp` required, `exp`, `nbf` and `iat` with
+// leeway, `scope` read as Principal.Scopes, and `token_type`, when sent,
+// must be Bearer. Every member, `cnf` included, is kept in
+// Principal.Claims.Raw. `active: false` is refused with ReasonInactive.
+// The request asks for a signed answer (RFC 9701,
+// application/token-introspection+jwt) and accepts plain JSON; a signed
+// answer must verify with the issuer's keys, name the issuer as `iss` and
+// the client's ID in `aud`.
+//
+// Answers are cached under the SHA-256 of the token (the token itself is
+// never stored, logged or counted): an active one until its exp plus
+// leeway, at most IntrospectionTTL (default 2 minutes, the longest a
+// revocation takes to reach the service); an inactive one, or one whose
+// claims are refused, for 10 seconds. CacheBytes bounds the cache, as it
+// bounds the JWT one. However many requests wait for one token, one
+// introspection request is sent (single flight); each request waits no
+// longer than its context, the introspection no longer than FetchTimeout.
+// A failure is not cached: Verify returns an error wrapping
+// ErrIntrospectionUnavailable (503 with Retry-After). Redirects are not
+// followed, so credentials go nowhere but endpoint. Every introspection
+// request is counted in svc.authn.introspections, by svc.outcome (active,
+// inactive, refused, failed).
+//
+// endpoint, when given, must be https (http on a loopback host) with no
+// user information, query or fragment, and client must not be nil;
+// otherwise Open and every Verify return a *ConfigError.
+func Introspect(endpoint string, client *oauthclient.Client) VerifierOption {
+	return func(c *verifierConfig) {
+		if client == nil {
+			c.refuse("Introspect", "was given a nil client; pass the oauthclient.Client the service authenticates to the issuer with")
+			return
+		}
+		if endpoint != "" {
+			if err := checkIntrospectionURL(endpoint); err != nil {
+				c.refuse("Introspect", "endpoint "+err.Error())
+				return
+			}
+		}
+		c.introspect = &introspectSettings{endpoint: endpoint, client: client}
+	}
+}
+
+// IntrospectionTTL sets the longest an active introspection answer is
+// reused (default 2 minutes): how long a token revoked at the issuer may
+// still pass. It must be positive and at most one hour; it matters only
+// with Introspect.
+func IntrospectionTTL(d time.Duration) VerifierOption {
+	return func(c *verifierConfig) {
+		if d <= 0 || d > time.Hour {
+			c.refuse("IntrospectionTTL", "must be between 0 (excluded) and 1h")
+			return
+		}
+		c.introspectionTTL = d
+	}
+}
+
+// checkIntrospectionURL refuses an endpoint that could not be asked
+// safely: what checkFetchURL refuses, and a query, which may carry a
+// credential into logs.
+func checkIntrospectionURL(raw string) error {
+	if err := checkFetchURL(raw); err != nil {
+		return err
+	}
+	if u, _ := url.Parse(raw); u.RawQuery != "" || u.ForceQuery {
+		return errors.New("has a query")
+	}
+	return nil
+}
+
+// introspector is the introspection half of a JWTVerifier.
+type introspector struct {
+	v        *JWTVerifier
+	endpoint string // the configured one; "" means the discovered one
+	client   *oauthclient.Client
+	http     *http.Client
+	ttl      time.Duration
+	cache    *introspectCache
+	flights  singleflight.Group
+	metrics  introspectMetrics
+	// base is the context every introspection request runs under: its
+	// requests outlive the caller that started them (others wait for the
+	// same answer) and end with the verifier's Close.
+	base   context.Context
+	cancel context.CancelFunc
+}
+
+// newIntrospector builds v's introspector from its settings; nil when
+// Introspect was not given. It runs in finish, so a refusal joins v.err.
+func newIntrospector(v *JWTVerifier) *introspector {
+	s := v.cfg.introspect
+	if s == nil {
+		return nil
+	}
+	if v.cfg.tenants != nil {
+		// An opaque token names no tenant, so no tenant's endpoint
+		// could be chosen for it.
+		v.cfg.refuse("Introspect", "cannot go with an issuer template (authn.Tenants, authn.AnyTenant): an opaque token names no tenant; give Introspect to one tenant's own verifier")
+		return nil
+	}
+	if s.endpoint == "" && !v.cfg.discovers {
+		v.cfg.refuse("Introspect", "has no endpoint and the verifier does not discover one; pass the introspection endpoint, or build the verifier with authn.Discover")
+	}
+	hc := *v.client
+	// A redirected request would carry the token and the client's
+	// credentials elsewhere; the redirect is answered as a failure.
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	in := &introspector{
+		v:        v,
+		endpoint: s.endpoint,
+		client:   s.client,
+		http:     &hc,
+		ttl:      v.cfg.introspectionTTL,
+		cache:    newIntrospectCache(v.cfg.cacheBytes),
+	}
+	if in.ttl == 0 {
+		in.ttl = defaultIntrospectionTTL
+	}
+	in.base, in.cancel = context.WithCancel(context.Background())
+	return in
+}
+
+// IntrospectionEndpoint returns where opaque tokens are introspected: the
+// endpoint given to Introspect, or the discovered one once discovery ran;
+// "" for a verifier without Introspect or before discovery.
+func (v *JWTVerifier) IntrospectionEndpoint() string {
+	if v.intro == nil {
+		return ""
+	}
+	return v.intro.target()
+}
+
+func (in *introspector) target() string {
+	if in.endpoint != "" {
+		return in.endpoint
+	}
+	if d := in.v.discovery; d != nil {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		return d.introspectionURI
+	}
+	return ""
+}
+
+// isJWS reports whether token has the shape of a compact JWS or JWE: two
+// or four dots, and a first segment that decodes to text starting a JSON
+// object. Anything else is an opaque token. It reads four characters of
+// the token and allocates nothing.
+func isJWS(token string) bool {
+	dot := strings.IndexByte(token, '.')
+	if dot < 4 {
+		return false
+	}
+	if n := strings.Count(token, "."); n != 2 && n != 4 {
+		return false
+	}
+	var in [4]byte
+	var out [3]byte
+	copy(in[:], token)
+	if _, err := base64.RawURLEncoding.Decode(out[:], in[:]); err != nil {
+		return false
+	}
+	for _, c := range out {
+		switch c {
+		case ' ', '\t', '\r', '\n':
+			continue
+		case '{':
+			return true
+		}
+		return false
+	}
+	// Only white space so far: leave the verdict to the JWS steps.
+	return true
+}
+
+// isBearerToken reports whether token fits RFC 6750's b64token, the only
+// shape a bearer token has: anything else is refused without a request.
+func isBearerToken(token string) bool {
+	if token == "" {
+		return false
+	}
+	end := len(token)
+	for end > 0 && token[end-1] == '=' {
+		end--
+	}
+	if end == 0 {
+		return false
+	}
+	for i := 0; i < end; i++ {
+		c := token[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
+		case c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// errNotBearer refuses an opaque token that is not a b64token.
+var errNotBearer = errors.New("opaque token is not an RFC 6750 b64token")
+
+// verify answers an opaque token from the cache, or by one introspection
+// request shared by every caller asking for the same token meanwhile.
+func (in *introspector) verify(ctx context.Context, token string, now time.Time) (Principal, error) {
+	if len(token) > in.v.cfg.maxTokenSize {
+		return Principal{}, refuse(ReasonTooLarge, errTooLarge)
+	}
+	if !isBearerToken(token) {
+		return Principal{}, refuse(ReasonMalformed, errNotBearer)
+	}
+	key := sha256.Sum256([]byte(token))
+	if p, te, ok := in.cache.get(key, now); ok {
+		if te != nil {
+			return Principal{}, te
+		}
+		return p, nil
+	}
+	ch := in.flights.DoChan(string(key[:]), func() (any, error) {
+		return in.introspect(token, key)
+	})
+	select {
+	case r := <-ch:
+		if r.Err != nil {
+			return Principal{}, r.Err
+		}
+		if a := r.Val.(answer); a.err != nil {
+			return Principal{}, a.err
+		}
+		return r.Val.(answer).p, nil
+	case <-ctx.Done():
+		return Principal{}, fmt.Errorf("%w: the request ended while waiting for the answer: %w", ErrIntrospectionUnavailable, context.Cause(ctx))
+	}
+}
+
+// answer is the verdict of one introspection: a principal, or a refusal.
+type answer struct {
+	p   Principal
+	err *TokenError
+}
+
+// introspect runs one request for token, caches its verdict and returns
+// it; a failure is returned as the error and cached nowhere.
+func (in *introspector) introspect(token string, key [sha256.Size]byte) (any, error) {
+	now := in.v.cfg.clock()
+	if p, te, ok := in.cache.get(key, now); ok {
+		// Another flight for this token finished just before this one
+		// started.
+		return answer{p: p, err: te}, nil
+	}
+	p, until, err := in.ask(token, now)
+	var te *TokenError
+	switch {
+	case err == nil:
+		in.metrics.count(outcomeActive)
+		if limit := now.Add(in.ttl); limit.Before(until) {
+			until = limit
+		}
+		in.cache.put(key, p, nil, until, now)
+		return answer{p: p}, nil
+	case errors.As(err, &te):
+		if te.Reason == ReasonInactive {
+			in.metrics.count(outcomeInactive)
+		} else {
+			in.metrics.count(outcomeRefused)
+		}
+		in.cache.put(key, Principal{}, te, now.Add(min(inactiveTTL, in.ttl)), now)
+		return answer{err: te}, nil
+	default:
+		in.metrics.count(outcomeFailed)
+		return nil, err
+	}
+}
+
+// close ends the introspection requests in flight.
+func (in *introspector) close() {
+	if in != nil {
+		in.cancel()
+	}
+}

@@ -1,0 +1,97 @@
+package authn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/svckit/svc/secret"
+)
+
+// Media types of RFC 7662 and RFC 9701 answers.
+const (
+	mediaJSON          = "application/json"
+	mediaIntrospection = "application/token-introspection+jwt"
+)
+
+// introspectionAccept asks for a signed answer and takes a plain one.
+const introspectionAccept = mediaIntrospection + ", " + mediaJSON + ";q=0.9"
+
+// ask sends one introspection request for token and judges the answer:
+// the principal and until when it may be cached, a *TokenError for a
+// token the answer refuses, or an error wrapping
+// ErrIntrospectionUnavailable when there is no usable answer. No error
+// quotes the token, a credential, or the endpoint's query (it has none).
+func (in *introspector) ask(token string, now time.Time) (Principal, time.Time, error) {
+	endpoint := in.target()
+	if endpoint == "" {
+		return Principal{}, time.Time{}, fmt.Errorf("%w: the introspection endpoint is not discovered yet (%w)", ErrIntrospectionUnavailable, in.v.keys.unavailable())
+	}
+	ctx, cancel := context.WithTimeout(in.base, in.v.cfg.fetchTimeout)
+	defer cancel()
+	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
+	header := http.Header{}
+	if err := in.client.Authenticate(ctx, header, form); err != nil {
+		return Principal{}, time.Time{}, fmt.Errorf("%w: the client could not authenticate: %w", ErrIntrospectionUnavailable, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return Principal{}, time.Time{}, fmt.Errorf("%w: the endpoint does not form a request", ErrIntrospectionUnavailable)
+	}
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", introspectionAccept)
+	resp, err := in.http.Do(req)
+	if err != nil {
+		return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), transportCause(err))
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentSize+1))
+	switch {
+	case err != nil:
+		return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: reading the answer: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), transportCause(err))
+	case resp.StatusCode != http.StatusOK:
+		// The body is not quoted: a server may echo the request.
+		return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: status %d", ErrIntrospectionUnavailable, secret.URL(endpoint), resp.StatusCode)
+	case len(body) > maxDocumentSize:
+		return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: answer larger than %d bytes", ErrIntrospectionUnavailable, secret.URL(endpoint), maxDocumentSize)
+	}
+	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+	if media == mediaIntrospection {
+		if body, err = in.v.openSignedIntrospection(ctx, body, in.client.ClientID()); err != nil {
+			return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), err)
+		}
+	}
+	p, until, err := in.v.readIntrospection(body, now)
+	if err != nil {
+		var te *TokenError
+		if errors.As(err, &te) {
+			return Principal{}, time.Time{}, te
+		}
+		return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), err)
+	}
+	return p, until, nil
+}
+
+// transportCause is the network error inside a *url.Error, whose own
+// message repeats the URL.
+func transportCause(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var ne net.Error
+	if errors.As(err, &ne) && ne.Timeout() {
+		return errors.New("timed out (authn.FetchTimeout)")
+	}
+	return err
+}

@@ -1,0 +1,119 @@
+package authn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/svckit/svc/modules/authn/internal/jsonscan"
+)
+
+var (
+	errNoActive        = errors.New("answer has no boolean active member (RFC 7662 §2.2)")
+	errInactive        = errors.New("the issuer answered active: false")
+	errIntrospectType  = errors.New("token_type is not Bearer")
+	errSignedIssuer    = errors.New("signed answer's iss is not the issuer")
+	errSignedAudience  = errors.New("signed answer's aud does not name the client ID")
+	errSignedNoContent = errors.New("signed answer has no token_introspection object (RFC 9701 §5)")
+)
+
+// signedIntrospectionTypes is the typ a signed answer must carry (RFC
+// 9701 §5), normalized as TokenTypes normalizes.
+var signedIntrospectionTypes = []string{normalizeType("token-introspection+jwt")}
+
+// maxSignedIntrospection bounds a signed answer: a JWT, read as one.
+const maxSignedIntrospection = 64 << 10
+
+// readIntrospection judges an RFC 7662 answer: one JSON object with
+// unique member names and a boolean `active`, else an error (no usable
+// answer, 503). An inactive token is refused with ReasonInactive; an
+// active one has its claims typed and checked as a JWT's are (readClaims'
+// rules) and its token_type, when sent, must be Bearer; such a refusal is
+// a *TokenError marked Signed, the issuer having vouched for the claims.
+func (v *JWTVerifier) readIntrospection(body []byte, now time.Time) (Principal, time.Time, error) {
+	raw, reg, err := splitPayload(body, v.payloadWords)
+	if err != nil {
+		return Principal{}, time.Time{}, fmt.Errorf("answer is not one JSON object with unique names: %w", err)
+	}
+	switch string(raw["active"]) {
+	case "true":
+	case "false":
+		return Principal{}, time.Time{}, &TokenError{Reason: ReasonInactive, Err: errInactive}
+	default:
+		return Principal{}, time.Time{}, errNoActive
+	}
+	p, until, err := v.judgeClaims(raw, reg, now)
+	if err != nil {
+		return Principal{}, time.Time{}, err
+	}
+	if tt, ok := raw["token_type"]; ok {
+		var s string
+		if json.Unmarshal(tt, &s) != nil || !strings.EqualFold(s, "Bearer") {
+			// A DPoP-bound token (token_type DPoP) is refused until the
+			// gate checks proofs: sent as a bearer token, it would pass
+			// without its proof.
+			p.Authenticated = false
+			return Principal{}, time.Time{}, &TokenError{Reason: ReasonTokenType, Signed: true, Principal: p, Err: errIntrospectType}
+		}
+	}
+	return p, until, nil
+}
+
+// openSignedIntrospection verifies an RFC 9701 answer with the issuer's
+// keys, as a token's signature is verified (same algorithms, same keys,
+// same budget), checks its typ, `iss` (the issuer) and `aud` (the
+// client's ID), and returns the token_introspection object inside. Its
+// errors wrap nothing: a signed answer that does not verify is the
+// issuer's failure, answered 503, never a refusal of the caller's token.
+func (v *JWTVerifier) openSignedIntrospection(ctx context.Context, body []byte, clientID string) ([]byte, error) {
+	s, terr := split(strings.TrimSpace(string(body)), maxSignedIntrospection)
+	if terr != nil {
+		return nil, fmt.Errorf("signed answer: %v", terr)
+	}
+	h, terr := readHeader(&s, v.algs, signedIntrospectionTypes)
+	if terr != nil {
+		return nil, fmt.Errorf("signed answer: %v", terr)
+	}
+	var buf [maxKidlessTries]*heldKey
+	keys, err := v.keysFor(ctx, h, buf[:0])
+	if err != nil {
+		return nil, fmt.Errorf("signed answer: %v", err)
+	}
+	if _, err := v.checkSignature(ctx, h.alg, keys, &s); err != nil {
+		return nil, fmt.Errorf("signed answer: %v", err)
+	}
+	var mbuf [16]jsonscan.Member
+	members, err := jsonscan.Members(s.payload, mbuf[:0], nil)
+	if err != nil || !uniqueNames(members) {
+		return nil, fmt.Errorf("signed answer: payload is not one JSON object with unique names")
+	}
+	var iss, content *jsonscan.Member
+	var aud []string
+	for i := range members {
+		switch m := &members[i]; m.Name {
+		case "iss":
+			iss = m
+		case "aud":
+			if m.IsText {
+				aud = []string{m.Text}
+			} else {
+				aud, _ = jsonscan.StringArray(m.Value)
+			}
+		case "token_introspection":
+			content = m
+		}
+	}
+	switch {
+	case iss == nil || !iss.IsText || iss.Text != v.cfg.issuer:
+		return nil, errSignedIssuer
+	case !slices.Contains(aud, clientID):
+		return nil, errSignedAudience
+	case content == nil || len(content.Value) == 0 || content.Value[0] != '{':
+		return nil, errSignedNoContent
+	}
+	return content.Value, nil
+}
