@@ -257,7 +257,7 @@ func TestDescriptionHeadersAndExtensionsAreWritten(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	rec.Header().Set("Cache-Control", "public, max-age=60") // a handler's header is overwritten
-	svcerrors.New().RenderDescription(d, "/me").Write(rec)
+	svcerrors.New().Render(described{d}, "/me").Write(rec)
 	if rec.Header().Get("WWW-Authenticate") != `Bearer error="invalid_token"` || rec.Header().Get("Cache-Control") != "no-store" {
 		t.Fatalf("headers %v", rec.Header())
 	}
@@ -266,3 +266,9 @@ func TestDescriptionHeadersAndExtensionsAreWritten(t *testing.T) {
 		t.Fatalf("%s", rec.Body)
 	}
 }
+
+// described is a rejection that answers with a description given as is.
+type described struct{ d svcerrors.Description }
+
+func (e described) Error() string                   { return "described" }
+func (e described) Describe() svcerrors.Description { return e.d }

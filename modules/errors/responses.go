@@ -171,14 +171,14 @@ func (r *Responses) Render(err error, instance string) Rendered {
 	if !ok {
 		d = Description{Kind: frameworkKind(http.StatusInternalServerError)}
 	}
-	out := r.RenderDescription(d, instance)
+	out := r.renderDescription(d, instance)
 	out.Known = ok
 	return out
 }
 
-// RenderDescription renders a description directly, for callers that build
-// one without an error value.
-func (r *Responses) RenderDescription(d Description, instance string) Rendered {
+// renderDescription renders a description built without an error value:
+// the router's own errors and [Respond].
+func (r *Responses) renderDescription(d Description, instance string) Rendered {
 	out := Rendered{Status: d.Status, header: d.Header, mediaType: r.MediaType(), Known: true}
 	if d.RetryAfter > 0 {
 		out.retryAfter = retryAfterSeconds(d.RetryAfter)
@@ -212,13 +212,6 @@ type Rendered struct {
 	mediaType  string
 	retryAfter string
 	header     http.Header
-}
-
-// Header returns every header Write sets, as a fresh map.
-func (r Rendered) Header() http.Header {
-	h := http.Header{}
-	r.setHeaders(h)
-	return h
 }
 
 func (r Rendered) setHeaders(h http.Header) {

@@ -146,7 +146,7 @@ func Respond(w http.ResponseWriter, r *http.Request, status int, detail string, 
 	if len(extensions) > 0 {
 		d.Extensions = sortedMembers(extensions)
 	}
-	res.RenderDescription(d, r.URL.EscapedPath()).Write(w)
+	res.renderDescription(d, r.URL.EscapedPath()).Write(w)
 }
 
 // requestIDField is the request's ID for a log line, nothing when it has
