@@ -13,14 +13,6 @@ type Rejection interface {
 	Describe() Description
 }
 
-// Admission marks a turn-away of a request before its handler ran. An
-// Admission error that is not a [Rejection] answers 503 request-refused, so
-// a later kind of turn-away without its own entry is still rendered.
-type Admission interface {
-	error
-	Admission()
-}
-
 // kindNamer is an error that names its kind by anchor instead of
 // describing itself, so that its package need not import this one
 // (modules/oauthclient stays a leaf): [Describe] looks the anchor up with

@@ -67,11 +67,12 @@ func (e *namedKind) Error() string                 { return "token endpoint said
 func (e *namedKind) ErrorKind() string             { return e.anchor }
 func (e *namedKind) RetryAfterHint() time.Duration { return e.retry }
 
-// laterTurnAway is a turn-away kind added after this package was written.
+// laterTurnAway is a turn-away kind added after this package was written:
+// it wraps the catch-all.
 type laterTurnAway struct{}
 
 func (laterTurnAway) Error() string { return "queue full: backend=redis-7 limit=500" }
-func (laterTurnAway) Admission()    {}
+func (laterTurnAway) Unwrap() error { return &svcerrors.AdmissionRefused{} }
 
 func TestRejectionsAreFoundThroughWrapping(t *testing.T) {
 	for _, tc := range rejectionTable() {

@@ -132,8 +132,7 @@ func (r *Responses) MediaType() string {
 }
 
 // Describe finds how err is answered: a [Rejection] anywhere in its chain,
-// then a kindNamer naming a kind of kindByAnchor, then an [Admission]
-// (503 request-refused). ok is false for any other error; those are never
+// then a kindNamer naming a kind of kindByAnchor. ok is false for any other error; those are never
 // rendered, as they signal a bug or an outage.
 func Describe(err error) (d Description, ok bool) {
 	// The error itself is almost always the rejection: skip errors.As,
@@ -154,10 +153,6 @@ func Describe(err error) (d Description, ok bool) {
 			}
 			return d, true
 		}
-	}
-	var adm Admission
-	if errors.As(err, &adm) {
-		return Description{Kind: kindRequestRefused}, true
 	}
 	return Description{}, false
 }
