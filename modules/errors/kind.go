@@ -23,19 +23,17 @@ type Kind struct {
 // The anchors of the kinds this package renders: clients branch on these
 // values, which docs/errors.md documents.
 const (
-	anchorRateLimitExceeded     = "rate-limit-exceeded"
-	anchorCircuitBreakerOpen    = "circuit-breaker-open"
-	anchorBulkheadFull          = "bulkhead-full"
-	anchorLockUnavailable       = "lock-unavailable"
-	anchorRequestRefused        = "request-refused"
-	anchorDeadlineExceeded      = "deadline-exceeded"
-	anchorIdempotencyKeyReused  = "idempotency-key-reused"
-	anchorIdempotencyInFlight   = "idempotency-in-flight"
-	anchorIdempotencyKeyInvalid = "idempotency-key-invalid"
-	anchorRequestBodyTooLarge   = "request-body-too-large"
-	anchorPreconditionFailed    = "precondition-failed"
-	anchorPreconditionRequired  = "precondition-required"
-	anchorValidationFailed      = "validation-failed"
+	anchorRateLimitExceeded    = "rate-limit-exceeded"
+	anchorCircuitBreakerOpen   = "circuit-breaker-open"
+	anchorBulkheadFull         = "bulkhead-full"
+	anchorLockUnavailable      = "lock-unavailable"
+	anchorRequestRefused       = "request-refused"
+	anchorDeadlineExceeded     = "deadline-exceeded"
+	anchorIdempotencyKeyReused = "idempotency-key-reused"
+	anchorIdempotencyInFlight  = "idempotency-in-flight"
+	anchorPreconditionFailed   = "precondition-failed"
+	anchorPreconditionRequired = "precondition-required"
+	anchorValidationFailed     = "validation-failed"
 
 	anchorUpstreamTokenUnavailable = "upstream-token-unavailable"
 	anchorUpstreamTokenRefused     = "upstream-token-refused"
@@ -62,10 +60,6 @@ var (
 		Title: "Idempotency key reused", Detail: "This Idempotency-Key was already used with a different payload."}
 	kindIdempotencyInFlight = Kind{Status: http.StatusConflict, Anchor: anchorIdempotencyInFlight,
 		Title: "Idempotent request in flight", Detail: "A request with this Idempotency-Key is still running. Retry after the time given."}
-	kindIdempotencyKeyInvalid = Kind{Status: http.StatusBadRequest, Anchor: anchorIdempotencyKeyInvalid,
-		Title: "Idempotency key invalid", Detail: "The Idempotency-Key header is missing, too long or holds a character outside printable ASCII."}
-	kindRequestBodyTooLarge = Kind{Status: http.StatusRequestEntityTooLarge, Anchor: anchorRequestBodyTooLarge,
-		Title: "Request body too large", Detail: "The request body is larger than this endpoint accepts."}
 	kindPreconditionFailed = Kind{Status: http.StatusPreconditionFailed, Anchor: anchorPreconditionFailed,
 		Title: "Precondition failed", Detail: "The entity tag in If-Match does not match the current representation."}
 	kindPreconditionRequired = Kind{Status: http.StatusPreconditionRequired, Anchor: anchorPreconditionRequired,

@@ -107,29 +107,6 @@ func (e *IdempotencyWaitTimeout) Describe() Description {
 	return Description{Kind: kindIdempotencyInFlight, RetryAfter: e.RetryAfter}
 }
 
-// IdempotencyKeyInvalid: the Idempotency-Key header is missing where
-// required, longer than 255 characters, or holds a byte outside printable
-// ASCII. Answers 400 idempotency-key-invalid.
-type IdempotencyKeyInvalid struct{}
-
-func (e *IdempotencyKeyInvalid) Error() string { return "svc: idempotency key invalid" }
-
-// Describe implements [Rejection].
-func (e *IdempotencyKeyInvalid) Describe() Description {
-	return Description{Kind: kindIdempotencyKeyInvalid}
-}
-
-// RequestBodyTooLarge: the body is over the endpoint's limit. Answers 413
-// request-body-too-large; the limit itself is never named.
-type RequestBodyTooLarge struct{}
-
-func (e *RequestBodyTooLarge) Error() string { return "svc: request body too large" }
-
-// Describe implements [Rejection].
-func (e *RequestBodyTooLarge) Describe() Description {
-	return Description{Kind: kindRequestBodyTooLarge}
-}
-
 // PreconditionFailed: the entity tag in If-Match is stale. Answers 412.
 type PreconditionFailed struct{}
 

@@ -34,8 +34,6 @@ func rejectionTable() []kindCase {
 		{"deadline", &svcerrors.DeadlineExceeded{Timeout: 2500 * time.Millisecond}, 504, "deadline-exceeded", ""},
 		{"idempotency-conflict", &svcerrors.IdempotencyConflict{}, 422, "idempotency-key-reused", ""},
 		{"idempotency-wait", &svcerrors.IdempotencyWaitTimeout{RetryAfter: 200 * time.Millisecond}, 409, "idempotency-in-flight", "1"},
-		{"idempotency-key-invalid", &svcerrors.IdempotencyKeyInvalid{}, 400, "idempotency-key-invalid", ""},
-		{"body-too-large", &svcerrors.RequestBodyTooLarge{}, 413, "request-body-too-large", ""},
 		{"precondition-failed", &svcerrors.PreconditionFailed{}, 412, "precondition-failed", ""},
 		{"precondition-required", &svcerrors.PreconditionRequired{}, 428, "precondition-required", ""},
 		{"validation", &svcerrors.ValidationFailed{Errors: []svcerrors.FieldError{
