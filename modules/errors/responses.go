@@ -116,10 +116,8 @@ func NewTMF(codePrefix, referenceError string, opts ...Option) *Responses {
 	return r
 }
 
+// fallback is the format of a request with none registered.
 var fallback = New()
-
-// Default returns the RFC 9457 format used where no format is registered.
-func Default() *Responses { return fallback }
 
 // MediaType is the Content-Type of the bodies this format writes:
 // [ProblemMediaType] for RFC 9457, application/json for TMF630. It is how
