@@ -7,6 +7,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/internal/oauthenv"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
 )
@@ -28,7 +29,7 @@ import (
 func OAuthClient(opts ...oauthclient.Option) fx.Option {
 	return fx.Module("svc.oauthclient",
 		lifecycle.Singleton(oauthclient.Kind, "fxsvc.OAuthClient"),
-		KnownVariables(oauthclient.EnvVariables()...),
+		KnownVariables(knownEnvOf(&oauthenv.Client{}, oauthenv.ClientPrefix)...),
 		fx.Supply(fx.Private, oauthClientOptions(opts)),
 		checkSettingsFor(func(env settingsEnv) error {
 			// New opens nothing (no goroutine, no connection): the client
@@ -141,7 +142,7 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 		}
 		return err
 	})
-	return fx.Options(check, KnownVariables(oauthclient.PatternEnvVariables(name, exchange)...), fx.Provide(fx.Annotate(
+	return fx.Options(check, KnownVariables(knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix(name, exchange))...), fx.Provide(fx.Annotate(
 		func(c *oauthclient.Client) (*oauthclient.Pattern, error) {
 			all := opts
 			if c != nil {

@@ -270,14 +270,6 @@ func TestPatternRefusesScopesThatAreNotScopeTokens(t *testing.T) {
 	}
 }
 
-func TestEnvName(t *testing.T) {
-	for in, want := range map[string]string{"billing": "BILLING", "billing-api.v2": "BILLING_API_V2", "a_b": "A_B"} {
-		if got := oauthclient.EnvName(in); got != want {
-			t.Errorf("EnvName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestDiscovery(t *testing.T) {
 	t.Run("reads the token endpoint", func(t *testing.T) {
 		s := newTokenServer(t)
@@ -388,21 +380,6 @@ func TestOpenAndCloseAreALifecycleComponent(t *testing.T) {
 	}
 	if _, err := p.Token(context.Background()); !errors.Is(err, oauthclient.ErrClosed) {
 		t.Fatalf("Token after Close: %v", err)
-	}
-}
-
-func TestEnvVariablesListWhatIsRead(t *testing.T) {
-	got := strings.Join(oauthclient.EnvVariables(), " ")
-	for _, v := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", "SVC_OAUTHCLIENT_AUTH_METHOD"} {
-		if !strings.Contains(got, v) {
-			t.Errorf("EnvVariables() = %s, want %s", got, v)
-		}
-	}
-	if got := strings.Join(oauthclient.PatternEnvVariables("price-list", false), " "); got != "SVC_CLIENTCREDENTIALS_PRICE_LIST_AUDIENCE SVC_CLIENTCREDENTIALS_PRICE_LIST_RESOURCE SVC_CLIENTCREDENTIALS_PRICE_LIST_SCOPES" {
-		t.Errorf("PatternEnvVariables = %s", got)
-	}
-	if got := oauthclient.PatternEnvVariables("ledger", true); len(got) != 3 || got[2] != "SVC_TOKENEXCHANGE_LEDGER_SCOPES" {
-		t.Errorf("PatternEnvVariables(exchange) = %v", got)
 	}
 }
 
