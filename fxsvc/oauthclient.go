@@ -28,7 +28,7 @@ import (
 // does not.
 func OAuthClient(opts ...oauthclient.Option) fx.Option {
 	return fx.Module("svc.oauthclient",
-		lifecycle.Singleton(oauthclient.Kind, "fxsvc.OAuthClient"),
+		lifecycle.Singleton("oauthclient", "fxsvc.OAuthClient"),
 		KnownVariables(knownEnvOf(&oauthenv.Client{}, oauthenv.ClientPrefix)...),
 		fx.Supply(fx.Private, oauthClientOptions(opts)),
 		checkSettingsFor(func(env settingsEnv) error {

@@ -38,7 +38,7 @@ type Client struct {
 	retryInterval time.Duration
 	auth          ClientAuth
 	http          *http.Client
-	clock         Clock
+	clock         clock
 	logger        *zap.Logger
 	fetchLog      fetchLog // failed fetches, one line per kind a minute
 	allowHTTP     bool
@@ -281,12 +281,8 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Kind is the component kind of a Client: one per app (fxsvc.OAuthClient
-// registers it as a singleton).
-const Kind = "oauthclient"
-
-// Name identifies the client in lifecycle errors.
-func (c *Client) Name() string { return Kind }
+// Name identifies the client in lifecycle errors: "oauthclient".
+func (c *Client) Name() string { return "oauthclient" }
 
 // ClientID returns the configured client ID.
 func (c *Client) ClientID() string { return c.clientID }

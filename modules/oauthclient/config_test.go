@@ -328,7 +328,7 @@ func TestDiscovery(t *testing.T) {
 		s.Close()
 		clk := newClock()
 		c, _ := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.Issuer(url), oauthclient.ClientID("id"),
-			oauthclient.ClientSecret("x"), oauthclient.WithClock(clk), oauthclient.RetryInterval(time.Minute))
+			oauthclient.ClientSecret("x"), oauthclient.Clock(clk.Now), oauthclient.RetryInterval(time.Minute))
 		defer c.Close(context.Background())
 		if err := c.Open(context.Background()); err != nil {
 			t.Fatalf("Open: %v", err)

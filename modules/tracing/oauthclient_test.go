@@ -31,7 +31,7 @@ func TestOAuthClientFetchSpansAreExported(t *testing.T) {
 
 	srv := oauthclienttest.NewServer(t)
 	clock := &stepClock{now: time.Now()}
-	c, err := oauthclient.New(append(srv.ClientOptions(), oauthclient.WithClock(clock))...)
+	c, err := oauthclient.New(append(srv.ClientOptions(), oauthclient.Clock(clock.Now))...)
 	if err != nil {
 		t.Fatal(err)
 	}
