@@ -1,6 +1,10 @@
 package svcerrors
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/svckit/svc/internal/upstreamkind"
+)
 
 // Kind is one kind of error answer: its status, the anchor of its `type`
 // URI and the texts the service writes for it.
@@ -34,9 +38,6 @@ const (
 	anchorPreconditionFailed   = "precondition-failed"
 	anchorPreconditionRequired = "precondition-required"
 	anchorValidationFailed     = "validation-failed"
-
-	anchorUpstreamTokenUnavailable = "upstream-token-unavailable"
-	anchorUpstreamTokenRefused     = "upstream-token-refused"
 )
 
 // Kinds of docs/errors.md, one per rejection type. Details never name the limit, the
@@ -68,28 +69,28 @@ var (
 		Title: "Validation failed", Detail: "The request did not match what this endpoint accepts."}
 )
 
-// Kinds of outbound token failures (modules/oauthclient), named by the
-// errors through kindNamer. Their details say nothing of the
+// Kinds of outbound token failures (modules/oauthclient), named through
+// internal/upstreamkind. Their details say nothing of the
 // authorization server's answer or the client's credentials.
 var (
 	// kindUpstreamTokenUnavailable: the authorization server is down, slow,
 	// failing or asked for a pause; retrying later can help.
-	kindUpstreamTokenUnavailable = Kind{Status: http.StatusServiceUnavailable, Anchor: anchorUpstreamTokenUnavailable,
+	kindUpstreamTokenUnavailable = Kind{Status: http.StatusServiceUnavailable, Anchor: upstreamkind.Unavailable,
 		Title: "Upstream token unavailable", Detail: "The service could not obtain a token for a call it depends on. Retry later."}
 	// kindUpstreamTokenRefused: the authorization server refused the
 	// service's client or the token it asked for; retrying will not help
 	// until the service's configuration changes.
-	kindUpstreamTokenRefused = Kind{Status: http.StatusBadGateway, Anchor: anchorUpstreamTokenRefused,
+	kindUpstreamTokenRefused = Kind{Status: http.StatusBadGateway, Anchor: upstreamkind.Refused,
 		Title: "Upstream token refused", Detail: "The authorization server refused the token this service needs for a call it depends on."}
 )
 
-// namedKinds are the kinds a kindNamer may name.
+// namedKinds are the kinds internal/upstreamkind may name.
 var namedKinds = map[string]Kind{
-	anchorUpstreamTokenUnavailable: kindUpstreamTokenUnavailable,
-	anchorUpstreamTokenRefused:     kindUpstreamTokenRefused,
+	upstreamkind.Unavailable: kindUpstreamTokenUnavailable,
+	upstreamkind.Refused:     kindUpstreamTokenRefused,
 }
 
-// kindByAnchor returns the kind a kindNamer naming anchor answers with:
+// kindByAnchor returns the kind of an anchor internal/upstreamkind names:
 // upstream-token-unavailable or upstream-token-refused. ok is false for any
 // other anchor.
 func kindByAnchor(anchor string) (k Kind, ok bool) {

@@ -13,23 +13,6 @@ type Rejection interface {
 	Describe() Description
 }
 
-// kindNamer is an error that names its kind by anchor instead of
-// describing itself, so that its package need not import this one
-// (modules/oauthclient stays a leaf): [Describe] looks the anchor up with
-// kindByAnchor. An anchor it does not know leaves the error unknown
-// (logged, 500). An app's own kinds implement [Rejection] instead, with a
-// [Kind] whose DocsURL points at the app's documentation.
-type kindNamer interface {
-	error
-	ErrorKind() string
-}
-
-// retryAfterHinter may be implemented beside kindNamer: a positive hint
-// adds retry_after (RFC 9457) and the Retry-After header.
-type retryAfterHinter interface {
-	RetryAfterHint() time.Duration
-}
-
 // Description is what the renderer needs to answer a rejection.
 type Description struct {
 	Kind

@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/upstreamkind"
 )
 
 // ProblemMediaType is the media type of RFC 9457 bodies.
@@ -130,8 +132,10 @@ func (r *Responses) MediaType() string {
 }
 
 // Describe finds how err is answered: a [Rejection] anywhere in its chain,
-// then a kindNamer naming a kind of kindByAnchor. ok is false for any other error; those are never
-// rendered, as they signal a bug or an outage.
+// then an outbound token failure of modules/oauthclient (503
+// upstream-token-unavailable or 502 upstream-token-refused). ok is false
+// for any other error; those are never rendered, as they signal a bug or an
+// outage.
 func Describe(err error) (d Description, ok bool) {
 	// The error itself is almost always the rejection: skip errors.As,
 	// whose reflection and escaping target cost more than the rendering.
@@ -142,14 +146,9 @@ func Describe(err error) (d Description, ok bool) {
 	if errors.As(err, &rej) {
 		return rej.Describe(), true
 	}
-	var named kindNamer
-	if errors.As(err, &named) {
-		if k, ok := kindByAnchor(named.ErrorKind()); ok {
-			d := Description{Kind: k}
-			if h, ok := named.(retryAfterHinter); ok {
-				d.RetryAfter = max(h.RetryAfterHint(), 0)
-			}
-			return d, true
+	if anchor, retryAfter, ok := upstreamkind.Name(err); ok {
+		if k, ok := kindByAnchor(anchor); ok {
+			return Description{Kind: k, RetryAfter: max(retryAfter, 0)}, true
 		}
 	}
 	return Description{}, false
