@@ -48,8 +48,8 @@ func TestTheExampleWithAConfiguredIssuerAndTokenServer(t *testing.T) {
 	if r := app.Get(t, "/billing", reader); r.Status != 200 {
 		t.Fatalf("GET /billing: %d %s", r.Status, r.Body)
 	}
-	if ts.Fetches() != 1 || ts.Requests()[0].Form.Get("scope") != "invoices:read" {
-		t.Fatalf("token server saw %d fetches: %+v", ts.Fetches(), ts.Requests())
+	if len(ts.Requests()) != 1 || ts.Requests()[0].Form.Get("scope") != "invoices:read" {
+		t.Fatalf("token server saw %d fetches: %+v", len(ts.Requests()), ts.Requests())
 	}
 }
 
