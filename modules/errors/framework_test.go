@@ -261,7 +261,7 @@ func TestDescriptionHeadersAndExtensionsAreWritten(t *testing.T) {
 	if rec.Header().Get("WWW-Authenticate") != `Bearer error="invalid_token"` || rec.Header().Get("Cache-Control") != "no-store" {
 		t.Fatalf("headers %v", rec.Header())
 	}
-	want := `{"type":"` + svcerrors.DefaultDocsURL + `#token-rejected","title":"Token rejected","status":401,"detail":"d","instance":"/me","reason":"expired"}`
+	want := `{"type":"https://github.com/svckit/svc/blob/main/docs/errors.md#token-rejected","title":"Token rejected","status":401,"detail":"d","instance":"/me","reason":"expired"}`
 	if rec.Body.String() != want {
 		t.Fatalf("%s", rec.Body)
 	}

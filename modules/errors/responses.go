@@ -14,9 +14,9 @@ import (
 // ProblemMediaType is the media type of RFC 9457 bodies.
 const ProblemMediaType = "application/problem+json"
 
-// DefaultDocsURL documents every kind under its anchor. It is the default
+// defaultDocsURL documents every kind under its anchor. It is the default
 // {errors_doc_url}.
-const DefaultDocsURL = "https://github.com/svckit/svc/blob/main/docs/errors.md"
+const defaultDocsURL = "https://github.com/svckit/svc/blob/main/docs/errors.md"
 
 // KindDocs, passed as the referenceError of [NewTMF], makes each TMF630 body
 // point at its kind's section of the errors documentation: the default. Any
@@ -60,7 +60,8 @@ type Responses struct {
 type Option func(*Responses)
 
 // DocsURL sets {errors_doc_url}, the page documenting every kind under its
-// anchor. Default [DefaultDocsURL].
+// anchor. Default: svc's own docs/errors.md,
+// https://github.com/svckit/svc/blob/main/docs/errors.md.
 func DocsURL(url string) Option {
 	return func(r *Responses) {
 		if url != "" {
@@ -81,7 +82,7 @@ func Logger(l *zap.Logger) Option {
 
 // New returns RFC 9457 problem-detail responses.
 func New(opts ...Option) *Responses {
-	r := &Responses{format: formatProblem, docsURL: DefaultDocsURL}
+	r := &Responses{format: formatProblem, docsURL: defaultDocsURL}
 	for _, o := range opts {
 		o(r)
 	}

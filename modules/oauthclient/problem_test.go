@@ -101,7 +101,7 @@ func TestTokenFailuresAnswerTheirKind(t *testing.T) {
 				if f.name == "rfc9457" {
 					wantType := "about:blank"
 					if want != "" {
-						wantType = svcerrors.DefaultDocsURL + "#" + want
+						wantType = "https://github.com/svckit/svc/blob/main/docs/errors.md#" + want
 					}
 					if m["type"] != wantType {
 						t.Errorf("type %v, want %s", m["type"], wantType)
