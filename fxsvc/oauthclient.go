@@ -9,7 +9,6 @@ import (
 	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/oauthenv"
 	"github.com/svckit/svc/modules/oauthclient"
-	"github.com/svckit/svc/secret"
 )
 
 // OAuthClient adds the outbound token client to the app: built by
@@ -44,15 +43,7 @@ func OAuthClient(opts ...oauthclient.Option) fx.Option {
 			return err
 		}),
 		fx.Provide(onlyOneOauthClientPerApp),
-		describe("oauthclient", func(c *oauthclient.Client, enc zapcore.ObjectEncoder) {
-			if iss := c.Issuer(); iss != "" {
-				enc.AddString("issuer", secret.URL(iss).String())
-			}
-			if ep := c.TokenEndpoint(); ep != "" {
-				enc.AddString("token_endpoint", secret.URL(ep).String())
-			}
-			enc.AddString("client_id", c.ClientID())
-		}),
+		describe("oauthclient", func(c *oauthclient.Client, enc zapcore.ObjectEncoder) { _ = c.MarshalLogObject(enc) }),
 		// Build it even when no pattern asks for it yet, so discovery runs
 		// and a bad setting fails start, not the first request.
 		fx.Invoke(func(*oauthclient.Client) {}),

@@ -86,8 +86,8 @@ func TestEnvironmentIsReadAndCodeOverridesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
-	if c.ClientID() != "env-id" {
-		t.Fatalf("client id %q", c.ClientID())
+	if got := described(t, c)["client_id"]; got != "env-id" {
+		t.Fatalf("client id %v", got)
 	}
 	p, err := oauthclient.ClientCredentials("billing-api", oauthclient.WithClient(c), oauthclient.Audience("https://code-wins"))
 	if err != nil {
@@ -111,8 +111,8 @@ func TestEnvironmentIsReadAndCodeOverridesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c2.Close(context.Background())
-	if c2.ClientID() != "code-id" {
-		t.Fatalf("client id %q", c2.ClientID())
+	if got := described(t, c2)["client_id"]; got != "code-id" {
+		t.Fatalf("client id %v", got)
 	}
 }
 
