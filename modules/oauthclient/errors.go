@@ -169,13 +169,13 @@ func init() { upstreamkind.Register(upstreamKind) }
 // them. Any other error is not named.
 func upstreamKind(err error) (anchor string, retryAfter time.Duration, ok bool) {
 	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		return upstreamkind.Unavailable, ue.retryAfterHint(), true
+	}
 	var cr *ClientRejectedError
 	var tr *TokenRefusedError
 	var de *DiscoveryError
-	switch {
-	case errors.As(err, &ue):
-		return upstreamkind.Unavailable, ue.retryAfterHint(), true
-	case errors.As(err, &cr), errors.As(err, &tr), errors.As(err, &de):
+	if errors.As(err, &cr) || errors.As(err, &tr) || errors.As(err, &de) {
 		return upstreamkind.Refused, 0, true
 	}
 	return "", 0, false
