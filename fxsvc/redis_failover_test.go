@@ -96,7 +96,7 @@ func failover(t *testing.T, apps []*svctest.App, items *atomic.Int64, kill func(
 	for i := range 3 {
 		wg.Go(func() {
 			for ctx.Err() == nil {
-				resp := apps[i].Get(t, "/limited", behindtest.Alice)
+				resp := apps[i].Request("GET", "/limited").Token(behindtest.Alice).Send(t)
 				switch {
 				case resp.Status == http.StatusTooManyRequests:
 					refused.Add(1)
@@ -135,7 +135,7 @@ func failover(t *testing.T, apps []*svctest.App, items *atomic.Int64, kill func(
 	// Every replica ready again within the promised time.
 	deadline := promoted.Add(readyAfterPromotion)
 	for _, app := range apps {
-		for app.Get(t, "/readyz", "").Status != http.StatusOK {
+		for app.Request("GET", "/readyz").Send(t).Status != http.StatusOK {
 			if time.Now().After(deadline) {
 				t.Fatalf("a replica was not ready %s after the promotion", readyAfterPromotion)
 			}
