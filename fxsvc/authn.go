@@ -1,6 +1,7 @@
 package fxsvc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
@@ -25,7 +27,7 @@ import (
 // It provides the *authn.Gate, and tells `check` how each route is guarded.
 //
 // A nil verifier is built from the deployment's trust settings,
-// SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE (see [AuthnFromEnv]), with
+// SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE, with
 // authn.Discover and the options given by [AuthnVerifierOptions]; nothing
 // else inbound is read from the environment. The app fails to build,
 // naming the variable, when the issuer is unset or not an https URL (http
@@ -44,7 +46,7 @@ import (
 // flood limits on: authn.Bans and authn.Flood still do.
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 	return fx.Module("svc.authn",
-		KnownVariables(knownEnvOf(&AuthnEnv{}, "")...),
+		KnownVariables(knownEnvOf(&authnEnv{}, "")...),
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
 		checkSettingsFor(func(env settingsEnv) error {
 			if v == nil {
@@ -53,16 +55,16 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 				_, err := envVerifier(env.check, nil, zap.NewNop())
 				return err
 			}
-			// A verifier refusing its settings (authn.JWTVerifier.Err)
-			// fails at open otherwise, after the rest was built.
-			if ev, ok := v.(interface{ Err() error }); ok && ev.Err() != nil {
-				return fmt.Errorf("fxsvc.Authn: %w", ev.Err())
+			// A verifier refusing its settings fails at open otherwise,
+			// after the rest was built.
+			if err := gatehook.VerifierErr(v); err != nil {
+				return fmt.Errorf("fxsvc.Authn: %w", err)
 			}
 			return nil
 		}),
 		fx.Provide(onlyOneAuthnGatePerApp),
-		describe("authn", func(g *authn.Gate, enc zapcore.ObjectEncoder) { encodeVerifier(enc, g.Verifier()) }),
-		fx.Provide(fx.Annotate(func(g *authn.Gate) routeGuard { return g })),
+		describe("authn", encodeVerifier),
+		fx.Provide(fx.Annotate(func(g *authn.Gate) routeGuard { return gatehook.Of(g) })),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) routeLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
 		provideStage(func(g *authn.Gate) part {
 			p := stagePart(stageGate, "gate", g.Handler)
@@ -70,11 +72,30 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 			return p
 		}),
 		fx.Invoke(func(lc fx.Lifecycle, g *authn.Gate) {
-			if c, ok := g.Verifier().(lifecycle.Component); ok {
-				lifecycle.Register(lc, c)
+			if c, ok := gatehook.Of(g).Verifier().(verifierLifecycle); ok {
+				lifecycle.Register(lc, namedVerifier{c})
 			}
 		}),
 	)
+}
+
+// verifierLifecycle is a verifier that holds resources for the life of
+// the app (an *authn.JWTVerifier loads keys in the background).
+type verifierLifecycle interface {
+	Open(ctx context.Context) error
+	Close(ctx context.Context) error
+}
+
+// namedVerifier names the verifier in open and close errors: by its own
+// Name when it has one (authn.Issuers' "authn/issuers"), else
+// "authn/verifier".
+type namedVerifier struct{ verifierLifecycle }
+
+func (n namedVerifier) Name() string {
+	if named, ok := n.verifierLifecycle.(interface{ Name() string }); ok {
+		return named.Name()
+	}
+	return "authn/verifier"
 }
 
 type authnSpec struct {
@@ -110,20 +131,16 @@ func AuthnVerifierOptions(opts ...authn.VerifierOption) fx.Option {
 	return fx.Supply(fx.Annotated{Group: "svc.authn.verifier_opts", Target: &authnVerifierOpts{opts: opts}})
 }
 
-// loggerSetter is a verifier that takes the app's logger when it has none
-// of its own (see authn.JWTVerifier.SetLogger).
-type loggerSetter interface{ SetLogger(*zap.Logger) }
-
-// AuthnEnv is the inbound trust the deployment may set.
-type AuthnEnv struct {
+// authnEnv is the inbound trust the deployment may set.
+type authnEnv struct {
 	Issuer   string `env:"SVC_AUTHN_ISSUER"`
 	Audience string `env:"SVC_AUTHN_AUDIENCE"`
 }
 
-// AuthnFromEnv reads SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE. ok is false
+// authnFromEnv reads SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE. ok is false
 // when the issuer is unset.
-func AuthnFromEnv() (AuthnEnv, bool, error) {
-	var e AuthnEnv
+func authnFromEnv() (authnEnv, bool, error) {
+	var e authnEnv
 	if err := env.Parse(&e); err != nil {
 		return e, false, fmt.Errorf("reading SVC_AUTHN_ISSUER/SVC_AUTHN_AUDIENCE: %w", err)
 	}
@@ -152,12 +169,10 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 		}
 	} else if vo != nil {
 		return nil, errors.New("fxsvc.AuthnVerifierOptions: the app passes its own verifier to fxsvc.Authn; give these options to authn.Discover (or JWKSURL, KeySet) instead")
-	} else if s, ok := v.(loggerSetter); ok {
-		s.SetLogger(log)
 	}
 	opts := in.Spec.opts
 	if in.BanStore != nil || in.FloodStore != nil {
-		opts = append(opts[:len(opts):len(opts)], authn.SharedStores(in.BanStore, in.FloodStore))
+		opts = append(opts[:len(opts):len(opts)], gatehook.SharedStores(in.BanStore, in.FloodStore).(authn.Option))
 	}
 	g, err := authn.New(v, opts...)
 	if err != nil {
@@ -167,10 +182,13 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	if g.BansCallers() && !proxies.declared {
+	hook := gatehook.Of(g)
+	if hook.BansCallers() && !proxies.declared {
 		return nil, errors.New("fxsvc.Authn: authn.Bans needs the app's proxies declared, so that the address banned is the caller's and not a proxy's: set " + trustedProxiesVar + " to their networks (set but empty when callers connect directly) or add fxsvc.TrustedProxies(...)")
 	}
-	g.SetLogger(log)
+	// The gate's *authn.JWTVerifier gets the app's logger too, unless it
+	// was built with one (authn.Logger).
+	hook.SetLogger(log)
 	return g, nil
 }
 
@@ -178,7 +196,7 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 // SVC_AUTHN_AUDIENCE, refusing settings it could never work with in the
 // variables' names rather than the verifier's.
 func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (*authn.JWTVerifier, error) {
-	e, ok, err := AuthnFromEnv()
+	e, ok, err := authnFromEnv()
 	if err != nil {
 		return nil, fmt.Errorf("fxsvc.Authn: %w", err)
 	}
@@ -191,7 +209,7 @@ func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (*authn.JWTVerifier
 		opts = append(opts, vo.opts...)
 	}
 	v := authn.Discover(e.Issuer, e.Audience, opts...)
-	if err := v.Err(); err != nil {
+	if err := gatehook.VerifierErr(v); err != nil {
 		return nil, authnSettingError(err, e)
 	}
 	return v, nil
@@ -199,7 +217,7 @@ func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (*authn.JWTVerifier
 
 // authnSettingError names the environment variable behind each setting the
 // verifier refused; the rest came from AuthnVerifierOptions.
-func authnSettingError(err error, e AuthnEnv) error {
+func authnSettingError(err error, e authnEnv) error {
 	var errs []error
 	if j, ok := err.(interface{ Unwrap() []error }); ok {
 		errs = j.Unwrap()
@@ -221,7 +239,6 @@ func authnSettingError(err error, e AuthnEnv) error {
 	return errors.Join(out...)
 }
 
-var _ routeGuard = (*authn.Gate)(nil)
 var _ func(http.Handler) (http.Handler, error) = (*authn.Gate)(nil).Handler
 
 // gateRoutes lists what the gate answers itself: the metadata document,
@@ -229,7 +246,7 @@ var _ func(http.Handler) (http.Handler, error) = (*authn.Gate)(nil).Handler
 type gateRoutes struct{ g *authn.Gate }
 
 func (r gateRoutes) Routes() []route {
-	if p := r.g.MetadataPath(); p != "" {
+	if p := gatehook.Of(r.g).MetadataPath(); p != "" {
 		return []route{{Method: http.MethodGet, Pattern: p, Mode: "excluded"}}
 	}
 	return nil
@@ -237,7 +254,8 @@ func (r gateRoutes) Routes() []route {
 
 // encodeVerifier writes, for the start line, which verifier the gate uses
 // and whom it trusts.
-func encodeVerifier(enc zapcore.ObjectEncoder, v authn.Verifier) {
+func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
+	v := gatehook.Of(g).Verifier()
 	enc.AddString("verifier", fmt.Sprintf("%T", v))
 	if iv, ok := v.(interface{ Issuers() []string }); ok {
 		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {
@@ -247,7 +265,7 @@ func encodeVerifier(enc zapcore.ObjectEncoder, v authn.Verifier) {
 			return nil
 		}))
 	}
-	if dv, ok := v.(interface{ DiscoveryURL() string }); ok && dv.DiscoveryURL() != "" {
-		enc.AddString("discovery_url", secret.URL(dv.DiscoveryURL()).String())
+	if u := gatehook.Of(g).DiscoveryURL(); u != "" {
+		enc.AddString("discovery_url", secret.URL(u).String())
 	}
 }

@@ -7,10 +7,11 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 )
 
-// checkOnly is in the graph [Check] builds, which never starts: components
+// checkOnly is in the graph the check command builds, which never starts: components
 // may then stand in for what only a running service needs, and say so in
 // unresolved.
 type checkOnly struct {
@@ -59,11 +60,11 @@ const checkIssuer = "https://issuer.check.invalid"
 // An issuer that is set is always checked.
 func envVerifier(check checkOnly, vo *authnVerifierOpts, log *zap.Logger) (authn.Verifier, error) {
 	if check.on {
-		if _, set, err := AuthnFromEnv(); err == nil && !set {
+		if _, set, err := authnFromEnv(); err == nil && !set {
 			check.unresolved.note("SVC_AUTHN_ISSUER (the issuer trusted)")
 			if vo != nil {
-				if err := authn.Discover(checkIssuer, "check", vo.opts...).Err(); err != nil {
-					return nil, authnSettingError(err, AuthnEnv{})
+				if err := gatehook.VerifierErr(authn.Discover(checkIssuer, "check", vo.opts...)); err != nil {
+					return nil, authnSettingError(err, authnEnv{})
 				}
 			}
 			return checkVerifier{}, nil

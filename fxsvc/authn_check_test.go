@@ -24,7 +24,7 @@ func TestCheckListsRoutesWithoutTheIssuerSetting(t *testing.T) {
 	t.Setenv("SVC_AUTHN_ISSUER", "")
 	t.Setenv("SVC_AUTHN_AUDIENCE", "")
 	var out, errOut bytes.Buffer
-	code := fxsvc.Check(&out, &errOut, fx.Supply(productionRouter()),
+	code := fxsvc.Run([]string{"check"}, &out, &errOut, fx.Supply(productionRouter()),
 		fxsvc.Authn(nil, authn.Exclude("/ok"), authn.Resource("https://api.example")),
 		fxsvc.AuthnVerifierOptions(authn.Leeway(10*time.Second)),
 		fxsvc.Health(), fxsvc.Serve())
@@ -62,7 +62,7 @@ func TestCheckStillRefusesWhatItCanSee(t *testing.T) {
 				opts = append(opts, fxsvc.AuthnVerifierOptions(tc.opts...))
 			}
 			var out, errOut bytes.Buffer
-			if code := fxsvc.Check(&out, &errOut, opts...); code != 1 || !strings.Contains(errOut.String(), tc.want) {
+			if code := fxsvc.Run([]string{"check"}, &out, &errOut, opts...); code != 1 || !strings.Contains(errOut.String(), tc.want) {
 				t.Fatalf("exit %d, stderr %q; want 1 naming %s", code, errOut.String(), tc.want)
 			}
 		})

@@ -92,7 +92,8 @@ func Before(stage string) Placement { return Placement{stage: stage} }
 // router's routes, so a middleware there belongs on the router (r.Use).
 func After(stage string) Placement { return Placement{stage: stage, after: true} }
 
-func (p Placement) String() string {
+// option is the placement as the app wrote it, for a refusal.
+func (p Placement) option() string {
 	if p.after {
 		return fmt.Sprintf("fxsvc.After(%q)", p.stage)
 	}
@@ -137,7 +138,7 @@ func chain(parts []part) ([]part, error) {
 		}
 		seen[p.name] = true
 		if problem != "" {
-			errs = append(errs, fmt.Errorf("fxsvc.Wrap(%q, %s): %s", p.name, p.at, problem))
+			errs = append(errs, fmt.Errorf("fxsvc.Wrap(%q, %s): %s", p.name, p.at.option(), problem))
 		}
 	}
 	if len(errs) > 0 {

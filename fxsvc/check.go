@@ -57,8 +57,8 @@ type checkIn struct {
 	Noters    []routeNoter  `group:"svc.route.notes"`
 }
 
-// Check builds the app's graph without starting it and writes one line per
-// route to stdout. It returns the exit status: 1 when the graph does not
+// check is the `check` command of [Run]: it builds the app's graph without
+// starting it and writes one line per route to stdout. It returns the exit status: 1 when the graph does not
 // build (the error goes to stderr). Every invalid setting of the app's
 // components is reported at once, each naming its variable or option. It
 // needs no deployment setting: with SVC_AUTHN_ISSUER unset, Authn(nil, …)
@@ -66,7 +66,7 @@ type checkIn struct {
 // outbound identity (SVC_OAUTHCLIENT_ISSUER or _TOKEN_ENDPOINT, _CLIENT_ID)
 // unset, OAuthClient a stand-in client; a line on stderr names what was
 // not resolved. A setting that is set is still checked.
-func Check(stdout, stderr io.Writer, opts ...fx.Option) int {
+func check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	var routes []route
 	// The stop budget is checked as Run checks it, from the parts the
 	// settings give: check starts nothing, so builds no server to ask.

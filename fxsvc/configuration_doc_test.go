@@ -23,7 +23,7 @@ func TestTheConfigurationPageListsEveryVariable(t *testing.T) {
 	read := map[string]bool{}
 	for _, names := range [][]string{
 		kitEnv,
-		knownEnvOf(&AuthnEnv{}, ""),
+		knownEnvOf(&authnEnv{}, ""),
 		knownEnvOf(&serveConfig{}, ""),
 		knownEnvOf(&telemetryEnv{}, ""),
 		knownEnvOf(&metrics.Config{}, "SVC_METRICS_"),

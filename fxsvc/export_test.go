@@ -22,6 +22,15 @@ import (
 // test decides when the delay ends. Call it before the app stops.
 func SetShutdownSleep(s *Server, sleep func(ctx context.Context, d time.Duration)) { s.sleep = sleep }
 
+// ServerMaxConnections is s's cap on open connections.
+func ServerMaxConnections(s *Server) int { return s.limit.max }
+
+// ServerDrainTimeout is s's bound on the wait for in-flight requests on stop.
+func ServerDrainTimeout(s *Server) time.Duration { return s.drain }
+
+// ServerShutdownDelay is how long s keeps serving on stop before it drains.
+func ServerShutdownDelay(s *Server) time.Duration { return s.delay }
+
 // Stopping is the channel ShuttingDown returns to the server's requests.
 func Stopping(s *Server) <-chan struct{} { return s.stopping }
 

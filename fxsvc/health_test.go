@@ -311,7 +311,7 @@ func TestCheckListsTheProbes(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var out, errOut bytes.Buffer
 			opts := append([]fx.Option{fxsvc.Health(), fx.Supply(okRouter()), fxsvc.Serve()}, tc.opts...)
-			if code := fxsvc.Check(&out, &errOut, opts...); code != 0 {
+			if code := fxsvc.Run([]string{"check"}, &out, &errOut, opts...); code != 0 {
 				t.Fatalf("exit %d: %s", code, errOut.String())
 			}
 			for _, p := range []string{"/livez", "/readyz"} {

@@ -59,7 +59,7 @@ func Run(args []string, stdout, stderr io.Writer, opts ...fx.Option) int {
 	case "run":
 		return runApp(stderr, opts)
 	case "check":
-		return Check(stdout, stderr, opts...)
+		return check(stdout, stderr, opts...)
 	case "help", "-h", "-help", "--help":
 		fmt.Fprintln(stdout, "usage: BINARY [run|check]\n  run    serve until SIGINT or SIGTERM (the default)\n  check  print every route and how it is guarded, without starting")
 		return 0

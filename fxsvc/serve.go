@@ -65,21 +65,9 @@ func (s *Server) Addr() string {
 	return s.ln.Addr().String()
 }
 
-// Handler is what the server serves: the app's router inside every wrapper.
-func (s *Server) Handler() http.Handler { return s.next }
-
 // Chain names the wrappers around the app's router, outermost first, and
 // "router" last: the same in every process of one app.
 func (s *Server) Chain() []string { return slices.Clone(s.chain) }
-
-// MaxConnections is the cap on open connections (SVC_HTTP_MAX_CONNECTIONS
-// or the [MaxConnections] option, else the default from the descriptor
-// limit).
-func (s *Server) MaxConnections() int { return s.limit.max }
-
-// DrainTimeout is the bound on the wait for in-flight requests on stop
-// (SVC_HTTP_DRAIN_TIMEOUT or the [DrainTimeout] option).
-func (s *Server) DrainTimeout() time.Duration { return s.drain }
 
 type serveIn struct {
 	fx.In
@@ -91,19 +79,8 @@ type serveIn struct {
 	ServeMux   *http.ServeMux `optional:"true"`
 	Handler    http.Handler   `optional:"true"`
 	Log        logIn
-	Overrides  []ServeOption `group:"svc.http.options"`
+	Overrides  []ServeOption `group:"svc.http.options"` // kitlog.ServeOverrides
 	Meters     meterSource   `optional:"true"`
-}
-
-// ServeOverride adds options that [Serve] applies after its own (and after
-// the environment): a test kit uses it to listen on a free loopback port
-// whatever the app's options say.
-func ServeOverride(opts ...ServeOption) fx.Option {
-	anns := make([]any, len(opts))
-	for i, o := range opts {
-		anns[i] = fx.Annotated{Group: "svc.http.options", Target: o}
-	}
-	return fx.Supply(anns...)
 }
 
 // Serve runs an http.Server for the app's router for the life of the app.

@@ -62,13 +62,13 @@ func TestServeSettingsAreRead(t *testing.T) {
 	t.Setenv("SVC_HTTP_DRAIN_TIMEOUT", "2.5")
 	app, srv := startApp(t, fx.Supply(chi.NewRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
 	app.RequireStop()
-	if got := srv.DrainTimeout(); got != 2500*time.Millisecond {
+	if got := fxsvc.ServerDrainTimeout(srv); got != 2500*time.Millisecond {
 		t.Fatalf("drain %v from SVC_HTTP_DRAIN_TIMEOUT=2.5", got)
 	}
 	t.Setenv("SVC_HTTP_DRAIN_TIMEOUT", "3s")
 	app, srv = startApp(t, fx.Supply(chi.NewRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0"), fxsvc.DrainTimeout(time.Second)))
 	app.RequireStop()
-	if got := srv.DrainTimeout(); got != time.Second {
+	if got := fxsvc.ServerDrainTimeout(srv); got != time.Second {
 		t.Fatalf("drain %v: the option should win", got)
 	}
 }

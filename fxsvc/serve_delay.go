@@ -41,11 +41,6 @@ func ShutdownDelay(d time.Duration) ServeOption {
 	}
 }
 
-// ShutdownDelay is how long the server keeps serving on stop, readiness
-// failing, before it drains (SVC_HTTP_SHUTDOWN_DELAY or the
-// [ShutdownDelay] option).
-func (s *Server) ShutdownDelay() time.Duration { return s.delay }
-
 // stoppingKey carries the channel closed when the server starts stopping
 // (before the shutdown delay) in every request's context, so that /readyz
 // fails from then on.

@@ -36,8 +36,8 @@ func TestShutdownDelayFailsReadinessBeforeTheDrain(t *testing.T) {
 		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0"), fxsvc.ShutdownDelay(time.Hour)), fx.Populate(&srv))
 	app.RequireStart()
 	base := "http://" + srv.Addr()
-	if srv.ShutdownDelay() != time.Hour {
-		t.Fatalf("ShutdownDelay() = %v", srv.ShutdownDelay())
+	if fxsvc.ServerShutdownDelay(srv) != time.Hour {
+		t.Fatalf("ShutdownDelay() = %v", fxsvc.ServerShutdownDelay(srv))
 	}
 	if a := send(t, "GET", base+"/readyz"); a.status != 200 {
 		t.Fatalf("/readyz before stop: %d", a.status)
@@ -103,8 +103,8 @@ func TestNoShutdownDelayByDefault(t *testing.T) {
 	app.RequireStart()
 	fxsvc.SetShutdownSleep(srv, func(context.Context, time.Duration) { t.Error("slept without a delay") })
 	app.RequireStop()
-	if srv.ShutdownDelay() != 0 {
-		t.Fatalf("default delay %v", srv.ShutdownDelay())
+	if fxsvc.ServerShutdownDelay(srv) != 0 {
+		t.Fatalf("default delay %v", fxsvc.ServerShutdownDelay(srv))
 	}
 }
 
@@ -141,8 +141,8 @@ func TestShutdownDelaySettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if srv.ShutdownDelay() != tc.want {
-				t.Fatalf("delay %v, want %v", srv.ShutdownDelay(), tc.want)
+			if fxsvc.ServerShutdownDelay(srv) != tc.want {
+				t.Fatalf("delay %v, want %v", fxsvc.ServerShutdownDelay(srv), tc.want)
 			}
 		})
 	}

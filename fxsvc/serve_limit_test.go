@@ -202,12 +202,12 @@ func TestMaxConnectionsSettingsAreRead(t *testing.T) {
 	t.Setenv("SVC_HTTP_MAX_CONNECTIONS", "250")
 	app, srv := startApp(t, fx.Supply(chi.NewRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
 	app.RequireStop()
-	if got := srv.MaxConnections(); got != 250 {
+	if got := fxsvc.ServerMaxConnections(srv); got != 250 {
 		t.Fatalf("cap %d from SVC_HTTP_MAX_CONNECTIONS=250", got)
 	}
 	app, srv = startApp(t, fx.Supply(chi.NewRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0"), fxsvc.MaxConnections(7)))
 	app.RequireStop()
-	if got := srv.MaxConnections(); got != 7 {
+	if got := fxsvc.ServerMaxConnections(srv); got != 7 {
 		t.Fatalf("cap %d: the option should win", got)
 	}
 }

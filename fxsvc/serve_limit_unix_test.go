@@ -32,7 +32,7 @@ func TestMaxConnectionsDefaultsToAShareOfTheDescriptorLimit(t *testing.T) {
 	t.Cleanup(func() { _ = unix.Setrlimit(unix.RLIMIT_NOFILE, &old) })
 	app, srv := startApp(t, fx.Supply(chi.NewRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
 	app.RequireStop()
-	if got := srv.MaxConnections(); got != 1844 || got != fxsvc.DefaultMaxConnections(2048) {
+	if got := fxsvc.ServerMaxConnections(srv); got != 1844 || got != fxsvc.DefaultMaxConnections(2048) {
 		t.Fatalf("cap %d under a descriptor limit of 2048, want 1844", got)
 	}
 }

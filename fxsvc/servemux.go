@@ -5,6 +5,7 @@ import (
 
 	"go.uber.org/fx"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 )
 
@@ -44,7 +45,7 @@ func newServeMuxRoutes(in serveMuxIn) routeLister { return serveMuxRoutes{in} }
 
 func (s serveMuxRoutes) Routes() []route {
 	var out []route
-	for _, rt := range s.in.Mux.Routes() {
+	for _, rt := range gatehook.MuxRoutes(s.in.Mux) {
 		method := rt.Method
 		if method == "" {
 			method = "*"

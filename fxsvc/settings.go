@@ -15,14 +15,14 @@ const settingsGroup = "svc.settings"
 // settingsCheck reads and checks one component's settings (its
 // environment variables and options) without building anything. fx stops
 // at the first constructor that fails, so a deployment with three bad
-// variables would learn of them one start at a time; [Run] and [Check]
+// variables would learn of them one start at a time; [Run] and its check command
 // run every component's check first and report every bad setting at once.
 type settingsCheck struct {
 	check func(settingsEnv) error
 }
 
 // settingsEnv is what a check may need to know of the app: whether its
-// graph is built by [Check], or for a test ([ForTests]); both need fewer
+// graph is built by the check command, or for a test ([ForTests]); both need fewer
 // settings than a deployment. stop is where a component records its share
 // of the stop budget as its settings give it, so that a budget they
 // overrun is reported with the other bad settings (see withStopBudget).
@@ -43,7 +43,7 @@ func checkSettingsFor(check func(settingsEnv) error) fx.Option {
 }
 
 // CheckSettings adds one of the app's own settings checks to those [Run]
-// and [Check] run before building anything, so that a bad variable of the
+// and its check command run before building anything, so that a bad variable of the
 // app's is reported together with the components' (check's error should
 // name the variable). In an app built with fx.New, where nothing runs the
 // checks first, it runs where it stands in the app's options, and its
@@ -60,7 +60,7 @@ func CheckSettings(check func() error) fx.Option {
 	}))
 }
 
-// settingsFound is what [Run] and [Check] learn from the settings besides
+// settingsFound is what [Run] and its check command learn from the settings besides
 // their errors: the stop parts they give (see withStopBudget), and the
 // misspelt variables, found first because a typo is often why a setting
 // is missing.
@@ -85,7 +85,7 @@ type settingsIn struct {
 }
 
 // settingsReport is every invalid setting of an app, each naming the
-// variable or option to fix, in a stable order; [Run] and [Check] print it
+// variable or option to fix, in a stable order; [Run] and its check command print it
 // before anything is built.
 type settingsReport struct {
 	errs []error

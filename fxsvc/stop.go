@@ -67,8 +67,8 @@ type stopPart struct {
 func collectStopParts(parts *stopParts) fx.Option {
 	return fx.Invoke(func(in stopPartsIn) {
 		if in.Server != nil {
-			parts.delay = in.Server.ShutdownDelay()
-			parts.drain = in.Server.DrainTimeout()
+			parts.delay = in.Server.delay
+			parts.drain = in.Server.drain
 		}
 		for _, p := range in.Parts {
 			switch p.kind {

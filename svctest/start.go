@@ -18,6 +18,8 @@ import (
 	"go.uber.org/fx/fxtest"
 
 	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/internal/gatehook"
+	"github.com/svckit/svc/internal/kitlog"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
 )
@@ -56,12 +58,15 @@ func Start(t testing.TB, opts ...fx.Option) *App {
 	var in started
 	all := append([]fx.Option{fx.NopLogger}, opts...)
 	all = append(all, fxsvc.ForTests(newTestLog(t)),
-		fxsvc.ServeOverride(fxsvc.Addr("127.0.0.1:0"), fxsvc.TLSFiles("", "")), fx.Populate(&in))
+		fx.Supply(
+			fx.Annotated{Group: kitlog.ServeOverrides, Target: fxsvc.Addr("127.0.0.1:0")},
+			fx.Annotated{Group: kitlog.ServeOverrides, Target: fxsvc.TLSFiles("", "")},
+		), fx.Populate(&in))
 	app := fxtest.New(t, all...)
 	app.RequireStart()
 	t.Cleanup(app.RequireStop)
 	if in.Gate != nil {
-		if r, ok := in.Gate.Verifier().(interface{ Ready() error }); ok {
+		if r, ok := gatehook.Of(in.Gate).Verifier().(interface{ Ready() error }); ok {
 			if err := authntest.WaitReady(r, readyTimeout); err != nil {
 				t.Fatalf("svctest: %v", err)
 			}

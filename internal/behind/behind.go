@@ -76,7 +76,7 @@ func Root(r *http.Request) string {
 // Paths matches request paths against Include and Exclude patterns: an
 // exact path, or a prefix ending in /*. No Include means every path.
 type Paths struct {
-	include, exclude pathSet
+	include, exclude reqfacts.PathSet
 }
 
 // NewPaths checks the patterns; errors name the option (for example
@@ -105,83 +105,47 @@ func (p Paths) Applies(r *http.Request) bool {
 			path = decoded
 		}
 	}
-	if reqfacts.ExclusionHolds(p.exclude.matchUnder, path, raw) {
+	if reqfacts.ExclusionHolds(p.exclude.MatchUnder, path, raw) {
 		return false
 	}
 	// The bare form of a prefix ("/public" for "/public/*") holds only
 	// where the router sent the request to a route the exclusion covers,
 	// as the gate's exclusions do: a router may send "/public" to "/{id}".
-	if reqfacts.ExclusionHolds(p.exclude.matchBare, path, raw) && p.exclude.coversRoute(r) {
+	if reqfacts.ExclusionHolds(p.exclude.MatchBare, path, raw) && coversRoute(p.exclude, r) {
 		return false
 	}
-	return p.include.empty() || p.include.match(path)
+	return p.include.Empty() || p.include.Match(path)
 }
 
-type pathSet struct {
-	exact    []string
-	prefixes []string // each ends in "/"
-}
-
-func newPathSet(option string, patterns []string) (pathSet, error) {
-	var s pathSet
+func newPathSet(option string, patterns []string) (reqfacts.PathSet, error) {
+	var s reqfacts.PathSet
 	for _, pat := range patterns {
 		switch {
 		case pat == "" || pat[0] != '/':
 			return s, fmt.Errorf("%s(%q): a path must start with /", option, pat)
 		case strings.HasSuffix(pat, "/*"):
-			prefix := strings.TrimSuffix(pat, "*")
-			if strings.ContainsAny(prefix, "*{}") {
+			if strings.ContainsAny(strings.TrimSuffix(pat, "*"), "*{}") {
 				return s, fmt.Errorf("%s(%q): * may only end the pattern, as /*", option, pat)
 			}
-			s.prefixes = append(s.prefixes, prefix)
+			s.Add(pat)
 		case strings.ContainsAny(pat, "*{}"):
 			return s, fmt.Errorf("%s(%q): use an exact path or a prefix ending in /*", option, pat)
 		default:
-			s.exact = append(s.exact, pat)
+			s.Add(pat)
 		}
 	}
 	return s, nil
 }
 
-func (s pathSet) empty() bool { return len(s.exact) == 0 && len(s.prefixes) == 0 }
-
-func (s pathSet) match(path string) bool { return s.matchUnder(path) || s.matchBare(path) }
-
-// matchUnder reports whether path is one of the set or lies under one.
-func (s pathSet) matchUnder(path string) bool {
-	for _, e := range s.exact {
-		if path == e {
-			return true
-		}
-	}
-	for _, p := range s.prefixes {
-		if strings.HasPrefix(path, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// matchBare reports whether path is a prefix without its slash: "/docs"
-// for "/docs/*".
-func (s pathSet) matchBare(path string) bool {
-	for _, p := range s.prefixes {
-		if path == p[:len(p)-1] {
-			return true
-		}
-	}
-	return false
-}
-
 // coversRoute reports whether the route r was dispatched to lies under the
 // set; false when no route is known, which keeps the component on.
-func (s pathSet) coversRoute(r *http.Request) bool {
+func coversRoute(s reqfacts.PathSet, r *http.Request) bool {
 	st := reqfacts.From(r.Context())
 	if st == nil {
 		return false
 	}
 	pattern, found := st.Route(r)
-	return found && (s.match(pattern) || reqfacts.TemplateUnder(pattern, s.prefixes))
+	return found && s.CoversTemplate(pattern)
 }
 
 // AnonymousOwner is the Owner of keys of callers known by address or by an

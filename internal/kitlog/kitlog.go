@@ -1,8 +1,9 @@
-// Package kitlog carries two things of package fxsvc through an app's fx
-// graph to the kit's wiring that lives apart from it (fxredis), so that a
-// component outside fxsvc logs and starts like one inside: the kit's
-// default logger for an app that provides no *zap.Logger, and a
-// component's part of the start line. It is internal: apps meet neither.
+// Package kitlog carries things of package fxsvc through an app's fx
+// graph to the kit's wiring that lives apart from it (fxredis, svctest),
+// so that a component outside fxsvc logs and starts like one inside: the
+// kit's default logger for an app that provides no *zap.Logger, a
+// component's part of the start line, and the test kit's overrides of
+// fxsvc.Serve's options. It is internal: apps meet none of them.
 package kitlog
 
 import (
@@ -15,6 +16,12 @@ import (
 // It is in the graph only under those; without it a component builds
 // fxsvc.DefaultLogger. Its error is a bad SVC_LOG_* setting.
 type Fallback func() (*zap.Logger, error)
+
+// ServeOverrides is the fx value group of fxsvc.ServeOption values that
+// fxsvc.Serve applies after its own options and the environment: svctest
+// supplies a free loopback port and plain HTTP there, whatever the app's
+// options say.
+const ServeOverrides = "svc.http.options"
 
 // StartGroup is the fx value group of the start line's parts.
 const StartGroup = "svc.start.info"

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
@@ -99,7 +100,7 @@ func newCallerStack(t *testing.T, cidrs []string) *callerStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.SetLogger(log)
+	gatehook.Of(g).SetLogger(log)
 	h, err := g.Handler(r)
 	if err != nil {
 		t.Fatal(err)
@@ -145,7 +146,7 @@ func (s *callerStack) accessAddress() string {
 }
 
 func (s *callerStack) securityAddress() string {
-	return s.field(authn.EventsLogger, "client.address")
+	return s.field("svc.security.events", "client.address")
 }
 
 func (s *callerStack) lastSpan() sdktrace.ReadOnlySpan {

@@ -23,19 +23,3 @@ func hasDotSegment(path string) bool {
 	}
 	return false
 }
-
-// TemplateUnder reports whether a route template with parameters lies
-// under one of prefixes (each ending in "/"): everything before its first
-// parameter does, as "/docs/{file}" and "/docs/*" lie under "/docs/".
-func TemplateUnder(pattern string, prefixes []string) bool {
-	i := strings.IndexAny(pattern, "{*")
-	if i <= 0 {
-		return false
-	}
-	for _, p := range prefixes {
-		if strings.HasPrefix(pattern[:i], p) {
-			return true
-		}
-	}
-	return false
-}

@@ -121,7 +121,7 @@ func TestStateWorksTheAddressOutOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	var st reqfacts.State
-	st.SetProxies(p)
+	st.SetProxies(&p)
 	r := addressCase{peer: "10.1.1.1:1", xff: []string{"198.51.100.9"}}.request()
 	r = r.WithContext(reqfacts.With(r.Context(), &st))
 	if got := reqfacts.ClientAddress(r); got != "198.51.100.9" {

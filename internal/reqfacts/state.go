@@ -35,24 +35,26 @@ type Finder interface {
 // State is what the gate tells the telemetry wrapper about one request.
 type State struct {
 	route   string
+	finder  Finder
+	proxies *Proxies // a pointer: the State is allocated once per request
+	addr    string
+	subject string
 	found   bool
 	looked  bool
-	finder  Finder
-	proxies Proxies
-	addr    string
 	hasAddr bool
-	subject string
 	hasSubj bool
+	hasRoot bool
 
 	root       string
-	hasRoot    bool
 	carried    [maxCarried]carried
 	components any
 }
 
-// maxCarried is how many components a State carries: the four behind the
-// gate. A fifth rides on the context instead.
-const maxCarried = 4
+// maxCarried is how many values a State carries: the four components
+// behind the gate, and the gate's own three (itself for its route
+// markers, the caller, and the verification budget's key). More ride on
+// the context instead.
+const maxCarried = 7
 
 type carried struct{ key, val any }
 
@@ -63,8 +65,31 @@ type key struct{}
 // request) answers it with the *State.
 func Key() any { return key{} }
 
-// With returns ctx carrying s.
-func With(ctx context.Context, s *State) context.Context { return context.WithValue(ctx, key{}, s) }
+// With returns ctx carrying s, answering as well the keys s carries
+// ([State.Carry]), as the telemetry wrapper's context does.
+func With(ctx context.Context, s *State) context.Context { return &stateContext{ctx, s} }
+
+type stateContext struct {
+	context.Context
+	s *State
+}
+
+func (c *stateContext) Value(k any) any {
+	if v, ok := c.s.Value(k); ok {
+		return v
+	}
+	return c.Context.Value(k)
+}
+
+// Value is what a context carrying s answers for k: s under [Key], what
+// s carries under a carried key ([State.Carry]); false for any other key,
+// which the context then asks its parent.
+func (s *State) Value(k any) (any, bool) {
+	if k == (key{}) {
+		return s, true
+	}
+	return s.Carried(k)
+}
 
 // From returns the request's State, nil when no telemetry wrapper put one.
 func From(ctx context.Context) *State {
@@ -81,8 +106,8 @@ func (s *State) SetRoute(pattern string, found bool) {
 func (s *State) SetFinder(f Finder) { s.finder = f }
 
 // SetProxies records the app's trusted proxies, by which
-// [State.ClientAddress] names the caller.
-func (s *State) SetProxies(p Proxies) { s.proxies = p }
+// [State.ClientAddress] names the caller. p is shared, never written.
+func (s *State) SetProxies(p *Proxies) { s.proxies = p }
 
 // SetSubject records the authenticated (or signature-verified) subject.
 func (s *State) SetSubject(sub string) { s.subject, s.hasSubj = sub, sub != "" }
@@ -102,7 +127,11 @@ func (s *State) Route(r *http.Request) (string, bool) {
 // caller of one request names the same one.
 func (s *State) ClientAddress(r *http.Request) string {
 	if !s.hasAddr {
-		s.addr, s.hasAddr = s.proxies.ClientAddress(r), true
+		var p Proxies
+		if s.proxies != nil {
+			p = *s.proxies
+		}
+		s.addr, s.hasAddr = p.ClientAddress(r), true
 	}
 	return s.addr
 }
@@ -115,7 +144,7 @@ func (s *State) Subject() (string, bool) { return s.subject, s.hasSubj }
 // wrapper nested in another hides none of them. Proxies of its own win.
 func (s *State) Inherit(outer *State) {
 	s.root, s.hasRoot, s.carried, s.components = outer.root, outer.hasRoot, outer.carried, outer.components
-	if len(s.proxies) == 0 {
+	if s.proxies == nil || len(*s.proxies) == 0 {
 		s.proxies = outer.proxies
 	}
 }
@@ -135,7 +164,10 @@ func (s *State) SetComponents(set any) { s.components = set }
 func (s *State) Components() any { return s.components }
 
 // Carry puts val under key, replacing what key held (the nearest
-// middleware wins), and reports false when the State is full.
+// middleware wins), and reports false when the State is full. The
+// telemetry wrapper's context answers ctx.Value(key) with val, so that a
+// middleware puts a value on the request without a context node and a
+// request copy; key is comparable, as a context key is.
 func (s *State) Carry(key, val any) bool {
 	for i := range s.carried {
 		c := &s.carried[i]

@@ -64,7 +64,10 @@ func TestCarryReplacesByKeyAndRefusesWhenFull(t *testing.T) {
 	if _, ok := s.Carried("a"); ok {
 		t.Fatal("an empty State carried something")
 	}
-	keys := []any{"a", "b", "c", "d"}
+	keys := make([]any, maxCarried)
+	for i := range keys {
+		keys[i] = string(rune('a' + i))
+	}
 	for i, k := range keys {
 		if !s.Carry(k, i) {
 			t.Fatalf("Carry(%v) refused with %d carried", k, i)
@@ -77,14 +80,15 @@ func TestCarryReplacesByKeyAndRefusesWhenFull(t *testing.T) {
 	if v, ok := s.Carried("b"); !ok || v != "inner" {
 		t.Fatalf("Carried(b) = %v %v, want inner", v, ok)
 	}
-	if s.Carry("e", 5) {
-		t.Fatal("a full State took a fifth key")
+	if s.Carry("over", 5) {
+		t.Fatal("a full State took one key more")
 	}
-	if _, ok := s.Carried("e"); ok {
+	if _, ok := s.Carried("over"); ok {
 		t.Fatal("Carried found the key Carry refused")
 	}
-	if v, ok := s.Carried("d"); !ok || v != 3 {
-		t.Fatalf("Carried(d) = %v %v", v, ok)
+	last := len(keys) - 1
+	if v, ok := s.Carried(keys[last]); !ok || v != last {
+		t.Fatalf("Carried(%v) = %v %v", keys[last], v, ok)
 	}
 }
 
@@ -96,5 +100,26 @@ func TestRoot(t *testing.T) {
 	s.SetRoot("/api/orders")
 	if p, ok := s.Root(); !ok || p != "/api/orders" {
 		t.Fatalf("Root = %q %v", p, ok)
+	}
+}
+
+// A context carrying a State answers what it carries as context values;
+// any other key goes on to the parent, and a nearer node wins.
+func TestContextAnswersCarriedKeys(t *testing.T) {
+	type k string
+	parent := context.WithValue(context.Background(), k("parent"), "p")
+	s := &State{}
+	ctx := With(parent, s)
+	if ctx.Value(k("a")) != nil {
+		t.Fatal("an empty State answered a key")
+	}
+	s.Carry(k("a"), "carried")
+	for key, want := range map[any]any{k("a"): "carried", k("parent"): "p", k("none"): nil, Key(): s} {
+		if got := ctx.Value(key); got != want {
+			t.Errorf("Value(%v) = %v, want %v", key, got, want)
+		}
+	}
+	if got := context.WithValue(ctx, k("a"), "nearer").Value(k("a")); got != "nearer" {
+		t.Errorf("a nearer node lost to the State: %v", got)
 	}
 }

@@ -13,10 +13,11 @@ type caller struct {
 	token     string
 }
 
-// WithPrincipal returns a context carrying p and the token it was verified
-// from. The gate calls it; tests and hand-built stacks may too. Pass an empty
-// token for a caller that sent none.
-func WithPrincipal(ctx context.Context, p Principal, token string) context.Context {
+// withPrincipal returns a context carrying p and the token it was verified
+// from, as the gate stores them: authntest.WithPrincipal puts a caller in a
+// handler test's request through gatehook.WithCaller. Nothing else may
+// store one. An empty token is a caller that sent none.
+func withPrincipal(ctx context.Context, p Principal, token string) context.Context {
 	return context.WithValue(ctx, callerKey{}, &caller{principal: p, token: token})
 }
 

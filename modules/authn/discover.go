@@ -20,7 +20,7 @@ import (
 // Discovery runs on the key loader's goroutine after Open, so an
 // unreachable provider never stops the app: Verify answers
 // ErrKeysUnavailable until keys arrive. A failed discovery or key fetch is
-// logged (see Logger and SetLogger) at most once per kind per minute, with
+// logged (see Logger) at most once per kind per minute, with
 // the URL asked and the cause; the first success after it, once.
 //
 // issuer must be an https URL with no query or fragment (http only on a

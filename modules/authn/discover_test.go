@@ -83,7 +83,7 @@ func TestDiscoverOpenIDConnect(t *testing.T) {
 			if _, err := v.Verify(context.Background(), tokenFor(t, p.issuer)); err != nil {
 				t.Fatal(err)
 			}
-			if got, want := v.DiscoveryURL(), p.issuer+"/.well-known/openid-configuration"; got != want {
+			if got, want := v.discoveryURL(), p.issuer+"/.well-known/openid-configuration"; got != want {
 				t.Errorf("DiscoveryURL = %q, want %q", got, want)
 			}
 		})
@@ -97,7 +97,7 @@ func TestDiscoverFallsBackToRFC8414(t *testing.T) {
 	if _, err := v.Verify(context.Background(), tokenFor(t, p.issuer)); err != nil {
 		t.Fatal(err)
 	}
-	if got, want := v.DiscoveryURL(), p.URL+"/.well-known/oauth-authorization-server/tenant/a"; got != want {
+	if got, want := v.discoveryURL(), p.URL+"/.well-known/oauth-authorization-server/tenant/a"; got != want {
 		t.Errorf("DiscoveryURL = %q, want %q", got, want)
 	}
 }

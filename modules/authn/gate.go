@@ -80,36 +80,22 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 		g.flood = g.flood.Shared(g.cfg.sharedFlood)
 	}
 	g.records = newRecordLimiter(time.Now)
-	g.SetLogger(zap.L())
+	g.setLogger(zap.L())
 	return g, nil
 }
 
-// SetLogger sets where the gate logs failures of its own (a verifier or
-// check hook error that answers 500). Default zap.L().
+// setLogger sets where the gate logs failures of its own (a verifier or
+// check hook error that answers 500). Default zap.L(); fxsvc.Authn gives
+// the app's.
 //
 // Security records go to the logger named svc.security.events on the same
 // core.
-func (g *Gate) SetLogger(l *zap.Logger) {
+func (g *Gate) setLogger(l *zap.Logger) {
 	if l != nil {
 		g.log = l
-		g.events = zap.New(l.Core()).Named(EventsLogger)
+		g.events = zap.New(l.Core()).Named(eventsLogger)
 	}
 }
-
-// Verifier returns the verifier the gate was built with.
-func (g *Gate) Verifier() Verifier { return g.verifier }
-
-// MetadataPath is where the protected-resource metadata is served, "" when
-// no Resource is set.
-func (g *Gate) MetadataPath() string {
-	if g.meta == nil {
-		return ""
-	}
-	return g.meta.path
-}
-
-// Excluded reports whether path is never authenticated.
-func (g *Gate) Excluded(path string) bool { return g.exclude.match(path) }
 
 // routeFinder tells the gate, before routing, which route a request will be
 // dispatched to and how that route is guarded. found is false when no route
@@ -141,7 +127,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	if g.exclude.matchRequest(r, routes) {
 		// Not authenticated and not recorded; a route there that requires a
 		// caller still refuses in the gate's name (its challenge).
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, excluded: true})))
+		g.pass(w, r, next, st, &gateCtx{g: g, excluded: true})
 		return
 	}
 	q := gateRequest{g: g, r: r, routes: routes, st: st}
@@ -164,7 +150,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	}
 	if token == "" {
 		if routes != nil && g.routedWithoutToken(&q) {
-			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), gateKey{}, &gateCtx{g: g, routes: routes})))
+			g.pass(w, r, next, st, &gateCtx{g: g, routes: routes})
 			return
 		}
 		if routes != nil && g.flood != nil && routes.hasAnonymous() && !q.floodAllows(w) {
@@ -173,7 +159,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		q.refuse(w, &Refusal{Kind: KindAuthenticationRequired}, len(r.Header["Authorization"]) == 0)
 		return
 	}
-	p, err := g.verifier.Verify(withBudgetKey(r.Context(), &q), token)
+	p, err := g.verifier.Verify(q.budgetContext(), token)
 	if err != nil {
 		g.verifyFailed(w, &q, err)
 		return
@@ -197,25 +183,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 			return
 		}
 	}
-	next.ServeHTTP(w, r.WithContext(&admittedCtx{Context: r.Context(), gc: gateCtx{g: g, routes: routes}, c: caller{principal: p, token: token}}))
-}
-
-// admittedCtx carries both the gate and the caller in one allocation: an
-// admitted request would otherwise pay two context nodes and two values.
-type admittedCtx struct {
-	context.Context
-	gc gateCtx
-	c  caller
-}
-
-func (x *admittedCtx) Value(key any) any {
-	switch key.(type) {
-	case gateKey:
-		return &x.gc
-	case callerKey:
-		return &x.c
-	}
-	return x.Context.Value(key)
+	g.admit(w, next, &q, p, token)
 }
 
 // gateRequest is one request on its way through the gate.
@@ -227,6 +195,10 @@ type gateRequest struct {
 	pattern string
 	found   bool
 	looked  bool
+
+	// What an admitted request carries, in q's allocation ([Gate.admit]).
+	gc gateCtx
+	c  caller
 }
 
 // address is the caller's address, worked out on first use (an admitted
@@ -346,7 +318,7 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 // refuse answers r with a refusal in the registered error format. Its
 // Bearer challenge names the metadata URL; ref is left as it is, for it
 // may be the caller's own and shared by concurrent requests
-// (RefuseRoute), so a refusal without the URL is answered as a copy.
+// (gatehook.RefuseRoute), so a refusal without the URL is answered as a copy.
 func (g *Gate) refuse(w http.ResponseWriter, r *http.Request, ref *Refusal) {
 	if g.meta != nil && ref.resourceMetadata != g.meta.url {
 		ref = ref.naming(g.meta.url)
@@ -387,7 +359,3 @@ func gateFrom(ctx context.Context) *gateCtx {
 	c, _ := ctx.Value(gateKey{}).(*gateCtx)
 	return c
 }
-
-// BansCallers reports whether the gate bans callers ([Bans]): the address it bans
-// must then be the caller's, which fxsvc.Authn checks.
-func (g *Gate) BansCallers() bool { return g.bans != nil }

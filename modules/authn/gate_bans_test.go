@@ -80,7 +80,7 @@ func TestForgedTokensBanTheCaller(t *testing.T) {
 			if f["client.address"] != "198.51.100.66" || f["svc.client_bans.failures"] != int64(3) ||
 				f["svc.client_bans.duration"] != float64(60) || f["svc.client_bans.name"] != "default" ||
 				fmt.Sprint(f["event.category"]) != "[intrusion_detection]" || f["event.outcome"] != "success" ||
-				fmt.Sprint(f["event.type"]) != "[denied]" || rec.Level != zapcore.WarnLevel || rec.LoggerName != authn.EventsLogger {
+				fmt.Sprint(f["event.type"]) != "[denied]" || rec.Level != zapcore.WarnLevel || rec.LoggerName != "svc.security.events" {
 				t.Errorf("ban record %v %v %q", rec.Level, f, rec.LoggerName)
 			}
 			if msg := rec.Message; !strings.Contains(msg, "198.51.100.66") || !strings.Contains(msg, "1m0s") || !strings.Contains(msg, "3 ") {

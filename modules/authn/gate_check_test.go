@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -150,7 +151,7 @@ func TestSignOutsForgetAfterTheTokenLifetime(t *testing.T) {
 // challenge names the metadata, also that of a refusal the hook raises.
 func TestCheckHookRefusalNamesTheMetadata(t *testing.T) {
 	hook := func(ctx context.Context, _ authn.Principal, _ *http.Request) (authn.Principal, error) {
-		return authn.Principal{}, fmt.Errorf("tenant: %w", authn.NewRefusal(ctx, authn.KindInsufficientScope, "admin"))
+		return authn.Principal{}, fmt.Errorf("tenant: %w", &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: []string{"admin"}})
 	}
 	srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.Resource("https://api.example.com/"), authn.Check(hook))
 	got := do(t, srv, "GET", "/me", bearer("alice-token"), "")
@@ -169,7 +170,7 @@ func TestSharedRefusalIsNeverWritten(t *testing.T) {
 		return authn.Principal{}, shared
 	}
 	r := exampleRouter()
-	r.Get("/mine", func(w http.ResponseWriter, req *http.Request) { authn.RefuseRoute(w, req, shared) })
+	r.Get("/mine", func(w http.ResponseWriter, req *http.Request) { gatehook.RefuseRoute(w, req, shared) })
 	hooked := gateServer(t, svcerrors.New(), exampleRouter(), newCounting(), authn.Resource("https://api.example.com/"), authn.Check(hook))
 	routed := gateServer(t, svcerrors.New(), r, newCounting(), authn.Resource("https://api.example.com/"))
 	want := `Bearer error="insufficient_scope", scope="admin", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`

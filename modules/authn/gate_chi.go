@@ -10,21 +10,22 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/chihead"
+	"github.com/svckit/svc/internal/scopetoken"
 )
 
-// InstallError is a route set-up the gate refuses. It names the route.
-type InstallError struct {
+// installError is a route set-up the gate refuses. It names the route.
+type installError struct {
 	Method  string
 	Pattern string
 	Problem string
 }
 
-func (e *InstallError) Error() string {
+func (e *installError) Error() string {
 	return fmt.Sprintf("authn: route %s %s %s", e.Method, e.Pattern, e.Problem)
 }
 
 // Handler puts the gate in front of router. For a chi router it reads every
-// route, following mounts, and refuses (with an *InstallError naming the
+// route, following mounts, and refuses (with an error naming the
 // route) a route that is both Anonymous and Require'd, an excluded route
 // that requires scopes, and a route at the protected-resource metadata
 // path. It then finds each request's route before dispatch, so a request
@@ -134,15 +135,15 @@ func (c *chiRoutes) load() error {
 func (g *Gate) validateRoute(method, pattern string, gd guard) error {
 	switch {
 	case gd.anonymous && gd.requires:
-		return &InstallError{method, pattern, "is Anonymous and also requires a caller (authn.Require): make it one or the other"}
+		return &installError{method, pattern, "is Anonymous and also requires a caller (authn.Require): make it one or the other"}
 	case len(gd.scopes) > 0 && g.exclude.matchPattern(pattern):
-		return &InstallError{method, pattern, "is excluded from authentication but requires scopes: remove it from authn.Exclude or drop the scopes"}
+		return &installError{method, pattern, "is excluded from authentication but requires scopes: remove it from authn.Exclude or drop the scopes"}
 	case g.meta != nil && pattern == g.meta.path:
-		return &InstallError{method, pattern, "is at the protected-resource metadata path, which the gate answers itself: move the route"}
+		return &installError{method, pattern, "is at the protected-resource metadata path, which the gate answers itself: move the route"}
 	case badScope(gd.scopes) != "":
-		return &InstallError{method, pattern, "requires scope " + badScope(gd.scopes) + ", which RFC 6750 cannot name in a challenge: a scope is one or more printable ASCII characters other than space, \" and \\"}
+		return &installError{method, pattern, "requires scope " + badScope(gd.scopes) + ", which RFC 6750 cannot name in a challenge: a scope is one or more printable ASCII characters other than space, \" and \\"}
 	case gd.outside != "":
-		return &InstallError{method, pattern, "has " + gd.outside + " outside authn.Require, so it would run for a caller the route then refuses 403: put authn.Require first (outer)"}
+		return &installError{method, pattern, "has " + gd.outside + " outside authn.Require, so it would run for a caller the route then refuses 403: put authn.Require first (outer)"}
 	}
 	return nil
 }
@@ -153,24 +154,9 @@ func (g *Gate) validateRoute(method, pattern string, gd guard) error {
 // token could grant it: the route would refuse every caller.
 func badScope(scopes []string) string {
 	for _, s := range scopes {
-		ok := s != ""
-		for j := 0; j < len(s) && ok; j++ {
-			c := s[j]
-			ok = c >= 0x21 && c <= 0x7e && c != '"' && c != '\\'
-		}
-		if !ok {
+		if !scopetoken.Valid(s) {
 			return strconv.Quote(s)
 		}
 	}
 	return ""
-}
-
-// Guard tells how a route is guarded, for the `check` command: excluded,
-// anonymous or authenticated, and its scopes.
-func (g *Gate) Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (string, []string) {
-	gd := guardOf(h, mws)
-	if g.exclude.matchPattern(pattern) {
-		return "excluded", gd.scopes
-	}
-	return gd.mode(), gd.scopes
 }

@@ -3,36 +3,84 @@ package authn
 import (
 	"context"
 	"net/http"
-	"slices"
+
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/gatehook"
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
 )
 
-// The hooks below are for router integrations that guard a route after
-// dispatch or describe the gate in an API schema (authnhuma).
-
-// OpenAPIEnabled reports whether the gate may describe itself in the API
-// schema: false after OpenAPI(false).
-func (g *Gate) OpenAPIEnabled() bool { return g.cfg.openAPI }
-
-// BansEnabled reports whether the gate bans forging callers (Bans), so
-// that the API schema lists the 429 it can answer.
-func (g *Gate) BansEnabled() bool { return g.bans != nil }
-
-// RefuseRoute answers r with ref as a route's own marker does: recorded
-// like the gate's refusals (a missing scope as an authorization refusal)
-// when the gate admitted r, with the gate's challenge, in the registered
-// error format.
-func RefuseRoute(w http.ResponseWriter, r *http.Request, ref *Refusal) {
-	refuseAtRoute(gateFrom(r.Context()), w, r, ref, ref.Kind == KindInsufficientScope)
+// The gate's side that only svc's own packages use (fxsvc, authnhuma):
+// reached through package gatehook, so that an app's view of the gate is
+// only what an app needs.
+func init() {
+	gatehook.Of = func(g any) gatehook.Gate { return hooked{g.(*Gate)} }
+	gatehook.MuxRoutes = func(mux any) []gatehook.Route { return mux.(*ServeMux).routeList() }
+	gatehook.RefuseRoute = func(w http.ResponseWriter, r *http.Request, ref error) {
+		rf := ref.(*Refusal)
+		refuseAtRoute(gateFrom(r.Context()), w, r, rf, rf.Kind == KindInsufficientScope)
+	}
+	gatehook.SharedStores = func(b bans.Store, f flood.Store) any { return sharedStores(b, f) }
+	gatehook.WithCaller = func(r *http.Request, p any, token string) *http.Request {
+		return r.WithContext(withPrincipal(r.Context(), p.(Principal), token))
+	}
+	gatehook.VerifierErr = func(v any) error {
+		if w, ok := v.(appWired); ok {
+			return w.settingsError()
+		}
+		return nil
+	}
+	gatehook.Challenging = func(ctx context.Context, ref error) error {
+		rf := ref.(*Refusal)
+		if gc := gateFrom(ctx); gc != nil && gc.g.meta != nil && rf.resourceMetadata != gc.g.meta.url {
+			return rf.naming(gc.g.meta.url)
+		}
+		return rf
+	}
 }
 
-// NewRefusal returns a refusal as the gate that admitted ctx's request
-// would write it: its Bearer challenge names the protected-resource
-// metadata when the gate has a Resource. For integrations that hand the
-// refusal to their framework's own error path instead of writing it.
-func NewRefusal(ctx context.Context, kind RefusalKind, scopes ...string) *Refusal {
-	ref := &Refusal{Kind: kind, Scopes: slices.Clone(scopes)}
-	if gc := gateFrom(ctx); gc != nil && gc.g.meta != nil {
-		ref.resourceMetadata = gc.g.meta.url
+// appWired is a verifier of this package (*JWTVerifier, Issuers') as
+// fxsvc wires it into an app: it reports its settings error before the app
+// starts and takes the app's logger unless it was given one.
+type appWired interface {
+	settingsError() error
+	setLogger(*zap.Logger)
+}
+
+// hooked is a gate as package gatehook shows it.
+type hooked struct{ g *Gate }
+
+func (h hooked) MetadataPath() string {
+	if h.g.meta == nil {
+		return ""
 	}
-	return ref
+	return h.g.meta.path
+}
+
+func (h hooked) Verifier() any             { return h.g.verifier }
+func (h hooked) Excluded(path string) bool { return h.g.exclude.Match(path) }
+func (h hooked) BansCallers() bool         { return h.g.bans != nil }
+func (h hooked) Documented() bool          { return h.g.cfg.openAPI }
+
+func (h hooked) DiscoveryURL() string {
+	if v, ok := h.g.verifier.(*JWTVerifier); ok {
+		return v.discoveryURL()
+	}
+	return ""
+}
+
+func (h hooked) Guard(method, pattern string, hd http.Handler, mws []func(http.Handler) http.Handler) (string, []string) {
+	gd := guardOf(hd, mws)
+	if h.g.exclude.matchPattern(pattern) {
+		return "excluded", gd.scopes
+	}
+	return gd.mode(), gd.scopes
+}
+
+func (h hooked) SetLogger(l *zap.Logger) {
+	if v, ok := h.g.verifier.(appWired); ok {
+		v.setLogger(l)
+	}
+	h.g.setLogger(l)
 }

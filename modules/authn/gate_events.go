@@ -20,8 +20,9 @@ import (
 	"github.com/svckit/svc/modules/requestid"
 )
 
-// EventsLogger is the name of the security events logger.
-const EventsLogger = "svc.security.events"
+// eventsLogger is the name of the security events logger: a contract (the
+// README names it), for log pipelines that route security records apart.
+const eventsLogger = "svc.security.events"
 
 // Limits of security records.
 const (
@@ -155,7 +156,7 @@ type refusalRecord struct {
 }
 
 func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
-	word, status := rec.ref.word(), rec.ref.Status()
+	word, status := rec.ref.word(), rec.ref.status()
 	category, action := "authentication", "svc.authentication.refused"
 	if rec.authz {
 		category, action = "web", "svc.authorization.refused"

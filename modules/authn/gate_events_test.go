@@ -17,6 +17,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -44,7 +45,7 @@ func observedGateBehind(t *testing.T, cidrs []string, router http.Handler, v aut
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.SetLogger(zap.New(core).Named("app"))
+	gatehook.Of(g).SetLogger(zap.New(core).Named("app"))
 	now := time.Unix(1_700_000_000, 0)
 	authn.SetRecordClock(g, func() time.Time { return now })
 	h, err := g.Handler(router)
@@ -64,7 +65,7 @@ func observedGateBehind(t *testing.T, cidrs []string, router http.Handler, v aut
 }
 
 func (o *observed) security() []observer.LoggedEntry {
-	return o.logs.FilterLoggerName(authn.EventsLogger).AllUntimed()
+	return o.logs.FilterLoggerName("svc.security.events").AllUntimed()
 }
 
 func TestRefusalRecordFields(t *testing.T) {

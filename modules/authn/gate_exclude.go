@@ -9,10 +9,7 @@ import (
 )
 
 // excludeSet matches request paths against the Exclude patterns.
-type excludeSet struct {
-	exact    map[string]struct{}
-	prefixes []string // each ends in "/"
-}
+type excludeSet struct{ reqfacts.PathSet }
 
 // excludeError is an Exclude pattern the gate refuses.
 type excludeError struct {
@@ -25,7 +22,7 @@ func (e *excludeError) Error() string {
 }
 
 func newExcludeSet(patterns []string) (excludeSet, error) {
-	s := excludeSet{exact: map[string]struct{}{}}
+	var s excludeSet
 	for _, p := range patterns {
 		switch {
 		case p == "" || p[0] != '/':
@@ -38,46 +35,19 @@ func newExcludeSet(patterns []string) (excludeSet, error) {
 		case p == "/*":
 			return s, &excludeError{p, "matches every path; exclude only the paths that must stay public"}
 		case strings.HasSuffix(p, "/*"):
-			prefix := strings.TrimSuffix(p, "*")
-			if strings.ContainsAny(prefix, "*{}") {
+			if strings.ContainsAny(strings.TrimSuffix(p, "*"), "*{}") {
 				return s, &excludeError{p, "may hold * only as a final /*"}
 			}
-			s.prefixes = append(s.prefixes, prefix)
+			s.Add(p)
 		case strings.Contains(p, "*"):
 			return s, &excludeError{p, "ends inside a path segment; use an exact path or a prefix ending in /*"}
 		case strings.ContainsAny(p, "{}"):
 			return s, &excludeError{p, "holds a route parameter; exclude concrete paths"}
 		default:
-			s.exact[p] = struct{}{}
+			s.Add(p)
 		}
 	}
 	return s, nil
-}
-
-func (s excludeSet) match(path string) bool { return s.matchUnder(path) || s.matchBare(path) }
-
-// matchUnder reports whether path is an exclusion or lies under one.
-func (s excludeSet) matchUnder(path string) bool {
-	if _, ok := s.exact[path]; ok {
-		return true
-	}
-	for _, p := range s.prefixes {
-		if strings.HasPrefix(path, p) {
-			return true
-		}
-	}
-	return false
-}
-
-// matchBare reports whether path is a prefix exclusion without its slash:
-// "/docs" for "/docs/*".
-func (s excludeSet) matchBare(path string) bool {
-	for _, p := range s.prefixes {
-		if path == p[:len(p)-1] {
-			return true
-		}
-	}
-	return false
 }
 
 // matchRequest reports whether a request is excluded, as the router reads
@@ -92,10 +62,10 @@ func (s excludeSet) matchRequest(r *http.Request, routes routeFinder) bool {
 	if escaped == "" {
 		escaped = u.Path
 	}
-	if reqfacts.ExclusionHolds(s.matchUnder, u.Path, escaped) {
+	if reqfacts.ExclusionHolds(s.MatchUnder, u.Path, escaped) {
 		return true
 	}
-	if routes == nil || !reqfacts.ExclusionHolds(s.matchBare, u.Path, escaped) {
+	if routes == nil || !reqfacts.ExclusionHolds(s.MatchBare, u.Path, escaped) {
 		return false
 	}
 	pattern, _, found := routes.find(r)
@@ -107,5 +77,5 @@ func (s excludeSet) matchRequest(r *http.Request, routes routeFinder) bool {
 func (s excludeSet) matchPattern(pattern string) bool {
 	// A route template such as /docs/* or /docs/{file} is excluded when
 	// everything before its first parameter is.
-	return s.match(pattern) || reqfacts.TemplateUnder(pattern, s.prefixes)
+	return s.CoversTemplate(pattern)
 }

@@ -56,10 +56,10 @@ func FuzzExcludePatterns(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if set.match("/") && pattern != "/" {
+		if set.Match("/") && pattern != "/" {
 			t.Fatalf("pattern %q excludes the root", pattern)
 		}
-		_ = set.match(path)
+		_ = set.Match(path)
 		_ = set.matchPattern(path)
 	})
 }

@@ -53,7 +53,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		refuseAtRoute(gc, w, r, &Refusal{Kind: KindAuthenticationRequired}, false)
 		return
 	}
-	if !p.Scopes.HasAll(m.scopes...) {
+	if !p.Scopes.Has(m.scopes...) {
 		refuseAtRoute(gc, w, r, &Refusal{Kind: KindInsufficientScope, Scopes: routeScopes(gc, r, m.scopes)}, true)
 		return
 	}

@@ -12,7 +12,7 @@ import (
 // service runs.
 type Option func(*gateConfig)
 
-// CheckFunc is the post-verification hook. It runs after the token verified
+// Check sets the post-verification hook. It runs after the token verified
 // and before the app sees the request, on every request that carries a
 // verified token (cache-answered ones, anonymous routes, websocket
 // handshakes), never on one without a token or on an excluded path.
@@ -23,11 +23,13 @@ type Option func(*gateConfig)
 // answers 500. An error the registered error format knows (say a
 // *svcerrors.DeadlineExceeded) is rendered; any other error answers 500.
 // Its answer is never cached.
-type CheckFunc func(ctx context.Context, p Principal, r *http.Request) (Principal, error)
+func Check(fn func(ctx context.Context, p Principal, r *http.Request) (Principal, error)) Option {
+	return func(c *gateConfig) { c.check = fn }
+}
 
 type gateConfig struct {
 	exclude              []string
-	check                CheckFunc
+	check                func(context.Context, Principal, *http.Request) (Principal, error)
 	resource             string
 	authorizationServers []string
 	scopes               []string
@@ -49,9 +51,6 @@ type gateConfig struct {
 func Exclude(patterns ...string) Option {
 	return func(c *gateConfig) { c.exclude = append(c.exclude, patterns...) }
 }
-
-// Check sets the post-verification hook; see [CheckFunc].
-func Check(fn CheckFunc) Option { return func(c *gateConfig) { c.check = fn } }
 
 // Resource enables RFC 9728 protected-resource metadata: the URL clients
 // call as they see it (behind any proxy). It must be https, with no
@@ -96,13 +95,13 @@ func Bans(b *bans.Bans) Option { return func(c *gateConfig) { c.bans = b } }
 // answered 429 rate-limit-exceeded. Off unless given.
 func Flood(l *flood.Limit) Option { return func(c *gateConfig) { c.flood = l } }
 
-// SharedStores names the stores the gate's [Bans] and [Flood] keep their
+// sharedStores names the stores the gate's [Bans] and [Flood] keep their
 // state in when they were built without one (bans.WithStore,
 // flood.WithStore win): stores shared by the app's replicas, so that a ban
 // started on one replica refuses the caller on all of them and an address
 // has one flood budget. fxsvc passes the graph's stores (fxredis.Redis) this
-// way. A nil store leaves that component in memory; neither turns Bans or
-// Flood on.
-func SharedStores(b bans.Store, f flood.Store) Option {
+// way, through gatehook.SharedStores. A nil store leaves that component in
+// memory; neither turns Bans or Flood on.
+func sharedStores(b bans.Store, f flood.Store) Option {
 	return func(c *gateConfig) { c.sharedBans, c.sharedFlood = b, f }
 }

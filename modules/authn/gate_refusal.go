@@ -91,8 +91,8 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"The service is verifying as many new tokens as it can. Retry after the time given."},
 }
 
-// Status is the HTTP status of the refusal.
-func (r *Refusal) Status() int { return refusalTexts[r.Kind].status }
+// status is the HTTP status of the refusal.
+func (r *Refusal) status() int { return refusalTexts[r.Kind].status }
 
 // Describe implements svcerrors.Rejection.
 func (r *Refusal) Describe() svcerrors.Description {

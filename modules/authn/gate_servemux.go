@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/gatehook"
 )
 
 // ServeMux is an *http.ServeMux that remembers the patterns registered on
@@ -23,23 +25,16 @@ type ServeMux struct {
 	*http.ServeMux
 
 	mu     sync.Mutex
-	routes []MuxRoute
-	added  func(MuxRoute) // set by the gate: checks routes registered after install
+	routes []muxRoute
+	added  func(muxRoute) // set by the gate: checks routes registered after install
 }
 
-// MuxRoute is one pattern registered on a [ServeMux].
-type MuxRoute struct {
-	// Pattern is the pattern as registered, such as "GET /users/{id}".
-	Pattern string
-	// Method is the pattern's method, "" when it serves every method.
-	Method string
-	// Host is the pattern's host part, "" for every host.
-	Host string
-	// Path is the pattern's path part, without host and method.
-	Path    string
-	Handler http.Handler
-
-	at string // where it was registered, file:line
+// muxRoute is one pattern registered on a [ServeMux]: its parts as
+// `check` reads them (gatehook.MuxRoutes), the pattern as registered (such
+// as "GET /users/{id}") and where it was registered, file:line.
+type muxRoute struct {
+	gatehook.Route
+	pattern, at string
 }
 
 // NewServeMux returns an empty [ServeMux].
@@ -53,7 +48,7 @@ func (m *ServeMux) Handle(pattern string, h http.Handler) { m.handle(pattern, h,
 
 func (m *ServeMux) handle(pattern string, h http.Handler, at string) {
 	method, host, path := splitMuxPattern(pattern)
-	rt := MuxRoute{Pattern: pattern, Method: method, Host: host, Path: path, Handler: h, at: at}
+	rt := muxRoute{Route: gatehook.Route{Method: method, Host: host, Path: path, Handler: h}, pattern: pattern, at: at}
 	m.mu.Lock()
 	for _, first := range m.routes {
 		if first.Method == method && first.Host == host && first.Path == path {
@@ -95,20 +90,18 @@ func callerAt(skip int) string {
 // guardWords says how a route is guarded, for a refusal.
 func guardWords(h http.Handler) string {
 	gd := guardOf(h, nil)
-	switch {
-	case gd.anonymous && !gd.requires:
-		return "authn.Anonymous"
-	case len(gd.scopes) > 0:
-		return "authn.Require(" + strings.Join(gd.scopes, ", ") + ")"
-	}
-	return "authenticated"
+	return gatehook.GuardWords("authn", gd.anonymous, gd.requires, gd.scopes)
 }
 
-// Routes returns the patterns registered so far, in registration order.
-func (m *ServeMux) Routes() []MuxRoute {
+// routeList returns the patterns registered so far, in registration order.
+func (m *ServeMux) routeList() []gatehook.Route {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return append([]MuxRoute(nil), m.routes...)
+	out := make([]gatehook.Route, len(m.routes))
+	for i, rt := range m.routes {
+		out[i] = rt.Route
+	}
+	return out
 }
 
 // splitMuxPattern splits "[METHOD ][HOST]/[PATH]" into its parts.
@@ -160,7 +153,7 @@ func newServeMuxRoutes(g *Gate, mux handlerFinder) (*serveMuxRoutes, error) {
 	rec.mu.Lock()
 	defer rec.mu.Unlock()
 	for _, rt := range rec.routes {
-		if err := s.check(rt.Pattern, rt.Handler); err != nil {
+		if err := s.check(rt.pattern, rt.Handler); err != nil {
 			return nil, err
 		}
 	}
@@ -174,9 +167,9 @@ func (s *serveMuxRoutes) check(pattern string, h http.Handler) error {
 	method, host, path := splitMuxPattern(pattern)
 	gd := guardOf(h, nil)
 	if err := s.gate.validateRoute(muxMethod(method), muxTemplate(path), gd); err != nil {
-		var ie *InstallError
+		var ie *installError
 		if errors.As(err, &ie) {
-			return &InstallError{Method: ie.Method, Pattern: host + path, Problem: ie.Problem}
+			return &installError{Method: ie.Method, Pattern: host + path, Problem: ie.Problem}
 		}
 		return err
 	}
@@ -189,9 +182,9 @@ func (s *serveMuxRoutes) check(pattern string, h http.Handler) error {
 // added checks a route registered after install. The registration cannot
 // be refused any more: a route the gate would have refused is logged and,
 // when a request reaches it, served as protected.
-func (s *serveMuxRoutes) added(rt MuxRoute) {
-	if err := s.check(rt.Pattern, rt.Handler); err != nil {
-		s.refuse(rt.Pattern, err)
+func (s *serveMuxRoutes) added(rt muxRoute) {
+	if err := s.check(rt.pattern, rt.Handler); err != nil {
+		s.refuse(rt.pattern, err)
 	}
 }
 

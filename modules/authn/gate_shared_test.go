@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
@@ -63,7 +64,7 @@ func TestSharedStoresShareBansAndFloodBetweenGates(t *testing.T) {
 		return observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), newFake(),
 			authn.Bans(bans.New(bans.Threshold(2), bans.Duration(time.Minute))),
 			authn.Flood(flood.New(flood.Rate(100), flood.Burst(100))),
-			authn.SharedStores(sb, sf))
+			gatehook.SharedStores(sb, sf).(authn.Option))
 	}
 	a, b := gate(), gate()
 	forger := from("198.51.100.66", bearer("forged-token"))
@@ -94,7 +95,7 @@ func TestAnExplicitStoreWinsOverSharedStores(t *testing.T) {
 	own := &sharedBans{fails: map[string]int{}, until: map[string]time.Time{}}
 	o := observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), newFake(),
 		authn.Bans(bans.New(bans.Threshold(1), bans.WithStore(own))),
-		authn.SharedStores(sb, nil))
+		gatehook.SharedStores(sb, nil).(authn.Option))
 	if got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearer("forged-token")), ""); got.status != 401 {
 		t.Fatalf("forgery: %d", got.status)
 	}

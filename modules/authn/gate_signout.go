@@ -8,7 +8,7 @@ import (
 )
 
 // SignOuts remembers when callers signed out, so that tokens issued before
-// stop working at once. Its Check method is a [CheckFunc]: pass
+// stop working at once. Its Check method is a hook for [Check]: pass
 // authn.Check(signOuts.Check).
 //
 // Times are kept in whole seconds and compared with the whole seconds of a

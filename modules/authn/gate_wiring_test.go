@@ -47,7 +47,7 @@ func TestTheKeysUnavailable503LogsWhyOncePerMinute(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.SetLogger(zap.New(core))
+	g.setLogger(zap.New(core))
 	srv := httptest.NewServer(g.wrap(http.HandlerFunc(okHandler), nil))
 	t.Cleanup(srv.Close)
 	tok := tokenFor(t, "https://idp.example")

@@ -226,15 +226,15 @@ func (s *issuerSet) Ready() error {
 	return errors.Join(errs...)
 }
 
-// Err returns the construction error, as JWTVerifier.Err does.
-func (s *issuerSet) Err() error { return s.err }
+// settingsError returns the construction error, as JWTVerifier's does.
+func (s *issuerSet) settingsError() error { return s.err }
 
 // Issuers lists the trusted issuers, sorted.
 func (s *issuerSet) Issuers() []string { return slices.Clone(s.listed) }
 
-// SetLogger gives each verifier built without its own Logger the app's.
-func (s *issuerSet) SetLogger(l *zap.Logger) {
+// setLogger gives each verifier built without its own Logger the app's.
+func (s *issuerSet) setLogger(l *zap.Logger) {
 	for _, v := range s.members {
-		v.SetLogger(l)
+		v.setLogger(l)
 	}
 }

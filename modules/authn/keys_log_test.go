@@ -165,24 +165,24 @@ func TestDiscoveryOfAWrongIssuerLogsTheURLAndCause(t *testing.T) {
 }
 
 // Regression: issue 14 item 10.
-func TestSetLoggerYieldsToTheLoggerOptionAndToAnOpenVerifier(t *testing.T) {
+func TestAppLoggerYieldsToTheLoggerOptionAndToAnOpenVerifier(t *testing.T) {
 	mine, _ := observer.New(zap.InfoLevel)
 	app, _ := observer.New(zap.InfoLevel)
 	srv := newJWKSServer(t, jwksJSON(t))
 	v := JWKSURL(srv.URL, testIssuer, testAudience, Logger(zap.New(mine)))
-	v.SetLogger(zap.New(app))
+	v.setLogger(zap.New(app))
 	if v.keys.(*keyManager).log.Core() != mine {
-		t.Fatal("SetLogger replaced the Logger option")
+		t.Fatal("setLogger replaced the Logger option")
 	}
 	w := JWKSURL(srv.URL, testIssuer, testAudience)
-	w.SetLogger(zap.New(app))
+	w.setLogger(zap.New(app))
 	if w.keys.(*keyManager).log.Core() != app {
-		t.Fatal("SetLogger did not give a verifier without a logger the app's")
+		t.Fatal("setLogger did not give a verifier without a logger the app's")
 	}
 	openVerifier(t, w)
-	w.SetLogger(zap.New(mine))
+	w.setLogger(zap.New(mine))
 	if w.keys.(*keyManager).log.Core() != app {
-		t.Fatal("SetLogger changed an open verifier's logger")
+		t.Fatal("setLogger changed an open verifier's logger")
 	}
 }
 

@@ -50,15 +50,9 @@ func NewScopes(s ...string) ScopeSet {
 	return out
 }
 
-// Has reports whether the set holds scope.
-func (s ScopeSet) Has(scope string) bool {
-	_, ok := s[scope]
-	return ok
-}
-
-// HasAll reports whether the set holds every scope named; true when none is
-// named.
-func (s ScopeSet) HasAll(scopes ...string) bool {
+// Has reports whether the set holds every scope named: Has("admin") one,
+// Has("read", "write") both; true when none is named.
+func (s ScopeSet) Has(scopes ...string) bool {
 	for _, v := range scopes {
 		if _, ok := s[v]; !ok {
 			return false

@@ -15,14 +15,14 @@ func TestScopeSet(t *testing.T) {
 	if !s.Has("read") || s.Has("admin") || s.Has("") {
 		t.Error("Has")
 	}
-	if !s.HasAll() || !s.HasAll("read", "write") || s.HasAll("read", "admin") {
-		t.Error("HasAll")
+	if !s.Has() || !s.Has("read", "write") || s.Has("read", "admin") {
+		t.Error("Has of several")
 	}
 	if got := s.List(); !slices.Equal(got, []string{"read", "write"}) {
 		t.Errorf("List = %v", got)
 	}
 	var none ScopeSet
-	if none.Has("x") || !none.HasAll() || len(none.List()) != 0 {
+	if none.Has("x") || !none.Has() || len(none.List()) != 0 {
 		t.Error("nil set")
 	}
 }

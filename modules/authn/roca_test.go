@@ -64,7 +64,7 @@ func TestROCAKeyHeldInCodeIsAConfigError(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := modulus(t, jwk.N)
-	err := KeySet(testIssuer, testAudience, []crypto.PublicKey{&rsa.PublicKey{N: n, E: 65537}}).Err()
+	err := KeySet(testIssuer, testAudience, []crypto.PublicKey{&rsa.PublicKey{N: n, E: 65537}}).err
 	var ce *ConfigError
 	if !errors.As(err, &ce) || ce.Setting != "keys[0]" || !strings.Contains(ce.Problem, "ROCA") {
 		t.Fatalf("a ROCA key in KeySet: %v", err)

@@ -31,14 +31,6 @@ type issuerLister interface {
 	Issuers() []string
 }
 
-// DiscoveryDescriber is implemented by verifiers that may have been built by
-// discovery. A non-empty DiscoveryURL lets the API schema publish an
-// `openIdConnect` scheme; an empty one means no discovery (publish a bearer
-// scheme).
-type DiscoveryDescriber interface {
-	DiscoveryURL() string
-}
-
 // ConfigError is a verifier built with invalid settings. It is returned by
 // Open and by every Verify, so a misconfigured verifier never accepts a
 // token and never panics. Setting names what to fix.
@@ -63,8 +55,8 @@ func (e *ConfigError) Error() string {
 // `iss` (exact), `aud` (contains the audience), `exp`, `nbf` and `iat`
 // with leeway. Verify lists the steps and their files.
 //
-// It is a lifecycle.Component: Open starts the background key loading and
-// returns at once (it never waits for the network, so the app starts even
+// Open starts the background key loading (fxsvc.Authn opens and closes it
+// with the app) and returns at once (it never waits for the network, so the app starts even
 // when the provider is down); Close stops it.
 type JWTVerifier struct {
 	cfg       verifierConfig
@@ -85,9 +77,8 @@ type JWTVerifier struct {
 }
 
 var (
-	_ Verifier           = (*JWTVerifier)(nil)
-	_ issuerLister       = (*JWTVerifier)(nil)
-	_ DiscoveryDescriber = (*JWTVerifier)(nil)
+	_ Verifier     = (*JWTVerifier)(nil)
+	_ issuerLister = (*JWTVerifier)(nil)
 )
 
 func newVerifier(issuer, audience string, opts []VerifierOption) *JWTVerifier {
@@ -131,9 +122,6 @@ func (v *JWTVerifier) finish() {
 	v.err = errors.Join(v.cfg.problems...)
 }
 
-// Name identifies the verifier in lifecycle errors and logs.
-func (v *JWTVerifier) Name() string { return "authn/verifier" }
-
 // Open validates the settings and starts loading keys in the background.
 // It returns a *ConfigError for invalid settings and never waits on the
 // network.
@@ -165,10 +153,11 @@ func (v *JWTVerifier) Issuers() []string {
 	return []string{v.cfg.issuer}
 }
 
-// DiscoveryURL returns the discovery document's URL for a verifier built
+// discoveryURL returns the discovery document's URL for a verifier built
 // by Discover (the RFC 8414 one once discovery found the document there),
-// and "" for one built by JWKSURL or KeySet.
-func (v *JWTVerifier) DiscoveryURL() string {
+// and "" for one built by JWKSURL or KeySet. The start line and the API
+// document name it.
+func (v *JWTVerifier) discoveryURL() string {
 	if v.discovery == nil {
 		return ""
 	}

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+
+	"github.com/svckit/svc/modules/telemetry"
 )
 
 // budgetKeyString is a fairness key as the gate hands it over.
@@ -253,31 +255,47 @@ func TestForgedFloodFromTwoAddressesLeavesOthersServed(t *testing.T) {
 }
 
 // Regression: issue 25 item 2.
-// The gate queues a verification under the caller's address.
+// The gate queues a verification under the caller's address, with or
+// without the telemetry wrapper (whose State carries the key instead of a
+// context node).
 func TestGateHandsTheClientAddressToTheBudget(t *testing.T) {
-	keys := make(chan string, 1)
-	g, err := New(verifierFunc(func(ctx context.Context, _ string) (Principal, error) {
-		keys <- budgetKeyOf(ctx)
-		return Principal{Subject: "a", Authenticated: true}, nil
-	}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h, err := g.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(h)
-	defer srv.Close()
-	req, _ := http.NewRequest("GET", srv.URL+"/", nil)
-	req.Header.Set("Authorization", "Bearer abc")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if got := <-keys; got != "127.0.0.1" {
-		t.Fatalf("fairness key %q, want the client address 127.0.0.1", got)
+	for _, behind := range []bool{false, true} {
+		t.Run(fmt.Sprintf("behind the wrapper %t", behind), func(t *testing.T) {
+			keys := make(chan string, 1)
+			g, err := New(verifierFunc(func(ctx context.Context, _ string) (Principal, error) {
+				keys <- budgetKeyOf(ctx)
+				return Principal{Subject: "a", Authenticated: true}, nil
+			}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h, err := g.Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if behind {
+				tel, err := telemetry.New()
+				if err != nil {
+					t.Fatal(err)
+				}
+				h = tel.Handler(h)
+			}
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			req, _ := http.NewRequest("GET", srv.URL+"/", nil)
+			req.Header.Set("Authorization", "Bearer abc")
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			if got := <-keys; got != "127.0.0.1" {
+				t.Fatalf("fairness key %q, want the client address 127.0.0.1", got)
+			}
+		})
 	}
 }
 

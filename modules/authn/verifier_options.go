@@ -53,7 +53,7 @@ type verifierConfig struct {
 	maxVerifications int // 0: GOMAXPROCS
 	verificationWait time.Duration
 	logger           *zap.Logger
-	loggerSet        bool        // Logger was given: SetLogger leaves it be
+	loggerSet        bool        // Logger was given: setLogger leaves it be
 	tenants          *tenantRule // Tenants, AnyTenant: the issuer is a template
 	tenant           string      // a template's tenant: tid must name it
 	problems         []error
@@ -83,13 +83,7 @@ func (c *verifierConfig) refuse(setting, problem string) {
 // failed fetch is remembered (default 30 s). A flood of tokens naming
 // unknown keys causes at most one fetch per interval. It must be positive.
 func RetryInterval(d time.Duration) VerifierOption {
-	return func(c *verifierConfig) {
-		if d <= 0 {
-			c.refuse("RetryInterval", "must be positive")
-			return
-		}
-		c.retryInterval = d
-	}
+	return setting("RetryInterval", d, d <= 0, "must be positive", func(c *verifierConfig) *time.Duration { return &c.retryInterval })
 }
 
 // RefreshInterval sets how often keys are fetched again in the background
@@ -99,38 +93,20 @@ func RetryInterval(d time.Duration) VerifierOption {
 // them on key sets, and an unknown kid fetches again anyway). It must be
 // positive.
 func RefreshInterval(d time.Duration) VerifierOption {
-	return func(c *verifierConfig) {
-		if d <= 0 {
-			c.refuse("RefreshInterval", "must be positive")
-			return
-		}
-		c.refreshInterval = d
-	}
+	return setting("RefreshInterval", d, d <= 0, "must be positive", func(c *verifierConfig) *time.Duration { return &c.refreshInterval })
 }
 
 // FetchTimeout bounds one discovery or JWKS fetch (default 10 s). It must be
 // positive.
 func FetchTimeout(d time.Duration) VerifierOption {
-	return func(c *verifierConfig) {
-		if d <= 0 {
-			c.refuse("FetchTimeout", "must be positive")
-			return
-		}
-		c.fetchTimeout = d
-	}
+	return setting("FetchTimeout", d, d <= 0, "must be positive", func(c *verifierConfig) *time.Duration { return &c.fetchTimeout })
 }
 
 // Leeway sets the clock skew allowed when checking exp, nbf and iat
 // (default 30 s). It must be between 0 and 5 minutes: a larger skew keeps
 // revoked-by-expiry tokens alive.
 func Leeway(d time.Duration) VerifierOption {
-	return func(c *verifierConfig) {
-		if d < 0 || d > 5*time.Minute {
-			c.refuse("Leeway", "must be between 0 and 5m")
-			return
-		}
-		c.leeway = d
-	}
+	return setting("Leeway", d, d < 0 || d > 5*time.Minute, "must be between 0 and 5m", func(c *verifierConfig) *time.Duration { return &c.leeway })
 }
 
 // Algorithms sets the accepted signature algorithms (default: RS256,
@@ -160,26 +136,14 @@ func Algorithms(algs ...string) VerifierOption {
 // HTTPClient sets the client used for discovery and JWKS fetches (default:
 // a client that follows redirects only to https or loopback addresses).
 func HTTPClient(hc *http.Client) VerifierOption {
-	return func(c *verifierConfig) {
-		if hc == nil {
-			c.refuse("HTTPClient", "is nil")
-			return
-		}
-		c.httpClient = hc
-	}
+	return setting("HTTPClient", hc, hc == nil, "is nil", func(c *verifierConfig) **http.Client { return &c.httpClient })
 }
 
 // Clock sets the time source for exp, nbf and iat checks and for
 // verification-cache expiry (default time.Now). Key-fetch pacing always uses
 // the real monotonic clock.
 func Clock(now func() time.Time) VerifierOption {
-	return func(c *verifierConfig) {
-		if now == nil {
-			c.refuse("Clock", "is nil")
-			return
-		}
-		c.clock = now
-	}
+	return setting("Clock", now, now == nil, "is nil", func(c *verifierConfig) *func() time.Time { return &c.clock })
 }
 
 // CacheBytes sets the verification cache's memory budget in bytes (default
@@ -192,31 +156,20 @@ func Clock(now func() time.Time) VerifierOption {
 // token only if it is requested more often than the entry it would evict,
 // so a scan of one-off tokens does not flush the callers that come back.
 func CacheBytes(n int64) VerifierOption {
-	return func(c *verifierConfig) {
-		if n < 0 {
-			c.refuse("CacheBytes", "must not be negative")
-			return
-		}
-		c.cacheBytes = n
-	}
+	return setting("CacheBytes", n, n < 0, "must not be negative", func(c *verifierConfig) *int64 { return &c.cacheBytes })
 }
 
 // MaxTokenSize sets the longest token accepted, in bytes (default 8 KiB,
 // range 256 B to 64 KiB). Longer tokens are refused with ReasonTooLarge
 // before any parsing work.
 func MaxTokenSize(n int) VerifierOption {
-	return func(c *verifierConfig) {
-		if n < 256 || n > 64<<10 {
-			c.refuse("MaxTokenSize", "must be between 256 and 65536 bytes")
-			return
-		}
-		c.maxTokenSize = n
-	}
+	return setting("MaxTokenSize", n, n < 256 || n > 64<<10, "must be between 256 and 65536 bytes", func(c *verifierConfig) *int { return &c.maxTokenSize })
 }
 
 // Logger sets where key-loading events go (default: nowhere, unless
-// fxsvc.Authn hands the verifier the app's logger; see
-// [JWTVerifier.SetLogger]). Tokens and key material are never logged.
+// fxsvc.Authn hands the verifier the app's logger, which it does only to
+// a verifier built without this option that it has not yet opened).
+// Tokens and key material are never logged.
 func Logger(l *zap.Logger) VerifierOption {
 	return func(c *verifierConfig) {
 		if l == nil {
@@ -275,13 +228,7 @@ const defaultVerificationWait = 2 * time.Second
 // everyone else by a few verifications, not by the flood's length. n must
 // be at least 1.
 func MaxConcurrentVerifications(n int) VerifierOption {
-	return func(c *verifierConfig) {
-		if n < 1 {
-			c.refuse("MaxConcurrentVerifications", "must be at least 1")
-			return
-		}
-		c.maxVerifications = n
-	}
+	return setting("MaxConcurrentVerifications", n, n < 1, "must be at least 1", func(c *verifierConfig) *int { return &c.maxVerifications })
 }
 
 // VerificationWait sets how long a fresh verification may wait for a slot
@@ -290,11 +237,17 @@ func MaxConcurrentVerifications(n int) VerifierOption {
 // goroutine, not CPU, so a cold start's burst of new tokens is served in
 // turn rather than refused. It must be positive.
 func VerificationWait(d time.Duration) VerifierOption {
+	return setting("VerificationWait", d, d <= 0, "must be positive", func(c *verifierConfig) *time.Duration { return &c.verificationWait })
+}
+
+// setting is the option that stores v in the field of the configuration
+// that field points at, or, when bad, refuses it naming the option.
+func setting[T any](name string, v T, bad bool, problem string, field func(*verifierConfig) *T) VerifierOption {
 	return func(c *verifierConfig) {
-		if d <= 0 {
-			c.refuse("VerificationWait", "must be positive")
+		if bad {
+			c.refuse(name, problem)
 			return
 		}
-		c.verificationWait = d
+		*field(c) = v
 	}
 }

@@ -279,17 +279,14 @@ func TestVerifierRefusesBadConfigurationWithoutPanicking(t *testing.T) {
 
 func TestVerifierDescribesItself(t *testing.T) {
 	d := Discover(testIssuer+"/realms/x", testAudience)
-	if got := d.DiscoveryURL(); got != testIssuer+"/realms/x/.well-known/openid-configuration" {
+	if got := d.discoveryURL(); got != testIssuer+"/realms/x/.well-known/openid-configuration" {
 		t.Errorf("DiscoveryURL = %q", got)
 	}
 	if got := d.Issuers(); len(got) != 1 || got[0] != testIssuer+"/realms/x" {
 		t.Errorf("Issuers = %v", got)
 	}
-	if got := JWKSURL("https://keys.example", testIssuer, testAudience).DiscoveryURL(); got != "" {
+	if got := JWKSURL("https://keys.example", testIssuer, testAudience).discoveryURL(); got != "" {
 		t.Errorf("JWKSURL DiscoveryURL = %q, want empty", got)
-	}
-	if got := d.Name(); got != "authn/verifier" {
-		t.Errorf("Name = %q", got)
 	}
 }
 

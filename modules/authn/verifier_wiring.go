@@ -4,19 +4,18 @@ import (
 	"go.uber.org/zap"
 )
 
-// Err returns the error Open would return for invalid settings (a
-// *ConfigError, or several joined), nil when the settings are valid. It
-// starts nothing, so a caller can refuse to build an app around a verifier
-// that can never work, naming its own setting for the one at fault.
-func (v *JWTVerifier) Err() error { return v.err }
+// settingsError is the error Open returns for invalid settings (a
+// *ConfigError, or several joined), nil when they are valid: fxsvc
+// reports it with the app's other settings (gatehook.VerifierErr).
+func (v *JWTVerifier) settingsError() error { return v.err }
 
-// SetLogger gives the verifier a logger for its key-loading events when it
-// was built without the Logger option; fxsvc.Authn calls it with the app's
-// logger, so that a provider that is down or
+// setLogger gives the verifier a logger for its key-loading events when it
+// was built without the Logger option; fxsvc.Authn gives it the app's
+// logger (through the gate), so that a provider that is down or
 // misconfigured is never a silent 503. It does nothing when Logger was
 // given (the caller's choice wins), when l is nil, or once the verifier
 // has been opened: the key loader reads its logger without a lock.
-func (v *JWTVerifier) SetLogger(l *zap.Logger) {
+func (v *JWTVerifier) setLogger(l *zap.Logger) {
 	if l == nil || v.cfg.loggerSet {
 		return
 	}

@@ -245,7 +245,7 @@ func scopesOf(scope, scp jsonscan.Member) (ScopeSet, error) {
 				if s == "" {
 					return nil, errScopeEmpty
 				}
-				if !isScopeToken(s) {
+				if !scopetoken.Valid(s) {
 					return nil, errScopeToken
 				}
 				if scopes == nil {
@@ -266,7 +266,7 @@ func scopesOf(scope, scp jsonscan.Member) (ScopeSet, error) {
 // name. Only the space character (%x20) separates tokens; tab, newline,
 // NBSP or any other white space is not a separator but a forbidden byte,
 // so "files:read\u00a0admin" cannot grant admin. ok is false when s holds
-// a byte no scope-token allows (see isScopeByte).
+// a byte no scope-token allows (see scopetoken.IsByte).
 //
 // Runs of spaces, and spaces at either end, are tolerated where the strict
 // grammar would refuse them: an empty token names no scope, so reading
@@ -279,7 +279,7 @@ func addScopes(set ScopeSet, s string) (ScopeSet, bool) {
 		}
 		start := i
 		for i < len(s) && s[i] != ' ' {
-			if !isScopeByte(s[i]) {
+			if !scopetoken.IsByte(s[i]) {
 				return set, false
 			}
 			i++
@@ -295,25 +295,6 @@ func addScopes(set ScopeSet, s string) (ScopeSet, bool) {
 	}
 	return set, true
 }
-
-// isScopeToken reports whether s is one RFC 6749 scope-token: one or more
-// bytes, each allowed by isScopeByte (so no space).
-func isScopeToken(s string) bool {
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if !isScopeByte(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// isScopeByte is RFC 6749's NQCHAR: %x21 / %x23-5B / %x5D-7E, printable
-// ASCII but for the space, '"' and '\'. Any byte of a non-ASCII character
-// is outside it.
-func isScopeByte(c byte) bool { return scopetoken.IsByte(c) }
 
 // checkClaims applies the trust rules to typed claims: iss exact, aud
 // containing the audience, then exp, nbf and iat against now with leeway.

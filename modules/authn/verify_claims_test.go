@@ -259,7 +259,7 @@ func FuzzAddScopes(f *testing.F) {
 		if !ok {
 			return
 		}
-		if len(got) != len(NewScopes(want...)) || !got.HasAll(want...) {
+		if len(got) != len(NewScopes(want...)) || !got.Has(want...) {
 			t.Fatalf("%q: split into %v, reference %v", s, got.List(), want)
 		}
 	})

@@ -35,18 +35,21 @@ type key struct{}
 
 // With returns ctx carrying id.
 func With(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, key{}, id)
+	return context.WithValue(ctx, key{}, &id)
 }
 
 // ContextKey is the key [With] stores the ID under, for a context type
 // that carries the ID among other values in one allocation (the telemetry
-// wrapper's): it must answer this key with the ID as a string.
+// wrapper's): it must answer this key with a *string pointing at the ID,
+// which, unlike a string, a context hands out without an allocation.
 func ContextKey() any { return key{} }
 
 // From returns the request's ID, "" when no telemetry wrapper gave one.
 func From(ctx context.Context) string {
-	id, _ := ctx.Value(key{}).(string)
-	return id
+	if id, _ := ctx.Value(key{}).(*string); id != nil {
+		return *id
+	}
+	return ""
 }
 
 // New returns a random ID: 128 bits as 32 hex digits.

@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/telemetry"
@@ -61,7 +62,7 @@ func stack(t *testing.T, opts []telemetry.Option, gateOpts ...authn.Option) (htt
 	if err != nil {
 		t.Fatal(err)
 	}
-	g.SetLogger(log)
+	gatehook.Of(g).SetLogger(log)
 	h, err := g.Handler(router())
 	if err != nil {
 		t.Fatal(err)

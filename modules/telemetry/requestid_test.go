@@ -1,12 +1,15 @@
 package telemetry_test
 
 import (
+	"encoding/json"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 
-	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/requestid"
 	"github.com/svckit/svc/modules/telemetry"
 )
@@ -20,7 +23,7 @@ func TestRequestIDRoundTrip(t *testing.T) {
 		name, path, token, other string
 		status                   int
 	}{
-		{"security record", "/orders/1", "", authn.EventsLogger, 401},
+		{"security record", "/orders/1", "", "svc.security.events", 401},
 		{"gate 500", "/orders/1", "broken-token", "", 500},
 		{"handler 500", "/fail", "alice-token", "", 500},
 	} {
@@ -135,5 +138,102 @@ func TestWellFormedRequestIDsAreKeptAndOthersReplaced(t *testing.T) {
 				t.Fatalf("generated ID %q is not 32 valid characters", seen)
 			}
 		})
+	}
+}
+
+// Many callers at once, over a real connection: every request gets its own
+// ID, and the same ID reaches the response header, the access record
+// and, on an error, the error format's 500 line; a refusal and a 500 are
+// problem documents carrying it in their header. The admitted requests
+// pass their route's scope marker: the gate's caller reached it.
+func TestRequestIDsUniqueAcrossConcurrentRequests(t *testing.T) {
+	h, logs := stack(t, nil)
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	kinds := []struct {
+		path, token string
+		status      int
+		problem     bool
+	}{
+		{"/orders/1", "alice-token", 200, false},
+		{"/orders/1", "", 401, true},
+		{"/fail", "alice-token", 500, true},
+	}
+	const workers, each = 8, 30
+	type answer struct {
+		id     string
+		status int
+	}
+	answers := make(chan answer, workers*each)
+	errs := make(chan error, workers*each)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			for i := range each {
+				k := kinds[(w+i)%len(kinds)]
+				req, _ := http.NewRequest(http.MethodGet, srv.URL+k.path, nil)
+				if k.token != "" {
+					req.Header = bearer(k.token)
+				}
+				resp, err := srv.Client().Do(req)
+				if err != nil {
+					errs <- err
+					return
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				id := resp.Header.Get(requestid.Header)
+				if resp.StatusCode != k.status || len(id) != 32 || !requestid.Valid(id) {
+					errs <- fmt.Errorf("%s: %d with ID %q, want %d and 32 hex digits", k.path, resp.StatusCode, id, k.status)
+					return
+				}
+				var doc map[string]any
+				isProblem := resp.Header.Get("Content-Type") == "application/problem+json" && json.Unmarshal(body, &doc) == nil &&
+					doc["status"] == float64(k.status)
+				if isProblem != k.problem {
+					errs <- fmt.Errorf("%s: %d body %q (%s), problem document %t", k.path, resp.StatusCode, body, resp.Header.Get("Content-Type"), isProblem)
+					return
+				}
+				answers <- answer{id, resp.StatusCode}
+			}
+		})
+	}
+	wg.Wait()
+	close(answers)
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	status := map[string]int{}
+	for a := range answers {
+		if _, dup := status[a.id]; dup {
+			t.Fatalf("ID %s answered twice", a.id)
+		}
+		status[a.id] = a.status
+	}
+	if len(status) != workers*each {
+		t.Fatalf("%d answers, want %d", len(status), workers*each)
+	}
+	logged, failed := map[string]bool{}, map[string]bool{}
+	for _, e := range logs.All() {
+		f := fieldsOf(e)
+		id, _ := f[requestid.LogField].(string)
+		switch {
+		case e.LoggerName == telemetry.AccessLogger:
+			if logged[id] || f["http.response.status_code"] != int64(status[id]) {
+				t.Fatalf("access record %v for ID %q answered %d (twice: %t)", f, id, status[id], logged[id])
+			}
+			logged[id] = true
+		case e.Message == "svc: unhandled handler error":
+			if status[id] != 500 {
+				t.Fatalf("500 line with ID %q, which answered %d", id, status[id])
+			}
+			failed[id] = true
+		}
+	}
+	for id, code := range status {
+		if !logged[id] || failed[id] != (code == 500) {
+			t.Fatalf("ID %q (%d): access record %t, 500 line %t", id, code, logged[id], failed[id])
+		}
 	}
 }

@@ -100,7 +100,7 @@ func TestGateRefusalLandsOnTheServerSpan(t *testing.T) {
 	if _, has := spanAttrs(s)["error.type"]; has || s.Status().Code != codes.Unset {
 		t.Errorf("a 401's span: status %v error.type %v, want unset and none", s.Status(), spanAttrs(s)["error.type"])
 	}
-	rec := fieldsOf(only(t, logs, authn.EventsLogger))
+	rec := fieldsOf(only(t, logs, "svc.security.events"))
 	if rec["trace_id"] != s.SpanContext().TraceID().String() {
 		t.Errorf("security record trace_id %v, span's %s", rec["trace_id"], s.SpanContext().TraceID())
 	}

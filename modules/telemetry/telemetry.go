@@ -152,31 +152,47 @@ type exchange struct {
 }
 
 // requestContext is the context the wrapper gives a request: one node
-// answering both the request ID's key and the reqfacts key, where two
-// context.WithValue calls would allocate twice (and box the ID once more).
+// answering the request ID's key, the reqfacts key and the keys of what
+// the middlewares inside carried in the State (reqfacts.State.Carry),
+// where a context.WithValue for each would allocate a node and a request
+// copy.
 type requestContext struct {
 	context.Context
-	id any // the request ID as a string, nil when IDs are off
-	st reqfacts.State
+	id   string // "" when IDs are off
+	st   reqfacts.State
+	echo [1]string // the X-Request-ID value, without a slice of its own
 }
 
-// begin takes, inside another telemetry wrapper, what its State holds for
-// the components behind the gate (the first of them records the root
-// path, next to the router, where a mount's rewrite has been seen).
-func (c *requestContext) begin() {
+// begin gives c the request's ID, echoed on w, and the State's facts:
+// the trusted proxies and, inside another telemetry wrapper, what its
+// State holds for the components behind the gate (the first of them
+// records the root path, next to the router, where a mount's rewrite has
+// been seen).
+func (t *Telemetry) begin(c *requestContext, w http.ResponseWriter, r *http.Request) {
+	if !t.cfg.noIDs {
+		// By the canonical key: Get and Set would canonicalize
+		// "X-Request-ID" into a new string on every request.
+		if v := r.Header[idHeader]; len(v) > 0 && requestid.Valid(v[0]) {
+			c.id = v[0]
+		} else {
+			c.id = requestid.New()
+		}
+		c.echo[0] = c.id
+		w.Header()[idHeader] = c.echo[:]
+	}
+	c.st.SetProxies(&t.proxies)
 	if outer := reqfacts.From(c.Context); outer != nil {
 		c.st.Inherit(outer)
 	}
 }
 
 func (c *requestContext) Value(k any) any {
-	switch k {
-	case reqfacts.Key():
-		return &c.st
-	case requestid.ContextKey():
-		if c.id != nil {
-			return c.id
+	if k == requestid.ContextKey() {
+		if c.id != "" {
+			return &c.id
 		}
+	} else if v, ok := c.st.Value(k); ok {
+		return v
 	}
 	return c.Context.Value(k)
 }
@@ -189,34 +205,16 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 		next.ServeHTTP(w, r)
 		return
 	}
-	id := ""
-	if !t.cfg.noIDs {
-		// By the canonical key: Get and Set would canonicalize
-		// "X-Request-ID" into a new string on every request.
-		if v := r.Header[idHeader]; len(v) > 0 && requestid.Valid(v[0]) {
-			id = v[0]
-		} else {
-			id = requestid.New()
-		}
-		w.Header()[idHeader] = []string{id}
-	}
 	if m == nil && tracer == nil && log == nil {
 		rc := &requestContext{Context: r.Context()}
-		if id != "" {
-			rc.id = id
-		}
-		rc.st.SetProxies(t.proxies)
-		rc.begin()
+		t.begin(rc, w, r)
 		next.ServeHTTP(w, r.WithContext(rc))
 		return
 	}
 	start := time.Now()
 	x := &exchange{requestContext: requestContext{Context: r.Context()}, rec: recorder{ResponseWriter: w}}
-	if id != "" {
-		x.id = id
-	}
-	x.st.SetProxies(t.proxies)
-	x.begin()
+	t.begin(&x.requestContext, w, r)
+	id := x.id
 	if t.cfg.fallback != nil {
 		x.st.SetFinder(t.cfg.fallback)
 	}

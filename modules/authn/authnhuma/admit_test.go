@@ -11,6 +11,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
+	"github.com/svckit/svc/modules/authn/authntest"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -26,7 +27,7 @@ func TestAdmitEnforcesTheOperationsGuard(t *testing.T) {
 	caller := func(scopes ...string) *http.Request {
 		r := httptest.NewRequest("POST", "/x", nil)
 		p := authn.Principal{Subject: "alice", Issuer: "https://idp.test", Scopes: authn.NewScopes(scopes...), Authenticated: true}
-		return r.WithContext(authn.WithPrincipal(r.Context(), p, "t"))
+		return authntest.WithPrincipal(r, p)
 	}
 	admit := func(r *http.Request, op *huma.Operation) (bool, *httptest.ResponseRecorder) {
 		w := httptest.NewRecorder()

@@ -61,7 +61,7 @@ func markerDocs(markers []func(http.Handler) http.Handler) func(*huma.Operation)
 	for i, m := range markers {
 		applied[i] = m(probe)
 	}
-	note := Notes(markers...)
+	note := notes(markers...)
 	return func(op *huma.Operation) {
 		var rejects []svcerrors.Rejection
 		var docs []markerDoc

@@ -15,6 +15,7 @@ import (
 	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
+	"github.com/svckit/svc/modules/authn/authntest"
 	"github.com/svckit/svc/modules/conditional"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
@@ -126,8 +127,8 @@ func TestAGroupAllocatesAsUse(t *testing.T) {
 		var runs atomic.Int64
 		register(api, counted(&runs, http.StatusNoContent))
 		req, _ := http.NewRequest("GET", "/g/x", nil)
-		req = req.WithContext(authn.WithPrincipal(req.Context(), authn.Principal{Subject: "alice", Issuer: behindtest.Issuer,
-			Scopes: authn.NewScopes("write"), Authenticated: true}, "t"))
+		req = authntest.WithPrincipal(req, authn.Principal{Subject: "alice", Issuer: behindtest.Issuer,
+			Scopes: authn.NewScopes("write"), Authenticated: true})
 		w := &discard{h: http.Header{}}
 		return testing.AllocsPerRun(200, func() { r.ServeHTTP(w, req) })
 	}

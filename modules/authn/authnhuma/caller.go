@@ -3,6 +3,7 @@ package authnhuma
 import (
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 )
 
@@ -26,7 +27,7 @@ type Caller struct{ authn.Principal }
 func (c *Caller) Resolve(ctx huma.Context) []error {
 	p, ok := authn.PrincipalFrom(ctx.Context())
 	if !ok {
-		return []error{refusalError{authn.NewRefusal(ctx.Context(), authn.KindAuthenticationRequired)}}
+		return noCaller(ctx)
 	}
 	c.Principal = p
 	return nil
@@ -43,30 +44,16 @@ func (c *OptionalCaller) Resolve(ctx huma.Context) []error {
 	return nil
 }
 
-// Token is the bearer token the caller sent, once it verified (for example
-// to exchange it for a downstream token), as a typed input field. Like
-// [Caller] it requires a verified caller. It prints as *** so that logging
-// an input never writes the token.
-type Token struct{ Value string }
-
-// Resolve implements huma.Resolver.
-func (t *Token) Resolve(ctx huma.Context) []error {
-	v, ok := authn.TokenFrom(ctx.Context())
-	if !ok {
-		return []error{refusalError{authn.NewRefusal(ctx.Context(), authn.KindAuthenticationRequired)}}
-	}
-	t.Value = v
-	return nil
-}
-
-// String hides the token.
-func (t Token) String() string { return "***" }
-
-// GoString hides the token from %#v.
-func (t Token) GoString() string { return "authnhuma.Token{***}" }
-
 // refusalError is a refusal Huma reads the status of.
 type refusalError struct{ *authn.Refusal }
 
-func (e refusalError) GetStatus() int { return e.Status() }
+func (e refusalError) GetStatus() int { return e.Describe().Status }
 func (e refusalError) Unwrap() error  { return e.Refusal }
+
+// noCaller is the 401 of an operation reached without a verified caller,
+// written as the gate that admitted the request would (its challenge
+// names the protected-resource metadata).
+func noCaller(ctx huma.Context) []error {
+	ref := gatehook.Challenging(ctx.Context(), &authn.Refusal{Kind: authn.KindAuthenticationRequired})
+	return []error{refusalError{ref.(*authn.Refusal)}}
+}

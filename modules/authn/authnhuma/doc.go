@@ -39,9 +39,10 @@
 // group's is not: see [Require]). Middlewares that must not act for a
 // caller the operation refuses ask [Admit] first, as [Use]'s do.
 //
-// The caller is a typed input field: [Caller] (required), [OptionalCaller]
-// (for Anonymous operations) and [Token] (the verified token, for token
-// exchange); authn.PrincipalFrom(ctx) reads it in the handler too.
+// The caller is a typed input field: [Caller] (required) and
+// [OptionalCaller] (for Anonymous operations); authn.PrincipalFrom(ctx)
+// reads it in the handler too, and authn.TokenFrom(ctx) the verified token
+// (for token exchange).
 //
 // # Errors
 //
@@ -64,7 +65,7 @@
 // # The API document
 //
 // With [Gate], the document carries the gate's security scheme
-// ([SchemeOpenIDConnect] for an authn.Discover verifier, [SchemeBearer]
+// ("openIdConnect" for an authn.Discover verifier, "bearerAuth"
 // otherwise) and requires it on every operation the gate covers, with the
 // operation's scopes; an Anonymous operation lists it as optional beside an
 // empty alternative; an excluded path names none. Each covered operation

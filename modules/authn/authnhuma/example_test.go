@@ -86,11 +86,15 @@ func ExampleNewGo() {
 	huma.Delete(api, "/items/{id}", func(_ context.Context, in *idInput) (*struct{}, error) {
 		return nil, nil
 	}, authnhuma.Require("items:write"))
-	for _, rt := range mux.Routes()[len(mux.Routes())-2:] {
-		mode, scopes := g.Guard(rt.Method, rt.Path, rt.Handler, nil)
-		fmt.Println(rt.Pattern, mode, scopes)
+	h, _ := g.Handler(mux)
+	for _, c := range []struct{ method, path string }{
+		{http.MethodGet, "/api/greeting"}, {http.MethodDelete, "/api/items/1"},
+	} {
+		w := httptest.NewRecorder()
+		h.ServeHTTP(w, httptest.NewRequest(c.method, c.path, nil))
+		fmt.Println(c.method, c.path, w.Code)
 	}
 	// Output:
-	// GET /api/greeting anonymous []
-	// DELETE /api/items/{id} authenticated [items:write]
+	// GET /api/greeting 200
+	// DELETE /api/items/1 401
 }

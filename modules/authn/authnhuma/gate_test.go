@@ -33,7 +33,7 @@ func table() []row {
 		{name: "method no operation serves, with a token", method: "POST", path: "/api/hello", header: bearer("alice-token"), status: 405, anchor: ""},
 		{name: "protected operation, no token", method: "GET", path: "/api/me", status: 401, anchor: "authentication-required", challenge: "Bearer"},
 		{name: "caller as a typed input", method: "GET", path: "/api/me", header: bearer("alice-token"), status: 200, anchor: "-", want: "hello alice"},
-		{name: "token as a typed input", method: "GET", path: "/api/token", header: bearer("alice-token"), status: 200, anchor: "-", want: "token ***"},
+		{name: "token from the context", method: "GET", path: "/api/token", header: bearer("alice-token"), status: 200, anchor: "-", want: "token ***"},
 		{name: "unknown URL under the API", method: "GET", path: "/api/nowhere", status: 401, anchor: "authentication-required", challenge: "Bearer"},
 		{name: "unknown URL, with a token: the router's 404", method: "GET", path: "/api/nowhere", header: bearer("alice-token"), status: 404, anchor: ""},
 		{name: "trailing-slash variant", method: "GET", path: "/api/me/", status: 401, anchor: "authentication-required", challenge: "Bearer"},

@@ -14,7 +14,7 @@ func TestANotedHandlerServesAsTheHandlerAlone(t *testing.T) {
 	ran := 0
 	fn := http.HandlerFunc(func(http.ResponseWriter, *http.Request) { ran++ })
 	op := &huma.Operation{}
-	Notes(func(next http.Handler) http.Handler {
+	notes(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(http.ResponseWriter, *http.Request) { t.Fatal("a noted marker ran") })
 	})(op)
 	h := noted(op, fn)

@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/go-chi/chi/v5"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
 )
@@ -108,7 +109,7 @@ func TestNotesAreReadAndNeverRun(t *testing.T) {
 			registerNoted(authnhuma.NewGo(mux, huma.DefaultConfig("Shop", "1.0.0")), served)
 			return mux, func(*testing.T) map[string]int {
 				got := map[string]int{}
-				for _, rt := range mux.Routes() {
+				for _, rt := range gatehook.MuxRoutes(mux) {
 					got[rt.Path] = notesOn(rt.Handler, nil)
 				}
 				return got

@@ -12,18 +12,19 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/internal/gatehook"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
-// The names of the security scheme in components.securitySchemes.
+// The names of the security scheme in components.securitySchemes (the
+// package doc names them).
 const (
-	// SchemeBearer is the HTTP bearer scheme published for a verifier that
+	// schemeBearer is the HTTP bearer scheme published for a verifier that
 	// was not built by discovery.
-	SchemeBearer = "bearerAuth"
-	// SchemeOpenIDConnect is the scheme published for an authn.Discover
+	schemeBearer = "bearerAuth"
+	// schemeOpenIDConnect is the scheme published for an authn.Discover
 	// verifier, pointing at its discovery document.
-	SchemeOpenIDConnect = "openIdConnect"
+	schemeOpenIDConnect = "openIdConnect"
 )
 
 // documenter keeps the API document in line with the gate and the error
@@ -49,13 +50,13 @@ func (s *settings) document(oapi *huma.OpenAPI) {
 	}
 	d := &documenter{s: s, oapi: oapi, ours: map[*huma.Response]bool{}, candidates: map[string]bool{}, kept: map[string]bool{}, scanned: map[string]bool{}}
 	d.model = d.errorModel()
-	if g := s.gate; g != nil && g.OpenAPIEnabled() {
-		d.scheme = SchemeBearer
+	if s.gate != nil && gatehook.Of(s.gate).Documented() {
+		d.scheme = schemeBearer
 		scheme := &huma.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "JWT",
 			Description: "A bearer access token (RFC 6750) in the Authorization header."}
-		if dd, ok := g.Verifier().(authn.DiscoveryDescriber); ok && dd.DiscoveryURL() != "" {
-			d.scheme = SchemeOpenIDConnect
-			scheme = &huma.SecurityScheme{Type: "openIdConnect", OpenIDConnectURL: dd.DiscoveryURL(),
+		if u := gatehook.Of(s.gate).DiscoveryURL(); u != "" {
+			d.scheme = schemeOpenIDConnect
+			scheme = &huma.SecurityScheme{Type: "openIdConnect", OpenIDConnectURL: u,
 				Description: "A bearer access token (RFC 6750) from this OpenID Connect provider, in the Authorization header."}
 		}
 		if oapi.Components.SecuritySchemes == nil {
@@ -166,8 +167,11 @@ func (d *documenter) republish(op *huma.Operation) {
 // Anonymous one), and the 401, 403 and 429 it can answer. An excluded path
 // names no scheme.
 func (d *documenter) secure(op *huma.Operation) {
-	g := d.s.gate
-	if d.scheme == "" || g == nil || g.Excluded(d.s.prefix+op.Path) {
+	if d.scheme == "" || d.s.gate == nil {
+		return
+	}
+	g := gatehook.Of(d.s.gate)
+	if g.Excluded(d.s.prefix + op.Path) {
 		return
 	}
 	gd := guardOf(op)
@@ -192,7 +196,7 @@ func (d *documenter) secure(op *huma.Operation) {
 	if len(gd.scopes) > 0 {
 		add("403", "The token does not grant a scope this operation requires: "+strings.Join(gd.scopes, " ")+".", "WWW-Authenticate")
 	}
-	if g.BansEnabled() {
+	if g.BansCallers() {
 		add("429", "The client is banned for a while; retry after Retry-After.", "Retry-After")
 	}
 }

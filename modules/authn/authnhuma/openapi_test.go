@@ -13,7 +13,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/svckit/svc/modules/authn"
-	"github.com/svckit/svc/modules/authn/authnhuma"
 	"github.com/svckit/svc/modules/authn/bans"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -119,7 +118,7 @@ func TestOpenAPIDocumentFollowsTheGate(t *testing.T) {
 	o := appOptions{gateOpt: []authn.Option{authn.Exclude("/api/status"), authn.Bans(bans.New())}}
 	each(t, o, func(t *testing.T, a *app, fname string, res *svcerrors.Responses) {
 		d := fetchDocument(t, a, res)
-		if s, _ := d.get("components", "securitySchemes", authnhuma.SchemeBearer).(map[string]any); s["type"] != "http" || s["scheme"] != "bearer" {
+		if s, _ := d.get("components", "securitySchemes", "bearerAuth").(map[string]any); s["type"] != "http" || s["scheme"] != "bearer" {
 			t.Fatalf("security scheme %v", d.get("components", "securitySchemes"))
 		}
 		media, ref, other := modelOf(fname)

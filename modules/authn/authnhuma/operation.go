@@ -7,6 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -129,8 +130,8 @@ func Rejects(rejections ...svcerrors.Rejection) func(*huma.Operation) {
 	}
 }
 
-// Notes declares, for `check`, net/http route markers that run inside the
-// operation rather than on its route: authnhuma.Use puts the markers of
+// notes declares, for `check`, net/http route markers that run inside the
+// operation rather than on its route: [Use] puts the markers of
 // the components behind the gate (rate limits, idempotency, conditional
 // requests, caching) among Huma's middlewares, where the router's walk
 // cannot see them. The adapters of [NewChi] and [NewGo] register the
@@ -138,12 +139,11 @@ func Rejects(rejections ...svcerrors.Rejection) func(*huma.Operation) {
 // that serves a request exactly as the handler alone: the markers are
 // applied once, at registration, to be read, and never serve a request
 // from there. In `check` they print the notes they print on a chi route.
-// Notes does not run the markers: pass them to authnhuma.Use (or, for a
-// group, authnhuma.Group) for that. One Notes value notes its markers
+// notes does not run the markers ([Use] and [Group] do). One notes value notes its markers
 // once on an operation however often it is applied (a group without a
 // prefix applies its modifiers twice to the operation itself). On an API
 // built on a bare humachi or humago adapter it changes nothing.
-func Notes(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
+func notes(markers ...func(http.Handler) http.Handler) func(*huma.Operation) {
 	markers = slices.DeleteFunc(slices.Clone(markers), func(m func(http.Handler) http.Handler) bool { return m == nil })
 	mark := &noteMark{}
 	return func(op *huma.Operation) {
@@ -207,7 +207,7 @@ func Admit(ctx huma.Context) bool {
 	switch {
 	case !ok:
 		refuse(ctx, &authn.Refusal{Kind: authn.KindAuthenticationRequired})
-	case !p.Scopes.HasAll(gd.scopes...):
+	case !p.Scopes.Has(gd.scopes...):
 		refuse(ctx, &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: gd.scopes})
 	default:
 		return true
@@ -219,5 +219,5 @@ func Admit(ctx huma.Context) bool {
 // gate's challenge), through the adapter's own request and writer.
 func refuse(ctx huma.Context, ref *authn.Refusal) {
 	r, w := unwrap(ctx)
-	authn.RefuseRoute(w, r, ref)
+	gatehook.RefuseRoute(w, r, ref)
 }

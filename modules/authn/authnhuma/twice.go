@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/danielgtaylor/huma/v2"
+
+	"github.com/svckit/svc/internal/gatehook"
 )
 
 // registered is the operations an API registered, by method and path.
@@ -37,11 +39,5 @@ func (s *registered) claim(op *huma.Operation) {
 // guardWords says how an operation is guarded, for a refusal.
 func guardWords(op *huma.Operation) string {
 	gd := guardOf(op)
-	switch {
-	case gd.anonymous && !gd.requires:
-		return "authnhuma.Anonymous"
-	case len(gd.scopes) > 0:
-		return "authnhuma.Require(" + strings.Join(gd.scopes, ", ") + ")"
-	}
-	return "authenticated"
+	return gatehook.GuardWords("authnhuma", gd.anonymous, gd.requires, gd.scopes)
 }

@@ -26,7 +26,7 @@ func TestIssuerTokensVerifyForEveryAlgorithm(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Verify: %v", err)
 			}
-			if p.Subject != "alice" || p.Issuer != iss.URL || !p.Scopes.HasAll("read", "write") || !p.Authenticated {
+			if p.Subject != "alice" || p.Issuer != iss.URL || !p.Scopes.Has("read", "write") || !p.Authenticated {
 				t.Fatalf("principal = %+v", p)
 			}
 		})

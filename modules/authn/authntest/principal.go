@@ -3,6 +3,7 @@ package authntest
 import (
 	"net/http"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 )
 
@@ -21,7 +22,8 @@ func Caller(subject string, scopes ...string) authn.Principal {
 // WithPrincipal returns a copy of r whose context carries p, as the gate
 // would store it: authn.PrincipalFrom, authn.ClaimsFrom and the Huma
 // caller inputs read it. No token is attached (authn.TokenFrom reports
-// none); use authn.WithPrincipal directly to attach one.
+// none): a handler that needs the caller's token is tested behind the gate
+// with a token of an [Issuer].
 func WithPrincipal(r *http.Request, p authn.Principal) *http.Request {
-	return r.WithContext(authn.WithPrincipal(r.Context(), p, ""))
+	return gatehook.WithCaller(r, p, "")
 }
