@@ -92,7 +92,7 @@ func Start(opts Options) (*Issuer, error) {
 		ClientSecret: withDefault(opts.ClientSecret, "example-secret"),
 		ln:           ln,
 	}
-	if err := iss.Rotate(false); err != nil {
+	if err := iss.newKey(); err != nil {
 		ln.Close()
 		return nil, err
 	}
@@ -121,9 +121,8 @@ func (i *Issuer) Close() error {
 	return i.srv.Shutdown(ctx)
 }
 
-// Rotate signs with a new key from now on, keeping the old public key in
-// the JWKS when keepOld is true.
-func (i *Issuer) Rotate(keepOld bool) error {
+// newKey makes the signing key and the JWKS that publishes it.
+func (i *Issuer) newKey() error {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return fmt.Errorf("devissuer: key: %w", err)
@@ -133,12 +132,7 @@ func (i *Issuer) Rotate(keepOld bool) error {
 	kid := "dev-" + hex.EncodeToString(id[:])
 	i.mu.Lock()
 	defer i.mu.Unlock()
-	pub := jose.JSONWebKey{Key: &key.PublicKey, KeyID: kid, Algorithm: "ES256", Use: "sig"}
-	if keepOld {
-		i.public = append([]jose.JSONWebKey{pub}, i.public...)
-	} else {
-		i.public = []jose.JSONWebKey{pub}
-	}
+	i.public = []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: kid, Algorithm: "ES256", Use: "sig"}}
 	i.key, i.kid = key, kid
 	return nil
 }

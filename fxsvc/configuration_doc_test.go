@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svckit/svc/internal/oauthenv"
 	"github.com/svckit/svc/modules/metrics"
-	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/modules/tracing"
 )
@@ -28,9 +28,9 @@ func TestTheConfigurationPageListsEveryVariable(t *testing.T) {
 		knownEnvOf(&telemetryEnv{}, ""),
 		knownEnvOf(&metrics.Config{}, "SVC_METRICS_"),
 		knownEnvOf(&tracing.Config{}, "SVC_TRACING_"),
-		oauthclient.EnvVariables(),
-		oauthclient.PatternEnvVariables("name", false),
-		oauthclient.PatternEnvVariables("name", true),
+		knownEnvOf(&oauthenv.Client{}, oauthenv.ClientPrefix),
+		knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix("name", false)),
+		knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix("name", true)),
 		redisstore.EnvVariables(),
 	} {
 		for _, n := range names {

@@ -245,10 +245,7 @@ func (h *health) wrap(next http.Handler) (http.Handler, error) {
 		}
 		if r.URL.Path == readyPath {
 			if failing := h.probe(r.Context()); len(failing) > 0 {
-				res, ok := svcerrors.FromContext(r.Context())
-				if !ok {
-					res = svcerrors.Default()
-				}
+				res, _ := svcerrors.FromContext(r.Context())
 				res.Render(&notReady{checks: failing}, r.URL.EscapedPath()).Write(w)
 				return
 			}

@@ -7,8 +7,8 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/internal/oauthenv"
 	"github.com/svckit/svc/modules/oauthclient"
-	"github.com/svckit/svc/secret"
 )
 
 // OAuthClient adds the outbound token client to the app: built by
@@ -27,8 +27,8 @@ import (
 // does not.
 func OAuthClient(opts ...oauthclient.Option) fx.Option {
 	return fx.Module("svc.oauthclient",
-		lifecycle.Singleton(oauthclient.Kind, "fxsvc.OAuthClient"),
-		KnownVariables(oauthclient.EnvVariables()...),
+		lifecycle.Singleton("oauthclient", "fxsvc.OAuthClient"),
+		KnownVariables(knownEnvOf(&oauthenv.Client{}, oauthenv.ClientPrefix)...),
 		fx.Supply(fx.Private, oauthClientOptions(opts)),
 		checkSettingsFor(func(env settingsEnv) error {
 			// New opens nothing (no goroutine, no connection): the client
@@ -43,15 +43,7 @@ func OAuthClient(opts ...oauthclient.Option) fx.Option {
 			return err
 		}),
 		fx.Provide(onlyOneOauthClientPerApp),
-		describe("oauthclient", func(c *oauthclient.Client, enc zapcore.ObjectEncoder) {
-			if iss := c.Issuer(); iss != "" {
-				enc.AddString("issuer", secret.URL(iss).String())
-			}
-			if ep := c.TokenEndpoint(); ep != "" {
-				enc.AddString("token_endpoint", secret.URL(ep).String())
-			}
-			enc.AddString("client_id", c.ClientID())
-		}),
+		describe("oauthclient", func(c *oauthclient.Client, enc zapcore.ObjectEncoder) { _ = c.MarshalLogObject(enc) }),
 		// Build it even when no pattern asks for it yet, so discovery runs
 		// and a bad setting fails start, not the first request.
 		fx.Invoke(func(*oauthclient.Client) {}),
@@ -141,7 +133,7 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 		}
 		return err
 	})
-	return fx.Options(check, KnownVariables(oauthclient.PatternEnvVariables(name, exchange)...), fx.Provide(fx.Annotate(
+	return fx.Options(check, KnownVariables(knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix(name, exchange))...), fx.Provide(fx.Annotate(
 		func(c *oauthclient.Client) (*oauthclient.Pattern, error) {
 			all := opts
 			if c != nil {

@@ -117,7 +117,7 @@ func TestOAuthClientIsASingleton(t *testing.T) {
 		!strings.Contains(errOut.String(), "only one oauth client may be registered per app") {
 		t.Fatalf("check: %d %q", code, errOut.String())
 	}
-	app = fx.New(fx.NopLogger, fxsvc.OAuthClient(), lifecycle.Singleton(oauthclient.Kind, "another"))
+	app = fx.New(fx.NopLogger, fxsvc.OAuthClient(), lifecycle.Singleton("oauthclient", "another"))
 	var se *lifecycle.SingletonError
 	if !errors.As(app.Err(), &se) || se.Kind != "oauthclient" {
 		t.Fatalf("err = %v", app.Err())

@@ -69,7 +69,7 @@ func TestOutboundCallsCarryTheTrace(t *testing.T) {
 		}, fx.ParamTags(`name:"invoices"`))),
 		fxsvc.Serve(), fx.Populate(&tr, &m))
 
-	if resp := caller.Get(t, "/orders/42", ""); resp.Status != http.StatusOK || resp.Body != "paid" {
+	if resp := caller.Request("GET", "/orders/42").Send(t); resp.Status != http.StatusOK || resp.Body != "paid" {
 		t.Fatalf("GET /orders/42: %d %s", resp.Status, resp.Body)
 	}
 	tracingtest.Flush(t, tr)
@@ -109,7 +109,7 @@ func TestOutboundCallsCarryTheTrace(t *testing.T) {
 		t.Errorf("Authorization sent %q, want the pattern's token", auth)
 	}
 
-	body := caller.Get(t, "/metrics", "").Body
+	body := caller.Request("GET", "/metrics").Send(t).Body
 	if !strings.Contains(body, `http_client_request_duration_seconds_count{`) || !strings.Contains(body, `server_address="127.0.0.1"`) {
 		t.Errorf("no HTTP client metrics in the caller's exposition:\n%s", body)
 	}

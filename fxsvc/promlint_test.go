@@ -30,10 +30,10 @@ func TestMetricsExpositionPassesPromtoolLint(t *testing.T) {
 	r.Get("/items", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok")) })
 	r.Method(http.MethodGet, "/metrics", metrics.Handler(nil))
 	app := svctest.Start(t, fx.Supply(zap.NewNop(), r), fxsvc.Metrics(), fxsvc.Serve(), fx.Populate(&m))
-	if resp := app.Get(t, "/items", ""); resp.Status != http.StatusOK {
+	if resp := app.Request("GET", "/items").Send(t); resp.Status != http.StatusOK {
 		t.Fatalf("GET /items: %d", resp.Status)
 	}
-	resp := app.Get(t, "/metrics", "")
+	resp := app.Request("GET", "/metrics").Send(t)
 	if resp.Status != http.StatusOK {
 		t.Fatalf("GET /metrics: %d %s", resp.Status, resp.Body)
 	}

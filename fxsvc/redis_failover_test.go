@@ -151,7 +151,7 @@ func printedAndCounted(t *testing.T, apps []*svctest.App, logs []*observer.Obser
 // scrapeFamilies reads app's own /metrics with Prometheus' parser.
 func scrapeFamilies(t *testing.T, app *svctest.App) map[string]*dto.MetricFamily {
 	t.Helper()
-	resp := app.Get(t, "/metrics", behindtest.Alice)
+	resp := app.Request("GET", "/metrics").Token(behindtest.Alice).Send(t)
 	if resp.Status != http.StatusOK {
 		t.Fatalf("GET /metrics: %d %s", resp.Status, resp.Body)
 	}
@@ -185,7 +185,7 @@ func failover(t *testing.T, apps []*svctest.App, items *atomic.Int64, kill func(
 	// Every replica ready again within the promised time.
 	deadline := promoted.Add(readyAfterPromotion)
 	for _, app := range apps {
-		for app.Get(t, "/readyz", "").Status != http.StatusOK {
+		for app.Request("GET", "/readyz").Send(t).Status != http.StatusOK {
 			if time.Now().After(deadline) {
 				t.Fatalf("a replica was not ready %s after the promotion", readyAfterPromotion)
 			}

@@ -55,7 +55,7 @@ func startLoad(t *testing.T, apps []*svctest.App, name string) *load {
 }
 
 func (l *load) limited(t *testing.T, app *svctest.App) {
-	resp := app.Get(t, "/limited", behindtest.Alice)
+	resp := app.Request("GET", "/limited").Token(behindtest.Alice).Send(t)
 	switch {
 	case resp.Status == http.StatusTooManyRequests:
 		l.refused.Add(1)

@@ -85,7 +85,7 @@ func waitReady(t *testing.T, apps ...*svctest.App) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for _, app := range apps {
-		for app.Get(t, "/readyz", "").Status != http.StatusOK {
+		for app.Request("GET", "/readyz").Send(t).Status != http.StatusOK {
 			if time.Now().After(deadline) {
 				t.Fatal("/readyz did not recover")
 			}
@@ -123,7 +123,7 @@ func testRedisThreeReplicasShareOnePolicy(t *testing.T, engine redistest.Option)
 		srv.Stop()
 		// Rate limits fail open.
 		for _, app := range apps {
-			if s := app.Get(t, "/limited", behindtest.Alice).Status; s != http.StatusOK && s != http.StatusTooManyRequests {
+			if s := app.Request("GET", "/limited").Token(behindtest.Alice).Send(t).Status; s != http.StatusOK && s != http.StatusTooManyRequests {
 				t.Fatalf("limited route while down: %d", s)
 			}
 		}
@@ -135,7 +135,7 @@ func testRedisThreeReplicasShareOnePolicy(t *testing.T, engine redistest.Option)
 			t.Fatal("a write ran while its duplicate could not be detected")
 		}
 		// Readiness says so.
-		if s := apps[1].Get(t, "/readyz", "").Status; s != http.StatusServiceUnavailable {
+		if s := apps[1].Request("GET", "/readyz").Send(t).Status; s != http.StatusServiceUnavailable {
 			t.Fatalf("/readyz while down: %d", s)
 		}
 
@@ -297,7 +297,7 @@ func sharedLimit(t *testing.T, apps []*svctest.App) {
 	for i := range 6 {
 		wg.Go(func() {
 			for time.Now().Before(stop) {
-				switch s := apps[i%3].Get(t, "/limited", behindtest.Alice).Status; s {
+				switch s := apps[i%3].Request("GET", "/limited").Token(behindtest.Alice).Send(t).Status; s {
 				case http.StatusOK:
 					admitted.Add(1)
 				case http.StatusTooManyRequests:

@@ -38,7 +38,7 @@ func ExampleStart() {
 		if resp.Status != http.StatusCreated {
 			t.Fatalf("create: %d %s", resp.Status, resp.Body)
 		}
-		if resp := app.Get(t, "/orders", ""); resp.Status != http.StatusUnauthorized {
+		if resp := app.Request("GET", "/orders").Send(t); resp.Status != http.StatusUnauthorized {
 			t.Fatalf("no token: %d", resp.Status)
 		}
 	}

@@ -30,13 +30,13 @@ func TestReportsNeedTheReadScope(t *testing.T) {
 		fxsvc.Serve(),
 	)
 
-	if r := app.Get(t, "/reports", iss.Token(authntest.Subject("alice"), authntest.Scopes("read"))); r.Status != 200 || r.Body != "reports for alice" {
+	if r := app.Request("GET", "/reports").Token(iss.Token(authntest.Subject("alice"), authntest.Scopes("read"))).Send(t); r.Status != 200 || r.Body != "reports for alice" {
 		t.Fatalf("reader: %d %s", r.Status, r.Body)
 	}
-	if r := app.Get(t, "/reports", iss.Token(authntest.Scopes("write"))); r.Status != 403 {
+	if r := app.Request("GET", "/reports").Token(iss.Token(authntest.Scopes("write"))).Send(t); r.Status != 403 {
 		t.Fatalf("writer: %d %s", r.Status, r.Body)
 	}
-	if r := app.Get(t, "/reports", ""); r.Status != 401 || r.Header.Get("WWW-Authenticate") != "Bearer" {
+	if r := app.Request("GET", "/reports").Send(t); r.Status != 401 || r.Header.Get("WWW-Authenticate") != "Bearer" {
 		t.Fatalf("no token: %d %v", r.Status, r.Header)
 	}
 }

@@ -32,13 +32,6 @@ func (a *App) Request(method, path string) *Request {
 	return &Request{app: a, method: method, path: path, header: http.Header{}}
 }
 
-// Get sends GET path with token as a bearer credential ("" sends none) and
-// reads the whole answer: a short form of Request("GET", path).Token(token).Send(t).
-func (a *App) Get(t testing.TB, path, token string) Response {
-	t.Helper()
-	return a.Request(http.MethodGet, path).Token(token).Send(t)
-}
-
 // Token sends tok as a bearer credential; "" sends none.
 func (r *Request) Token(tok string) *Request {
 	if tok == "" {

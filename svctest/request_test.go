@@ -62,8 +62,8 @@ func TestRequestCarriesHeadersQueryAndJSON(t *testing.T) {
 	if r := app.Request("POST", "/x").Body("text/plain", "hi").Send(t); !strings.Contains(r.Body, `"content_type":"text/plain"`) {
 		t.Fatalf("Body: %s", r.Body)
 	}
-	if r := app.Get(t, "/y", ""); !strings.Contains(r.Body, `"authorization":""`) {
-		t.Fatalf("Get without a token sent one: %s", r.Body)
+	if r := app.Request("GET", "/y").Token("").Send(t); !strings.Contains(r.Body, `"authorization":""`) {
+		t.Fatalf(`Token("") sent a credential: %s`, r.Body)
 	}
 }
 

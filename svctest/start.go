@@ -4,7 +4,7 @@
 //
 //	iss := authntest.NewIssuer(t)
 //	app := svctest.Start(t, fxsvc.Errors(), fxsvc.Authn(iss.Discover()), fx.Provide(newRouter), fxsvc.Serve())
-//	resp := app.Get(t, "/admin", iss.Token(authntest.Scopes("admin")))
+//	resp := app.Request("GET", "/admin").Token(iss.Token(authntest.Scopes("admin"))).Send(t)
 //
 // It is for tests only and is linked into no binary that does not import it.
 package svctest

@@ -36,7 +36,7 @@ func TestStartListensOnAFreeLoopbackPort(t *testing.T) {
 		if app.URL == "http://"+held.Addr().String() {
 			t.Fatalf("app at the configured address %s", app.URL)
 		}
-		if r := app.Get(t, "/", ""); r.Status != 200 || r.Body != "ok" {
+		if r := app.Request("GET", "/").Send(t); r.Status != 200 || r.Body != "ok" {
 			t.Fatalf("%s: %d %q", app.URL, r.Status, r.Body)
 		}
 	}
@@ -54,7 +54,7 @@ func TestStartServesPlainHTTPWhateverTheTLSSettings(t *testing.T) {
 		if !strings.HasPrefix(app.URL, "http://127.0.0.1:") {
 			t.Fatalf("URL = %s", app.URL)
 		}
-		if r := app.Get(t, "/", ""); r.Status != 200 || r.Body != "ok" {
+		if r := app.Request("GET", "/").Send(t); r.Status != 200 || r.Body != "ok" {
 			t.Fatalf("%s: %d %q", app.URL, r.Status, r.Body)
 		}
 	}
@@ -79,7 +79,7 @@ func TestStartNeedsNoOutboundSettingsUntilATokenIsAskedFor(t *testing.T) {
 		fx.Provide(func() http.Handler { return h }),
 		fx.Invoke(fx.Annotate(func(p *oauthclient.Pattern) { billing = p }, fx.ParamTags(`name:"billing"`))),
 		fxsvc.Serve())
-	if r := app.Get(t, "/", ""); r.Status != 200 || r.Body != "told" {
+	if r := app.Request("GET", "/").Send(t); r.Status != 200 || r.Body != "told" {
 		t.Fatalf("%d %s", r.Status, r.Body)
 	}
 }

@@ -10,21 +10,20 @@ import (
 )
 
 // errorDemo maps each route under /errors/ to the error its handler returns,
-// one per kind of docs/errors.md.
+// one per rejection type of svcerrors (the idempotency middleware raises
+// idempotency-key-invalid and request-body-too-large itself: see /orders).
 var errorDemo = map[string]error{
-	"rate-limit-exceeded":     &svcerrors.RateLimitExceeded{RetryAfter: 1500 * time.Millisecond},
-	"circuit-breaker-open":    &svcerrors.CircuitBreakerOpen{RetryAfter: 30 * time.Second},
-	"bulkhead-full":           &svcerrors.BulkheadFull{},
-	"would-block":             &svcerrors.WouldBlock{},
-	"lock-timeout":            &svcerrors.LockTimeout{},
-	"request-refused":         &svcerrors.AdmissionRefused{},
-	"deadline-exceeded":       &svcerrors.DeadlineExceeded{Timeout: 2 * time.Second},
-	"idempotency-key-reused":  &svcerrors.IdempotencyConflict{},
-	"idempotency-in-flight":   &svcerrors.IdempotencyWaitTimeout{RetryAfter: 2 * time.Second},
-	"idempotency-key-invalid": &svcerrors.IdempotencyKeyInvalid{},
-	"request-body-too-large":  &svcerrors.RequestBodyTooLarge{},
-	"precondition-failed":     &svcerrors.PreconditionFailed{},
-	"precondition-required":   &svcerrors.PreconditionRequired{},
+	"rate-limit-exceeded":    &svcerrors.RateLimitExceeded{RetryAfter: 1500 * time.Millisecond},
+	"circuit-breaker-open":   &svcerrors.CircuitBreakerOpen{RetryAfter: 30 * time.Second},
+	"bulkhead-full":          &svcerrors.BulkheadFull{},
+	"would-block":            &svcerrors.WouldBlock{},
+	"lock-timeout":           &svcerrors.LockTimeout{},
+	"request-refused":        &svcerrors.AdmissionRefused{},
+	"deadline-exceeded":      &svcerrors.DeadlineExceeded{Timeout: 2 * time.Second},
+	"idempotency-key-reused": &svcerrors.IdempotencyConflict{},
+	"idempotency-in-flight":  &svcerrors.IdempotencyWaitTimeout{RetryAfter: 2 * time.Second},
+	"precondition-failed":    &svcerrors.PreconditionFailed{},
+	"precondition-required":  &svcerrors.PreconditionRequired{},
 	"validation-failed": &svcerrors.ValidationFailed{Errors: []svcerrors.FieldError{
 		{Loc: []string{"query", "limit"}, Msg: "must be at most 100", Type: "less_than_equal"},
 	}},

@@ -41,15 +41,15 @@ func TestTheExampleWithAConfiguredIssuerAndTokenServer(t *testing.T) {
 		{"/admin", admin, 200},
 		{"/hello", "", 200},
 	} {
-		if r := app.Get(t, c.path, c.token); r.Status != c.status {
+		if r := app.Request("GET", c.path).Token(c.token).Send(t); r.Status != c.status {
 			t.Errorf("GET %s (token %t): %d %s, want %d", c.path, c.token != "", r.Status, r.Body, c.status)
 		}
 	}
-	if r := app.Get(t, "/billing", reader); r.Status != 200 {
+	if r := app.Request("GET", "/billing").Token(reader).Send(t); r.Status != 200 {
 		t.Fatalf("GET /billing: %d %s", r.Status, r.Body)
 	}
-	if ts.Fetches() != 1 || ts.Requests()[0].Form.Get("scope") != "invoices:read" {
-		t.Fatalf("token server saw %d fetches: %+v", ts.Fetches(), ts.Requests())
+	if len(ts.Requests()) != 1 || ts.Requests()[0].Form.Get("scope") != "invoices:read" {
+		t.Fatalf("token server saw %d fetches: %+v", len(ts.Requests()), ts.Requests())
 	}
 }
 

@@ -15,7 +15,7 @@ func TestOrders(t *testing.T) {
 	writer := iss.Token(authntest.Subject("alice"), authntest.Scopes("read", "write"))
 	reader := iss.Token(authntest.Subject("bob"), authntest.Scopes("read"))
 
-	if r := app.Get(t, "/me", ""); r.Status != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") != "Bearer" ||
+	if r := app.Request("GET", "/me").Send(t); r.Status != http.StatusUnauthorized || r.Header.Get("WWW-Authenticate") != "Bearer" ||
 		r.Header.Get("Content-Type") != "application/problem+json" {
 		t.Fatalf("no token: %d %v", r.Status, r.Header)
 	}

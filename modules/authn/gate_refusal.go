@@ -81,10 +81,6 @@ func (r *Refusal) word() string {
 	return string(r.Kind)
 }
 
-// Admission implements svcerrors.Admission: a refusal turns a request away
-// before its handler runs.
-func (r *Refusal) Admission() {}
-
 type refusalText struct {
 	status        int
 	title, detail string

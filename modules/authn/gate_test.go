@@ -12,7 +12,7 @@ import (
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
-const docs = svcerrors.DefaultDocsURL + "#"
+const docs = "https://github.com/svckit/svc/blob/main/docs/errors.md#"
 
 // refusalCase is one row of the spec's "Refusal responses" table.
 type refusalCase struct {

@@ -11,8 +11,8 @@
 //   - Rejection types ([RateLimitExceeded], [DeadlineExceeded], …): errors a
 //     service returns when it turns a request away. Each knows its status,
 //     its `type` anchor and its extension members, and is found through
-//     wrapping with errors.As. Any error implementing [Admission] without an
-//     entry of its own answers 503 request-refused.
+//     wrapping with errors.As. A turn-away with no type of its own wraps
+//     [AdmissionRefused] and answers 503 request-refused.
 //   - [Responses]: the registered format. [Responses.Render] turns an error
 //     into a [Rendered] response; [Responses.Middleware] puts the format in
 //     the request context and re-shapes the router's own plain-text errors

@@ -257,12 +257,18 @@ func TestDescriptionHeadersAndExtensionsAreWritten(t *testing.T) {
 	}
 	rec := httptest.NewRecorder()
 	rec.Header().Set("Cache-Control", "public, max-age=60") // a handler's header is overwritten
-	svcerrors.New().RenderDescription(d, "/me").Write(rec)
+	svcerrors.New().Render(described{d}, "/me").Write(rec)
 	if rec.Header().Get("WWW-Authenticate") != `Bearer error="invalid_token"` || rec.Header().Get("Cache-Control") != "no-store" {
 		t.Fatalf("headers %v", rec.Header())
 	}
-	want := `{"type":"` + svcerrors.DefaultDocsURL + `#token-rejected","title":"Token rejected","status":401,"detail":"d","instance":"/me","reason":"expired"}`
+	want := `{"type":"https://github.com/svckit/svc/blob/main/docs/errors.md#token-rejected","title":"Token rejected","status":401,"detail":"d","instance":"/me","reason":"expired"}`
 	if rec.Body.String() != want {
 		t.Fatalf("%s", rec.Body)
 	}
 }
+
+// described is a rejection that answers with a description given as is.
+type described struct{ d svcerrors.Description }
+
+func (e described) Error() string                   { return "described" }
+func (e described) Describe() svcerrors.Description { return e.d }

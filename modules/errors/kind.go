@@ -1,6 +1,10 @@
 package svcerrors
 
-import "net/http"
+import (
+	"net/http"
+
+	"github.com/svckit/svc/internal/upstreamkind"
+)
 
 // Kind is one kind of error answer: its status, the anchor of its `type`
 // URI and the texts the service writes for it.
@@ -23,22 +27,17 @@ type Kind struct {
 // The anchors of the kinds this package renders: clients branch on these
 // values, which docs/errors.md documents.
 const (
-	anchorRateLimitExceeded     = "rate-limit-exceeded"
-	anchorCircuitBreakerOpen    = "circuit-breaker-open"
-	anchorBulkheadFull          = "bulkhead-full"
-	anchorLockUnavailable       = "lock-unavailable"
-	anchorRequestRefused        = "request-refused"
-	anchorDeadlineExceeded      = "deadline-exceeded"
-	anchorIdempotencyKeyReused  = "idempotency-key-reused"
-	anchorIdempotencyInFlight   = "idempotency-in-flight"
-	anchorIdempotencyKeyInvalid = "idempotency-key-invalid"
-	anchorRequestBodyTooLarge   = "request-body-too-large"
-	anchorPreconditionFailed    = "precondition-failed"
-	anchorPreconditionRequired  = "precondition-required"
-	anchorValidationFailed      = "validation-failed"
-
-	anchorUpstreamTokenUnavailable = "upstream-token-unavailable"
-	anchorUpstreamTokenRefused     = "upstream-token-refused"
+	anchorRateLimitExceeded    = "rate-limit-exceeded"
+	anchorCircuitBreakerOpen   = "circuit-breaker-open"
+	anchorBulkheadFull         = "bulkhead-full"
+	anchorLockUnavailable      = "lock-unavailable"
+	anchorRequestRefused       = "request-refused"
+	anchorDeadlineExceeded     = "deadline-exceeded"
+	anchorIdempotencyKeyReused = "idempotency-key-reused"
+	anchorIdempotencyInFlight  = "idempotency-in-flight"
+	anchorPreconditionFailed   = "precondition-failed"
+	anchorPreconditionRequired = "precondition-required"
+	anchorValidationFailed     = "validation-failed"
 )
 
 // Kinds of docs/errors.md, one per rejection type. Details never name the limit, the
@@ -62,10 +61,6 @@ var (
 		Title: "Idempotency key reused", Detail: "This Idempotency-Key was already used with a different payload."}
 	kindIdempotencyInFlight = Kind{Status: http.StatusConflict, Anchor: anchorIdempotencyInFlight,
 		Title: "Idempotent request in flight", Detail: "A request with this Idempotency-Key is still running. Retry after the time given."}
-	kindIdempotencyKeyInvalid = Kind{Status: http.StatusBadRequest, Anchor: anchorIdempotencyKeyInvalid,
-		Title: "Idempotency key invalid", Detail: "The Idempotency-Key header is missing, too long or holds a character outside printable ASCII."}
-	kindRequestBodyTooLarge = Kind{Status: http.StatusRequestEntityTooLarge, Anchor: anchorRequestBodyTooLarge,
-		Title: "Request body too large", Detail: "The request body is larger than this endpoint accepts."}
 	kindPreconditionFailed = Kind{Status: http.StatusPreconditionFailed, Anchor: anchorPreconditionFailed,
 		Title: "Precondition failed", Detail: "The entity tag in If-Match does not match the current representation."}
 	kindPreconditionRequired = Kind{Status: http.StatusPreconditionRequired, Anchor: anchorPreconditionRequired,
@@ -74,28 +69,28 @@ var (
 		Title: "Validation failed", Detail: "The request did not match what this endpoint accepts."}
 )
 
-// Kinds of outbound token failures (modules/oauthclient), named by the
-// errors through kindNamer. Their details say nothing of the
+// Kinds of outbound token failures (modules/oauthclient), named through
+// internal/upstreamkind. Their details say nothing of the
 // authorization server's answer or the client's credentials.
 var (
 	// kindUpstreamTokenUnavailable: the authorization server is down, slow,
 	// failing or asked for a pause; retrying later can help.
-	kindUpstreamTokenUnavailable = Kind{Status: http.StatusServiceUnavailable, Anchor: anchorUpstreamTokenUnavailable,
+	kindUpstreamTokenUnavailable = Kind{Status: http.StatusServiceUnavailable, Anchor: upstreamkind.Unavailable,
 		Title: "Upstream token unavailable", Detail: "The service could not obtain a token for a call it depends on. Retry later."}
 	// kindUpstreamTokenRefused: the authorization server refused the
 	// service's client or the token it asked for; retrying will not help
 	// until the service's configuration changes.
-	kindUpstreamTokenRefused = Kind{Status: http.StatusBadGateway, Anchor: anchorUpstreamTokenRefused,
+	kindUpstreamTokenRefused = Kind{Status: http.StatusBadGateway, Anchor: upstreamkind.Refused,
 		Title: "Upstream token refused", Detail: "The authorization server refused the token this service needs for a call it depends on."}
 )
 
-// namedKinds are the kinds a kindNamer may name.
+// namedKinds are the kinds internal/upstreamkind may name.
 var namedKinds = map[string]Kind{
-	anchorUpstreamTokenUnavailable: kindUpstreamTokenUnavailable,
-	anchorUpstreamTokenRefused:     kindUpstreamTokenRefused,
+	upstreamkind.Unavailable: kindUpstreamTokenUnavailable,
+	upstreamkind.Refused:     kindUpstreamTokenRefused,
 }
 
-// kindByAnchor returns the kind a kindNamer naming anchor answers with:
+// kindByAnchor returns the kind of an anchor internal/upstreamkind names:
 // upstream-token-unavailable or upstream-token-refused. ok is false for any
 // other anchor.
 func kindByAnchor(anchor string) (k Kind, ok bool) {

@@ -4,16 +4,18 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"github.com/svckit/svc/internal/upstreamkind"
 )
 
-// Every kind a kindNamer may name has its section in docs/errors.md, the
+// Every kind internal/upstreamkind may name has its section in docs/errors.md, the
 // page its type points at.
 func TestNamedKindsAreDocumented(t *testing.T) {
 	doc, err := os.ReadFile("../../docs/errors.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, anchor := range []string{"upstream-token-unavailable", "upstream-token-refused"} {
+	for _, anchor := range []string{upstreamkind.Unavailable, upstreamkind.Refused} {
 		if _, ok := kindByAnchor(anchor); !ok {
 			t.Errorf("kindByAnchor(%q) unknown", anchor)
 		}

@@ -41,7 +41,7 @@ func (w *errorWriter) WriteHeader(code int) {
 	w.wroteHeader = true
 	if code >= 400 && plain(w.Header().Get("Content-Type")) {
 		w.swallow = true
-		w.res.RenderDescription(Description{Kind: frameworkKind(code)}, w.path).Write(w.ResponseWriter)
+		w.res.renderDescription(Description{Kind: frameworkKind(code)}, w.path).Write(w.ResponseWriter)
 		return
 	}
 	w.ResponseWriter.WriteHeader(code)

@@ -13,31 +13,6 @@ type Rejection interface {
 	Describe() Description
 }
 
-// Admission marks a turn-away of a request before its handler ran. An
-// Admission error that is not a [Rejection] answers 503 request-refused, so
-// a later kind of turn-away without its own entry is still rendered.
-type Admission interface {
-	error
-	Admission()
-}
-
-// kindNamer is an error that names its kind by anchor instead of
-// describing itself, so that its package need not import this one
-// (modules/oauthclient stays a leaf): [Describe] looks the anchor up with
-// kindByAnchor. An anchor it does not know leaves the error unknown
-// (logged, 500). An app's own kinds implement [Rejection] instead, with a
-// [Kind] whose DocsURL points at the app's documentation.
-type kindNamer interface {
-	error
-	ErrorKind() string
-}
-
-// retryAfterHinter may be implemented beside kindNamer: a positive hint
-// adds retry_after (RFC 9457) and the Retry-After header.
-type retryAfterHinter interface {
-	RetryAfterHint() time.Duration
-}
-
 // Description is what the renderer needs to answer a rejection.
 type Description struct {
 	Kind

@@ -17,9 +17,6 @@ func (e *RateLimitExceeded) Describe() Description {
 	return Description{Kind: kindRateLimitExceeded, RetryAfter: e.RetryAfter}
 }
 
-// Admission implements [Admission].
-func (e *RateLimitExceeded) Admission() {}
-
 // CircuitBreakerOpen: the breaker in front of a dependency is open. Answers
 // 503 circuit-breaker-open; RetryAfter is the time until the next probe and
 // is omitted when zero (an operator forced the breaker open).
@@ -32,9 +29,6 @@ func (e *CircuitBreakerOpen) Describe() Description {
 	return Description{Kind: kindCircuitBreakerOpen, RetryAfter: e.RetryAfter}
 }
 
-// Admission implements [Admission].
-func (e *CircuitBreakerOpen) Admission() {}
-
 // BulkheadFull: the bulkhead has no free permit. Answers 503 bulkhead-full
 // with no retry hint.
 type BulkheadFull struct{}
@@ -44,9 +38,6 @@ func (e *BulkheadFull) Error() string { return "svc: bulkhead full" }
 // Describe implements [Rejection].
 func (e *BulkheadFull) Describe() Description { return Description{Kind: kindBulkheadFull} }
 
-// Admission implements [Admission].
-func (e *BulkheadFull) Admission() {}
-
 // WouldBlock: a lock acquire was asked not to wait and did not get in.
 // Answers 503 lock-unavailable.
 type WouldBlock struct{}
@@ -55,9 +46,6 @@ func (e *WouldBlock) Error() string { return "svc: lock held elsewhere, would bl
 
 // Describe implements [Rejection].
 func (e *WouldBlock) Describe() Description { return Description{Kind: kindWouldBlock} }
-
-// Admission implements [Admission].
-func (e *WouldBlock) Admission() {}
 
 // LockTimeout: a lock acquire waited and ran out of time. Answers 503
 // lock-unavailable. It satisfies errors.Is(err, context.DeadlineExceeded),
@@ -69,22 +57,18 @@ func (e *LockTimeout) Error() string { return "svc: lock held elsewhere, wait ti
 // Describe implements [Rejection].
 func (e *LockTimeout) Describe() Description { return Description{Kind: kindLockTimeout} }
 
-// Admission implements [Admission].
-func (e *LockTimeout) Admission() {}
-
 // Is reports a LockTimeout as a context.DeadlineExceeded.
 func (e *LockTimeout) Is(target error) bool { return target == context.DeadlineExceeded }
 
 // AdmissionRefused is the catch-all turn-away. Answers 503 request-refused.
+// A kind of turn-away with no type of its own wraps it (fmt.Errorf with %w)
+// and answers the same; its own message never reaches the wire.
 type AdmissionRefused struct{}
 
 func (e *AdmissionRefused) Error() string { return "svc: request refused" }
 
 // Describe implements [Rejection].
 func (e *AdmissionRefused) Describe() Description { return Description{Kind: kindRequestRefused} }
-
-// Admission implements [Admission].
-func (e *AdmissionRefused) Admission() {}
 
 // DeadlineExceeded: a timeout policy's deadline elapsed. Answers 504
 // deadline-exceeded with the timeout member. It satisfies
@@ -121,29 +105,6 @@ func (e *IdempotencyWaitTimeout) Error() string { return "svc: idempotent reques
 // Describe implements [Rejection].
 func (e *IdempotencyWaitTimeout) Describe() Description {
 	return Description{Kind: kindIdempotencyInFlight, RetryAfter: e.RetryAfter}
-}
-
-// IdempotencyKeyInvalid: the Idempotency-Key header is missing where
-// required, longer than 255 characters, or holds a byte outside printable
-// ASCII. Answers 400 idempotency-key-invalid.
-type IdempotencyKeyInvalid struct{}
-
-func (e *IdempotencyKeyInvalid) Error() string { return "svc: idempotency key invalid" }
-
-// Describe implements [Rejection].
-func (e *IdempotencyKeyInvalid) Describe() Description {
-	return Description{Kind: kindIdempotencyKeyInvalid}
-}
-
-// RequestBodyTooLarge: the body is over the endpoint's limit. Answers 413
-// request-body-too-large; the limit itself is never named.
-type RequestBodyTooLarge struct{}
-
-func (e *RequestBodyTooLarge) Error() string { return "svc: request body too large" }
-
-// Describe implements [Rejection].
-func (e *RequestBodyTooLarge) Describe() Description {
-	return Description{Kind: kindRequestBodyTooLarge}
 }
 
 // PreconditionFailed: the entity tag in If-Match is stale. Answers 412.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	svcerrors "github.com/svckit/svc/modules/errors"
+	"github.com/svckit/svc/modules/oauthclient"
 )
 
 // kindCase is one row of the spec's rejection table.
@@ -34,8 +35,6 @@ func rejectionTable() []kindCase {
 		{"deadline", &svcerrors.DeadlineExceeded{Timeout: 2500 * time.Millisecond}, 504, "deadline-exceeded", ""},
 		{"idempotency-conflict", &svcerrors.IdempotencyConflict{}, 422, "idempotency-key-reused", ""},
 		{"idempotency-wait", &svcerrors.IdempotencyWaitTimeout{RetryAfter: 200 * time.Millisecond}, 409, "idempotency-in-flight", "1"},
-		{"idempotency-key-invalid", &svcerrors.IdempotencyKeyInvalid{}, 400, "idempotency-key-invalid", ""},
-		{"body-too-large", &svcerrors.RequestBodyTooLarge{}, 413, "request-body-too-large", ""},
 		{"precondition-failed", &svcerrors.PreconditionFailed{}, 412, "precondition-failed", ""},
 		{"precondition-required", &svcerrors.PreconditionRequired{}, 428, "precondition-required", ""},
 		{"validation", &svcerrors.ValidationFailed{Errors: []svcerrors.FieldError{
@@ -47,31 +46,22 @@ func rejectionTable() []kindCase {
 		}}, 400, "validation-failed", ""},
 		{"admission-kind-without-entry", laterTurnAway{}, 503, "request-refused", ""},
 		// Regression: issue 14 item 20. Errors of a package that does not
-		// import this one (oauthclient) name their kind; before, they were
-		// unknown and answered 500.
-		{"upstream-token-unavailable", &namedKind{anchor: "upstream-token-unavailable", retry: 29500 * time.Millisecond}, 503, "upstream-token-unavailable", "30"},
-		{"upstream-token-unavailable-no-hint", &namedKind{anchor: "upstream-token-unavailable"}, 503, "upstream-token-unavailable", ""},
-		{"upstream-token-refused", &namedKind{anchor: "upstream-token-refused"}, 502, "upstream-token-refused", ""},
+		// import this one (oauthclient) are named through
+		// internal/upstreamkind; before, they were unknown and answered 500.
+		// Their messages must never reach the wire.
+		{"upstream-token-unavailable", &oauthclient.UnavailableError{Reason: "server_error", RetryAfter: 29500 * time.Millisecond,
+			Err: errors.New("token endpoint said: client_secret=hunter2")}, 503, "upstream-token-unavailable", "30"},
+		{"upstream-token-unavailable-no-hint", &oauthclient.UnavailableError{Reason: "timeout"}, 503, "upstream-token-unavailable", ""},
+		{"upstream-token-refused", &oauthclient.TokenRefusedError{Pattern: "billing", Status: 400, Code: "invalid_scope"}, 502, "upstream-token-refused", ""},
 	}
 }
 
-// namedKind is an error of a package that names its kind without importing
-// svcerrors, the way oauthclient's errors do. Its message must never reach
-// the wire.
-type namedKind struct {
-	anchor string
-	retry  time.Duration
-}
-
-func (e *namedKind) Error() string                 { return "token endpoint said: client_secret=hunter2" }
-func (e *namedKind) ErrorKind() string             { return e.anchor }
-func (e *namedKind) RetryAfterHint() time.Duration { return e.retry }
-
-// laterTurnAway is a turn-away kind added after this package was written.
+// laterTurnAway is a turn-away kind added after this package was written:
+// it wraps the catch-all.
 type laterTurnAway struct{}
 
 func (laterTurnAway) Error() string { return "queue full: backend=redis-7 limit=500" }
-func (laterTurnAway) Admission()    {}
+func (laterTurnAway) Unwrap() error { return &svcerrors.AdmissionRefused{} }
 
 func TestRejectionsAreFoundThroughWrapping(t *testing.T) {
 	for _, tc := range rejectionTable() {
@@ -107,7 +97,8 @@ func TestNeverRendered(t *testing.T) {
 		context.DeadlineExceeded, // a bare timeout is left alone
 		context.Canceled,
 		fmt.Errorf("wrapped: %w", context.DeadlineExceeded),
-		&namedKind{anchor: "no-such-kind"}, // a name this package does not document
+		&oauthclient.ConfigError{Setting: "SVC_OAUTHCLIENT_ISSUER", Problem: "missing"}, // a setting to fix, not a turn-away
+		oauthclient.ErrClosed,
 	} {
 		if _, ok := svcerrors.Describe(err); ok {
 			t.Errorf("Describe(%v) is known; it must stay unhandled", err)

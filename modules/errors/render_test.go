@@ -162,7 +162,7 @@ func TestTMFReferenceErrorChoices(t *testing.T) {
 		ref  string
 		want any
 	}{
-		{svcerrors.KindDocs, svcerrors.DefaultDocsURL + "#rate-limit-exceeded"},
+		{svcerrors.KindDocs, "https://github.com/svckit/svc/blob/main/docs/errors.md#rate-limit-exceeded"},
 		{"https://errors.example.test/{anchor}.html", "https://errors.example.test/rate-limit-exceeded.html"},
 		{"https://errors.example.test/all", "https://errors.example.test/all"},
 		{"", nil},

@@ -7,14 +7,16 @@ import (
 	"sync"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/upstreamkind"
 )
 
 // ProblemMediaType is the media type of RFC 9457 bodies.
 const ProblemMediaType = "application/problem+json"
 
-// DefaultDocsURL documents every kind under its anchor. It is the default
+// defaultDocsURL documents every kind under its anchor. It is the default
 // {errors_doc_url}.
-const DefaultDocsURL = "https://github.com/svckit/svc/blob/main/docs/errors.md"
+const defaultDocsURL = "https://github.com/svckit/svc/blob/main/docs/errors.md"
 
 // KindDocs, passed as the referenceError of [NewTMF], makes each TMF630 body
 // point at its kind's section of the errors documentation: the default. Any
@@ -58,7 +60,8 @@ type Responses struct {
 type Option func(*Responses)
 
 // DocsURL sets {errors_doc_url}, the page documenting every kind under its
-// anchor. Default [DefaultDocsURL].
+// anchor. Default: svc's own docs/errors.md,
+// https://github.com/svckit/svc/blob/main/docs/errors.md.
 func DocsURL(url string) Option {
 	return func(r *Responses) {
 		if url != "" {
@@ -79,7 +82,7 @@ func Logger(l *zap.Logger) Option {
 
 // New returns RFC 9457 problem-detail responses.
 func New(opts ...Option) *Responses {
-	r := &Responses{format: formatProblem, docsURL: DefaultDocsURL}
+	r := &Responses{format: formatProblem, docsURL: defaultDocsURL}
 	for _, o := range opts {
 		o(r)
 	}
@@ -116,10 +119,8 @@ func NewTMF(codePrefix, referenceError string, opts ...Option) *Responses {
 	return r
 }
 
+// fallback is the format of a request with none registered.
 var fallback = New()
-
-// Default returns the RFC 9457 format used where no format is registered.
-func Default() *Responses { return fallback }
 
 // MediaType is the Content-Type of the bodies this format writes:
 // [ProblemMediaType] for RFC 9457, application/json for TMF630. It is how
@@ -132,9 +133,10 @@ func (r *Responses) MediaType() string {
 }
 
 // Describe finds how err is answered: a [Rejection] anywhere in its chain,
-// then a kindNamer naming a kind of kindByAnchor, then an [Admission]
-// (503 request-refused). ok is false for any other error; those are never
-// rendered, as they signal a bug or an outage.
+// then an outbound token failure of modules/oauthclient (503
+// upstream-token-unavailable or 502 upstream-token-refused). ok is false
+// for any other error; those are never rendered, as they signal a bug or an
+// outage.
 func Describe(err error) (d Description, ok bool) {
 	// The error itself is almost always the rejection: skip errors.As,
 	// whose reflection and escaping target cost more than the rendering.
@@ -145,19 +147,10 @@ func Describe(err error) (d Description, ok bool) {
 	if errors.As(err, &rej) {
 		return rej.Describe(), true
 	}
-	var named kindNamer
-	if errors.As(err, &named) {
-		if k, ok := kindByAnchor(named.ErrorKind()); ok {
-			d := Description{Kind: k}
-			if h, ok := named.(retryAfterHinter); ok {
-				d.RetryAfter = max(h.RetryAfterHint(), 0)
-			}
-			return d, true
+	if anchor, retryAfter, ok := upstreamkind.Name(err); ok {
+		if k, ok := kindByAnchor(anchor); ok {
+			return Description{Kind: k, RetryAfter: max(retryAfter, 0)}, true
 		}
-	}
-	var adm Admission
-	if errors.As(err, &adm) {
-		return Description{Kind: kindRequestRefused}, true
 	}
 	return Description{}, false
 }
@@ -171,14 +164,14 @@ func (r *Responses) Render(err error, instance string) Rendered {
 	if !ok {
 		d = Description{Kind: frameworkKind(http.StatusInternalServerError)}
 	}
-	out := r.RenderDescription(d, instance)
+	out := r.renderDescription(d, instance)
 	out.Known = ok
 	return out
 }
 
-// RenderDescription renders a description directly, for callers that build
-// one without an error value.
-func (r *Responses) RenderDescription(d Description, instance string) Rendered {
+// renderDescription renders a description built without an error value:
+// the router's own errors and [Respond].
+func (r *Responses) renderDescription(d Description, instance string) Rendered {
 	out := Rendered{Status: d.Status, header: d.Header, mediaType: r.MediaType(), Known: true}
 	if d.RetryAfter > 0 {
 		out.retryAfter = retryAfterSeconds(d.RetryAfter)
@@ -212,13 +205,6 @@ type Rendered struct {
 	mediaType  string
 	retryAfter string
 	header     http.Header
-}
-
-// Header returns every header Write sets, as a fresh map.
-func (r Rendered) Header() http.Header {
-	h := http.Header{}
-	r.setHeaders(h)
-	return h
 }
 
 func (r Rendered) setHeaders(h http.Header) {

@@ -18,10 +18,14 @@ func withResponses(ctx context.Context, r *Responses) context.Context {
 	return context.WithValue(ctx, ctxKey{}, r)
 }
 
-// FromContext returns the format registered for the request, if any.
-func FromContext(ctx context.Context) (*Responses, bool) {
-	r, ok := ctx.Value(ctxKey{}).(*Responses)
-	return r, ok
+// FromContext returns the format registered for the request; registered is
+// false when there is none, and the format is then the RFC 9457 one with
+// its defaults (what [New] returns), never nil.
+func FromContext(ctx context.Context) (res *Responses, registered bool) {
+	if r, ok := ctx.Value(ctxKey{}).(*Responses); ok {
+		return r, true
+	}
+	return fallback, false
 }
 
 // registered is an app's own handler for one error type.
@@ -91,10 +95,7 @@ func Refuse(w http.ResponseWriter, req *http.Request, err error) {
 	if req.ProtoMajor == 1 && req.ContentLength != 0 && req.Body != nil && req.Body != http.NoBody {
 		w.Header().Set("Connection", "close")
 	}
-	res, ok := FromContext(req.Context())
-	if !ok {
-		res = fallback
-	}
+	res, _ := FromContext(req.Context())
 	res.ServeError(w, req, err)
 }
 
@@ -138,15 +139,12 @@ func (fn errorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // is about:blank; extensions become top-level members (RFC 9457 only) in key
 // order.
 func Respond(w http.ResponseWriter, r *http.Request, status int, detail string, extensions map[string]any) {
-	res, ok := FromContext(r.Context())
-	if !ok {
-		res = fallback
-	}
+	res, _ := FromContext(r.Context())
 	d := Description{Kind: frameworkKind(status), Detail: detail}
 	if len(extensions) > 0 {
 		d.Extensions = sortedMembers(extensions)
 	}
-	res.RenderDescription(d, r.URL.EscapedPath()).Write(w)
+	res.renderDescription(d, r.URL.EscapedPath()).Write(w)
 }
 
 // requestIDField is the request's ID for a log line, nothing when it has

@@ -64,7 +64,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		m.Next.ServeHTTP(w, r)
 		return
 	case !present || !valid:
-		behind.Refuse(w, r, &svcerrors.IdempotencyKeyInvalid{})
+		behind.Refuse(w, r, &keyInvalid{})
 		return
 	}
 	owner, subject, authenticated := behind.Caller(r)
@@ -87,7 +87,7 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // before the handler runs, and gives the handler a fresh reader.
 func (c *Component) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bool) {
 	if r.ContentLength > c.maxBody {
-		behind.Refuse(w, r, &svcerrors.RequestBodyTooLarge{})
+		behind.Refuse(w, r, &bodyTooLarge{})
 		return nil, false
 	}
 	if r.Body == nil || r.Body == http.NoBody {
@@ -104,7 +104,7 @@ func (c *Component) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 	}
 	_ = r.Body.Close()
 	if int64(len(body)) > c.maxBody {
-		behind.Refuse(w, r, &svcerrors.RequestBodyTooLarge{})
+		behind.Refuse(w, r, &bodyTooLarge{})
 		return nil, false
 	}
 	if err != nil {
@@ -229,7 +229,7 @@ func errorf(format string, args ...any) error { return fmt.Errorf(format, args..
 // Refusals lists what the marker answers, for API documents
 // (document_idempotency).
 func (m *marker) Refusals() []svcerrors.Rejection {
-	return []svcerrors.Rejection{&svcerrors.IdempotencyKeyInvalid{}, &svcerrors.RequestBodyTooLarge{},
+	return []svcerrors.Rejection{&keyInvalid{}, &bodyTooLarge{},
 		&svcerrors.IdempotencyConflict{}, &svcerrors.IdempotencyWaitTimeout{}}
 }
 

@@ -85,7 +85,7 @@ func TestAuthMethodFromEnvironment(t *testing.T) {
 			t.Setenv("SVC_OAUTHCLIENT_CLIENT_ID", "env-id")
 			t.Setenv("SVC_OAUTHCLIENT_CLIENT_SECRET", "env-s3cret")
 			t.Setenv("SVC_OAUTHCLIENT_AUTH_METHOD", tc.value)
-			c, err := oauthclient.New(append([]oauthclient.Option{oauthclient.WithClock(newClock())}, tc.opts...)...)
+			c, err := oauthclient.New(append([]oauthclient.Option{oauthclient.Clock(newClock().Now)}, tc.opts...)...)
 			if tc.wantErr != "" {
 				var ce *oauthclient.ConfigError
 				if !errors.As(err, &ce) || ce.Setting != "SVC_OAUTHCLIENT_AUTH_METHOD" || !strings.Contains(ce.Problem, tc.wantErr) {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/internal/urlshape"
 	"github.com/svckit/svc/secret"
@@ -38,7 +39,7 @@ type Client struct {
 	retryInterval time.Duration
 	auth          ClientAuth
 	http          *http.Client
-	clock         Clock
+	clock         clock
 	logger        *zap.Logger
 	fetchLog      fetchLog // failed fetches, one line per kind a minute
 	allowHTTP     bool
@@ -281,27 +282,23 @@ func isLoopback(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// Kind is the component kind of a Client: one per app (fxsvc.OAuthClient
-// registers it as a singleton).
-const Kind = "oauthclient"
+// Name identifies the client in lifecycle errors: "oauthclient".
+func (c *Client) Name() string { return "oauthclient" }
 
-// Name identifies the client in lifecycle errors.
-func (c *Client) Name() string { return Kind }
-
-// ClientID returns the configured client ID.
-func (c *Client) ClientID() string { return c.clientID }
-
-// Issuer returns the configured issuer, "" when only a token endpoint was
-// given.
-func (c *Client) Issuer() string { return c.issuer }
-
-// TokenEndpoint returns the token endpoint: the configured one, or the
-// discovered one once discovery succeeded; "" before that.
-func (c *Client) TokenEndpoint() string {
-	if m := c.meta.Load(); m != nil {
-		return m.tokenEndpoint
+// MarshalLogObject describes the client for a log line (zap.Object): its
+// issuer, unless only a token endpoint was given; its token endpoint, the
+// configured one or the discovered one once discovery succeeded; and its
+// client ID. User information and queries in the URLs are masked, and no
+// secret, key or assertion is ever written.
+func (c *Client) MarshalLogObject(enc zapcore.ObjectEncoder) error {
+	if c.issuer != "" {
+		enc.AddString("issuer", secret.URL(c.issuer).String())
 	}
-	return ""
+	if m := c.meta.Load(); m != nil && m.tokenEndpoint != "" {
+		enc.AddString("token_endpoint", secret.URL(m.tokenEndpoint).String())
+	}
+	enc.AddString("client_id", c.clientID)
+	return nil
 }
 
 // Open reads the authorization server's metadata when an issuer is set and

@@ -86,8 +86,8 @@ func TestEnvironmentIsReadAndCodeOverridesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
-	if c.ClientID() != "env-id" {
-		t.Fatalf("client id %q", c.ClientID())
+	if got := described(t, c)["client_id"]; got != "env-id" {
+		t.Fatalf("client id %v", got)
 	}
 	p, err := oauthclient.ClientCredentials("billing-api", oauthclient.WithClient(c), oauthclient.Audience("https://code-wins"))
 	if err != nil {
@@ -111,8 +111,8 @@ func TestEnvironmentIsReadAndCodeOverridesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c2.Close(context.Background())
-	if c2.ClientID() != "code-id" {
-		t.Fatalf("client id %q", c2.ClientID())
+	if got := described(t, c2)["client_id"]; got != "code-id" {
+		t.Fatalf("client id %v", got)
 	}
 }
 
@@ -270,14 +270,6 @@ func TestPatternRefusesScopesThatAreNotScopeTokens(t *testing.T) {
 	}
 }
 
-func TestEnvName(t *testing.T) {
-	for in, want := range map[string]string{"billing": "BILLING", "billing-api.v2": "BILLING_API_V2", "a_b": "A_B"} {
-		if got := oauthclient.EnvName(in); got != want {
-			t.Errorf("EnvName(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestDiscovery(t *testing.T) {
 	t.Run("reads the token endpoint", func(t *testing.T) {
 		s := newTokenServer(t)
@@ -336,7 +328,7 @@ func TestDiscovery(t *testing.T) {
 		s.Close()
 		clk := newClock()
 		c, _ := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.Issuer(url), oauthclient.ClientID("id"),
-			oauthclient.ClientSecret("x"), oauthclient.WithClock(clk), oauthclient.RetryInterval(time.Minute))
+			oauthclient.ClientSecret("x"), oauthclient.Clock(clk.Now), oauthclient.RetryInterval(time.Minute))
 		defer c.Close(context.Background())
 		if err := c.Open(context.Background()); err != nil {
 			t.Fatalf("Open: %v", err)
@@ -388,21 +380,6 @@ func TestOpenAndCloseAreALifecycleComponent(t *testing.T) {
 	}
 	if _, err := p.Token(context.Background()); !errors.Is(err, oauthclient.ErrClosed) {
 		t.Fatalf("Token after Close: %v", err)
-	}
-}
-
-func TestEnvVariablesListWhatIsRead(t *testing.T) {
-	got := strings.Join(oauthclient.EnvVariables(), " ")
-	for _, v := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", "SVC_OAUTHCLIENT_AUTH_METHOD"} {
-		if !strings.Contains(got, v) {
-			t.Errorf("EnvVariables() = %s, want %s", got, v)
-		}
-	}
-	if got := strings.Join(oauthclient.PatternEnvVariables("price-list", false), " "); got != "SVC_CLIENTCREDENTIALS_PRICE_LIST_AUDIENCE SVC_CLIENTCREDENTIALS_PRICE_LIST_RESOURCE SVC_CLIENTCREDENTIALS_PRICE_LIST_SCOPES" {
-		t.Errorf("PatternEnvVariables = %s", got)
-	}
-	if got := oauthclient.PatternEnvVariables("ledger", true); len(got) != 3 || got[2] != "SVC_TOKENEXCHANGE_LEDGER_SCOPES" {
-		t.Errorf("PatternEnvVariables(exchange) = %v", got)
 	}
 }
 

@@ -71,8 +71,8 @@
 // well-formed.
 //
 // An error a handler returns through svcerrors (fxsvc.Errors) answers by
-// the kind it names (an ErrorKind method svcerrors reads; this package
-// does not import svcerrors): [*UnavailableError] 503 upstream-token-unavailable with
+// its kind (this package does not import svcerrors; an internal package
+// carries the kind across): [*UnavailableError] 503 upstream-token-unavailable with
 // Retry-After, [*ClientRejectedError], [*TokenRefusedError] and
 // [*DiscoveryError] 502 upstream-token-refused. A [*ConfigError] and
 // [ErrClosed] stay an unknown error: a logged 500.

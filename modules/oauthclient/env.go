@@ -10,27 +10,13 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
-	"github.com/svckit/svc/secret"
+	"github.com/svckit/svc/internal/oauthenv"
 )
 
 // clientEnvPrefix is the prefix of the client's environment variables.
-const clientEnvPrefix = "SVC_OAUTHCLIENT_"
+const clientEnvPrefix = oauthenv.ClientPrefix
 
-// clientEnv lists the client's environment variables.
-type clientEnv struct {
-	Issuer           string        `env:"ISSUER"`
-	TokenEndpoint    string        `env:"TOKEN_ENDPOINT"`
-	ClientID         string        `env:"CLIENT_ID"`
-	ClientSecret     secret.String `env:"CLIENT_SECRET"`
-	ClientSecretFile string        `env:"CLIENT_SECRET_FILE"`
-	AssertionFile    string        `env:"ASSERTION_FILE"`
-	Timeout          time.Duration `env:"TIMEOUT"`
-	RefreshBefore    time.Duration `env:"REFRESH_BEFORE"`
-	RetryInterval    time.Duration `env:"RETRY_INTERVAL"`
-	AuthMethod       string        `env:"AUTH_METHOD"`
-}
-
-// envFieldNames maps clientEnv fields to their variables, so a parse error
+// envFieldNames maps oauthenv.Client fields to their variables, so a parse error
 // names the variable to fix rather than a Go field.
 var envFieldNames = map[string]string{
 	"Timeout":       clientEnvPrefix + "TIMEOUT",
@@ -63,43 +49,9 @@ func envOptions(prefix string) env.Options {
 	}
 }
 
-// EnvVariables lists the environment variables [New] reads
-// (SVC_OAUTHCLIENT_*), so that a tool can tell a misspelt variable from a
-// known one.
-func EnvVariables() []string { return envKeys(&clientEnv{}, clientEnvPrefix) }
-
-// PatternEnvVariables lists the environment variables a pattern named
-// name reads: SVC_CLIENTCREDENTIALS_<NAME>_AUDIENCE, _RESOURCE and
-// _SCOPES, or with exchange those of SVC_TOKENEXCHANGE_<NAME>_ (token
-// exchange and on-behalf-of).
-func PatternEnvVariables(name string, exchange bool) []string {
-	return envKeys(&patternEnv{}, patternEnvPrefix(name, exchange))
-}
-
-// patternEnvPrefix is the prefix of a pattern's variables.
-func patternEnvPrefix(name string, exchange bool) string {
-	if exchange {
-		return "SVC_TOKENEXCHANGE_" + envName(name) + "_"
-	}
-	return "SVC_CLIENTCREDENTIALS_" + envName(name) + "_"
-}
-
-// envKeys lists the variables of the env-tagged struct v under prefix.
-func envKeys(v any, prefix string) []string {
-	params, err := env.GetFieldParamsWithOptions(v, env.Options{Prefix: prefix})
-	if err != nil {
-		return nil // only a malformed tag fails, which the tests would catch
-	}
-	keys := make([]string, 0, len(params))
-	for _, p := range params {
-		keys = append(keys, p.Key)
-	}
-	return keys
-}
-
 // loadClientEnv reads SVC_OAUTHCLIENT_* into cfg.
 func loadClientEnv(cfg *clientConfig) error {
-	var e clientEnv
+	var e oauthenv.Client
 	if err := env.ParseWithOptions(&e, envOptions(clientEnvPrefix)); err != nil {
 		return envError(err, envFieldNames)
 	}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/svckit/svc/internal/upstreamkind"
 	"github.com/svckit/svc/secret"
 )
 
@@ -51,11 +52,6 @@ type DiscoveryError struct {
 	Issuer string
 	Reason string
 }
-
-// ErrorKind names the answer a handler returning e gives:
-// upstream-token-refused, 502 (the authorization server's metadata cannot
-// be used, which waiting does not fix).
-func (e *DiscoveryError) ErrorKind() string { return kindRefused }
 
 // Error names the issuer with any user information in its URL masked.
 func (e *DiscoveryError) Error() string {
@@ -105,23 +101,10 @@ func (e *UnavailableError) Error() string {
 
 func (e *UnavailableError) Unwrap() error { return e.Err }
 
-// The kinds the errors name for svcerrors (its KindNamer interface), so
-// that a handler returning one answers 503 or 502 instead of an unknown
-// 500, without this package importing svcerrors. They are documented in
-// docs/errors.md.
-const (
-	kindUnavailable = "upstream-token-unavailable"
-	kindRefused     = "upstream-token-refused"
-)
-
-// ErrorKind names the answer a handler returning e gives:
-// upstream-token-unavailable, 503 (retrying later can help).
-func (e *UnavailableError) ErrorKind() string { return kindUnavailable }
-
-// RetryAfterHint is how long until the client fetches again: the time left
+// retryAfterHint is how long until the client fetches again: the time left
 // until Until, else the server's Retry-After; zero when neither is known.
 // It becomes retry_after and Retry-After.
-func (e *UnavailableError) RetryAfterHint() time.Duration {
+func (e *UnavailableError) retryAfterHint() time.Duration {
 	if !e.Until.IsZero() {
 		return max(time.Until(e.Until), 0)
 	}
@@ -142,10 +125,6 @@ type ClientRejectedError struct {
 	Hint   string // what to check, naming the setting
 	Until  time.Time
 }
-
-// ErrorKind names the answer a handler returning e gives:
-// upstream-token-refused, 502.
-func (e *ClientRejectedError) ErrorKind() string { return kindRefused }
 
 func (e *ClientRejectedError) Error() string {
 	msg := fmt.Sprintf("oauthclient: the authorization server rejected the client (%s, status %d, grant %s", e.Code, e.Status, e.Grant)
@@ -172,16 +151,34 @@ type TokenRefusedError struct {
 	Until   time.Time
 }
 
-// ErrorKind names the answer a handler returning e gives:
-// upstream-token-refused, 502.
-func (e *TokenRefusedError) ErrorKind() string { return kindRefused }
-
 func (e *TokenRefusedError) Error() string {
 	msg := fmt.Sprintf("oauthclient: the authorization server refused the token for %q (status %d", e.Pattern, e.Status)
 	if e.Code != "" {
 		msg += ", " + e.Code
 	}
 	return msg + "): check the pattern's audience, resource and scopes"
+}
+
+func init() { upstreamkind.Register(upstreamKind) }
+
+// upstreamKind names the answer a handler returning err gives, for
+// svcerrors (which this package does not import; docs/errors.md documents
+// both): an [UnavailableError] 503 upstream-token-unavailable, as retrying
+// later can help; a [ClientRejectedError], [TokenRefusedError] or
+// [DiscoveryError] 502 upstream-token-refused, as waiting does not fix
+// them. Any other error is not named.
+func upstreamKind(err error) (anchor string, retryAfter time.Duration, ok bool) {
+	var ue *UnavailableError
+	if errors.As(err, &ue) {
+		return upstreamkind.Unavailable, ue.retryAfterHint(), true
+	}
+	var cr *ClientRejectedError
+	var tr *TokenRefusedError
+	var de *DiscoveryError
+	if errors.As(err, &cr) || errors.As(err, &tr) || errors.As(err, &de) {
+		return upstreamkind.Refused, 0, true
+	}
+	return "", 0, false
 }
 
 // registeredCodes are the token endpoint's error codes of RFC 6749 §5.2,

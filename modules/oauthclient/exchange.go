@@ -28,12 +28,22 @@ func newExchangeCache(max int) *exchangeCache {
 
 // slot returns the slot for key, creating it (and evicting the least
 // recently used one when full).
-func (x *exchangeCache) slot(key [sha256.Size]byte) *slot {
+func (x *exchangeCache) slot(key [sha256.Size]byte) *slot { return x.get(key, true) }
+
+// lookup returns the slot for key, or nil.
+func (x *exchangeCache) lookup(key [sha256.Size]byte) *slot { return x.get(key, false) }
+
+// get finds key's slot and marks it used; without one it makes one when
+// create is set, else returns nil.
+func (x *exchangeCache) get(key [sha256.Size]byte, create bool) *slot {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if e, ok := x.entries[key]; ok {
 		x.lru.MoveToFront(e)
 		return e.Value.(*exchangeEntry).slot
+	}
+	if !create {
+		return nil
 	}
 	for x.lru.Len() >= x.max {
 		old := x.lru.Back()
@@ -43,17 +53,6 @@ func (x *exchangeCache) slot(key [sha256.Size]byte) *slot {
 	s := &slot{}
 	x.entries[key] = x.lru.PushFront(&exchangeEntry{key: key, slot: s})
 	return s
-}
-
-// lookup returns the slot for key, or nil.
-func (x *exchangeCache) lookup(key [sha256.Size]byte) *slot {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if e, ok := x.entries[key]; ok {
-		x.lru.MoveToFront(e)
-		return e.Value.(*exchangeEntry).slot
-	}
-	return nil
 }
 
 func (x *exchangeCache) len() int {

@@ -29,7 +29,6 @@ var (
 )
 
 var (
-	EnvName                = envName
 	ErrCallerTokenRequired = errCallerTokenRequired
 	ErrNotExchange         = errNotExchange
 	ErrEmptyCallerToken    = errEmptyCallerToken

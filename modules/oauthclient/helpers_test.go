@@ -202,7 +202,7 @@ func newClient(t testing.TB, s *tokenServer, clk *fakeClock, opts ...oauthclient
 		oauthclient.Issuer(s.URL),
 		oauthclient.ClientID("svc-client"),
 		oauthclient.ClientSecret("s3cret-value"),
-		oauthclient.WithClock(clk),
+		oauthclient.Clock(clk.Now),
 		oauthclient.WithJitter(noJitter),
 		oauthclient.RetryInterval(10 * time.Second),
 		// Far above any hold a test puts on the server: a fetch that a

@@ -130,7 +130,7 @@ func TestLoadServerDownOneFetchPerRetryInterval(t *testing.T) {
 		}}}
 		clk := newClock()
 		c, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.TokenEndpoint("http://127.0.0.1:9/token"),
-			oauthclient.ClientID("id"), oauthclient.ClientSecret("s"), oauthclient.HTTPClient(down), oauthclient.WithClock(clk))
+			oauthclient.ClientID("id"), oauthclient.ClientSecret("s"), oauthclient.HTTPClient(down), oauthclient.Clock(clk.Now))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -27,15 +27,20 @@ type Option interface {
 	applyClient(*clientConfig) error
 }
 
-// Clock tells the client the time. Tests inject a fake one to step through
-// expiry, refresh windows and failure memory without sleeping.
-type Clock interface {
+// clock tells the client the time: the system clock, or the one [Clock]
+// gave.
+type clock interface {
 	Now() time.Time
 }
 
 type systemClock struct{}
 
 func (systemClock) Now() time.Time { return time.Now() }
+
+// funcClock is the clock [Clock] gives.
+type funcClock func() time.Time
+
+func (f funcClock) Now() time.Time { return f() }
 
 // clientConfig is what options and the environment produce; New checks it
 // and freezes it into the Client.
@@ -53,7 +58,7 @@ type clientConfig struct {
 	envMethod        SecretMethod // SVC_OAUTHCLIENT_AUTH_METHOD, when envMethodSet
 	envMethodSet     bool
 	httpClient       *http.Client
-	clock            Clock
+	clock            clock
 	logger           *zap.Logger
 	allowHTTP        bool
 	jitter           func(max time.Duration) time.Duration
@@ -145,14 +150,15 @@ func HTTPClient(hc *http.Client) Option {
 	})
 }
 
-// WithClock sets the clock the client reads expiry, refresh windows and
-// failure memory from. For tests.
-func WithClock(clock Clock) Option {
+// Clock sets what the client reads the time from for expiry, refresh
+// windows and failure memory, so that a test steps through them without
+// sleeping. It refuses a nil func.
+func Clock(now func() time.Time) Option {
 	return clientOption(func(c *clientConfig) error {
-		if clock == nil {
-			return &ConfigError{Setting: "oauthclient.WithClock", Problem: "the clock is nil"}
+		if now == nil {
+			return &ConfigError{Setting: "oauthclient.Clock", Problem: "the clock is nil"}
 		}
-		c.clock = clock
+		c.clock = funcClock(now)
 		return nil
 	})
 }

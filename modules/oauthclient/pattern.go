@@ -10,6 +10,7 @@ import (
 
 	"github.com/caarlos0/env/v11"
 
+	"github.com/svckit/svc/internal/oauthenv"
 	"github.com/svckit/svc/internal/scopetoken"
 )
 
@@ -185,12 +186,6 @@ func TokenExchangeOnBehalfOf(name string, opts ...PatternOption) (*Pattern, erro
 	return newPattern(kindOnBehalfOf, name, opts)
 }
 
-type patternEnv struct {
-	Audience string `env:"AUDIENCE"`
-	Resource string `env:"RESOURCE"`
-	Scopes   string `env:"SCOPES"`
-}
-
 func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, error) {
 	if !validName(name) {
 		return nil, &ConfigError{Setting: "pattern name", Problem: "use 1 to 64 letters, digits, '.', '-' or '_'"}
@@ -204,7 +199,7 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 	default:
 		p.grant, p.grantKind = grantJWTBearer, "on_behalf_of"
 	}
-	envPrefix := patternEnvPrefix(name, kind != kindClientCredentials)
+	envPrefix := oauthenv.PatternPrefix(name, kind != kindClientCredentials)
 
 	cfg := patternConfig{subjectTokenType: TokenTypeAccessToken, cacheSize: defaultExchangeCacheSize}
 	useEnv := true
@@ -214,7 +209,7 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 		}
 	}
 	if useEnv {
-		var e patternEnv
+		var e oauthenv.Pattern
 		if err := env.ParseWithOptions(&e, env.Options{Prefix: envPrefix}); err != nil {
 			return nil, &ConfigError{Setting: envPrefix + "*", Problem: "could not be read"}
 		}
@@ -266,18 +261,6 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 		p.target = p.form.Encode()
 	}
 	return p, nil
-}
-
-// envName is the form a pattern name takes in environment variables:
-// upper-cased, every character but letters and digits replaced by '_'.
-func envName(name string) string {
-	b := []byte(strings.ToUpper(name))
-	for i, ch := range b {
-		if (ch < 'A' || ch > 'Z') && (ch < '0' || ch > '9') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
 }
 
 func validName(name string) bool {

@@ -3,6 +3,7 @@ package oauthclient_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -100,7 +101,7 @@ func TestTokenFailuresAnswerTheirKind(t *testing.T) {
 				if f.name == "rfc9457" {
 					wantType := "about:blank"
 					if want != "" {
-						wantType = svcerrors.DefaultDocsURL + "#" + want
+						wantType = "https://github.com/svckit/svc/blob/main/docs/errors.md#" + want
 					}
 					if m["type"] != wantType {
 						t.Errorf("type %v, want %s", m["type"], wantType)
@@ -121,25 +122,31 @@ func TestTokenFailuresAnswerTheirKind(t *testing.T) {
 	}
 }
 
-// The errors name their kinds without importing svcerrors; every name is
-// one svcerrors knows.
+// The errors are named without this package importing svcerrors; each
+// answers the kind docs/errors.md gives it, wrapped or not.
 func TestErrorKindsAreKnownToSvcerrors(t *testing.T) {
-	for _, err := range []interface {
-		error
-		ErrorKind() string
+	for _, tc := range []struct {
+		err    error
+		anchor string
 	}{
-		&oauthclient.UnavailableError{}, &oauthclient.ClientRejectedError{},
-		&oauthclient.TokenRefusedError{}, &oauthclient.DiscoveryError{},
+		{&oauthclient.UnavailableError{}, "upstream-token-unavailable"},
+		{&oauthclient.ClientRejectedError{}, "upstream-token-refused"},
+		{&oauthclient.TokenRefusedError{}, "upstream-token-refused"},
+		{&oauthclient.DiscoveryError{}, "upstream-token-refused"},
 	} {
-		if d, ok := svcerrors.Describe(err); !ok || d.Anchor != err.ErrorKind() {
-			t.Errorf("%T names %q, which svcerrors does not know (described as %q)", err, err.ErrorKind(), d.Anchor)
+		for _, err := range []error{tc.err, fmt.Errorf("billing: %w", tc.err)} {
+			if d, ok := svcerrors.Describe(err); !ok || d.Anchor != tc.anchor {
+				t.Errorf("%T is described as %q (known %v), want %q", tc.err, d.Anchor, ok, tc.anchor)
+			}
 		}
 	}
-	if _, ok := svcerrors.Describe(context.Canceled); ok {
-		t.Fatal("sanity: a context error must stay unknown")
+	for _, err := range []error{context.Canceled, &oauthclient.ConfigError{}, oauthclient.ErrClosed} {
+		if _, ok := svcerrors.Describe(err); ok {
+			t.Errorf("%v must stay unknown (a logged 500)", err)
+		}
 	}
-	var hint interface{ RetryAfterHint() time.Duration } = &oauthclient.UnavailableError{Until: time.Now().Add(-time.Second), RetryAfter: time.Minute}
-	if hint.RetryAfterHint() != 0 {
-		t.Errorf("a remembered failure that has ended hints %v", hint.RetryAfterHint())
+	ended := &oauthclient.UnavailableError{Until: time.Now().Add(-time.Second), RetryAfter: time.Minute}
+	if d, _ := svcerrors.Describe(ended); d.RetryAfter != 0 {
+		t.Errorf("a remembered failure that has ended hints %v", d.RetryAfter)
 	}
 }

@@ -46,7 +46,7 @@ func readyClient(t *testing.T, clock *fakeClock, opts ...oauthclient.Option) *oa
 	t.Helper()
 	all := append([]oauthclient.Option{
 		oauthclient.WithoutEnv(), oauthclient.ClientID("svc"),
-		oauthclient.ClientSecret(secret.String("s3cret-value")), oauthclient.WithClock(clock),
+		oauthclient.ClientSecret(secret.String("s3cret-value")), oauthclient.Clock(clock.Now),
 		oauthclient.RetryInterval(10 * time.Second),
 	}, opts...)
 	c, err := oauthclient.New(all...)

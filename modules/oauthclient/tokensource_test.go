@@ -72,8 +72,8 @@ func TestTokenSourceFeedsOAuth2Transport(t *testing.T) {
 	if len(seen) != 3 || seen[0] != "Bearer tok-1" || seen[2] != "Bearer tok-1" {
 		t.Fatalf("Authorization headers = %q", seen)
 	}
-	if srv.Fetches() != 1 {
-		t.Fatalf("token fetches = %d, want 1: the pattern's cache serves x/oauth2", srv.Fetches())
+	if len(srv.Requests()) != 1 {
+		t.Fatalf("token fetches = %d, want 1: the pattern's cache serves x/oauth2", len(srv.Requests()))
 	}
 	tok, err := p.TokenSource(context.Background()).Token()
 	if err != nil || !tok.Valid() || tok.Expiry.Before(time.Now().Add(50*time.Minute)) {
@@ -112,8 +112,8 @@ func TestTokenSourceIsSafeForConcurrentUse(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if srv.Fetches() != 1 {
-		t.Fatalf("token fetches = %d, want 1 shared by every caller", srv.Fetches())
+	if len(srv.Requests()) != 1 {
+		t.Fatalf("token fetches = %d, want 1 shared by every caller", len(srv.Requests()))
 	}
 }
 

@@ -22,7 +22,7 @@ import (
 	"github.com/svckit/svc/modules/telemetry"
 )
 
-const docs = svcerrors.DefaultDocsURL + "#"
+const docs = "https://github.com/svckit/svc/blob/main/docs/errors.md#"
 
 // verifier accepts "good" and calls anything else forged.
 type verifier struct{}

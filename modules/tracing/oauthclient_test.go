@@ -31,7 +31,7 @@ func TestOAuthClientFetchSpansAreExported(t *testing.T) {
 
 	srv := oauthclienttest.NewServer(t)
 	clock := &stepClock{now: time.Now()}
-	c, err := oauthclient.New(append(srv.ClientOptions(), oauthclient.WithClock(clock))...)
+	c, err := oauthclient.New(append(srv.ClientOptions(), oauthclient.Clock(clock.Now))...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,9 +58,9 @@ func TestOAuthClientFetchSpansAreExported(t *testing.T) {
 		t.Fatal(err)
 	}
 	later.End()
-	for deadline := time.Now().Add(10 * time.Second); srv.Fetches() < 2; time.Sleep(10 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); len(srv.Requests()) < 2; time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
-			t.Fatalf("no refresh ahead of expiry: %d fetches", srv.Fetches())
+			t.Fatalf("no refresh ahead of expiry: %d fetches", len(srv.Requests()))
 		}
 	}
 	_ = c.Close(context.Background()) // the refresh has ended its span

@@ -83,9 +83,9 @@ func ocProvider(t *testing.T, keys map[string]ocKey) *oidcprovider.Provider {
 	}})
 }
 
-func ocClient(t *testing.T, p *oidcprovider.Provider, clk oauthclient.Clock, opts ...oauthclient.Option) *oauthclient.Client {
+func ocClient(t *testing.T, p *oidcprovider.Provider, clk *ocClock, opts ...oauthclient.Option) *oauthclient.Client {
 	t.Helper()
-	base := []oauthclient.Option{oauthclient.WithoutEnv(), oauthclient.Issuer(p.Issuer), oauthclient.WithClock(clk)}
+	base := []oauthclient.Option{oauthclient.WithoutEnv(), oauthclient.Issuer(p.Issuer), oauthclient.Clock(clk.Now)}
 	c, err := oauthclient.New(append(base, opts...)...)
 	if err != nil {
 		t.Fatalf("New: %v", err)

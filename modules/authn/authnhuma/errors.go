@@ -56,7 +56,6 @@ func formatted(ctx huma.Context, status int, msg string, errs []error) huma.Stat
 		if !errors.As(err, &ref) {
 			return nil
 		}
-		res = svcerrors.Default()
 	}
 	return serve(ctx, res, err)
 }

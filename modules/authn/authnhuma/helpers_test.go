@@ -19,7 +19,7 @@ import (
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
-const docs = svcerrors.DefaultDocsURL + "#"
+const docs = "https://github.com/svckit/svc/blob/main/docs/errors.md#"
 
 // fakeVerifier maps tokens to callers: fast tests without keys. The real
 // verifiers are tested in package authn.

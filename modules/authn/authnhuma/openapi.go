@@ -74,7 +74,7 @@ func (s *settings) format() *svcerrors.Responses {
 	if s.res != nil {
 		return s.res
 	}
-	return svcerrors.Default()
+	return svcerrors.New()
 }
 
 // errorModel registers ProblemDetail or TMFError and returns its $ref.

@@ -30,8 +30,8 @@ func ExampleNewServer() {
 		if !errors.As(err, &down) || down.Reason != oauthclient.ReasonRetryAfter {
 			t.Fatalf("token while the server is down: %v", err)
 		}
-		if srv.Fetches() != 1 {
-			t.Fatalf("%d fetches, want 1", srv.Fetches())
+		if len(srv.Requests()) != 1 {
+			t.Fatalf("%d fetches, want 1", len(srv.Requests()))
 		}
 	}
 	_ = testTokenServerDown

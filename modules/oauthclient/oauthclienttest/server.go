@@ -46,9 +46,8 @@ type Server struct {
 	// endpoint is URL + "/token".
 	URL string
 
-	srv   *httptest.Server
-	seq   atomic.Int64
-	count atomic.Int64
+	srv *httptest.Server
+	seq atomic.Int64
 	// stopped is closed at the test's cleanup: a Hang fault ends there,
 	// or httptest's Close would wait for a client that never gives up.
 	stopped chan struct{}
@@ -118,10 +117,8 @@ func (s *Server) IssueWith(mint func(Request) string) {
 	s.mu.Unlock()
 }
 
-// Fetches counts the token requests received, failed ones included.
-func (s *Server) Fetches() int { return int(s.count.Load()) }
-
-// Requests returns a copy of every token request received, in order.
+// Requests returns a copy of every token request received, in order,
+// failed ones included: len(Requests()) counts the fetches.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -181,9 +178,8 @@ func (s *Server) metadata(w http.ResponseWriter, _ *http.Request) {
 }
 
 func (s *Server) token(w http.ResponseWriter, r *http.Request) {
-	// Counted and recorded before the body is judged: a request whose body
-	// does not parse was still received (Fetches, Requests).
-	s.count.Add(1)
+	// Recorded before the body is judged: a request whose body does not
+	// parse was still received.
 	if err := r.ParseForm(); err != nil {
 		s.mu.Lock()
 		s.requests = append(s.requests, Request{Form: r.PostForm})
