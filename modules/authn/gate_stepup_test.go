@@ -12,7 +12,6 @@ import (
 	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
-	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
 // stepUpNow is the verifier's clock in the step-up tests: auth_time is
@@ -136,7 +135,7 @@ func TestStepUpRefusalBody(t *testing.T) {
 			t.Fatalf("%s: %d %v", name, got.status, got.header)
 		}
 		want := map[string]any{
-			"type":       svcerrors.DefaultDocsURL + "#insufficient-user-authentication",
+			"type":       docs + "insufficient-user-authentication",
 			"status":     float64(401),
 			"title":      "Insufficient user authentication",
 			"acr_values": "phr",
