@@ -88,12 +88,12 @@ func TestStartLineShowsTheTracingFlushOnlyWhenActive(t *testing.T) {
 		active   bool
 		shutdown any
 	}{
-		{"inactive", []tracing.Option{tracing.WithExporter(tracing.ExporterNone)}, false, nil},
+		{"inactive", []tracing.Option{tracing.WithConfig(tracing.Config{Exporter: "none"})}, false, nil},
 		// Nothing is recorded, so nothing is sent to the unused port.
-		{"active", []tracing.Option{tracing.WithExporter(tracing.ExporterOTLPHTTP), tracing.WithConfig(tracing.Config{Export: tracing.Export{Endpoint: "http://127.0.0.1:1"}})}, true, "1s"},
+		{"active", []tracing.Option{tracing.WithConfig(tracing.Config{Exporter: "otlp-http", Export: tracing.Export{Endpoint: "http://127.0.0.1:1"}})}, true, "1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := runApp(t, fx.Supply(chi.NewRouter()), fxsvc.Errors(), fxsvc.Serve(), fxsvc.Tracing(append(tc.opts, tracing.WithEnvLoad(false))...))
+			r := runApp(t, fx.Supply(chi.NewRouter()), fxsvc.Errors(), fxsvc.Serve(), fxsvc.Tracing(tc.opts...))
 			cfg, _ := r.waitFor(t, "svc: started")["config"].(map[string]any)
 			tr, _ := cfg["tracing"].(map[string]any)
 			if tr == nil || tr["active"] != tc.active || tr["shutdown_timeout"] != tc.shutdown {

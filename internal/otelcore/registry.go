@@ -1,6 +1,7 @@
 package otelcore
 
 import (
+	"context"
 	"io"
 	"sync"
 	"time"
@@ -82,4 +83,14 @@ func (c *Component) Setup() Setup {
 // Resource describes the service to the collector (see Resource).
 func (c *Component) Resource() *resource.Resource {
 	return Resource(c.Export.ServiceName, c.Export.ResourceAttributes)
+}
+
+// OTLP builds an OTLP exporter of either signal over either transport
+// (newExporter is otlpmetrichttp.New, otlptracegrpc.New, ...) with every
+// setting passed explicitly, so the OpenTelemetry exporter reads no
+// endpoint or header variable of its own. An http:// endpoint means a
+// plaintext connection, https:// TLS.
+func OTLP[E, O any](ctx context.Context, s Setup, newExporter func(context.Context, ...O) (E, error),
+	endpointURL func(string) O, headers func(map[string]string) O, timeout func(time.Duration) O) (E, error) {
+	return newExporter(ctx, endpointURL(s.Endpoint), headers(s.Headers), timeout(s.Timeout))
 }

@@ -20,13 +20,8 @@ type builder = otelcore.Builder[Config]
 // metrics.WithConfig".
 func WithConfig(cfg Config) Option { return func(b *builder) { b.Take(sig, cfg) } }
 
-// WithExporter sets the exporter (case-insensitive; see Exporter).
-func WithExporter(e Exporter) Option {
-	return func(b *builder) { b.Cfg.Exporter = e; b.Given(sig, "exporter") }
-}
-
 // WithDefaultExporter replaces auto as the default: it applies only when
-// neither SVC_METRICS_EXPORTER, WithExporter nor Config.Exporter chose an
+// neither SVC_METRICS_EXPORTER nor Config.Exporter (WithConfig) chose an
 // exporter. An example or dev build can default to prometheus while a
 // deployment still picks otlp-http through the environment.
 func WithDefaultExporter(e Exporter) Option {
@@ -36,12 +31,6 @@ func WithDefaultExporter(e Exporter) Option {
 // WithName names the component (default "default"); it shows in errors,
 // logs and the lifecycle name "metrics/<name>".
 func WithName(name string) Option { return func(b *builder) { b.Name = name } }
-
-// WithEnvLoad says whether New reads SVC_METRICS_* variables. Without this
-// option SVC_ENV_LOAD decides (unset means yes). The OTEL_* fallbacks are
-// OpenTelemetry's own variables and apply either way; FromConfig reads no
-// environment at all.
-func WithEnvLoad(load bool) Option { return func(b *builder) { b.EnvLoad = &load } }
 
 // WithLogger sets the logger for the component's warnings (an abandoned
 // flush) and OpenTelemetry's errors. The default writes warnings as JSON

@@ -15,12 +15,6 @@ type Option func(*builder)
 
 type builder = otelcore.Builder[Config]
 
-// WithExporter sets the exporter (case-insensitive; see Exporter). An
-// exporter other than auto and none needs its leaf package imported.
-func WithExporter(e Exporter) Option {
-	return func(b *builder) { b.Cfg.Exporter = e; b.Given(sig, "exporter") }
-}
-
 // WithConfig sets every field cfg sets (every non-zero one), over the
 // environment; errors name such a field "Config.<Field> of
 // tracing.WithConfig".
@@ -29,12 +23,6 @@ func WithConfig(cfg Config) Option { return func(b *builder) { b.Take(sig, cfg) 
 // WithLogger sets the logger for the component's warnings (an abandoned
 // flush). The default writes warnings as JSON to standard error.
 func WithLogger(l *zap.Logger) Option { return func(b *builder) { b.Log = l } }
-
-// WithEnvLoad says whether New reads SVC_TRACING_* variables. Without this
-// option SVC_ENV_LOAD decides (unset means yes). The OTEL_* fallbacks are
-// OpenTelemetry's own variables and apply either way; FromConfig reads no
-// environment at all.
-func WithEnvLoad(load bool) Option { return func(b *builder) { b.EnvLoad = &load } }
 
 // WithName names the component (default "default"); it shows in errors,
 // logs and the lifecycle name "tracing/<name>".

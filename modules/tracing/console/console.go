@@ -16,12 +16,11 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/svckit/svc/internal/otelcore"
-	"github.com/svckit/svc/modules/tracing"
 	"github.com/svckit/svc/modules/tracing/internal/registry"
 )
 
-func init() { registry.Exporters.Register(string(tracing.ExporterConsole), newExporter) }
-
-func newExporter(_ context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error) {
-	return stdouttrace.New(stdouttrace.WithWriter(s.Console))
+func init() {
+	registry.Exporters.Register("console", func(_ context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error) {
+		return stdouttrace.New(stdouttrace.WithWriter(s.Console))
+	})
 }

@@ -15,16 +15,11 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/svckit/svc/internal/otelcore"
-	"github.com/svckit/svc/modules/tracing"
 	"github.com/svckit/svc/modules/tracing/internal/registry"
 )
 
-func init() { registry.Exporters.Register(string(tracing.ExporterOTLPGRPC), newExporter) }
-
-// newExporter passes every setting explicitly, so the OpenTelemetry
-// exporter reads no endpoint or header variable of its own. An http://
-// endpoint means a plaintext connection, https:// TLS.
-func newExporter(ctx context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error) {
-	return otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(s.Endpoint),
-		otlptracegrpc.WithHeaders(s.Headers), otlptracegrpc.WithTimeout(s.Timeout))
+func init() {
+	registry.Exporters.Register("otlp-grpc", func(ctx context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error) {
+		return otelcore.OTLP(ctx, s, otlptracegrpc.New, otlptracegrpc.WithEndpointURL, otlptracegrpc.WithHeaders, otlptracegrpc.WithTimeout)
+	})
 }
