@@ -31,7 +31,7 @@ func TestRedisTopologiesThreeReplicasAndAFailover(t *testing.T) {
 	}
 	t.Run("sentinel", func(t *testing.T) {
 		set := redistest.StartSentinel(t)
-		cfg := redisstore.Config{URL: secret.URL(set.URL), Mode: redisstore.ModeSentinel, Timeout: 300 * time.Millisecond}
+		cfg := redisstore.Config{URL: secret.URL(set.URL), Mode: "sentinel", Timeout: 300 * time.Millisecond}
 		onTopology(t, cfg, func(t *testing.T) (time.Time, time.Time) {
 			old := set.KillPrimary(t)
 			killed := time.Now()
@@ -40,7 +40,7 @@ func TestRedisTopologiesThreeReplicasAndAFailover(t *testing.T) {
 	})
 	t.Run("cluster", func(t *testing.T) {
 		c := redistest.StartCluster(t)
-		cfg := redisstore.Config{URL: secret.URL(c.URL), Mode: redisstore.ModeCluster, Timeout: 300 * time.Millisecond}
+		cfg := redisstore.Config{URL: secret.URL(c.URL), Mode: "cluster", Timeout: 300 * time.Millisecond}
 		onTopology(t, cfg, func(t *testing.T) (time.Time, time.Time) {
 			key := rateKey(t, c)
 			old := c.PrimaryOf(t, key)

@@ -35,9 +35,9 @@ const defaultGateTimeout = 500 * time.Millisecond
 // published on a Redis channel and reaches every subscribed replica within
 // milliseconds. Pub/sub is fire and forget, so the copy is read again in
 // full (one ZRANGE) whenever the subscription is (re)established, and
-// every ResyncEvery. Staleness is therefore bounded: while the
+// every 10 seconds. Staleness is therefore bounded: while the
 // subscriber is connected, the publish latency; after an outage, the time
-// until it reconnects (PingEvery plus one dial); in any case ResyncEvery.
+// until it reconnects (a ping a second, plus one dial); in any case 10 s.
 // Fail makes one round trip (a Lua script: INCR with expiry, and on the
 // threshold ZADD and PUBLISH), only on the refusal path of a forged
 // token.
@@ -57,7 +57,7 @@ const defaultGateTimeout = 500 * time.Millisecond
 // subscriber resubscribes and resyncs, without a restart. A Redis that
 // restarts without persistence has forgotten its bans; the replicas then
 // forget them too at the resync. Removing a member from the ban set (ZREM)
-// lifts that ban on every replica within ResyncEvery.
+// lifts that ban on every replica within 10 seconds.
 //
 // Call Open to start the subscriber and Close to stop it (fxsvc does).
 type Bans struct {
@@ -85,21 +85,21 @@ type Bans struct {
 
 type banKey struct{ name, addr string }
 
-// BansOption configures [Client.Bans].
-type BansOption func(*Bans)
+// bansOption configures newBans.
+type bansOption func(*Bans)
 
 // bansTimeout bounds each round trip of Fail and of the subscriber's reads
 // (default 500 ms). No request waits longer on Redis.
-func bansTimeout(d time.Duration) BansOption { return func(b *Bans) { b.timeout = d } }
+func bansTimeout(d time.Duration) bansOption { return func(b *Bans) { b.timeout = d } }
 
-// BansResyncEvery is how often the local copy is read again in full even
+// bansResyncEvery is how often the local copy is read again in full even
 // when no reconnect happened (default 10s): the bound on
 // its staleness.
-func BansResyncEvery(d time.Duration) BansOption { return func(b *Bans) { b.resyncEvery = d } }
+func bansResyncEvery(d time.Duration) bansOption { return func(b *Bans) { b.resyncEvery = d } }
 
 // bansLogger sets where failures are logged (default zap.L() at the time
 // of logging).
-func bansLogger(l *zap.Logger) BansOption {
+func bansLogger(l *zap.Logger) bansOption {
 	return func(b *Bans) {
 		if l != nil {
 			b.logger = func() *zap.Logger { return l }
@@ -110,7 +110,7 @@ func bansLogger(l *zap.Logger) BansOption {
 // newBans returns a ban store on client whose keys start with prefix
 // (e.g. "billing:"; the service's SVC_REDIS_PREFIX). It does not contact
 // Redis until Open. Durations that are not positive keep their default.
-func newBans(client redis.UniversalClient, prefix string, opts ...BansOption) *Bans {
+func newBans(client redis.UniversalClient, prefix string, opts ...bansOption) *Bans {
 	b := &Bans{
 		client:     client,
 		setKey:     prefix + "{bans}:active",

@@ -12,10 +12,14 @@ func RoundIntervalsAbove(t interface{ Cleanup(func()) }, d time.Duration) {
 // The stores built on a bare go-redis client, for tests that need no
 // Client: the options Client.Bans and Client.Flood set themselves.
 var (
-	NewBans      = newBans
-	NewFlood     = newFlood
-	BansTimeout  = bansTimeout
-	BansLogger   = bansLogger
-	FloodTimeout = floodTimeout
-	FloodLogger  = floodLogger
+	NewBans         = newBans
+	BansResyncEvery = bansResyncEvery
+	NewFlood        = newFlood
+	BansTimeout     = bansTimeout
+	BansLogger      = bansLogger
+	FloodTimeout    = floodTimeout
+	FloodLogger     = floodLogger
 )
+
+// BansOption configures NewBans.
+type BansOption = bansOption

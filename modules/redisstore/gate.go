@@ -15,9 +15,8 @@ import (
 // and svc.redis.errors under db.operation.name bans.fail or bans.resync.
 // Open and Close it with the app (fxredis.Redis does). Each call returns a
 // new store with its own subscriber: make one per app.
-func (c *Client) Bans(opts ...BansOption) *Bans {
-	base := []BansOption{bansTimeout(c.cfg.Timeout), bansLogger(c.log), bansRecorder(c.metrics.record), bansMeters(c.meterProvider)}
-	return newBans(c.rdb, c.cfg.Prefix, append(base, opts...)...)
+func (c *Client) Bans() *Bans {
+	return newBans(c.rdb, c.cfg.Prefix, bansTimeout(c.cfg.Timeout), bansLogger(c.log), bansRecorder(c.metrics.record), bansMeters(c.meterProvider))
 }
 
 // Flood returns a flood.Store on this connection: one budget per address
@@ -35,12 +34,12 @@ type recorder func(ctx context.Context, op string, d time.Duration, err error)
 
 func noRecord(context.Context, string, time.Duration, error) {}
 
-func bansRecorder(r recorder) BansOption   { return func(b *Bans) { b.record = r } }
+func bansRecorder(r recorder) bansOption   { return func(b *Bans) { b.record = r } }
 func floodRecorder(r recorder) floodOption { return func(f *floodStore) { f.record = r } }
 
 // bansMeters and floodMeters count svc.redis.fail_open on the client's
 // provider instead of the global one.
-func bansMeters(m func() metric.MeterProvider) BansOption { return func(b *Bans) { b.meters = m } }
+func bansMeters(m func() metric.MeterProvider) bansOption { return func(b *Bans) { b.meters = m } }
 func floodMeters(m func() metric.MeterProvider) floodOption {
 	return func(f *floodStore) { f.meters = m }
 }

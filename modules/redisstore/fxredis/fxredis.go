@@ -182,7 +182,7 @@ func inMemory() fx.Option {
 func sharedState(c *redisstore.Client) *fxsvc.SharedState {
 	t := c.Topology()
 	store := "redis"
-	if t.Mode != "" && t.Mode != redisstore.ModeSingle {
+	if t.Mode != "" && t.Mode != "single" {
 		store += " " + t.Mode
 	}
 	return &fxsvc.SharedState{Store: store, Address: "redis://" + strings.Join(t.Addrs, ",")}
