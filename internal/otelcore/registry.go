@@ -85,12 +85,15 @@ func (c *Component) Resource() *resource.Resource {
 	return Resource(c.Export.ServiceName, c.Export.ResourceAttributes)
 }
 
-// OTLP builds an OTLP exporter of either signal over either transport
-// (newExporter is otlpmetrichttp.New, otlptracegrpc.New, ...) with every
-// setting passed explicitly, so the OpenTelemetry exporter reads no
-// endpoint or header variable of its own. An http:// endpoint means a
-// plaintext connection, https:// TLS.
-func OTLP[E, O any](ctx context.Context, s Setup, newExporter func(context.Context, ...O) (E, error),
-	endpointURL func(string) O, headers func(map[string]string) O, timeout func(time.Duration) O) (E, error) {
-	return newExporter(ctx, endpointURL(s.Endpoint), headers(s.Headers), timeout(s.Timeout))
+// OTLP is the factory of an OpenTelemetry OTLP exporter of either signal
+// over either transport (newExporter is otlpmetrichttp.New,
+// otlptracegrpc.New, ... with that package's options): it passes every
+// setting explicitly, so the exporter reads no endpoint or header
+// variable of its own. An http:// endpoint means a plaintext connection,
+// https:// TLS.
+func OTLP[E, O any](newExporter func(context.Context, ...O) (E, error),
+	endpointURL func(string) O, headers func(map[string]string) O, timeout func(time.Duration) O) func(context.Context, Setup) (E, error) {
+	return func(ctx context.Context, s Setup) (E, error) {
+		return newExporter(ctx, endpointURL(s.Endpoint), headers(s.Headers), timeout(s.Timeout))
+	}
 }

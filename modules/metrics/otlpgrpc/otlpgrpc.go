@@ -11,17 +11,12 @@
 package otlpgrpc
 
 import (
-	"context"
-
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
 func init() {
-	registry.RegisterPush("otlp-grpc", func(ctx context.Context, s registry.Setup) (sdkmetric.Exporter, error) {
-		return otelcore.OTLP(ctx, s.Setup, otlpmetricgrpc.New, otlpmetricgrpc.WithEndpointURL, otlpmetricgrpc.WithHeaders, otlpmetricgrpc.WithTimeout)
-	})
+	registry.RegisterPush("otlp-grpc", otelcore.OTLP(otlpmetricgrpc.New, otlpmetricgrpc.WithEndpointURL, otlpmetricgrpc.WithHeaders, otlpmetricgrpc.WithTimeout))
 }

@@ -13,17 +13,12 @@
 package otlphttp
 
 import (
-	"context"
-
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
 func init() {
-	registry.RegisterPush("otlp-http", func(ctx context.Context, s registry.Setup) (sdkmetric.Exporter, error) {
-		return otelcore.OTLP(ctx, s.Setup, otlpmetrichttp.New, otlpmetrichttp.WithEndpointURL, otlpmetrichttp.WithHeaders, otlpmetrichttp.WithTimeout)
-	})
+	registry.RegisterPush("otlp-http", otelcore.OTLP(otlpmetrichttp.New, otlpmetrichttp.WithEndpointURL, otlpmetrichttp.WithHeaders, otlpmetrichttp.WithTimeout))
 }

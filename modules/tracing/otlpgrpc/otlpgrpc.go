@@ -9,17 +9,12 @@
 package otlpgrpc
 
 import (
-	"context"
-
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/tracing/internal/registry"
 )
 
 func init() {
-	registry.Exporters.Register("otlp-grpc", func(ctx context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error) {
-		return otelcore.OTLP(ctx, s, otlptracegrpc.New, otlptracegrpc.WithEndpointURL, otlptracegrpc.WithHeaders, otlptracegrpc.WithTimeout)
-	})
+	registry.Register("otlp-grpc", otelcore.OTLP(otlptracegrpc.New, otlptracegrpc.WithEndpointURL, otlptracegrpc.WithHeaders, otlptracegrpc.WithTimeout))
 }

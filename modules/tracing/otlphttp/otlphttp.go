@@ -10,17 +10,12 @@
 package otlphttp
 
 import (
-	"context"
-
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/tracing/internal/registry"
 )
 
 func init() {
-	registry.Exporters.Register("otlp-http", func(ctx context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error) {
-		return otelcore.OTLP(ctx, s, otlptracehttp.New, otlptracehttp.WithEndpointURL, otlptracehttp.WithHeaders, otlptracehttp.WithTimeout)
-	})
+	registry.Register("otlp-http", otelcore.OTLP(otlptracehttp.New, otlptracehttp.WithEndpointURL, otlptracehttp.WithHeaders, otlptracehttp.WithTimeout))
 }
