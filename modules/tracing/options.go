@@ -28,4 +28,6 @@ func WithName(name string) Option { return func(b *otelcore.Builder[Config]) { b
 
 // WithConsoleWriter sets where the console exporter writes (default
 // standard output).
-func WithConsoleWriter(w io.Writer) Option { return func(b *otelcore.Builder[Config]) { b.Console = w } }
+func WithConsoleWriter(w io.Writer) Option {
+	return func(b *otelcore.Builder[Config]) { b.Console = w }
+}
