@@ -17,6 +17,12 @@ type Marker struct {
 	Says string
 }
 
+// MarkerOf is the middleware of a component's marker named name: it
+// builds one per handler with mk, around the Marker it embeds.
+func MarkerOf[M http.Handler](name, says string, mk func(Marker) M) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return mk(Marker{Next: next, Name: name, Says: says}) }
+}
+
 // WrappedHandler lets `check` read the markers inside this one.
 func (m *Marker) WrappedHandler() http.Handler { return m.Next }
 
