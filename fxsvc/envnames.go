@@ -18,9 +18,10 @@ const knownEnvGroup = "svc.env.known"
 // knownEnv is one component's list of the variables it reads.
 type knownEnv []string
 
-// kitEnv are the variables Run and Check read themselves, and SVC_ENV_LOAD,
-// which every OTLP exporter reads.
-var kitEnv = knownEnv{shutdownTimeoutVar, logLevelVar, logFormatVar, "SVC_ENV_LOAD"}
+// kitEnv are the variables Run and Check read themselves, SVC_ENV_LOAD,
+// which every OTLP exporter reads, and the trusted proxies, which every part
+// that names a caller reads (a typo of it would leave the caller unnamed).
+var kitEnv = knownEnv{shutdownTimeoutVar, logLevelVar, logFormatVar, "SVC_ENV_LOAD", trustedProxiesVar}
 
 // KnownVariables declares SVC_ variables the app reads itself, so that the
 // start-up warning about misspelt variables (see [Main]) neither takes them

@@ -78,10 +78,11 @@ func TestRedisWarningsReachAnAppWithoutALogger(t *testing.T) {
 	app := runApp(t, fxsvc.Errors(), fxsvc.Authn(behindtest.Verifier{}), fxredis.Redis(), fxsvc.RateLimits(),
 		fx.Provide(loggedRouter), fxsvc.Serve())
 	start := app.waitFor(t, "svc: started")
-	cfg, _ := start["config"].(map[string]any)
-	redis, _ := cfg["redis"].(map[string]any)
-	if redis["mode"] != "single" || redis["addrs"] != srv.Addr {
-		t.Errorf("the start line's redis part = %v, want mode single and addrs %s", redis, srv.Addr)
+	if got, want := start["shared_state"], "redis redis://"+srv.Addr; got != want {
+		t.Errorf("the start line's shared_state = %v, want %q", got, want)
+	}
+	if cfg, _ := start["config"].(map[string]any); cfg["redis"] != nil {
+		t.Errorf("the start line names Redis twice: config.redis = %v beside shared_state", cfg["redis"])
 	}
 	addr := app.address(t)
 	if s := getLimited(t, addr); s != http.StatusOK {
@@ -125,9 +126,8 @@ func TestRedisWithoutAURLRunsInMemoryAndSaysSo(t *testing.T) {
 		t.Errorf("%d in-memory lines, want 1", n)
 	}
 	start := app.waitFor(t, "svc: started")
-	cfg, _ := start["config"].(map[string]any)
-	if r, _ := cfg["redis"].(map[string]any); r["stores"] != "in-memory: SVC_REDIS_URL is not set" {
-		t.Errorf("the start line's redis part = %v", cfg["redis"])
+	if got := start["shared_state"]; got != "in-memory (not shared between replicas)" {
+		t.Errorf("the start line's shared_state = %v", got)
 	}
 	// The limit works on the in-memory store: burst 10, then 429.
 	addr := app.address(t)

@@ -18,6 +18,7 @@ import (
 	"github.com/svckit/svc/internal/behindtest"
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/idempotency"
+	"github.com/svckit/svc/modules/metrics"
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/modules/redisstore/fxredis"
@@ -38,11 +39,21 @@ func replica(t *testing.T, srv *redistest.Server, writes, items *atomic.Int64) *
 	return replicaOn(t, redisstore.Config{URL: secret.URL(srv.URL), Timeout: 300 * time.Millisecond}, writes, items)
 }
 
-// replicaOn is replica on the Redis topology of cfg.
-func replicaOn(t *testing.T, cfg redisstore.Config, writes, items *atomic.Int64) *svctest.App {
+// routerIn is what a replica's router uses: its own metrics when extra
+// registers them (three replicas in one process each serve their own).
+type routerIn struct {
+	fx.In
+	Metrics *metrics.Metrics `optional:"true"`
+}
+
+// replicaOn is replica on the Redis topology of cfg, with extra options.
+func replicaOn(t *testing.T, cfg redisstore.Config, writes, items *atomic.Int64, extra ...fx.Option) *svctest.App {
 	t.Helper()
-	router := func() *chi.Mux {
+	router := func(in routerIn) *chi.Mux {
 		r := chi.NewRouter()
+		if in.Metrics != nil {
+			r.Method(http.MethodGet, "/metrics", metrics.Handler(in.Metrics))
+		}
 		r.With(ratelimit.Limit("20/s", 1, ratelimit.Name("limited"))).Get("/limited", func(w http.ResponseWriter, _ *http.Request) {})
 		r.With(idempotency.Required()).Post("/orders", func(w http.ResponseWriter, _ *http.Request) {
 			writes.Add(1)
@@ -61,7 +72,7 @@ func replicaOn(t *testing.T, cfg redisstore.Config, writes, items *atomic.Int64)
 	return svctest.Start(t, fxsvc.Errors(), fxsvc.Authn(behindtest.Verifier{}), fxsvc.Health(),
 		fxredis.Config(cfg),
 		fxsvc.RateLimits(), fxsvc.Idempotency(idempotency.Wait(5*time.Second)),
-		fx.Provide(router), fxsvc.Serve())
+		fx.Provide(router), fxsvc.Serve(), fx.Options(extra...))
 }
 
 func post(t *testing.T, app *svctest.App, key string) *http.Response {

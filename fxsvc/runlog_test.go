@@ -25,6 +25,7 @@ import (
 func TestStartLineSaysWhereSharedStateIs(t *testing.T) {
 	const pw = "s3cret-redis-pw"
 	srv := redistest.Start(t, redistest.Password(pw))
+	sentinel := redistest.StartSentinel(t, redistest.Password(pw))
 	for _, tc := range []struct {
 		name string
 		opts []fx.Option
@@ -33,6 +34,8 @@ func TestStartLineSaysWhereSharedStateIs(t *testing.T) {
 		{"in memory", nil, "in-memory (not shared between replicas)"},
 		{"redis", []fx.Option{fxredis.Config(redisstore.Config{URL: secret.URL(srv.URL), Timeout: 2 * time.Second})},
 			"redis redis://" + srv.Addr},
+		{"redis sentinel", []fx.Option{fxredis.Config(redisstore.Config{URL: secret.URL(sentinel.URL), Mode: "sentinel", Timeout: 2 * time.Second})},
+			"redis sentinel master=" + redistest.MasterName + " redis://" + strings.Join(sentinelAddrs(sentinel), ",")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := runApp(t, append([]fx.Option{fx.Supply(chi.NewRouter()), fxsvc.Errors(), fxsvc.Serve()}, tc.opts...)...)
@@ -101,4 +104,12 @@ func TestStartLineShowsTheTracingFlushOnlyWhenActive(t *testing.T) {
 			}
 		})
 	}
+}
+
+func sentinelAddrs(s *redistest.Sentinel) []string {
+	var a []string
+	for _, n := range s.Sentinels {
+		a = append(a, n.Addr)
+	}
+	return a
 }

@@ -13,7 +13,7 @@ import (
 	"github.com/svckit/svc/svctest"
 )
 
-// The README's "Testing your service": a whole service test in under 30 lines.
+// docs/testing.md: a whole service test in under 30 lines.
 func TestReportsNeedTheReadScope(t *testing.T) {
 	iss := authntest.NewIssuer(t)
 	app := svctest.Start(t,

@@ -73,19 +73,19 @@ func TestCheckPrintsTheSameEveryTime(t *testing.T) {
 	}
 }
 
-// The README shows check's whole output for the example: it is the real
+// docs/check.md shows check's whole output for the example: it is the real
 // one, word for word.
-func TestTheReadmeShowsTheCheckOutput(t *testing.T) {
-	readme, err := os.ReadFile("../../README.md")
+func TestTheCheckPageShowsTheCheckOutput(t *testing.T) {
+	page, err := os.ReadFile("../../docs/check.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	const command = "go run ./cmd/example check      #"
-	start := strings.Index(string(readme), command)
+	start := strings.Index(string(page), command)
 	if start < 0 {
-		t.Fatalf("README.md has no line %q", command)
+		t.Fatalf("docs/check.md has no line %q", command)
 	}
-	shown := string(readme[start:])
+	shown := string(page[start:])
 	shown = shown[strings.Index(shown, "\n")+1:]
 	shown = shown[:strings.Index(shown, "```")]
 	var out, errOut bytes.Buffer
@@ -97,7 +97,7 @@ func TestTheReadmeShowsTheCheckOutput(t *testing.T) {
 		want = append(want, strings.TrimRight("# "+line, " "))
 	}
 	if got := strings.TrimRight(shown, "\n"); got != strings.Join(want, "\n") {
-		t.Fatalf("README.md shows:\n%s\ncheck prints (regenerate the block with `go run ./cmd/example check | sed 's/ *$//; s/^/# /'`):\n%s",
+		t.Fatalf("docs/check.md shows:\n%s\ncheck prints (regenerate the block with `go run ./cmd/example check | sed 's/ *$//; s/^/# /'`):\n%s",
 			got, strings.Join(want, "\n"))
 	}
 }

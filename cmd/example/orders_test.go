@@ -29,7 +29,7 @@ func send(t *testing.T, method, url, token, body string, headers ...string) (*ht
 	return resp, string(b)
 }
 
-// The README's curl lines for the components behind the gate.
+// docs/components.md's curl lines for the components behind the gate.
 func TestTheOrdersTour(t *testing.T) {
 	var iss *devissuer.Issuer
 	base := startExample(t, fx.Populate(&iss))

@@ -191,6 +191,13 @@ func StartCluster(t testing.TB, opts ...Option) *Cluster {
 			s.extra = []string{"--cluster-enabled", "yes", "--cluster-config-file", s.dir + "/nodes.conf",
 				"--cluster-node-timeout", "2000", "--cluster-port", strconv.Itoa(bus),
 				"--repl-diskless-sync-delay", "0"}
+			// A replica authenticates to its primary as clients do.
+			if s.Password != "" {
+				s.extra = append(s.extra, "--masterauth", s.Password)
+				if s.User != "" {
+					s.extra = append(s.extra, "--masteruser", s.User)
+				}
+			}
 			return nil
 		}, opts...)
 		c.Nodes = append(c.Nodes, n)

@@ -30,12 +30,21 @@ import (
 // *ConfigError from Open and from every Verify.
 func Discover(issuer, audience string, opts ...VerifierOption) *JWTVerifier {
 	v := newVerifier(issuer, audience, opts)
-	if err := checkFetchURL(issuer); err != nil {
+	// A template's URL is checked with a tenant in place of {tenantid}.
+	concrete := strings.Replace(issuer, tenantPlaceholder, "tenant", 1)
+	if err := checkFetchURL(concrete); err != nil {
 		v.cfg.refuse("issuer", err.Error())
-	} else if u, _ := url.Parse(issuer); u.RawQuery != "" || u.ForceQuery {
+	} else if u, _ := url.Parse(concrete); u.RawQuery != "" || u.ForceQuery {
 		v.cfg.refuse("issuer", "has a query")
 	}
+	tenants := newTenantSet(v, opts)
 	v.finish()
+	if tenants != nil {
+		// Each tenant is discovered as its own issuer; the template
+		// holds their verifiers instead of keys.
+		v.tenants, v.keys = tenants, tenants
+		return v
+	}
 	d := &discovery{issuer: issuer, client: v.client}
 	v.discovery = d
 	if v.err == nil {

@@ -153,3 +153,50 @@ func FuzzSplitPayload(f *testing.F) {
 		}
 	})
 }
+
+// FuzzIssuersRoute: routing a token to its issuer never panics, and picks
+// a verifier only for a token of the right shape whose payload holds
+// exactly one string iss naming that verifier's issuer, as
+// encoding/json reads it.
+func FuzzIssuersRoute(f *testing.F) {
+	fuzzSeeds(f)
+	for _, p := range []string{`{"iss":"https://a.example"}`, `{"iss":"https://b.example","iss":"https://a.example"}`,
+		`{"iss":"https:\/\/a.example"}`, `{"iss":["https://a.example"]}`, `{"iss":null}`, `{"iss":"https://c.example"}`} {
+		f.Add(b64url(`{"alg":"ES256"}`) + "." + b64url(p) + ".c2ln")
+	}
+	k := keys(f)
+	a := KeySet("https://a.example", "api", []crypto.PublicKey{k.p256.Public()})
+	b := KeySet("https://b.example", "api", []crypto.PublicKey{k.rsa.Public()})
+	set := Issuers(a, b).(*issuerSet)
+	if set.err != nil {
+		f.Fatal(set.err)
+	}
+	f.Fuzz(func(t *testing.T, token string) {
+		v, err := set.route(token)
+		if err != nil {
+			if v != nil {
+				t.Fatalf("a verifier with the refusal %v", err)
+			}
+			if _, ok := err.(*TokenError); !ok {
+				t.Fatalf("refusal %T %v is not a *TokenError", err, err)
+			}
+			return
+		}
+		parts := strings.Split(token, ".")
+		if len(parts) != 3 {
+			t.Fatalf("routed %q", token)
+		}
+		payload, derr := b64.DecodeString(parts[1])
+		if derr != nil {
+			t.Fatalf("routed a payload that does not decode: %q", token)
+		}
+		var claims struct {
+			Iss *string `json:"iss"`
+		}
+		if json.Unmarshal(payload, &claims) != nil || claims.Iss == nil || *claims.Iss != v.cfg.issuer {
+			t.Fatalf("routed %q to %s", payload, v.cfg.issuer)
+		}
+	})
+}
+
+func b64url(s string) string { return b64.EncodeToString([]byte(s)) }

@@ -128,7 +128,7 @@ func (c *chiRoutes) load() error {
 }
 
 // validateRoute refuses the route set-ups that can never be served as
-// written (see the README's "What is authenticated"): a route both anonymous
+// written (see docs/authn.md, "What is authenticated"): a route both anonymous
 // and scoped, an excluded route that requires scopes, a route at the
 // metadata path.
 func (g *Gate) validateRoute(method, pattern string, gd guard) error {

@@ -13,7 +13,7 @@ import (
 type RefusalKind string
 
 // The refusal kinds: RFC 6750 §3.1 errors and the answers of
-// docs/errors.md (the README's refusal table lists them).
+// docs/errors.md (docs/authn.md's refusal table lists them).
 const (
 	KindAuthenticationRequired RefusalKind = "authentication-required" // 401, Bearer
 	KindTokenRejected          RefusalKind = "token-rejected"          // 401, error="invalid_token", with reason

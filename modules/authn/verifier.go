@@ -75,6 +75,7 @@ type JWTVerifier struct {
 	set       atomic.Pointer[keySet] // the keys in use, nil before the first load
 	cache     *verifyCache
 	discovery *discovery // set by Discover
+	tenants   *tenantSet // set by Discover for an issuer template
 	audList   []string   // []string{audience}, shared by the claims that carry just it
 	// payloadWords are the strings a payload is expected to hold, read
 	// without allocating: the issuer and the audience.
@@ -152,8 +153,12 @@ func (v *JWTVerifier) Close(ctx context.Context) error {
 	return v.keys.stop(ctx)
 }
 
-// Issuers returns the issuer the verifier trusts.
+// Issuers returns the issuer the verifier trusts; for an issuer template,
+// the issuers of the tenants Tenants names (none for AnyTenant).
 func (v *JWTVerifier) Issuers() []string {
+	if v.tenants != nil {
+		return v.tenants.issuers()
+	}
 	if v.cfg.issuer == "" {
 		return nil
 	}

@@ -53,7 +53,9 @@ type verifierConfig struct {
 	maxVerifications int // 0: GOMAXPROCS
 	verificationWait time.Duration
 	logger           *zap.Logger
-	loggerSet        bool // Logger was given: SetLogger leaves it be
+	loggerSet        bool        // Logger was given: SetLogger leaves it be
+	tenants          *tenantRule // Tenants, AnyTenant: the issuer is a template
+	tenant           string      // a template's tenant: tid must name it
 	problems         []error
 }
 

@@ -1,6 +1,9 @@
 package authn
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 // Verify checks token and returns the caller it names. See JWTVerifier for
 // the checks and Verifier for the errors. A token naming an unknown kid
@@ -36,6 +39,22 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, erro
 	if p, ok := v.cache.get(token, now); ok {
 		return p, nil
 	}
+	return v.verifyAfterCache(ctx, token, now, v.cache)
+}
+
+// verifyAfterCache is Verify after a cache miss: an issuer template hands
+// the token to its tenant's verifier (tenants.go), any other verifier
+// runs the steps.
+func (v *JWTVerifier) verifyAfterCache(ctx context.Context, token string, now time.Time, cache *verifyCache) (Principal, error) {
+	if v.tenants != nil {
+		return v.tenants.verify(ctx, token, v.cfg.maxTokenSize, now, cache)
+	}
+	return v.verifyFresh(ctx, token, now, cache)
+}
+
+// verifyFresh is Verify after a cache miss: the steps, then the result
+// stored in cache (the verifier's own, or the shared one of Issuers).
+func (v *JWTVerifier) verifyFresh(ctx context.Context, token string, now time.Time, cache *verifyCache) (Principal, error) {
 	s, terr := split(token, v.cfg.maxTokenSize)
 	if terr != nil {
 		return Principal{}, terr
@@ -57,6 +76,6 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, erro
 	if err != nil {
 		return Principal{}, err
 	}
-	v.cache.put(token, p, until, key, now)
+	cache.put(token, p, until, key, now)
 	return p, nil
 }

@@ -57,6 +57,10 @@ func (v *JWTVerifier) readClaims(payload []byte, now time.Time) (Principal, time
 	if reason, err := checkClaims(claims, v.cfg.issuer, v.cfg.audience, now, v.cfg.leeway); err != nil {
 		return Principal{}, time.Time{}, &TokenError{Reason: reason, Signed: true, Principal: p, Err: err}
 	}
+	if v.cfg.tenant != "" && !tenantMatches(raw["tid"], v.cfg.tenant) {
+		return Principal{}, time.Time{}, &TokenError{Reason: ReasonIssuer, Signed: true, Principal: p,
+			Err: fmt.Errorf("%w: tid does not name the issuer's tenant %s", errIssuer, quoteSetting(v.cfg.tenant))}
+	}
 	p.Authenticated = true
 	return p, claims.Expiry.Add(v.cfg.leeway), nil
 }
@@ -333,4 +337,11 @@ func checkClaims(c *Claims, issuer, audience string, now time.Time, leeway time.
 		return ReasonNotYetValid, fmt.Errorf("%w: iat %s, leeway %s", errIssuedAt, c.IssuedAt.Format(time.RFC3339), leeway)
 	}
 	return "", nil
+}
+
+// tenantMatches reports whether tid, as written in the payload, is the
+// JSON string tenant (an issuer template's tenant, tenants.go).
+func tenantMatches(tid json.RawMessage, tenant string) bool {
+	var got string
+	return tid != nil && json.Unmarshal(tid, &got) == nil && got == tenant
 }

@@ -104,7 +104,7 @@ func TestScopeGrammar(t *testing.T) {
 
 // Regression: issue 14 item 1.
 // The spacing the strict grammar refuses (leading, trailing, doubled
-// spaces) is tolerated in a scope string, as README says: empty tokens
+// spaces) is tolerated in a scope string, as docs/authn.md says: empty tokens
 // grant nothing. An empty scp array element is not a scope-token.
 func TestScopeSpacing(t *testing.T) {
 	cases := []struct {

@@ -78,7 +78,7 @@ func TestABrokenBodyIsRefusedInTheRegisteredFormat(t *testing.T) {
 	}
 }
 
-// The README's list: a 401, 403, 408, 425 or 429 says the request was not
+// docs/components.md's list: a 401, 403, 408, 425 or 429 says the request was not
 // processed, so it is not stored and the retry runs the handler.
 func TestRefusalsThatMeanNotProcessedAreNotStored(t *testing.T) {
 	for _, status := range []int{401, 403, 408, 425, 429} {

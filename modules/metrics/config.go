@@ -10,7 +10,7 @@ import (
 // Config is the metrics component's configuration. The env tags name the
 // variables read under SVC_METRICS_ (SVC_METRICS_EXPORTER,
 // SVC_METRICS_ENDPOINT, ...). Zero fields mean "unset": New fills them
-// from the environment fallbacks and the defaults (the README's metrics
+// from the environment fallbacks and the defaults (docs/metrics.md's
 // table: export interval 60 s, export timeout 30 s, shutdown timeout 5 s).
 //
 // Printing a Config (fmt, JSON, zap, slog) shows Endpoint with its

@@ -8,7 +8,7 @@ import (
 // Config is the tracing component's configuration. The env tags name the
 // variables read under SVC_TRACING_ (SVC_TRACING_EXPORTER,
 // SVC_TRACING_SAMPLER, ...). Zero fields mean "unset": New fills them from
-// the environment fallbacks and the defaults (the README's tracing table:
+// the environment fallbacks and the defaults (docs/tracing.md's table:
 // sampler parentbased_always_on, export timeout 10 s, shutdown timeout
 // 1 s).
 //

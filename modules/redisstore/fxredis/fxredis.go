@@ -11,7 +11,6 @@ import (
 
 	"go.uber.org/fx"
 	"go.uber.org/zap"
-	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/kitlog"
@@ -68,10 +67,10 @@ func Redis(opts ...redisstore.Option) fx.Option {
 	return fx.Module("svc.redis",
 		lifecycle.Singleton("redis", "fxredis.Redis"),
 		fxsvc.KnownVariables(redisstore.EnvVariables()...),
-		fx.Provide(func(in redisIn) (redisOut, error) {
+		fx.Provide(func(in redisIn) (*redisstore.Client, error) {
 			cfg, err := redisstore.FromEnv()
 			if err != nil {
-				return redisOut{}, fmt.Errorf("fxredis.Redis: %w", err)
+				return nil, fmt.Errorf("fxredis.Redis: %w", err)
 			}
 			return newRedis(in, cfg, opts, "fxredis.Redis")
 		}),
@@ -84,7 +83,7 @@ func Redis(opts ...redisstore.Option) fx.Option {
 func Config(cfg redisstore.Config, opts ...redisstore.Option) fx.Option {
 	return fx.Module("svc.redis",
 		lifecycle.Singleton("redis", "fxredis.Config"),
-		fx.Provide(func(in redisIn) (redisOut, error) { return newRedis(in, cfg, opts, "fxredis.Config") }),
+		fx.Provide(func(in redisIn) (*redisstore.Client, error) { return newRedis(in, cfg, opts, "fxredis.Config") }),
 		redisProvides,
 	)
 }
@@ -114,15 +113,15 @@ func redisBans(lc fx.Lifecycle, c *redisstore.Client) bans.Store {
 
 // newRedis builds the client and opens it with the app; by names the
 // option that asked for it in errors.
-func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option, by string) (redisOut, error) {
+func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option, by string) (*redisstore.Client, error) {
 	log, err := in.logger()
 	if err != nil {
-		return redisOut{}, err
+		return nil, err
 	}
 	opts = append([]redisstore.Option{redisstore.Logger(log)}, opts...)
 	c, err := redisstore.New(cfg, opts...)
 	if err != nil {
-		return redisOut{}, fmt.Errorf("%s: %w", by, err)
+		return nil, fmt.Errorf("%s: %w", by, err)
 	}
 	in.Lifecycle.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
@@ -135,34 +134,14 @@ func newRedis(in redisIn, cfg redisstore.Config, opts []redisstore.Option, by st
 		},
 		OnStop: func(context.Context) error { return c.Close() },
 	})
-	return redisOut{Client: c, Part: kitlog.StartPart{Name: "redis", Encode: func(enc zapcore.ObjectEncoder) {
-		t := c.Topology()
-		enc.AddString("mode", t.Mode)
-		enc.AddString("addrs", strings.Join(t.Addrs, ","))
-		if t.MasterName != "" {
-			enc.AddString("master_name", t.MasterName)
-		}
-	}}}, nil
-}
-
-// redisOut is the client and its part of the start line (its topology,
-// never its credentials).
-type redisOut struct {
-	fx.Out
-	Client *redisstore.Client
-	Part   kitlog.StartPart `group:"svc.start.info"`
+	return c, nil
 }
 
 // inMemory is Redis without SVC_REDIS_URL: nothing but its line at start
-// and its part of the start line.
+// (the start line's shared_state says in-memory).
 func inMemory() fx.Option {
 	return fx.Module("svc.redis",
 		lifecycle.Singleton("redis", "fxredis.Redis"),
-		fx.Provide(fx.Annotate(func() kitlog.StartPart {
-			return kitlog.StartPart{Name: "redis", Encode: func(enc zapcore.ObjectEncoder) {
-				enc.AddString("stores", "in-memory: SVC_REDIS_URL is not set")
-			}}
-		}, fx.ResultTags(`group:"`+kitlog.StartGroup+`"`))),
 		fx.Invoke(func(in redisIn) error {
 			log, err := in.logger()
 			if err != nil {
@@ -178,12 +157,17 @@ func inMemory() fx.Option {
 }
 
 // sharedState tells fxsvc.Run's start line that the shared state is on
-// Redis, and where: the topology's addresses, which hold no password.
+// Redis, and where: the topology (mode, the Sentinel set's master name)
+// and its addresses, which hold no password. It is the one place the
+// start line names Redis.
 func sharedState(c *redisstore.Client) *fxsvc.SharedState {
 	t := c.Topology()
 	store := "redis"
 	if t.Mode != "" && t.Mode != "single" {
 		store += " " + t.Mode
+	}
+	if t.MasterName != "" {
+		store += " master=" + t.MasterName
 	}
 	return &fxsvc.SharedState{Store: store, Address: "redis://" + strings.Join(t.Addrs, ",")}
 }

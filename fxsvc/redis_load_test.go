@@ -1,0 +1,120 @@
+package fxsvc_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/svckit/svc/internal/behindtest"
+	"github.com/svckit/svc/svctest"
+)
+
+// load is a steady load on replicas of replicaOn while a topology is
+// disturbed: one caller per replica on the limited route (20/s, burst 1,
+// shared), and one per replica sending each idempotency key to its
+// replica and then to the next one.
+type load struct {
+	checked, unchecked, refused atomic.Int64 // GET /limited: 200 with RateLimit fields, 200 without, 429
+	keys, created               atomic.Int64 // POST /items: keys sent, 201s
+	unavailable                 atomic.Int64 // POST /items: 503 (fails closed while no primary answers)
+
+	prefix string // this run's idempotency keys
+	start  time.Time
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+func startLoad(t *testing.T, apps []*svctest.App, name string) *load {
+	ctx, cancel := context.WithCancel(t.Context())
+	l := &load{start: time.Now(), cancel: cancel}
+	l.prefix = fmt.Sprintf("%s-%d-", name, l.start.UnixNano())
+	t.Cleanup(func() { l.stop() })
+	for i := range apps {
+		l.wg.Go(func() {
+			for ctx.Err() == nil {
+				l.limited(t, apps[i])
+				time.Sleep(10 * time.Millisecond)
+			}
+		})
+		l.wg.Go(func() {
+			for n := 0; ctx.Err() == nil; n++ {
+				key := fmt.Sprintf("%s%d-%d", l.prefix, i, n)
+				l.keys.Add(1)
+				for j := range 2 {
+					l.item(t, apps[(i+j)%len(apps)], key, j == 0)
+				}
+			}
+		})
+	}
+	return l
+}
+
+func (l *load) limited(t *testing.T, app *svctest.App) {
+	resp := app.Get(t, "/limited", behindtest.Alice)
+	switch {
+	case resp.Status == http.StatusTooManyRequests:
+		l.refused.Add(1)
+	case resp.Status == http.StatusOK && resp.Header.Get("RateLimit") != "":
+		l.checked.Add(1)
+	case resp.Status == http.StatusOK:
+		l.unchecked.Add(1)
+	default:
+		t.Errorf("GET /limited: %d", resp.Status)
+	}
+}
+
+func (l *load) item(t *testing.T, app *svctest.App, key string, first bool) {
+	resp := postTo(t, app, "/items", key)
+	resp.Body.Close()
+	switch resp.StatusCode {
+	case http.StatusCreated:
+		if first {
+			l.created.Add(1)
+		}
+	case http.StatusServiceUnavailable:
+		l.unavailable.Add(1)
+	default:
+		t.Errorf("POST /items: %d", resp.StatusCode)
+	}
+}
+
+// stop ends the load, waits for its callers and returns how long it ran.
+func (l *load) stop() time.Duration {
+	l.cancel()
+	l.wg.Wait()
+	return time.Since(l.start)
+}
+
+func (l *load) String() string {
+	return fmt.Sprintf("GET /limited: %d checked, %d unchecked (fail open), %d refused; POST /items: %d keys, %d created, %d answered 503",
+		l.checked.Load(), l.unchecked.Load(), l.refused.Load(), l.keys.Load(), l.created.Load(), l.unavailable.Load())
+}
+
+// heldTheLimit checks what the load saw over elapsed: the checked
+// admissions stayed within the shared budget plus extraBursts (what the
+// docs/redis.md says a disturbance can lose), the limit refused some, no
+// idempotency key ran twice, and callers were served.
+func (l *load) heldTheLimit(t *testing.T, elapsed time.Duration, extraBursts int) {
+	t.Helper()
+	budget := 1 + float64(elapsed)/float64(50*time.Millisecond)
+	if got := float64(l.checked.Load()); got > budget+float64(extraBursts) {
+		t.Errorf("checked admissions %v > budget %.0f + %d bursts", got, budget, extraBursts)
+	}
+	if l.refused.Load() == 0 {
+		t.Error("nothing refused: the limit was not enforced")
+	}
+	itemRuns.Range(func(k, n any) bool {
+		if strings.HasPrefix(k.(string), l.prefix) && n.(*atomic.Int64).Load() > 1 {
+			t.Errorf("POST /items with Idempotency-Key %s ran %d times", k, n.(*atomic.Int64).Load())
+		}
+		return true
+	})
+	if l.created.Load() == 0 || l.checked.Load() == 0 {
+		t.Error("nothing was served")
+	}
+}

@@ -1,0 +1,64 @@
+package fxsvc_test
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.uber.org/fx"
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/internal/redistest"
+	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/secret"
+	"github.com/svckit/svc/svctest"
+)
+
+// A resharding under live traffic (issue 23): the slot holding the shared
+// rate limit's budget moves, with its keys, to another primary while three
+// replicas serve a steady load. Every answer is still checked (no fail
+// open, no 503), the budget holds with nothing lost, and the replicas
+// followed the Cluster's ASK and MOVED redirections.
+func TestRedisClusterReshardUnderLoad(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: a Cluster is six processes")
+	}
+	metricsEnvClean(t)
+	t.Setenv("SVC_METRICS_EXPORTER", "prometheus")
+	c := redistest.StartCluster(t)
+	cfg := redisstore.Config{URL: secret.URL(c.URL), Mode: "cluster", Timeout: 300 * time.Millisecond}
+	var writes, items atomic.Int64
+	var apps []*svctest.App
+	for range 3 {
+		apps = append(apps, replicaOn(t, cfg, &writes, &items, fxsvc.Metrics(), fx.Supply(zap.NewNop())))
+	}
+	waitReady(t, apps...)
+	sharedLimit(t, apps) // creates the budget's key
+	key := rateKey(t, c)
+
+	l := startLoad(t, apps, "reshard")
+	time.Sleep(time.Second)
+	from, to := c.MoveSlotOf(t, key)
+	moved := time.Now()
+	time.Sleep(time.Second) // served after the move
+	elapsed := l.stop()
+	t.Logf("slot of %s moved from %s to %s after %s; %s", key, from.Addr, to.Addr, moved.Sub(l.start).Round(time.Millisecond), l)
+
+	if n := l.unchecked.Load(); n != 0 {
+		t.Errorf("%d answers went out unchecked (fail open) during a resharding", n)
+	}
+	if n := l.unavailable.Load(); n != 0 {
+		t.Errorf("%d idempotent writes were refused (503) during a resharding", n)
+	}
+	l.heldTheLimit(t, elapsed, 0)
+	var redirections float64
+	for _, app := range apps {
+		fams := scrapeFamilies(t, app)
+		redirections += sumOf(fams, "svc_redis_redirections_total", "svc_redis_redirection", "moved") +
+			sumOf(fams, "svc_redis_redirections_total", "svc_redis_redirection", "ask")
+	}
+	if redirections == 0 {
+		t.Error("svc_redis_redirections_total stayed 0: the replicas never met the moved slot")
+	}
+}
