@@ -45,12 +45,12 @@ type component struct {
 
 func (in componentsIn) all() []component {
 	return []component{
-		{"conditional", "fxsvc.Conditional()", nilIfNone(in.Conditional), conditional.Describe,
+		{"conditional", "fxsvc.Conditional()", nilIfNone(in.Conditional), behind.Describer("conditional"),
 			map[string]string{"conditional=etags": "conditional.ETags", "conditional=match": "conditional.Match", "conditional=require": "conditional.Require"}, ""},
-		{"idempotency", "fxsvc.Idempotency()", nilIfNone(in.Idempotency), idempotency.Describe,
+		{"idempotency", "fxsvc.Idempotency()", nilIfNone(in.Idempotency), behind.Describer("idempotency"),
 			map[string]string{"idempotency=required": "idempotency.Required", "idempotency=optional": "idempotency.Optional"}, ""},
-		{"ratelimit", "fxsvc.RateLimits()", nilIfNone(in.Limiter), ratelimit.Describe, nil, "ratelimit.Limit"},
-		{"responsecache", "fxsvc.ResponseCache()", nilIfNone(in.Cache), responsecache.Describe,
+		{"ratelimit", "fxsvc.RateLimits()", nilIfNone(in.Limiter), behind.Describer("ratelimit"), nil, "ratelimit.Limit"},
+		{"responsecache", "fxsvc.ResponseCache()", nilIfNone(in.Cache), behind.Describer("responsecache"),
 			map[string]string{"cache=anonymous": "responsecache.Cached", "cache=shared": "responsecache.Shared"}, ""},
 	}
 }

@@ -3,6 +3,7 @@ package fxsvc
 import (
 	"go.uber.org/fx"
 
+	"github.com/svckit/svc/internal/behind"
 	"github.com/svckit/svc/modules/conditional"
 )
 
@@ -14,7 +15,7 @@ import (
 // It refuses a second Conditional in one app (fx.New fails naming
 // onlyOneConditionalPerApp) and the settings conditional.New refuses.
 func Conditional(opts ...conditional.Option) fx.Option {
-	return behindGate("svc.conditional", "conditional-requests", "fxsvc.Conditional", opts, onlyOneConditionalPerApp, conditional.Describe)
+	return behindGate("svc.conditional", "conditional-requests", "fxsvc.Conditional", opts, onlyOneConditionalPerApp, behind.Describer("conditional"))
 }
 
 // onlyOneConditionalPerApp builds the component. Its name is what fx

@@ -3,6 +3,7 @@ package fxsvc
 import (
 	"go.uber.org/fx"
 
+	"github.com/svckit/svc/internal/behind"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/store"
 )
@@ -16,7 +17,7 @@ import (
 // It refuses a second Idempotency in one app (fx.New fails naming
 // onlyOneIdempotencyPerApp) and the settings idempotency.New refuses.
 func Idempotency(opts ...idempotency.Option) fx.Option {
-	return behindGate("svc.idempotency", "idempotency", "fxsvc.Idempotency", opts, onlyOneIdempotencyPerApp, idempotency.Describe)
+	return behindGate("svc.idempotency", "idempotency", "fxsvc.Idempotency", opts, onlyOneIdempotencyPerApp, behind.Describer("idempotency"))
 }
 
 // onlyOneIdempotencyPerApp builds the component. Its name is what fx

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics"
 )
 
@@ -41,13 +42,13 @@ import (
 // HTTP server metrics into it.
 func Metrics(opts ...metrics.Option) fx.Option {
 	return fx.Module("svc.metrics",
-		lifecycle.Singleton(metrics.Kind, "fxsvc.Metrics"),
+		lifecycle.Singleton("metrics", "fxsvc.Metrics"),
 		KnownVariables(knownEnvOf(&metrics.Config{}, "SVC_METRICS_")...),
 		fx.Supply(fx.Private, metricsOptions(opts)),
 		checkSettingsFor(func(env settingsEnv) error {
 			m, err := metrics.New(append([]metrics.Option{metrics.WithLogger(zap.NewNop())}, opts...)...)
 			if err == nil {
-				env.stop.flush = m.ShutdownTimeout()
+				env.stop.flush = otelcore.Of(m).ShutdownTimeout()
 			}
 			return err
 		}),
@@ -65,7 +66,9 @@ func Metrics(opts ...metrics.Option) fx.Option {
 				return p, true, err
 			}
 		}),
-		fx.Provide(fx.Annotate(func(m *metrics.Metrics) stopPart { return stopPart{kind: "metrics", d: m.ShutdownTimeout()} }, fx.ResultTags(`group:"svc.stop.parts"`))),
+		fx.Provide(fx.Annotate(func(m *metrics.Metrics) stopPart {
+			return stopPart{kind: "metrics", d: otelcore.Of(m).ShutdownTimeout()}
+		}, fx.ResultTags(`group:"svc.stop.parts"`))),
 	)
 }
 
@@ -118,7 +121,7 @@ func startRuntimeMetrics(m *metrics.Metrics) error {
 // so open and close errors say which part failed.
 type namedMetrics struct{ m *metrics.Metrics }
 
-func (n namedMetrics) Name() string                    { return metrics.Kind + "/" + n.m.Name() }
+func (n namedMetrics) Name() string                    { return "metrics/" + n.m.Name() }
 func (n namedMetrics) Open(ctx context.Context) error  { return n.m.Open(ctx) }
 func (n namedMetrics) Close(ctx context.Context) error { return n.m.Close(ctx) }
 
@@ -127,7 +130,7 @@ func (n namedMetrics) Close(ctx context.Context) error { return n.m.Close(ctx) }
 // header values and the password as *** (secret.String).
 func encodeMetrics(m *metrics.Metrics, enc zapcore.ObjectEncoder) {
 	enc.AddString("name", m.Name())
-	enc.AddString("exporter", string(m.Exporter()))
+	enc.AddString("exporter", otelcore.Of(m).Exporter)
 	enc.AddBool("active", m.Active())
 	cfg, err := m.Config()
 	if err != nil {

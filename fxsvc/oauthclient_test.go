@@ -140,8 +140,8 @@ func TestOAuthClientDiscoveryFailureFailsStart(t *testing.T) {
 	app := fx.New(fx.NopLogger, fxsvc.OAuthClient())
 	err := app.Start(context.Background())
 	var de *oauthclient.DiscoveryError
-	var oe *lifecycle.OpenError
-	if !errors.As(err, &de) || !errors.As(err, &oe) || oe.Component != "oauthclient" {
+	var oe *lifecycle.Error
+	if !errors.As(err, &de) || !errors.As(err, &oe) || oe.Op != "open" || oe.Component != "oauthclient" {
 		t.Fatalf("start: %v", err)
 	}
 }

@@ -50,7 +50,7 @@ func TestOutboundCallsCarryTheTrace(t *testing.T) {
 	var tr *tracing.Tracing
 	var m *metrics.Metrics
 	caller := svctest.Start(t, fx.Supply(zap.NewNop()),
-		fxsvc.Tracing(), fxsvc.Metrics(metrics.WithExporter(metrics.ExporterPrometheus)),
+		fxsvc.Tracing(), fxsvc.Metrics(metrics.WithConfig(metrics.Config{Exporter: "prometheus"})),
 		fxsvc.OAuthClient(issuer.ClientOptions()...), fxsvc.ClientCredentials("invoices"),
 		fx.Provide(fx.Annotate(func(p *oauthclient.Pattern) *chi.Mux {
 			r := chi.NewRouter()

@@ -3,6 +3,7 @@ package fxsvc
 import (
 	"go.uber.org/fx"
 
+	"github.com/svckit/svc/internal/behind"
 	"github.com/svckit/svc/modules/ratelimit"
 	"github.com/svckit/svc/modules/store"
 )
@@ -15,7 +16,7 @@ import (
 // It refuses a second RateLimits in one app (fx.New fails naming
 // onlyOneRateLimitsPerApp) and the settings ratelimit.New refuses (fx.New fails naming the option).
 func RateLimits(opts ...ratelimit.Option) fx.Option {
-	return behindGate("svc.ratelimit", "rate-limits", "fxsvc.RateLimits", opts, onlyOneRateLimitsPerApp, ratelimit.Describe)
+	return behindGate("svc.ratelimit", "rate-limits", "fxsvc.RateLimits", opts, onlyOneRateLimitsPerApp, behind.Describer("ratelimit"))
 }
 
 // onlyOneRateLimitsPerApp builds the limiter. Its name is what fx reports

@@ -45,7 +45,7 @@ func TestRedisTopologiesThreeReplicasAndAFailover(t *testing.T) {
 	t.Setenv("SVC_METRICS_EXPORTER", "prometheus")
 	t.Run("sentinel on valkey", func(t *testing.T) {
 		set := redistest.StartSentinel(t, redistest.Valkey(), redistest.Password(failoverPassword))
-		cfg := redisstore.Config{URL: secret.URL(set.URL), Mode: redisstore.ModeSentinel, Timeout: 300 * time.Millisecond}
+		cfg := redisstore.Config{URL: secret.URL(set.URL), Mode: "sentinel", Timeout: 300 * time.Millisecond}
 		onTopology(t, cfg, "sentinel", func(t *testing.T) (time.Time, time.Time) {
 			old := set.KillPrimary(t)
 			killed := time.Now()
@@ -54,7 +54,7 @@ func TestRedisTopologiesThreeReplicasAndAFailover(t *testing.T) {
 	})
 	t.Run("cluster on redis", func(t *testing.T) {
 		c := redistest.StartCluster(t, redistest.Redis(), redistest.Password(failoverPassword))
-		cfg := redisstore.Config{URL: secret.URL(c.URL), Mode: redisstore.ModeCluster, Timeout: 300 * time.Millisecond}
+		cfg := redisstore.Config{URL: secret.URL(c.URL), Mode: "cluster", Timeout: 300 * time.Millisecond}
 		onTopology(t, cfg, "cluster", func(t *testing.T) (time.Time, time.Time) {
 			key := rateKey(t, c)
 			old := c.PrimaryOf(t, key)

@@ -29,7 +29,7 @@ func TestRedisClusterReshardUnderLoad(t *testing.T) {
 	c := redistest.StartCluster(t)
 	// A generous timeout: an operation timed out by a loaded machine fails
 	// open, which is not what this test is about.
-	cfg := redisstore.Config{URL: secret.URL(c.URL), Mode: redisstore.ModeCluster, Timeout: 2 * time.Second}
+	cfg := redisstore.Config{URL: secret.URL(c.URL), Mode: "cluster", Timeout: 2 * time.Second}
 	var writes, items atomic.Int64
 	var apps []*svctest.App
 	for range 3 {

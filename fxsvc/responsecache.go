@@ -3,6 +3,7 @@ package fxsvc
 import (
 	"go.uber.org/fx"
 
+	"github.com/svckit/svc/internal/behind"
 	"github.com/svckit/svc/modules/responsecache"
 	"github.com/svckit/svc/modules/store"
 )
@@ -15,7 +16,7 @@ import (
 // It refuses a second ResponseCache in one app (fx.New fails naming
 // onlyOneResponseCachePerApp) and the settings responsecache.New refuses.
 func ResponseCache(opts ...responsecache.Option) fx.Option {
-	return behindGate("svc.responsecache", "response-cache", "fxsvc.ResponseCache", opts, onlyOneResponseCachePerApp, responsecache.Describe)
+	return behindGate("svc.responsecache", "response-cache", "fxsvc.ResponseCache", opts, onlyOneResponseCachePerApp, behind.Describer("responsecache"))
 }
 
 // onlyOneResponseCachePerApp builds the component. Its name is what fx

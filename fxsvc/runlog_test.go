@@ -34,7 +34,7 @@ func TestStartLineSaysWhereSharedStateIs(t *testing.T) {
 		{"in memory", nil, "in-memory (not shared between replicas)"},
 		{"redis", []fx.Option{fxredis.Config(redisstore.Config{URL: secret.URL(srv.URL), Timeout: 2 * time.Second})},
 			"redis redis://" + srv.Addr},
-		{"redis sentinel", []fx.Option{fxredis.Config(redisstore.Config{URL: secret.URL(sentinel.URL), Mode: redisstore.ModeSentinel, Timeout: 2 * time.Second})},
+		{"redis sentinel", []fx.Option{fxredis.Config(redisstore.Config{URL: secret.URL(sentinel.URL), Mode: "sentinel", Timeout: 2 * time.Second})},
 			"redis sentinel master=" + redistest.MasterName + " redis://" + strings.Join(sentinelAddrs(sentinel), ",")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -91,12 +91,12 @@ func TestStartLineShowsTheTracingFlushOnlyWhenActive(t *testing.T) {
 		active   bool
 		shutdown any
 	}{
-		{"inactive", []tracing.Option{tracing.WithExporter(tracing.ExporterNone)}, false, nil},
+		{"inactive", []tracing.Option{tracing.WithConfig(tracing.Config{Exporter: "none"})}, false, nil},
 		// Nothing is recorded, so nothing is sent to the unused port.
-		{"active", []tracing.Option{tracing.WithExporter(tracing.ExporterOTLPHTTP), tracing.WithConfig(tracing.Config{Export: tracing.Export{Endpoint: "http://127.0.0.1:1"}})}, true, "1s"},
+		{"active", []tracing.Option{tracing.WithConfig(tracing.Config{Exporter: "otlp-http", Export: tracing.Export{Endpoint: "http://127.0.0.1:1"}})}, true, "1s"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := runApp(t, fx.Supply(chi.NewRouter()), fxsvc.Errors(), fxsvc.Serve(), fxsvc.Tracing(append(tc.opts, tracing.WithEnvLoad(false))...))
+			r := runApp(t, fx.Supply(chi.NewRouter()), fxsvc.Errors(), fxsvc.Serve(), fxsvc.Tracing(tc.opts...))
 			cfg, _ := r.waitFor(t, "svc: started")["config"].(map[string]any)
 			tr, _ := cfg["tracing"].(map[string]any)
 			if tr == nil || tr["active"] != tc.active || tr["shutdown_timeout"] != tc.shutdown {

@@ -63,13 +63,13 @@ func runStopping(t *testing.T, collector string, stop fx.Option) (int, string) {
 	var out, errOut bytes.Buffer
 	opts := []fx.Option{
 		fx.Supply(zap.NewNop(), chi.NewRouter()),
-		fxsvc.Metrics(metrics.WithEnvLoad(false), metrics.WithExporter(metrics.ExporterOTLPHTTP),
-			metrics.WithConfig(metrics.Config{
-				Export: metrics.Export{
-					Endpoint: secret.URL(collector),
-				},
-				ExportInterval: time.Hour,
-			})),
+		fxsvc.Metrics(metrics.WithConfig(metrics.Config{
+			Exporter: "otlp-http",
+			Export: metrics.Export{
+				Endpoint: secret.URL(collector),
+			},
+			ExportInterval: time.Hour,
+		})),
 		fxsvc.Serve(),
 		stop,
 	}

@@ -8,6 +8,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/tracing"
 )
 
@@ -35,13 +36,13 @@ import (
 // nothing, so Tracing() may be added unconditionally.
 func Tracing(opts ...tracing.Option) fx.Option {
 	return fx.Module("svc.tracing",
-		lifecycle.Singleton(tracing.Kind, "fxsvc.Tracing"),
+		lifecycle.Singleton("tracing", "fxsvc.Tracing"),
 		KnownVariables(knownEnvOf(&tracing.Config{}, "SVC_TRACING_")...),
 		fx.Supply(fx.Private, tracingOptions(opts)),
 		checkSettingsFor(func(env settingsEnv) error {
 			t, err := tracing.New(append([]tracing.Option{tracing.WithLogger(zap.NewNop())}, opts...)...)
 			if err == nil {
-				env.stop.traceFlush = t.ShutdownTimeout()
+				env.stop.traceFlush = otelcore.Of(t).ShutdownTimeout()
 			}
 			return err
 		}),
@@ -50,7 +51,9 @@ func Tracing(opts ...tracing.Option) fx.Option {
 		// Build it even when nothing asks for it: the global provider is
 		// its point.
 		fx.Invoke(func(*tracing.Tracing) {}),
-		fx.Provide(fx.Annotate(func(t *tracing.Tracing) stopPart { return stopPart{kind: "tracing", d: t.ShutdownTimeout()} }, fx.ResultTags(`group:"svc.stop.parts"`))),
+		fx.Provide(fx.Annotate(func(t *tracing.Tracing) stopPart {
+			return stopPart{kind: "tracing", d: otelcore.Of(t).ShutdownTimeout()}
+		}, fx.ResultTags(`group:"svc.stop.parts"`))),
 	)
 }
 
@@ -84,7 +87,7 @@ func onlyOneTracingPerApp(p tracingParams) (*tracing.Tracing, error) {
 // so open and close errors say which part failed.
 type namedTracing struct{ t *tracing.Tracing }
 
-func (n namedTracing) Name() string                    { return tracing.Kind + "/" + n.t.Name() }
+func (n namedTracing) Name() string                    { return "tracing/" + n.t.Name() }
 func (n namedTracing) Open(ctx context.Context) error  { return n.t.Open(ctx) }
 func (n namedTracing) Close(ctx context.Context) error { return n.t.Close(ctx) }
 
@@ -92,10 +95,11 @@ func (n namedTracing) Close(ctx context.Context) error { return n.t.Close(ctx) }
 // tracer flushes nothing on stop: it shows no shutdown timeout, rather
 // than a 0s beside the documented 1 s.
 func encodeTracing(t *tracing.Tracing, enc zapcore.ObjectEncoder) {
+	c := otelcore.Of(t)
 	enc.AddString("name", t.Name())
-	enc.AddString("exporter", string(t.Exporter()))
-	enc.AddBool("active", t.Active())
-	if t.Exporter() != tracing.ExporterNone {
-		enc.AddDuration("shutdown_timeout", t.ShutdownTimeout())
+	enc.AddString("exporter", c.Exporter)
+	enc.AddBool("active", c.Active())
+	if c.Exporter != "none" {
+		enc.AddDuration("shutdown_timeout", c.ShutdownTimeout())
 	}
 }

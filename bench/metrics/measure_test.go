@@ -32,7 +32,7 @@ func failing(context.Context) error { return errBench }
 
 func open(b *testing.B) *svcmetrics.Metrics {
 	b.Helper()
-	m, err := svcmetrics.FromConfig(svcmetrics.Config{Exporter: svcmetrics.ExporterPrometheus})
+	m, err := svcmetrics.FromConfig(svcmetrics.Config{Exporter: "prometheus"})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -23,7 +23,7 @@ func BenchmarkRateLimitTopologiesPaired(b *testing.B) {
 	r := rates[0]
 	b.Run("sentinel", func(b *testing.B) {
 		set := redistest.StartSentinel(b)
-		c := openMode(b, set.URL, redisstore.ModeSentinel)
+		c := openMode(b, set.URL, "sentinel")
 		ctx := context.Background()
 		ping := func() {
 			if err := c.Redis().Ping(ctx).Err(); err != nil {
@@ -36,7 +36,7 @@ func BenchmarkRateLimitTopologiesPaired(b *testing.B) {
 	})
 	b.Run("cluster", func(b *testing.B) {
 		cl := redistest.StartCluster(b)
-		c := openMode(b, cl.URL, redisstore.ModeCluster)
+		c := openMode(b, cl.URL, "cluster")
 		ctx := context.Background()
 		cc := c.Redis().(*redis.ClusterClient)
 		node := primaryOfBudget(b, cc)

@@ -42,7 +42,7 @@ func BenchmarkSpanPaired(b *testing.B) {
 		pair.Report(b, "global", "noop", cs, cn)
 	})
 	b.Run("active", func(b *testing.B) {
-		tr, err := svctracing.FromConfig(svctracing.Config{Exporter: svctracing.ExporterConsole},
+		tr, err := svctracing.FromConfig(svctracing.Config{Exporter: "console"},
 			svctracing.WithConsoleWriter(io.Discard))
 		if err != nil {
 			b.Fatal(err)

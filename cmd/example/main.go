@@ -45,7 +45,7 @@ func options() []fx.Option {
 		// start, and neither is taken for a typo of the kit's.
 		fxsvc.KnownVariables("SVC_EXAMPLE_ERRORS", "SVC_EXAMPLE_RESOURCE"),
 		// Prometheus unless SVC_METRICS_EXPORTER says otherwise.
-		fxsvc.Metrics(metrics.WithDefaultExporter(metrics.ExporterPrometheus)),
+		fxsvc.Metrics(metrics.WithDefaultExporter("prometheus")),
 		fxsvc.Tracing(), // inactive unless SVC_TRACING_EXPORTER or an OTLP endpoint is set
 		trust(),
 		behindGate(),

@@ -101,19 +101,24 @@ func (b *orderBook) create(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, o)
 }
 
-func (b *orderBook) show(w http.ResponseWriter, r *http.Request) {
+// found is the order the URL names; without one it answers 404.
+func (b *orderBook) found(w http.ResponseWriter, r *http.Request) (order, bool) {
 	o, ok := b.get(chi.URLParam(r, "id"))
 	if !ok {
 		http.NotFound(w, r)
-		return
 	}
-	writeJSON(w, http.StatusOK, o)
+	return o, ok
+}
+
+func (b *orderBook) show(w http.ResponseWriter, r *http.Request) {
+	if o, ok := b.found(w, r); ok {
+		writeJSON(w, http.StatusOK, o)
+	}
 }
 
 func (b *orderBook) replace(w http.ResponseWriter, r *http.Request) {
-	o, ok := b.get(chi.URLParam(r, "id"))
+	o, ok := b.found(w, r)
 	if !ok {
-		http.NotFound(w, r)
 		return
 	}
 	var in struct {

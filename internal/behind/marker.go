@@ -17,6 +17,12 @@ type Marker struct {
 	Says string
 }
 
+// MarkerOf is the middleware of a component's marker named name: it
+// builds one per handler with mk, around the Marker it embeds.
+func MarkerOf[M http.Handler](name, says string, mk func(Marker) M) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler { return mk(Marker{Next: next, Name: name, Says: says}) }
+}
+
 // WrappedHandler lets `check` read the markers inside this one.
 func (m *Marker) WrappedHandler() http.Handler { return m.Next }
 
@@ -28,12 +34,21 @@ func (m *Marker) BehindGate() string { return m.Name }
 // Said is what `check` lists for the route.
 func (m *Marker) Said() string { return m.Says }
 
-// Describe tells `check` what a route's markers of type M say, in order,
-// space-separated; "" when it has none.
-func Describe[M interface{ Said() string }](h http.Handler, mws []func(http.Handler) http.Handler) string {
-	var out []string
-	for _, m := range Markers[M](h, mws) {
-		out = append(out, m.Said())
+// base lets Describer find every component's markers by what they embed.
+func (m *Marker) base() *Marker { return m }
+
+// Describer tells `check` what a route's markers of one component say, in
+// order, space-separated; "" when it has none. The component is named as
+// its markers' names start: "ratelimit" for ratelimit.Limit.
+func Describer(component string) func(h http.Handler, mws []func(http.Handler) http.Handler) string {
+	prefix := component + "."
+	return func(h http.Handler, mws []func(http.Handler) http.Handler) string {
+		var out []string
+		for _, m := range Markers[interface{ base() *Marker }](h, mws) {
+			if b := m.base(); strings.HasPrefix(b.Name, prefix) {
+				out = append(out, b.Says)
+			}
+		}
+		return strings.Join(out, " ")
 	}
-	return strings.Join(out, " ")
 }

@@ -29,29 +29,18 @@ type Component interface {
 	Close(ctx context.Context) error
 }
 
-// OpenError says which component failed to open.
-type OpenError struct {
+// Error says which component failed to open or close.
+type Error struct {
+	Op        string // "open" or "close"
 	Component string
 	Err       error
 }
 
-func (e *OpenError) Error() string {
-	return fmt.Sprintf("svc: open %s: %v", e.Component, e.Err)
+func (e *Error) Error() string {
+	return fmt.Sprintf("svc: %s %s: %v", e.Op, e.Component, e.Err)
 }
 
-func (e *OpenError) Unwrap() error { return e.Err }
-
-// CloseError says which component failed to close.
-type CloseError struct {
-	Component string
-	Err       error
-}
-
-func (e *CloseError) Error() string {
-	return fmt.Sprintf("svc: close %s: %v", e.Component, e.Err)
-}
-
-func (e *CloseError) Unwrap() error { return e.Err }
+func (e *Error) Unwrap() error { return e.Err }
 
 // Register appends c's Open and Close to the fx lifecycle. Because fx runs
 // start hooks in append order and stop hooks in reverse, components open in
@@ -60,13 +49,13 @@ func Register(lc fx.Lifecycle, c Component) {
 	lc.Append(fx.Hook{
 		OnStart: func(ctx context.Context) error {
 			if err := c.Open(ctx); err != nil {
-				return &OpenError{Component: c.Name(), Err: err}
+				return &Error{Op: "open", Component: c.Name(), Err: err}
 			}
 			return nil
 		},
 		OnStop: func(ctx context.Context) error {
 			if err := c.Close(ctx); err != nil {
-				return &CloseError{Component: c.Name(), Err: err}
+				return &Error{Op: "close", Component: c.Name(), Err: err}
 			}
 			return nil
 		},

@@ -58,8 +58,8 @@ func TestOpenErrorNamesComponentAndStopsStartup(t *testing.T) {
 	if err == nil {
 		t.Fatal("start succeeded, want an error")
 	}
-	var oe *lifecycle.OpenError
-	if !errors.As(err, &oe) || oe.Component != "broken" || !errors.Is(err, boom) {
+	var oe *lifecycle.Error
+	if !errors.As(err, &oe) || oe.Op != "open" || oe.Component != "broken" || !errors.Is(err, boom) {
 		t.Fatalf("err = %v, want an OpenError naming broken that wraps boom", err)
 	}
 	if !strings.Contains(err.Error(), "open broken") {

@@ -15,7 +15,6 @@ import (
 type Builder[C any] struct {
 	Cfg     C
 	Name    string
-	EnvLoad *bool
 	Log     *zap.Logger
 	Console io.Writer
 	// DefaultExporter replaces auto when no setting chose an exporter.
@@ -23,10 +22,6 @@ type Builder[C any] struct {
 	// set maps the spec of each Config field an option set to that option.
 	set map[string]string
 }
-
-// Given notes that the option named by the signal's field table set the
-// Config field spec.
-func (b *Builder[C]) Given(s *Signal, spec string) { b.set[spec] = s.fields().BySpec(spec).Option }
 
 // Take copies into Cfg every field that from sets (every non-zero one),
 // maps cloned, and notes WithConfig as their source.
@@ -61,7 +56,7 @@ func build[C any, O ~func(*Builder[C])](s *Signal, cfg C, env bool, opts []O, ow
 			o(b)
 		}
 	}
-	src, err := s.load(&cfg, b.set, b.Cfg, env, b.EnvLoad)
+	src, err := s.load(&cfg, b.set, b.Cfg, env)
 	if err != nil {
 		return nil, cfg, err
 	}
@@ -93,16 +88,15 @@ func cloned(v reflect.Value) reflect.Value {
 }
 
 // load merges what a component is built from into cfg (a *Config): with
-// env, the SVC_<SIGNAL>_* variables (unless the envLoad option or
-// SVC_ENV_LOAD says not to), then the fields the options set (named in set,
+// env, the SVC_<SIGNAL>_* variables (unless SVC_ENV_LOAD says not to), then the fields the options set (named in set,
 // taken from from, the builder's Config), then the OpenTelemetry fallbacks for fields still
 // empty; without env (FromConfig), only the options over cfg. It returns
 // where each setting came from. Refusals are *ConfigError values naming
 // the variable.
-func (s *Signal) load(cfg any, set map[string]string, from any, env bool, envLoad *bool) (map[string]string, error) {
+func (s *Signal) load(cfg any, set map[string]string, from any, env bool) (map[string]string, error) {
 	src := map[string]string{}
 	if env {
-		load, err := s.envLoad(envLoad)
+		load, err := s.envLoad()
 		if err != nil {
 			return nil, err
 		}
@@ -131,10 +125,7 @@ func (s *Signal) load(cfg any, set map[string]string, from any, env bool, envLoa
 	return src, nil
 }
 
-func (s *Signal) envLoad(option *bool) (bool, error) {
-	if option != nil {
-		return *option, nil
-	}
+func (s *Signal) envLoad() (bool, error) {
 	load, err := EnvLoad()
 	if err != nil {
 		return false, &ConfigError{Signal: s.Name, Setting: EnvLoadVar, Field: "env_load", Reason: err.Error()}

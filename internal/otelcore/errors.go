@@ -4,7 +4,7 @@ import "fmt"
 
 // ConfigError says which setting holds an invalid value. Setting is where
 // the value came from: an environment variable (SVC_METRICS_EXPORTER,
-// OTEL_EXPORTER_OTLP_ENDPOINT, ...), an option (metrics.WithExporter), or a
+// OTEL_EXPORTER_OTLP_ENDPOINT, ...), an option (metrics.WithDefaultExporter), or a
 // Config field (Config.Exporter), given to WithConfig or FromConfig. The
 // message never repeats a secret value.
 type ConfigError struct {

@@ -1,6 +1,7 @@
 package otelcore
 
 import (
+	"context"
 	"io"
 	"sync"
 	"time"
@@ -82,4 +83,17 @@ func (c *Component) Setup() Setup {
 // Resource describes the service to the collector (see Resource).
 func (c *Component) Resource() *resource.Resource {
 	return Resource(c.Export.ServiceName, c.Export.ResourceAttributes)
+}
+
+// OTLP is the factory of an OpenTelemetry OTLP exporter of either signal
+// over either transport (newExporter is otlpmetrichttp.New,
+// otlptracegrpc.New, ... with that package's options): it passes every
+// setting explicitly, so the exporter reads no endpoint or header
+// variable of its own. An http:// endpoint means a plaintext connection,
+// https:// TLS.
+func OTLP[E, O any](newExporter func(context.Context, ...O) (E, error),
+	endpointURL func(string) O, headers func(map[string]string) O, timeout func(time.Duration) O) func(context.Context, Setup) (E, error) {
+	return func(ctx context.Context, s Setup) (E, error) {
+		return newExporter(ctx, endpointURL(s.Endpoint), headers(s.Headers), timeout(s.Timeout))
+	}
 }

@@ -106,15 +106,12 @@ func (s *Signal) withConfig(goName string) string {
 	return "Config." + goName + " of " + s.Name + ".WithConfig"
 }
 
-// fields names every Config field of the signal for errors: the exporter
-// is set by WithExporter, every other field through WithConfig.
+// fields names every Config field of the signal for errors: each is set
+// in code through WithConfig.
 func (s *Signal) fields() Fields {
 	fs := make(Fields, 0, len(shared)+len(s.Own))
 	for _, f := range append(append([]Field(nil), shared...), s.Own...) {
 		f.Option = s.withConfig(f.GoName)
-		if f.Spec == "exporter" {
-			f.Option = s.Name + ".WithExporter"
-		}
 		fs = append(fs, f)
 	}
 	return fs

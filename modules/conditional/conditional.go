@@ -95,13 +95,3 @@ func ETagOf(body []byte) string {
 	sum := sha256.Sum256(body)
 	return `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
 }
-
-// Describe tells `check` what a route's conditional markers do:
-// "conditional=etags", "conditional=match", "conditional=require" or "".
-func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	etags, match := behind.Describe[*etagMarker](h, mws), behind.Describe[*matchMarker](h, mws)
-	if etags == "" || match == "" {
-		return etags + match
-	}
-	return etags + " " + match
-}

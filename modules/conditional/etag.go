@@ -15,9 +15,9 @@ import (
 // methods and statuses pass through untouched; a body over MaxBodySize
 // streams through without an ETag.
 func ETags() func(http.Handler) http.Handler {
-	return func(next http.Handler) http.Handler {
-		return &etagMarker{behind.Marker{Next: next, Name: "conditional.ETags", Says: "conditional=etags"}}
-	}
+	return behind.MarkerOf("conditional.ETags", "conditional=etags", func(b behind.Marker) *etagMarker {
+		return &etagMarker{b}
+	})
 }
 
 type etagMarker struct{ behind.Marker }

@@ -24,7 +24,7 @@ type CurrentFunc func(r *http.Request) (etag string, lastModified time.Time, err
 // precondition-failed when stale (RFC 9110 §13.2.2). A write without these
 // headers runs as usual. GET, HEAD, OPTIONS and TRACE pass through.
 func Match(current CurrentFunc) func(http.Handler) http.Handler {
-	return matcher(current, false)
+	return matcher("conditional.Match", "conditional=match", current, false)
 }
 
 // Require is [Match] that also answers 428 precondition-required to a
@@ -32,20 +32,16 @@ func Match(current CurrentFunc) func(http.Handler) http.Handler {
 // "If-None-Match: *", so that no client overwrites a change it has not
 // seen (RFC 6585 §3).
 func Require(current CurrentFunc) func(http.Handler) http.Handler {
-	return matcher(current, true)
+	return matcher("conditional.Require", "conditional=require", current, true)
 }
 
-func matcher(current CurrentFunc, required bool) func(http.Handler) http.Handler {
+func matcher(name, says string, current CurrentFunc, required bool) func(http.Handler) http.Handler {
 	if current == nil {
 		panic("conditional: Match and Require need a CurrentFunc that reads the resource's current ETag")
 	}
-	name, says := "conditional.Match", "conditional=match"
-	if required {
-		name, says = "conditional.Require", "conditional=require"
-	}
-	return func(next http.Handler) http.Handler {
-		return &matchMarker{Marker: behind.Marker{Next: next, Name: name, Says: says}, current: current, required: required}
-	}
+	return behind.MarkerOf(name, says, func(b behind.Marker) *matchMarker {
+		return &matchMarker{Marker: b, current: current, required: required}
+	})
 }
 
 type matchMarker struct {

@@ -158,9 +158,3 @@ func (c *Component) Middleware(next http.Handler) http.Handler { return slot.Mid
 var slot = behind.NewSlot(func() (*Component, error) { return New() })
 
 func componentFor(r *http.Request) *Component { return slot.For(r) }
-
-// Describe tells `check` whether a route is idempotent, read from its
-// markers: "idempotency=required", "idempotency=optional" or "".
-func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	return behind.Describe[*marker](h, mws)
-}

@@ -25,28 +25,22 @@ import (
 // where Required wraps authn.Require. Safe methods (GET, HEAD, OPTIONS,
 // TRACE) pass through untouched.
 func Required() func(http.Handler) http.Handler {
-	return newMarker(true)
+	return behind.MarkerOf("idempotency.Required", "idempotency=required", func(b behind.Marker) *marker {
+		return &marker{Marker: b, required: true}
+	})
 }
 
 // Optional is a marker middleware: a write that carries an
 // Idempotency-Key is made idempotent; one without runs as usual.
 func Optional() func(http.Handler) http.Handler {
-	return newMarker(false)
+	return behind.MarkerOf("idempotency.Optional", "idempotency=optional", func(b behind.Marker) *marker {
+		return &marker{Marker: b}
+	})
 }
 
 type marker struct {
 	behind.Marker
 	required bool
-}
-
-func newMarker(required bool) func(http.Handler) http.Handler {
-	name, says := "idempotency.Optional", "idempotency=optional"
-	if required {
-		name, says = "idempotency.Required", "idempotency=required"
-	}
-	return func(next http.Handler) http.Handler {
-		return &marker{Marker: behind.Marker{Next: next, Name: name, Says: says}, required: required}
-	}
 }
 
 // space is the store space of every idempotency record.

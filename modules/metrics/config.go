@@ -34,7 +34,7 @@ type Export = otelcore.Export
 
 // ConfigError says which setting holds an invalid value: an environment
 // variable (SVC_METRICS_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT, ...), an
-// option (metrics.WithExporter) or a Config field (Config.Exporter).
+// option (metrics.WithDefaultExporter) or a Config field (Config.Exporter).
 // Signal is "metrics" for the metrics component's refusals; tracing's
 // ConfigError is the same type. The message never repeats a secret value.
 type ConfigError = otelcore.ConfigError

@@ -25,7 +25,7 @@ func TestDefaults(t *testing.T) {
 	cleanEnv(t)
 	c := newResolved(t)
 	want := metrics.Config{
-		Exporter:       metrics.ExporterNone, // auto with no endpoint
+		Exporter:       "none", // auto with no endpoint
 		ExportInterval: 60 * time.Second,
 		Export:         metrics.Export{ExportTimeout: 30 * time.Second, ShutdownTimeout: 5 * time.Second},
 	}
@@ -64,7 +64,7 @@ func TestEnvEveryField(t *testing.T) {
 	})
 	c := newResolved(t)
 	want := metrics.Config{
-		Exporter:       metrics.ExporterOTLPGRPC,
+		Exporter:       "otlp-grpc",
 		ExportInterval: 15 * time.Second,
 		Export: metrics.Export{
 			ServiceName:        "billing",
@@ -140,16 +140,10 @@ func TestEnvFallbacks(t *testing.T) {
 			func(c metrics.Config) string { return eq(string(c.Exporter), "none") }},
 		{"SVC_ENV_LOAD=TRUE reads them", map[string]string{"SVC_ENV_LOAD": "TRUE", "SVC_METRICS_EXPORTER": "prometheus"}, nil,
 			func(c metrics.Config) string { return eq(string(c.Exporter), "prometheus") }},
-		{"WithEnvLoad(false) wins over SVC_ENV_LOAD", map[string]string{"SVC_ENV_LOAD": "true", "SVC_METRICS_EXPORTER": "prometheus"},
-			[]metrics.Option{metrics.WithEnvLoad(false)},
-			func(c metrics.Config) string { return eq(string(c.Exporter), "none") }},
-		{"WithEnvLoad(true) wins over SVC_ENV_LOAD", map[string]string{"SVC_ENV_LOAD": "off", "SVC_METRICS_EXPORTER": "prometheus"},
-			[]metrics.Option{metrics.WithEnvLoad(true)},
-			func(c metrics.Config) string { return eq(string(c.Exporter), "prometheus") }},
-		{"WithDefaultExporter replaces auto", nil, []metrics.Option{metrics.WithDefaultExporter(metrics.ExporterPrometheus)},
+		{"WithDefaultExporter replaces auto", nil, []metrics.Option{metrics.WithDefaultExporter("prometheus")},
 			func(c metrics.Config) string { return eq(string(c.Exporter), "prometheus") }},
 		{"SVC_METRICS_EXPORTER wins over WithDefaultExporter", map[string]string{"SVC_METRICS_EXPORTER": "console"},
-			[]metrics.Option{metrics.WithDefaultExporter(metrics.ExporterPrometheus)},
+			[]metrics.Option{metrics.WithDefaultExporter("prometheus")},
 			func(c metrics.Config) string { return eq(string(c.Exporter), "console") }},
 		{"auto with endpoint is otlp-http", map[string]string{"SVC_METRICS_EXPORTER": "auto", "SVC_METRICS_ENDPOINT": "http://x.example:4318"}, nil,
 			func(c metrics.Config) string { return eq(string(c.Exporter), "otlp-http") }},
@@ -195,14 +189,14 @@ func TestFromConfigBypassesEnv(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := metrics.ResolvedConfig(m)
-	if c.Exporter != metrics.ExporterNone || c.ServiceName != "" || c.Endpoint != "" || len(c.Headers) != 0 || c.ExportInterval != time.Second {
+	if c.Exporter != "none" || c.ServiceName != "" || c.Endpoint != "" || len(c.Headers) != 0 || c.ExportInterval != time.Second {
 		t.Fatalf("FromConfig read the environment: %#v", c)
 	}
 	m, err = metrics.FromConfig(metrics.Config{Exporter: "prometheus"}, metrics.WithName("admin"), metrics.WithConfig(metrics.Config{Export: metrics.Export{ServiceName: "code"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c := metrics.ResolvedConfig(m); c.Exporter != metrics.ExporterPrometheus || c.ServiceName != "code" || m.Name() != "admin" {
+	if c := metrics.ResolvedConfig(m); c.Exporter != "prometheus" || c.ServiceName != "code" || m.Name() != "admin" {
 		t.Fatalf("FromConfig options: %#v name %q", c, m.Name())
 	}
 }
@@ -210,8 +204,8 @@ func TestFromConfigBypassesEnv(t *testing.T) {
 // Exporter values are case-insensitive on every path.
 func TestExporterCaseInsensitive(t *testing.T) {
 	cases := map[string]metrics.Exporter{
-		"AUTO": metrics.ExporterNone, "Otlp-Http": metrics.ExporterOTLPHTTP, "OTLP-GRPC": metrics.ExporterOTLPGRPC,
-		"Prometheus": metrics.ExporterPrometheus, " console ": metrics.ExporterConsole, "NONE": metrics.ExporterNone,
+		"AUTO": "none", "Otlp-Http": "otlp-http", "OTLP-GRPC": "otlp-grpc",
+		"Prometheus": "prometheus", " console ": "console", "NONE": "none",
 	}
 	for in, want := range cases {
 		t.Run(in, func(t *testing.T) {
@@ -220,7 +214,7 @@ func TestExporterCaseInsensitive(t *testing.T) {
 				t.Errorf("env: %q → %q, want %q", in, got, want)
 			}
 			cleanEnv(t)
-			if got := newResolved(t, metrics.WithExporter(metrics.Exporter(in))).Exporter; got != want {
+			if got := newResolved(t, metrics.WithConfig(metrics.Config{Exporter: metrics.Exporter(in)})).Exporter; got != want {
 				t.Errorf("option: %q → %q, want %q", in, got, want)
 			}
 			m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.Exporter(in)})
@@ -273,7 +267,7 @@ func TestInvalidValuesNameTheSetting(t *testing.T) {
 		{"service name with an escape", map[string]string{"SVC_METRICS_SERVICE_NAME": "orders\x1b[2J"}, nil, nil, "SVC_METRICS_SERVICE_NAME"},
 		{"service name not UTF-8", map[string]string{"OTEL_SERVICE_NAME": "orders\xff"}, nil, nil, "OTEL_SERVICE_NAME"},
 		{"option service name with a control character", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{ServiceName: "orders\x00"}})}, nil, "Config.ServiceName of metrics.WithConfig"},
-		{"option exporter", nil, []metrics.Option{metrics.WithExporter("kafka")}, nil, "metrics.WithExporter"},
+		{"option exporter", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Exporter: "kafka"})}, nil, "Config.Exporter of metrics.WithConfig"},
 		{"option interval negative", nil, []metrics.Option{metrics.WithConfig(metrics.Config{ExportInterval: -time.Second})}, nil, "Config.ExportInterval of metrics.WithConfig"},
 		{"option shutdown negative", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{ShutdownTimeout: -time.Second}})}, nil, "Config.ShutdownTimeout of metrics.WithConfig"},
 		{"option endpoint", nil, []metrics.Option{metrics.WithConfig(metrics.Config{Export: metrics.Export{Endpoint: secret.URL("mailto:" + s3 + "@x")}})}, nil, "Config.Endpoint of metrics.WithConfig"},

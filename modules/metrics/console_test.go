@@ -31,7 +31,7 @@ func (s *syncBuffer) String() string {
 func TestConsoleExporter(t *testing.T) {
 	cleanEnv(t)
 	var buf syncBuffer
-	m, err := metrics.New(metrics.WithExporter("Console"), metrics.WithConsoleWriter(&buf), metrics.WithConfig(metrics.Config{ExportInterval: time.Hour}))
+	m, err := metrics.New(metrics.WithConfig(metrics.Config{Exporter: "Console", ExportInterval: time.Hour}), metrics.WithConsoleWriter(&buf))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,9 +5,8 @@
 // # Configuration
 //
 // [New] reads SVC_METRICS_<FIELD> for every [Config] field through
-// caarlos0/env (unless [WithEnvLoad](false), or SVC_ENV_LOAD=false without
-// that option), then applies the options (code wins: [WithConfig] sets
-// any field, [WithExporter] and [WithDefaultExporter] the exporter), then
+// caarlos0/env (unless SVC_ENV_LOAD=false), then applies the options (code wins: [WithConfig] sets
+// any field, [WithDefaultExporter] the default exporter), then
 // the OpenTelemetry fallbacks for fields still empty (OTEL_SERVICE_NAME,
 // OTEL_EXPORTER_OTLP_METRICS_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT,
 // OTEL_EXPORTER_OTLP_METRICS_HEADERS, OTEL_EXPORTER_OTLP_HEADERS), then the

@@ -20,7 +20,7 @@ var chargeCard = metrics.WrapCtxErr(func(ctx context.Context) error {
 }, metrics.Name("shop.billing.charge"))
 
 func Example() {
-	m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus, Export: metrics.Export{ServiceName: "shop"}})
+	m, err := metrics.FromConfig(metrics.Config{Exporter: "prometheus", Export: metrics.Export{ServiceName: "shop"}})
 	if err != nil {
 		panic(err)
 	}

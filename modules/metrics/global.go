@@ -96,6 +96,7 @@ func currentComponent() *Metrics {
 }
 
 func init() {
+	otelcore.Expose(func(m *Metrics) *otelcore.Component { return m.c })
 	registry.StateOf = func(m any) any {
 		if c, ok := m.(*Metrics); ok && c != nil {
 			return c.expState

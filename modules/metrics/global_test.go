@@ -130,7 +130,7 @@ func TestCloseAfterBridgeRestoredByOthersLeavesUsableGlobal(t *testing.T) {
 	t.Cleanup(func() { otel.SetMeterProvider(orig) })
 	ctx := context.Background()
 	open := func() *metrics.Metrics {
-		m, err := metrics.New(metrics.WithExporter(metrics.ExporterPrometheus))
+		m, err := metrics.New(metrics.WithConfig(metrics.Config{Exporter: "prometheus"}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -114,7 +114,7 @@ func TestHandlerNotPrometheus(t *testing.T) {
 
 func TestHandlerNotRunning(t *testing.T) {
 	cleanEnv(t)
-	m, _ := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus})
+	m, _ := metrics.FromConfig(metrics.Config{Exporter: "prometheus"})
 	rec := serve(metrics.Handler(m), http.MethodGet, "/metrics")
 	checkProblem(t, rec, 503, "/metrics")
 	if rec.Header().Get("Retry-After") == "" {

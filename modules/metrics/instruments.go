@@ -75,21 +75,13 @@ func (m *Metrics) Meter(name string) (metric.Meter, error) {
 // Counter returns a monotonic int64 counter in the component's scope (github.com/svckit/svc/modules/metrics).
 // Errors: ErrNotStarted before Open, or the SDK's for an invalid name.
 func (m *Metrics) Counter(name string, opts ...InstrumentOption) (metric.Int64Counter, error) {
-	mt, err := m.Meter(scopeName)
-	if err != nil {
-		return nil, err
-	}
 	u, d := instrumentOpts(opts)
-	return mt.Int64Counter(name, u, d)
+	return onMeter(m, func(mt metric.Meter) (metric.Int64Counter, error) { return mt.Int64Counter(name, u, d) })
 }
 
 // Histogram returns a float64 histogram. With WithUnit("s") and no
 // WithBuckets it uses the seconds buckets (5 ms to 10 s); otherwise the SDK's defaults.
 func (m *Metrics) Histogram(name string, opts ...InstrumentOption) (metric.Float64Histogram, error) {
-	mt, err := m.Meter(scopeName)
-	if err != nil {
-		return nil, err
-	}
 	c := applyInstrumentOpts(opts)
 	hopts := []metric.Float64HistogramOption{metric.WithUnit(c.unit), metric.WithDescription(c.description)}
 	switch {
@@ -98,25 +90,28 @@ func (m *Metrics) Histogram(name string, opts ...InstrumentOption) (metric.Float
 	case c.unit == "s":
 		hopts = append(hopts, metric.WithExplicitBucketBoundaries(secondsBuckets...))
 	}
-	return mt.Float64Histogram(name, hopts...)
+	return onMeter(m, func(mt metric.Meter) (metric.Float64Histogram, error) { return mt.Float64Histogram(name, hopts...) })
+}
+
+// onMeter makes an instrument with mk on the component's meter: before
+// Open, ErrNotStarted.
+func onMeter[I any](m *Metrics, mk func(metric.Meter) (I, error)) (I, error) {
+	mt, err := m.Meter(scopeName)
+	if err != nil {
+		var none I
+		return none, err
+	}
+	return mk(mt)
 }
 
 // UpDownCounter returns an int64 counter that may go down.
 func (m *Metrics) UpDownCounter(name string, opts ...InstrumentOption) (metric.Int64UpDownCounter, error) {
-	mt, err := m.Meter(scopeName)
-	if err != nil {
-		return nil, err
-	}
 	u, d := instrumentOpts(opts)
-	return mt.Int64UpDownCounter(name, u, d)
+	return onMeter(m, func(mt metric.Meter) (metric.Int64UpDownCounter, error) { return mt.Int64UpDownCounter(name, u, d) })
 }
 
 // Gauge returns a synchronous float64 gauge recording last-set values.
 func (m *Metrics) Gauge(name string, opts ...InstrumentOption) (metric.Float64Gauge, error) {
-	mt, err := m.Meter(scopeName)
-	if err != nil {
-		return nil, err
-	}
 	u, d := instrumentOpts(opts)
-	return mt.Float64Gauge(name, u, d)
+	return onMeter(m, func(mt metric.Meter) (metric.Float64Gauge, error) { return mt.Float64Gauge(name, u, d) })
 }

@@ -10,6 +10,7 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
+	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics"
 	metricsprom "github.com/svckit/svc/modules/metrics/prometheus"
 )
@@ -19,7 +20,7 @@ var ctx = context.Background()
 // Other errors table: config, provider and meter before entry.
 func TestBeforeStart(t *testing.T) {
 	cleanEnv(t)
-	m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus})
+	m, err := metrics.FromConfig(metrics.Config{Exporter: "prometheus"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,8 +67,8 @@ func TestAutoDisabledIsInactive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Exporter() != metrics.ExporterNone {
-		t.Fatalf("auto with no endpoint resolved to %q", m.Exporter())
+	if otelcore.Of(m).Exporter != "none" {
+		t.Fatalf("auto with no endpoint resolved to %q", otelcore.Of(m).Exporter)
 	}
 	if err := m.Open(ctx); err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestAutoDisabledIsInactive(t *testing.T) {
 	if _, err := m.Provider(); !errors.Is(err, metrics.ErrInactive) {
 		t.Fatalf("Provider when inactive: %v", err)
 	}
-	if c, err := m.Config(); err != nil || c.Exporter != metrics.ExporterNone {
+	if c, err := m.Config(); err != nil || c.Exporter != "none" {
 		t.Fatalf("Config when inactive: %v %v", c, err)
 	}
 	mt, err := m.Meter("x")
@@ -302,7 +303,7 @@ func TestForeignGlobalKeptOnClose(t *testing.T) {
 // Config hands out copies: a caller changing the maps changes nothing.
 func TestConfigIsACopy(t *testing.T) {
 	cleanEnv(t)
-	in := metrics.Config{Exporter: metrics.ExporterPrometheus, Export: metrics.Export{ResourceAttributes: map[string]string{"a": "1"}}}
+	in := metrics.Config{Exporter: "prometheus", Export: metrics.Export{ResourceAttributes: map[string]string{"a": "1"}}}
 	m, err := metrics.FromConfig(in)
 	if err != nil {
 		t.Fatal(err)

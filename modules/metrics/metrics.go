@@ -2,7 +2,6 @@ package metrics
 
 import (
 	"context"
-	"time"
 
 	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -10,9 +9,6 @@ import (
 	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
-
-// Kind is the lifecycle kind of the component; one per app.
-const Kind = "metrics"
 
 // Metrics is the metrics component: it owns an OpenTelemetry meter
 // provider for the life of the app, installs it as the process-global
@@ -35,7 +31,7 @@ type Metrics struct {
 }
 
 // New builds a component from options over the environment: SVC_METRICS_*
-// (unless WithEnvLoad(false), or SVC_ENV_LOAD=false without that option),
+// (unless SVC_ENV_LOAD=false),
 // then the options, then the OTEL_* fallbacks for fields still empty, then
 // the defaults. An invalid value, or an exporter whose package the binary
 // does not import, fails here with a *ConfigError naming the variable or
@@ -86,16 +82,6 @@ func newMetrics(c *otelcore.Component, cfg Config) *Metrics {
 
 // Name returns the component name ("default" unless WithName).
 func (m *Metrics) Name() string { return m.c.Name }
-
-// Exporter returns the resolved exporter: never auto; none when the
-// component auto-disabled. It is known from construction on.
-func (m *Metrics) Exporter() Exporter { return m.cfg.Exporter }
-
-// ShutdownTimeout returns the bound on the flush when the component closes
-// (shutdown_timeout, SVC_METRICS_SHUTDOWN_TIMEOUT), known from construction
-// on; 0 when the component auto-disabled and so flushes nothing. The stop
-// budget of fxsvc.Run is checked against it.
-func (m *Metrics) ShutdownTimeout() time.Duration { return m.c.ShutdownTimeout() }
 
 // Config returns the resolved configuration (defaults filled, auto
 // resolved). Before Open it returns ErrNotStarted.

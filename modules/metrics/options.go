@@ -11,45 +11,32 @@ import (
 // Option configures New and FromConfig. Options that set a Config field
 // win over the environment; the OTEL_* fallbacks apply only to fields that
 // neither an option nor SVC_METRICS_* set.
-type Option func(*builder)
-
-type builder = otelcore.Builder[Config]
+type Option func(*otelcore.Builder[Config])
 
 // WithConfig sets every field cfg sets (every non-zero one), over the
 // environment; errors name such a field "Config.<Field> of
 // metrics.WithConfig".
-func WithConfig(cfg Config) Option { return func(b *builder) { b.Take(sig, cfg) } }
-
-// WithExporter sets the exporter (case-insensitive; see Exporter).
-func WithExporter(e Exporter) Option {
-	return func(b *builder) { b.Cfg.Exporter = e; b.Given(sig, "exporter") }
-}
+func WithConfig(cfg Config) Option { return func(b *otelcore.Builder[Config]) { b.Take(sig, cfg) } }
 
 // WithDefaultExporter replaces auto as the default: it applies only when
-// neither SVC_METRICS_EXPORTER, WithExporter nor Config.Exporter chose an
+// neither SVC_METRICS_EXPORTER nor Config.Exporter (WithConfig) chose an
 // exporter. An example or dev build can default to prometheus while a
 // deployment still picks otlp-http through the environment.
 func WithDefaultExporter(e Exporter) Option {
-	return func(b *builder) { b.DefaultExporter = string(e) }
+	return func(b *otelcore.Builder[Config]) { b.DefaultExporter = string(e) }
 }
 
 // WithName names the component (default "default"); it shows in errors,
 // logs and the lifecycle name "metrics/<name>".
-func WithName(name string) Option { return func(b *builder) { b.Name = name } }
-
-// WithEnvLoad says whether New reads SVC_METRICS_* variables. Without this
-// option SVC_ENV_LOAD decides (unset means yes). The OTEL_* fallbacks are
-// OpenTelemetry's own variables and apply either way; FromConfig reads no
-// environment at all.
-func WithEnvLoad(load bool) Option { return func(b *builder) { b.EnvLoad = &load } }
+func WithName(name string) Option { return func(b *otelcore.Builder[Config]) { b.Name = name } }
 
 // WithLogger sets the logger for the component's warnings (an abandoned
 // flush) and OpenTelemetry's errors. The default writes warnings as JSON
 // to standard error.
-func WithLogger(l *zap.Logger) Option { return func(b *builder) { b.Log = l } }
+func WithLogger(l *zap.Logger) Option { return func(b *otelcore.Builder[Config]) { b.Log = l } }
 
 // WithConsoleWriter sets where the console exporter writes (default
 // standard output).
 func WithConsoleWriter(w io.Writer) Option {
-	return func(b *builder) { b.Console = w }
+	return func(b *otelcore.Builder[Config]) { b.Console = w }
 }

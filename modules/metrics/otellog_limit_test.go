@@ -34,7 +34,7 @@ func routedTo(t *testing.T, m *Metrics) {
 func limitedComponent(t *testing.T) (*Metrics, *observer.ObservedLogs, *fakeClock) {
 	t.Helper()
 	core, logs := observer.New(zap.DebugLevel)
-	m, err := New(WithEnvLoad(false), WithExporter(ExporterNone), WithLogger(zap.New(core)))
+	m, err := New(WithConfig(Config{Exporter: "none"}), WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func TestOTelErrorsReachTheZapLoggerRedacted(t *testing.T) {
 	t.Cleanup(func() { otel.SetErrorHandler(handlerFunc(func(error) {})) })
 
 	core, logs := observer.New(zap.DebugLevel)
-	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithConfig(metrics.Config{
+	m, err := metrics.New(metrics.WithConfig(metrics.Config{
 		Export: metrics.Export{
 			Endpoint:          secret.URL(srv.URL),
 			BasicAuthUsername: "svc",
@@ -106,7 +106,7 @@ func TestOTelWarningsReachTheZapLogger(t *testing.T) {
 	cleanEnv(t)
 	std := captureStdLog(t)
 	core, logs := observer.New(zap.DebugLevel)
-	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithExporter(metrics.ExporterPrometheus), metrics.WithLogger(zap.New(core)))
+	m, err := metrics.New(metrics.WithConfig(metrics.Config{Exporter: "prometheus"}), metrics.WithLogger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,8 +138,8 @@ func TestOTelErrorsFollowTheLatestOpenComponent(t *testing.T) {
 	t.Cleanup(func() { otel.SetErrorHandler(handlerFunc(func(error) {})) })
 	open := func(name string) (*metrics.Metrics, *observer.ObservedLogs) {
 		core, logs := observer.New(zap.DebugLevel)
-		m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithName(name),
-			metrics.WithExporter(metrics.ExporterPrometheus), metrics.WithLogger(zap.New(core)))
+		m, err := metrics.New(metrics.WithName(name),
+			metrics.WithConfig(metrics.Config{Exporter: "prometheus"}), metrics.WithLogger(zap.New(core)))
 		if err != nil {
 			t.Fatal(err)
 		}

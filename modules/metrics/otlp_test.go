@@ -21,6 +21,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/internal/otlptest"
 	"github.com/svckit/svc/modules/metrics"
 	"github.com/svckit/svc/secret"
@@ -162,8 +163,8 @@ func TestOTLPHTTPExport(t *testing.T) {
 	cleanEnv(t)
 	rc, srv := newHTTPReceiver(t)
 	m, err := metrics.New(
-		metrics.WithExporter("OTLP-HTTP"),
 		metrics.WithConfig(metrics.Config{
+			Exporter: "OTLP-HTTP",
 			Export: metrics.Export{
 				Endpoint:           secret.URL(srv.URL),
 				Headers:            secretHeaders(map[string]string{"x-api-key": "k3y", "x-tenant": "acme corp"}),
@@ -215,8 +216,8 @@ func TestOTLPHTTPFromEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Exporter() != metrics.ExporterOTLPHTTP {
-		t.Fatalf("auto resolved to %q", m.Exporter())
+	if otelcore.Of(m).Exporter != "otlp-http" {
+		t.Fatalf("auto resolved to %q", otelcore.Of(m).Exporter)
 	}
 	record(t, m, 1)
 	exps := rc.all()
@@ -283,15 +284,15 @@ func TestShutdownBoundWithHangingReceiver(t *testing.T) {
 				_, endpoint = newGRPCReceiver(t, true)
 			}
 			core, logs := observer.New(zap.WarnLevel)
-			m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithExporter(metrics.Exporter(kind)),
-				metrics.WithConfig(metrics.Config{
-					Export: metrics.Export{
-						Endpoint:        secret.URL(endpoint),
-						ExportTimeout:   time.Hour,
-						ShutdownTimeout: 200 * time.Millisecond,
-					},
-					ExportInterval: time.Hour,
-				}), metrics.WithLogger(zap.New(core)))
+			m, err := metrics.New(metrics.WithConfig(metrics.Config{
+				Exporter: metrics.Exporter(kind),
+				Export: metrics.Export{
+					Endpoint:        secret.URL(endpoint),
+					ExportTimeout:   time.Hour,
+					ShutdownTimeout: 200 * time.Millisecond,
+				},
+				ExportInterval: time.Hour,
+			}), metrics.WithLogger(zap.New(core)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -329,7 +330,7 @@ func TestShutdownErrorIsAWarningWithoutSecrets(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	core, logs := observer.New(zap.DebugLevel)
-	m, err := metrics.New(metrics.WithEnvLoad(false), metrics.WithConfig(metrics.Config{
+	m, err := metrics.New(metrics.WithConfig(metrics.Config{
 		Export: metrics.Export{
 			Endpoint:          secret.URL(srv.URL),
 			BasicAuthUsername: "svc",

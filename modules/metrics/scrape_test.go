@@ -16,7 +16,7 @@ import (
 // openProm opens a prometheus component and closes it at cleanup.
 func openProm(t *testing.T, opts ...metrics.Option) *metrics.Metrics {
 	t.Helper()
-	m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus}, opts...)
+	m, err := metrics.FromConfig(metrics.Config{Exporter: "prometheus"}, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -114,9 +114,3 @@ func (l *Limiter) keyOf(r *http.Request, space string, fn KeyFunc) store.Key {
 	owner, id, _ := behind.Caller(r)
 	return store.Key{Space: space, Owner: owner, ID: id}
 }
-
-// Describe tells `check` the limits on a route, read from its markers:
-// "ratelimit=10/s burst 20", "" when it has none.
-func Describe(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	return behind.Describe[*marker](h, mws)
-}

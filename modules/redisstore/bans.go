@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"go.opentelemetry.io/otel/metric"
-	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn/bans"
 )
@@ -35,9 +33,9 @@ const defaultGateTimeout = 500 * time.Millisecond
 // published on a Redis channel and reaches every subscribed replica within
 // milliseconds. Pub/sub is fire and forget, so the copy is read again in
 // full (one ZRANGE) whenever the subscription is (re)established, and
-// every ResyncEvery. Staleness is therefore bounded: while the
+// every 10 seconds. Staleness is therefore bounded: while the
 // subscriber is connected, the publish latency; after an outage, the time
-// until it reconnects (PingEvery plus one dial); in any case ResyncEvery.
+// until it reconnects (a ping a second, plus one dial); in any case 10 s.
 // Fail makes one round trip (a Lua script: INCR with expiry, and on the
 // threshold ZADD and PUBLISH), only on the refusal path of a forged
 // token.
@@ -57,21 +55,16 @@ const defaultGateTimeout = 500 * time.Millisecond
 // subscriber resubscribes and resyncs, without a restart. A Redis that
 // restarts without persistence has forgotten its bans; the replicas then
 // forget them too at the resync. Removing a member from the ban set (ZREM)
-// lifts that ban on every replica within ResyncEvery.
+// lifts that ban on every replica within 10 seconds.
 //
 // Call Open to start the subscriber and Close to stop it (fxsvc does).
 type Bans struct {
-	client      redis.UniversalClient
+	link
 	setKey      string
 	failPrefix  string
 	channel     string
-	timeout     time.Duration
 	resyncEvery time.Duration
 	pingEvery   time.Duration
-	logger      func() *zap.Logger
-	report      *failOpen
-	record      recorder
-	meters      func() metric.MeterProvider
 
 	mu    sync.RWMutex
 	local map[banKey]int64 // until, Unix milliseconds (Redis's clock)
@@ -85,54 +78,20 @@ type Bans struct {
 
 type banKey struct{ name, addr string }
 
-// BansOption configures [Client.Bans].
-type BansOption func(*Bans)
-
-// bansTimeout bounds each round trip of Fail and of the subscriber's reads
-// (default 500 ms). No request waits longer on Redis.
-func bansTimeout(d time.Duration) BansOption { return func(b *Bans) { b.timeout = d } }
-
-// BansResyncEvery is how often the local copy is read again in full even
-// when no reconnect happened (default 10s): the bound on
-// its staleness.
-func BansResyncEvery(d time.Duration) BansOption { return func(b *Bans) { b.resyncEvery = d } }
-
-// bansLogger sets where failures are logged (default zap.L() at the time
-// of logging).
-func bansLogger(l *zap.Logger) BansOption {
-	return func(b *Bans) {
-		if l != nil {
-			b.logger = func() *zap.Logger { return l }
-		}
-	}
-}
-
 // newBans returns a ban store on client whose keys start with prefix
 // (e.g. "billing:"; the service's SVC_REDIS_PREFIX). It does not contact
-// Redis until Open. Durations that are not positive keep their default.
-func newBans(client redis.UniversalClient, prefix string, opts ...BansOption) *Bans {
-	b := &Bans{
-		client:     client,
-		setKey:     prefix + "{bans}:active",
-		failPrefix: prefix + "{bans}:fails:",
-		channel:    prefix + "bans:started",
-		logger:     zap.L,
-		record:     noRecord,
-		local:      map[banKey]int64{},
-		synced:     make(chan struct{}),
-		pingEvery:  defaultPingEvery,
+// Redis until Open. A timeout that is not positive keeps its default.
+func newBans(client redis.UniversalClient, prefix string, opts ...linkOption) *Bans {
+	return &Bans{
+		link:        newLink("bans", client, opts),
+		setKey:      prefix + "{bans}:active",
+		failPrefix:  prefix + "{bans}:fails:",
+		channel:     prefix + "bans:started",
+		local:       map[banKey]int64{},
+		synced:      make(chan struct{}),
+		resyncEvery: defaultResyncEvery,
+		pingEvery:   defaultPingEvery,
 	}
-	for _, o := range opts {
-		o(b)
-	}
-	if b.timeout <= 0 {
-		b.timeout = defaultGateTimeout
-	}
-	if b.resyncEvery <= 0 {
-		b.resyncEvery = defaultResyncEvery
-	}
-	b.report = newFailOpen("bans", func() *zap.Logger { return b.logger() }, b.meters)
-	return b
 }
 
 // Name identifies the store in lifecycle errors.

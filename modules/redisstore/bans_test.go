@@ -143,8 +143,8 @@ func TestAPeriodicResyncDropsBansRedisNoLongerHolds(t *testing.T) {
 
 func testAPeriodicResyncDropsBansRedisNoLongerHolds(t *testing.T, engine redistest.Option) {
 	srv := redistest.Start(t, engine)
-	a := newReplica(t, srv.Addr, 1, redisstore.BansResyncEvery(100*time.Millisecond))
-	b := newReplica(t, srv.Addr, 1, redisstore.BansResyncEvery(100*time.Millisecond))
+	a := newReplicaEvery(t, srv.Addr, 1, 100*time.Millisecond)
+	b := newReplicaEvery(t, srv.Addr, 1, 100*time.Millisecond)
 	waitSynced(t, a, b)
 	get(t, a, "/me", forger, "forged")
 	if !eventually(time.Second, func() bool { return refusedBanned(get(t, b, "/me", forger, "good")) }) {
@@ -208,7 +208,7 @@ func testBansFailOpenWhileRedisIsDownAndRecoverWhenItReturns(t *testing.T, engin
 	reader := meters(t)
 	srv := redistest.Start(t, engine)
 	core, logs := observer.New(zapcore.InfoLevel)
-	log := redisstore.BansLogger(zap.New(core))
+	log := redisstore.LinkLogger(zap.New(core))
 	a, b := newReplica(t, srv.Addr, 2, log), newReplica(t, srv.Addr, 2, log)
 	waitSynced(t, a, b)
 	const known = "192.0.2.1"
@@ -270,7 +270,7 @@ func testBansFailOpenWhileRedisIsDownAndRecoverWhenItReturns(t *testing.T, engin
 
 func TestNoWaitLongerThanTheTimeoutOnAHangingRedis(t *testing.T) {
 	c := newClient(t, blackhole(t))
-	s := redisstore.NewBans(c, "test:", redisstore.BansTimeout(100*time.Millisecond), redisstore.BansLogger(zap.NewNop()))
+	s := redisstore.NewBans(c, "test:", redisstore.LinkTimeout(100*time.Millisecond), redisstore.LinkLogger(zap.NewNop()))
 	if err := s.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -55,7 +55,7 @@ func tlsConfig(cfg Config, base *tls.Config) (*tls.Config, error) {
 
 // Check sends one PING, bounded by Timeout, as Open and fxredis.Redis do
 // at start and /readyz does on every probe (to the primary the sentinels
-// name in ModeSentinel; to every primary in ModeCluster, where it fails
+// name in sentinel mode; to every primary in cluster mode, where it fails
 // only when none answers), and explains
 // a failure to the operator: the error names SVC_REDIS_URL (its
 // credentials masked), matches ErrAuthRefused when Redis refused the

@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"go.opentelemetry.io/otel/metric"
-	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn/flood"
 )
@@ -26,45 +24,15 @@ import (
 // again; after a restart the script is loaded again by itself (EVALSHA
 // falls back to EVAL).
 type floodStore struct {
-	client  redis.UniversalClient
-	prefix  string
-	timeout time.Duration
-	logger  func() *zap.Logger
-	report  *failOpen
-	record  recorder
-	meters  func() metric.MeterProvider
-}
-
-// floodOption configures newFlood.
-type floodOption func(*floodStore)
-
-// floodTimeout bounds each round trip (default 500 ms). No request
-// waits longer on Redis.
-func floodTimeout(d time.Duration) floodOption { return func(f *floodStore) { f.timeout = d } }
-
-// floodLogger sets where failures are logged (default zap.L() at the time
-// of logging).
-func floodLogger(l *zap.Logger) floodOption {
-	return func(f *floodStore) {
-		if l != nil {
-			f.logger = func() *zap.Logger { return l }
-		}
-	}
+	link
+	prefix string
 }
 
 // newFlood returns a flood store on client whose keys start with prefix
 // (the service's SVC_REDIS_PREFIX). A timeout that is not positive keeps
 // its default.
-func newFlood(client redis.UniversalClient, prefix string, opts ...floodOption) *floodStore {
-	f := &floodStore{client: client, prefix: prefix + "flood:", logger: zap.L, record: noRecord}
-	for _, o := range opts {
-		o(f)
-	}
-	if f.timeout <= 0 {
-		f.timeout = defaultGateTimeout
-	}
-	f.report = newFailOpen("flood", func() *zap.Logger { return f.logger() }, f.meters)
-	return f
+func newFlood(client redis.UniversalClient, prefix string, opts ...linkOption) *floodStore {
+	return &floodStore{link: newLink("flood", client, opts), prefix: prefix + "flood:"}
 }
 
 // floodScript is one GCRA step. KEYS: the address's key. ARGV: emission

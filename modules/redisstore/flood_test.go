@@ -77,7 +77,7 @@ func testFloodFailsOpenWhileRedisIsDownAndRecovers(t *testing.T, engine redistes
 	reader := meters(t)
 	srv := redistest.Start(t, engine)
 	core, logs := observer.New(zapcore.InfoLevel)
-	s := redisstore.NewFlood(newClient(t, srv.Addr), "test:", redisstore.FloodTimeout(200*time.Millisecond), redisstore.FloodLogger(zap.New(core)))
+	s := redisstore.NewFlood(newClient(t, srv.Addr), "test:", redisstore.LinkTimeout(200*time.Millisecond), redisstore.LinkLogger(zap.New(core)))
 	l := flood.New(flood.Rate(0.01), flood.Burst(1), flood.WithStore(s))
 	if _, ok := l.Allow("a"); !ok {
 		t.Fatal("first request refused")

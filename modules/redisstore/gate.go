@@ -4,7 +4,9 @@ import (
 	"context"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/metric"
+	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn/flood"
 )
@@ -15,9 +17,8 @@ import (
 // and svc.redis.errors under db.operation.name bans.fail or bans.resync.
 // Open and Close it with the app (fxredis.Redis does). Each call returns a
 // new store with its own subscriber: make one per app.
-func (c *Client) Bans(opts ...BansOption) *Bans {
-	base := []BansOption{bansTimeout(c.cfg.Timeout), bansLogger(c.log), bansRecorder(c.metrics.record), bansMeters(c.meterProvider)}
-	return newBans(c.rdb, c.cfg.Prefix, append(base, opts...)...)
+func (c *Client) Bans() *Bans {
+	return newBans(c.rdb, c.cfg.Prefix, c.linkOf()...)
 }
 
 // Flood returns a flood.Store on this connection: one budget per address
@@ -27,7 +28,7 @@ func (c *Client) Bans(opts ...BansOption) *Bans {
 // trip is bounded by its Timeout, warnings go to the client's logger, and
 // round trips are measured under db.operation.name flood.allow.
 func (c *Client) Flood() flood.Store {
-	return newFlood(c.rdb, c.cfg.Prefix, floodTimeout(c.cfg.Timeout), floodLogger(c.log), floodRecorder(c.metrics.record), floodMeters(c.meterProvider))
+	return newFlood(c.rdb, c.cfg.Prefix, c.linkOf()...)
 }
 
 // recorder measures one round trip.
@@ -35,12 +36,57 @@ type recorder func(ctx context.Context, op string, d time.Duration, err error)
 
 func noRecord(context.Context, string, time.Duration, error) {}
 
-func bansRecorder(r recorder) BansOption   { return func(b *Bans) { b.record = r } }
-func floodRecorder(r recorder) floodOption { return func(f *floodStore) { f.record = r } }
+// link is what both gate stores hold of their connection: the client, the
+// bound on one round trip, where a failure is logged and measured, and
+// the fail-open report.
+type link struct {
+	client  redis.UniversalClient
+	timeout time.Duration
+	logger  func() *zap.Logger
+	record  recorder
+	meters  func() metric.MeterProvider // svc.redis.fail_open's; nil: the global one
+	report  *failOpen
+}
 
-// bansMeters and floodMeters count svc.redis.fail_open on the client's
-// provider instead of the global one.
-func bansMeters(m func() metric.MeterProvider) BansOption { return func(b *Bans) { b.meters = m } }
-func floodMeters(m func() metric.MeterProvider) floodOption {
-	return func(f *floodStore) { f.meters = m }
+// linkOption configures newBans and newFlood.
+type linkOption func(*link)
+
+// linkTimeout bounds each round trip (default 500 ms). No request waits
+// longer on Redis.
+func linkTimeout(d time.Duration) linkOption { return func(l *link) { l.timeout = d } }
+
+// linkLogger sets where failures are logged (default zap.L() at the time
+// of logging).
+func linkLogger(lg *zap.Logger) linkOption {
+	return func(l *link) {
+		if lg != nil {
+			l.logger = func() *zap.Logger { return lg }
+		}
+	}
+}
+
+func linkRecorder(r recorder) linkOption { return func(l *link) { l.record = r } }
+
+// linkMeters counts svc.redis.fail_open on the client's provider instead
+// of the global one.
+func linkMeters(m func() metric.MeterProvider) linkOption { return func(l *link) { l.meters = m } }
+
+// newLink applies opts over the defaults; the store named op ("bans")
+// reports its fail-open under that name.
+func newLink(op string, client redis.UniversalClient, opts []linkOption) link {
+	l := link{client: client, logger: zap.L, record: noRecord}
+	for _, o := range opts {
+		o(&l)
+	}
+	if l.timeout <= 0 {
+		l.timeout = defaultGateTimeout
+	}
+	logger := l.logger
+	l.report = newFailOpen(op, func() *zap.Logger { return logger() }, l.meters)
+	return l
+}
+
+// linkOf is the link of the stores on c.
+func (c *Client) linkOf() []linkOption {
+	return []linkOption{linkTimeout(c.cfg.Timeout), linkLogger(c.log), linkRecorder(c.metrics.record), linkMeters(c.meterProvider)}
 }

@@ -50,11 +50,18 @@ func newClient(t *testing.T, addr string) *redis.Client {
 	return c
 }
 
-func newReplica(t *testing.T, addr string, threshold int, bopts ...redisstore.BansOption) *replica {
+func newReplica(t *testing.T, addr string, threshold int, opts ...redisstore.LinkOption) *replica {
+	t.Helper()
+	return newReplicaEvery(t, addr, threshold, 0, opts...)
+}
+
+// newReplicaEvery is newReplica whose ban store reads the whole ban set
+// again every resync (0: the default).
+func newReplicaEvery(t *testing.T, addr string, threshold int, resync time.Duration, opts ...redisstore.LinkOption) *replica {
 	t.Helper()
 	c := newClient(t, addr)
-	bs := redisstore.NewBans(c, "test:", append([]redisstore.BansOption{redisstore.BansTimeout(200 * time.Millisecond)}, bopts...)...)
-	fs := redisstore.NewFlood(c, "test:", redisstore.FloodTimeout(200*time.Millisecond))
+	bs := redisstore.NewBansEvery(c, "test:", resync, append([]redisstore.LinkOption{redisstore.LinkTimeout(200 * time.Millisecond)}, opts...)...)
+	fs := redisstore.NewFlood(c, "test:", redisstore.LinkTimeout(200*time.Millisecond))
 	if err := bs.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

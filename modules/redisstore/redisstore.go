@@ -74,8 +74,17 @@ type Config struct {
 	// URL is redis://[user:password@]host:port[/db] or rediss:// for
 	// TLS. It prints with its credentials as ***.
 	URL secret.URL `env:"URL"`
-	// Mode is how URL is read: [ModeSingle] (default), [ModeSentinel] or
-	// [ModeCluster].
+	// Mode is how URL is read and which go-redis client serves every store:
+	//
+	//   - "single" (the default): one server,
+	//     redis://[user:password@]host:port[/db] (go-redis's ParseURL).
+	//   - "sentinel": a Sentinel set, go-redis's ParseFailoverURL:
+	//     redis://[sentinel-user:sentinel-password@]sentinel:port[/db]?master_name=name&addr=sentinel2:port&password=…
+	//     (the primary's own credentials go in username= and password=).
+	//     The client follows the primary the sentinels name.
+	//   - "cluster": a Redis Cluster, go-redis's ParseClusterURL:
+	//     redis://[user:password@]node:port?addr=node2:port&addr=node3:port
+	//     (a Cluster has database 0 only). The client follows MOVED and ASK.
 	Mode string `env:"MODE" envDefault:"single"`
 	// Prefix starts every key, so that services sharing one Redis keep
 	// apart (default "svc:").
@@ -234,7 +243,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 		cfg.CacheMaxBytes = defaultCacheMaxBytes
 	}
 	if cfg.Mode == "" {
-		cfg.Mode = ModeSingle
+		cfg.Mode = modeSingle
 	}
 	if err := cfg.validate(); err != nil {
 		return nil, err
@@ -292,8 +301,8 @@ func (c *Client) Close() error {
 }
 
 // Redis returns the go-redis client, for the app's own commands (prefix
-// its keys with Config.Prefix): a *redis.Client for ModeSingle and ModeSentinel, a
-// *redis.ClusterClient for ModeCluster.
+// its keys with Config.Prefix): a *redis.Client for the single and sentinel modes,
+// a *redis.ClusterClient for cluster.
 func (c *Client) Redis() redis.UniversalClient { return c.rdb }
 
 // unavailable is the error of a store operation Redis did not answer, or

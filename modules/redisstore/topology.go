@@ -10,21 +10,11 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// The values of SVC_REDIS_MODE ([Config].Mode): how SVC_REDIS_URL is read
-// and which go-redis client serves every store.
+// The values of SVC_REDIS_MODE ([Config].Mode).
 const (
-	// ModeSingle reads SVC_REDIS_URL as one server,
-	// redis://[user:password@]host:port[/db] (go-redis's ParseURL).
-	ModeSingle = "single"
-	// ModeSentinel reads it as a Sentinel set, go-redis's ParseFailoverURL:
-	// redis://[sentinel-user:sentinel-password@]sentinel:port[/db]?master_name=name&addr=sentinel2:port&password=…
-	// (the primary's own credentials go in username= and password=). The
-	// client follows the primary the sentinels name.
-	ModeSentinel = "sentinel"
-	// ModeCluster reads it as a Redis Cluster, go-redis's ParseClusterURL:
-	// redis://[user:password@]node:port?addr=node2:port&addr=node3:port (a
-	// Cluster has database 0 only). The client follows MOVED and ASK.
-	ModeCluster = "cluster"
+	modeSingle   = "single"
+	modeSentinel = "sentinel"
+	modeCluster  = "cluster"
 )
 
 // maxRedirects is how many MOVED or ASK answers (or dial failures) a
@@ -57,7 +47,7 @@ func timeoutsOf(cfg Config) timeouts {
 func newTopology(cfg Config) (topology, error) {
 	t := timeoutsOf(cfg)
 	switch cfg.Mode {
-	case ModeSentinel:
+	case modeSentinel:
 		o, err := redis.ParseFailoverURL(cfg.URL.Value())
 		if err != nil {
 			return topology{}, badURL(cfg, "go-redis's Sentinel form, redis://sentinel:port?master_name=name&addr=sentinel2:port")
@@ -72,7 +62,7 @@ func newTopology(cfg Config) (topology, error) {
 			return topology{}, err
 		}
 		return topology{rdb: redis.NewFailoverClient(o), passwords: []string{o.Password, o.SentinelPassword}}, nil
-	case ModeCluster:
+	case modeCluster:
 		if p := urlPath(cfg.URL.Value()); p != "" && p != "/" && p != "/0" {
 			return topology{}, fmt.Errorf("redisstore: SVC_REDIS_URL %s names a database: a Cluster (SVC_REDIS_MODE=cluster) has database 0 only", cfg.URL)
 		}
@@ -123,10 +113,10 @@ func urlPath(raw string) string {
 
 // validMode reports whether m is a value of SVC_REDIS_MODE.
 func validMode(m string) bool {
-	return m == ModeSingle || m == ModeSentinel || m == ModeCluster
+	return m == modeSingle || m == modeSentinel || m == modeCluster
 }
 
-var modes = strings.Join([]string{ModeSingle, ModeSentinel, ModeCluster}, ", ")
+var modes = strings.Join([]string{modeSingle, modeSentinel, modeCluster}, ", ")
 
 // Topology is what a [Client] is connected to, as its start line and its
 // errors name it: no credential, no query but the names below.
@@ -137,7 +127,7 @@ type Topology struct {
 	// sentinels, or the Cluster nodes the client starts from.
 	Addrs []string
 	// MasterName is the name of the primary the sentinels follow
-	// (ModeSentinel only).
+	// (sentinel mode only).
 	MasterName string
 }
 
@@ -149,12 +139,12 @@ func (c *Client) Topology() Topology {
 		return t
 	}
 	t.Addrs = append(t.Addrs, u.Host)
-	if c.cfg.Mode == ModeSingle {
+	if c.cfg.Mode == modeSingle {
 		return t
 	}
 	q := u.Query()
 	t.Addrs = append(t.Addrs, q["addr"]...)
-	if c.cfg.Mode == ModeSentinel {
+	if c.cfg.Mode == modeSentinel {
 		t.MasterName = q.Get("master_name")
 	}
 	return t

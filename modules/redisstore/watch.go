@@ -47,7 +47,7 @@ func newWatch(c *Client) *watch {
 	case *redis.ClusterClient:
 		rdb.OnNewNode(func(n *redis.Client) { n.AddHook(redirectHook{w}) })
 	case *redis.Client:
-		if c.cfg.Mode == ModeSentinel {
+		if c.cfg.Mode == modeSentinel {
 			rdb.AddHook(primaryHook{w})
 		}
 	}

@@ -52,7 +52,7 @@ func TestClusterRedirectionsAndFailoversAreCounted(t *testing.T) {
 	cl := redistest.StartCluster(t)
 	reader := sdkmetric.NewManualReader()
 	core, logs := observer.New(zapcore.InfoLevel)
-	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(cl.URL), Mode: redisstore.ModeCluster, Timeout: 2 * time.Second},
+	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(cl.URL), Mode: "cluster", Timeout: 2 * time.Second},
 		redisstore.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))), redisstore.Logger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +154,7 @@ func TestSentinelFailoverIsCounted(t *testing.T) {
 	set := redistest.StartSentinel(t)
 	reader := sdkmetric.NewManualReader()
 	core, logs := observer.New(zapcore.InfoLevel)
-	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(set.URL), Mode: redisstore.ModeSentinel, Timeout: 2 * time.Second},
+	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(set.URL), Mode: "sentinel", Timeout: 2 * time.Second},
 		redisstore.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))), redisstore.Logger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)

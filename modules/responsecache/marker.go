@@ -20,29 +20,23 @@ import (
 // wrap a ServeMux handler in it, or pass it to authnhuma.Use on a Huma
 // operation (authnhuma.Group on a Huma group).
 func Cached() func(http.Handler) http.Handler {
-	return newMarker(false)
+	return behind.MarkerOf("responsecache.Cached", "cache=anonymous", func(b behind.Marker) *marker {
+		return &marker{Marker: b}
+	})
 }
 
 // Shared is [Cached] for a response that is the same for every caller:
 // authenticated requests are answered from, and stored in, the one cache
 // too. The gate still authenticates each request first.
 func Shared() func(http.Handler) http.Handler {
-	return newMarker(true)
+	return behind.MarkerOf("responsecache.Shared", "cache=shared", func(b behind.Marker) *marker {
+		return &marker{Marker: b, shared: true}
+	})
 }
 
 type marker struct {
 	behind.Marker
 	shared bool
-}
-
-func newMarker(shared bool) func(http.Handler) http.Handler {
-	name, says := "responsecache.Cached", "cache=anonymous"
-	if shared {
-		name, says = "responsecache.Shared", "cache=shared"
-	}
-	return func(next http.Handler) http.Handler {
-		return &marker{Marker: behind.Marker{Next: next, Name: name, Says: says}, shared: shared}
-	}
 }
 
 // APIDoc tells API documents the Age a GET answered from the cache

@@ -37,7 +37,7 @@ type Export = otelcore.Export
 
 // ConfigError says which setting holds an invalid value: an environment
 // variable (SVC_TRACING_EXPORTER, OTEL_EXPORTER_OTLP_ENDPOINT, ...), an
-// option (tracing.WithExporter) or a Config field (Config.Exporter).
+// option (tracing.WithConfig) or a Config field (Config.Exporter).
 // Signal is "tracing" for the tracing component's refusals; metrics'
 // ConfigError is the same type. The message never repeats a secret value.
 type ConfigError = otelcore.ConfigError

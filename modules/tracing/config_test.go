@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/tracing"
 	_ "github.com/svckit/svc/modules/tracing/console"
 	_ "github.com/svckit/svc/modules/tracing/otlphttp"
@@ -25,7 +26,7 @@ func TestEnvironmentResolution(t *testing.T) {
 		shutdown time.Duration
 		headers  string // k=v of the single header, "" for none
 	}
-	def := want{exporter: tracing.ExporterNone, sampler: tracing.SamplerParentBasedAlwaysOn, shutdown: time.Second}
+	def := want{exporter: "none", sampler: "parentbased_always_on", shutdown: time.Second}
 	with := func(f func(*want)) want { w := def; f(&w); return w }
 	for _, tc := range []struct {
 		name string
@@ -34,24 +35,24 @@ func TestEnvironmentResolution(t *testing.T) {
 	}{
 		{"nothing set: inactive", nil, def},
 		{"endpoint: auto picks otlp-http and adds the path", map[string]string{"SVC_TRACING_ENDPOINT": "http://c:4318"},
-			with(func(w *want) { w.exporter, w.endpoint = tracing.ExporterOTLPHTTP, "http://c:4318/v1/traces" })},
+			with(func(w *want) { w.exporter, w.endpoint = "otlp-http", "http://c:4318/v1/traces" })},
 		{"general OTEL endpoint is a base URL", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318/base"},
-			with(func(w *want) { w.exporter, w.endpoint = tracing.ExporterOTLPHTTP, "http://c:4318/base/v1/traces" })},
+			with(func(w *want) { w.exporter, w.endpoint = "otlp-http", "http://c:4318/base/v1/traces" })},
 		{"traces endpoint wins and is used as given", map[string]string{
 			"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/custom", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://other:4318"},
-			with(func(w *want) { w.exporter, w.endpoint = tracing.ExporterOTLPHTTP, "http://c:4318/custom" })},
+			with(func(w *want) { w.exporter, w.endpoint = "otlp-http", "http://c:4318/custom" })},
 		// OTel env spec: the per-signal URL is used as is; without a path
 		// it gets the root path, never /v1/traces.
 		{"traces endpoint without a path gets the root path, not /v1/traces", map[string]string{
 			"OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318"},
-			with(func(w *want) { w.exporter, w.endpoint = tracing.ExporterOTLPHTTP, "http://c:4318/" })},
+			with(func(w *want) { w.exporter, w.endpoint = "otlp-http", "http://c:4318/" })},
 		{"SVC endpoint wins over OTEL", map[string]string{
 			"SVC_TRACING_ENDPOINT": "http://svc:4318/x", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT": "http://c:4318/custom"},
-			with(func(w *want) { w.exporter, w.endpoint = tracing.ExporterOTLPHTTP, "http://svc:4318/x" })},
+			with(func(w *want) { w.exporter, w.endpoint = "otlp-http", "http://svc:4318/x" })},
 		{"exporter read case-insensitively", map[string]string{"SVC_TRACING_EXPORTER": " OTLP-HTTP "},
-			with(func(w *want) { w.exporter = tracing.ExporterOTLPHTTP })},
+			with(func(w *want) { w.exporter = "otlp-http" })},
 		{"console", map[string]string{"SVC_TRACING_EXPORTER": "console"},
-			with(func(w *want) { w.exporter = tracing.ExporterConsole })},
+			with(func(w *want) { w.exporter = "console" })},
 		{"none beats an endpoint", map[string]string{"SVC_TRACING_EXPORTER": "none", "OTEL_EXPORTER_OTLP_ENDPOINT": "http://c:4318"},
 			with(func(w *want) { w.endpoint = "http://c:4318" })},
 		{"traces headers win over general ones", map[string]string{
@@ -65,12 +66,12 @@ func TestEnvironmentResolution(t *testing.T) {
 		{"SVC service name wins", map[string]string{"OTEL_SERVICE_NAME": "otel-name", "SVC_TRACING_SERVICE_NAME": "svc-name"},
 			with(func(w *want) { w.service = "svc-name" })},
 		{"OTEL sampler and its argument", map[string]string{"OTEL_TRACES_SAMPLER": "parentbased_traceidratio", "OTEL_TRACES_SAMPLER_ARG": "0.25"},
-			with(func(w *want) { w.sampler, w.ratio = tracing.SamplerParentBasedTraceIDRatio, "0.25" })},
+			with(func(w *want) { w.sampler, w.ratio = "parentbased_traceidratio", "0.25" })},
 		{"OTEL argument ignored beside a sampler without one", map[string]string{"OTEL_TRACES_SAMPLER": "always_on", "OTEL_TRACES_SAMPLER_ARG": "0.5"},
-			with(func(w *want) { w.sampler = tracing.SamplerAlwaysOn })},
+			with(func(w *want) { w.sampler = "always_on" })},
 		{"SVC sampler wins; a ratio of 0 is kept", map[string]string{
 			"SVC_TRACING_SAMPLER": "TraceIDRatio", "SVC_TRACING_SAMPLER_RATIO": "0", "OTEL_TRACES_SAMPLER": "always_off"},
-			with(func(w *want) { w.sampler, w.ratio = tracing.SamplerTraceIDRatio, "0" })},
+			with(func(w *want) { w.sampler, w.ratio = "traceidratio", "0" })},
 		{"shutdown timeout in seconds", map[string]string{"SVC_TRACING_SHUTDOWN_TIMEOUT": "0.25"},
 			with(func(w *want) { w.shutdown = 250 * time.Millisecond })},
 		{"shutdown timeout as a duration", map[string]string{"SVC_TRACING_SHUTDOWN_TIMEOUT": "2s"},
@@ -96,15 +97,15 @@ func TestEnvironmentResolution(t *testing.T) {
 			if got != tc.want {
 				t.Fatalf("got %+v\nwant %+v", got, tc.want)
 			}
-			if tr.Exporter() != tc.want.exporter {
-				t.Fatalf("Exporter() = %v", tr.Exporter())
+			if tracing.Exporter(otelcore.Of(tr).Exporter) != tc.want.exporter {
+				t.Fatalf("Exporter() = %v", otelcore.Of(tr).Exporter)
 			}
 			wantShutdown := tc.want.shutdown
-			if tc.want.exporter == tracing.ExporterNone {
+			if tc.want.exporter == "none" {
 				wantShutdown = 0 // inactive: nothing to flush, nothing to budget
 			}
-			if tr.ShutdownTimeout() != wantShutdown {
-				t.Fatalf("ShutdownTimeout() = %v, want %v", tr.ShutdownTimeout(), wantShutdown)
+			if otelcore.Of(tr).ShutdownTimeout() != wantShutdown {
+				t.Fatalf("ShutdownTimeout() = %v, want %v", otelcore.Of(tr).ShutdownTimeout(), wantShutdown)
 			}
 		})
 	}
@@ -125,8 +126,8 @@ func TestConfigErrorsNameTheSetting(t *testing.T) {
 			"SVC_TRACING_EXPORTER", "exporter", "unknown exporter"},
 		{"exporter not linked", map[string]string{"SVC_TRACING_EXPORTER": "otlp-grpc"}, nil,
 			"SVC_TRACING_EXPORTER", "exporter", `import _ "github.com/svckit/svc/modules/tracing/otlpgrpc"`},
-		{"exporter not linked, by option", nil, []tracing.Option{tracing.WithExporter(tracing.ExporterOTLPGRPC)},
-			"tracing.WithExporter", "exporter", "tracing/otlpgrpc"},
+		{"exporter not linked, by option", nil, []tracing.Option{tracing.WithConfig(tracing.Config{Exporter: "otlp-grpc"})},
+			"Config.Exporter of tracing.WithConfig", "exporter", "tracing/otlpgrpc"},
 		{"endpoint scheme", map[string]string{"SVC_TRACING_ENDPOINT": "ftp://u:" + pw + "@c"}, nil,
 			"SVC_TRACING_ENDPOINT", "endpoint", "scheme"},
 		{"endpoint without host", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "collector:4318"}, nil,
@@ -203,7 +204,7 @@ func TestFromConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := tr.Resolved(); got.Exporter != tracing.ExporterNone || got.Endpoint != "" {
+	if got := tr.Resolved(); got.Exporter != "none" || got.Endpoint != "" {
 		t.Fatalf("FromConfig read the environment: %+v", got)
 	}
 	for _, tc := range []struct {
@@ -212,7 +213,7 @@ func TestFromConfig(t *testing.T) {
 	}{
 		{tracing.Config{Export: tracing.Export{ShutdownTimeout: -time.Second}}, "Config.ShutdownTimeout"},
 		{tracing.Config{Export: tracing.Export{BasicAuthUsername: "u"}}, "Config.BasicAuthPassword"},
-		{tracing.Config{Exporter: tracing.ExporterOTLPGRPC}, "Config.Exporter"},
+		{tracing.Config{Exporter: "otlp-grpc"}, "Config.Exporter"},
 		{tracing.Config{Sampler: "sometimes"}, "Config.Sampler"},
 	} {
 		_, err := tracing.FromConfig(tc.cfg)
@@ -226,12 +227,12 @@ func TestFromConfig(t *testing.T) {
 // neither set.
 func TestOptionsWinOverTheEnvironment(t *testing.T) {
 	setEnv(t, map[string]string{"SVC_TRACING_EXPORTER": "none", "SVC_TRACING_SERVICE_NAME": "env", "OTEL_TRACES_SAMPLER": "always_off"})
-	tr, err := tracing.New(tracing.WithExporter(tracing.ExporterConsole), tracing.WithConfig(tracing.Config{Export: tracing.Export{ServiceName: "code"}}))
+	tr, err := tracing.New(tracing.WithConfig(tracing.Config{Exporter: "console", Export: tracing.Export{ServiceName: "code"}}))
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := tr.Resolved()
-	if c.Exporter != tracing.ExporterConsole || c.ServiceName != "code" || c.Sampler != tracing.SamplerAlwaysOff {
+	if c.Exporter != "console" || c.ServiceName != "code" || c.Sampler != "always_off" {
 		t.Fatalf("%+v", c)
 	}
 }

@@ -8,9 +8,8 @@
 // # Configuration
 //
 // [New] reads SVC_TRACING_<FIELD> for every [Config] field through
-// caarlos0/env (unless [WithEnvLoad](false), or SVC_ENV_LOAD=false without
-// that option), then applies the options (code wins: [WithConfig] sets any
-// field, [WithExporter] the exporter), then the OpenTelemetry fallbacks for fields still empty (OTEL_SERVICE_NAME,
+// caarlos0/env (unless SVC_ENV_LOAD=false), then applies the options (code wins: [WithConfig] sets any
+// field), then the OpenTelemetry fallbacks for fields still empty (OTEL_SERVICE_NAME,
 // OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_ENDPOINT,
 // OTEL_EXPORTER_OTLP_TRACES_HEADERS, OTEL_EXPORTER_OTLP_HEADERS,
 // OTEL_TRACES_SAMPLER, OTEL_TRACES_SAMPLER_ARG), then the defaults.

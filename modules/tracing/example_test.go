@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"go.opentelemetry.io/otel"
+
 	"github.com/svckit/svc/modules/tracing"
 	_ "github.com/svckit/svc/modules/tracing/otlphttp" // the exporter SVC_TRACING_ENDPOINT selects
 )
@@ -18,11 +20,12 @@ func ExampleFromConfig() {
 		panic(err) // a *tracing.ConfigError naming the variable to fix
 	}
 	ctx := context.Background()
+	before := otel.GetTracerProvider()
 	if err := tr.Open(ctx); err != nil {
 		panic(err)
 	}
 	defer tr.Close(ctx)
-	fmt.Println(tr.Active(), tr.Exporter())
+	fmt.Println("global provider unchanged:", otel.GetTracerProvider() == before)
 	// Output:
-	// false none
+	// global provider unchanged: true
 }

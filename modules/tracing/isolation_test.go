@@ -41,7 +41,7 @@ func TestFromConfigExporterIgnoresOTELVariables(t *testing.T) {
 // The receiver kit refuses what is not an OTLP trace export.
 func TestReceiverRefusesWhatIsNotAnExport(t *testing.T) {
 	rcv := tracingtest.NewReceiver(t)
-	base := strings.TrimSuffix(rcv.URL, tracingtest.Path)
+	base := strings.TrimSuffix(rcv.URL, "/v1/traces")
 	for _, tc := range []struct {
 		method, url, body string
 		status            int

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
+	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/tracing"
 	"github.com/svckit/svc/modules/tracing/tracingtest"
 	"github.com/svckit/svc/secret"
@@ -139,7 +140,7 @@ func TestInactiveInstallsNothing(t *testing.T) {
 	before, beforeTM := otel.GetTracerProvider(), otel.GetTextMapPropagator()
 	for name, opts := range map[string][]tracing.Option{
 		"auto without endpoint": nil,
-		"none with endpoint":    {tracing.WithExporter(tracing.ExporterNone), tracing.WithConfig(tracing.Config{Export: tracing.Export{Endpoint: secret.URL("http://c:4318")}})},
+		"none with endpoint":    {tracing.WithConfig(tracing.Config{Exporter: "none", Export: tracing.Export{Endpoint: secret.URL("http://c:4318")}})},
 	} {
 		t.Run(name, func(t *testing.T) {
 			tr, err := tracing.New(opts...)
@@ -155,7 +156,7 @@ func TestInactiveInstallsNothing(t *testing.T) {
 			if _, err := tr.Provider(); !errors.Is(err, tracing.ErrInactive) {
 				t.Fatalf("Provider() error %v, want ErrInactive", err)
 			}
-			if tr.Active() || tr.OwnsGlobalState() || tr.ShutdownTimeout() != 0 || tracing.Current() != nil {
+			if otelcore.Of(tr).Active() || tr.OwnsGlobalState() || otelcore.Of(tr).ShutdownTimeout() != 0 || tracing.Current() != nil {
 				t.Fatal("an inactive component claims to be active")
 			}
 			if p, tm := tracing.SavedGlobal(); p != nil || tm != nil {
@@ -183,7 +184,7 @@ func TestCloseRestoresThePreviousProviderAndPropagator(t *testing.T) {
 	otel.SetTracerProvider(theirs)
 	otel.SetTextMapPropagator(theirTM)
 
-	tr, err := tracing.New(tracing.WithExporter(tracing.ExporterConsole), tracing.WithConsoleWriter(io.Discard))
+	tr, err := tracing.New(tracing.WithConfig(tracing.Config{Exporter: "console"}), tracing.WithConsoleWriter(io.Discard))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -218,7 +219,7 @@ func TestCloseRestoresThePreviousProviderAndPropagator(t *testing.T) {
 	if otel.GetTracerProvider() != trace.TracerProvider(theirs) || otel.GetTextMapPropagator() != propagation.TextMapPropagator(theirTM) {
 		t.Fatal("Close did not restore the previous provider and propagator")
 	}
-	if tr.Active() || tr.OwnsGlobalState() || tracing.Current() != nil {
+	if otelcore.Of(tr).Active() || tr.OwnsGlobalState() || tracing.Current() != nil {
 		t.Fatal("a closed component still claims the global state")
 	}
 	if err := tr.Close(context.Background()); err != nil {
@@ -234,7 +235,7 @@ func TestEarlyTracerFollowsEveryComponent(t *testing.T) {
 	clearEnv(t)
 	early := otel.Tracer("svc.early")
 	newConsole := func(buf *bytes.Buffer) *tracing.Tracing {
-		tr, err := tracing.New(tracing.WithExporter(tracing.ExporterConsole), tracing.WithConsoleWriter(buf))
+		tr, err := tracing.New(tracing.WithConfig(tracing.Config{Exporter: "console"}), tracing.WithConsoleWriter(buf))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,35 +11,23 @@ import (
 // Option configures New and FromConfig. Options that set a Config field
 // win over the environment; the OTEL_* fallbacks apply only to fields that
 // neither an option nor SVC_TRACING_* set.
-type Option func(*builder)
-
-type builder = otelcore.Builder[Config]
-
-// WithExporter sets the exporter (case-insensitive; see Exporter). An
-// exporter other than auto and none needs its leaf package imported.
-func WithExporter(e Exporter) Option {
-	return func(b *builder) { b.Cfg.Exporter = e; b.Given(sig, "exporter") }
-}
+type Option func(*otelcore.Builder[Config])
 
 // WithConfig sets every field cfg sets (every non-zero one), over the
 // environment; errors name such a field "Config.<Field> of
 // tracing.WithConfig".
-func WithConfig(cfg Config) Option { return func(b *builder) { b.Take(sig, cfg) } }
+func WithConfig(cfg Config) Option { return func(b *otelcore.Builder[Config]) { b.Take(sig, cfg) } }
 
 // WithLogger sets the logger for the component's warnings (an abandoned
 // flush). The default writes warnings as JSON to standard error.
-func WithLogger(l *zap.Logger) Option { return func(b *builder) { b.Log = l } }
-
-// WithEnvLoad says whether New reads SVC_TRACING_* variables. Without this
-// option SVC_ENV_LOAD decides (unset means yes). The OTEL_* fallbacks are
-// OpenTelemetry's own variables and apply either way; FromConfig reads no
-// environment at all.
-func WithEnvLoad(load bool) Option { return func(b *builder) { b.EnvLoad = &load } }
+func WithLogger(l *zap.Logger) Option { return func(b *otelcore.Builder[Config]) { b.Log = l } }
 
 // WithName names the component (default "default"); it shows in errors,
 // logs and the lifecycle name "tracing/<name>".
-func WithName(name string) Option { return func(b *builder) { b.Name = name } }
+func WithName(name string) Option { return func(b *otelcore.Builder[Config]) { b.Name = name } }
 
 // WithConsoleWriter sets where the console exporter writes (default
 // standard output).
-func WithConsoleWriter(w io.Writer) Option { return func(b *builder) { b.Console = w } }
+func WithConsoleWriter(w io.Writer) Option {
+	return func(b *otelcore.Builder[Config]) { b.Console = w }
+}

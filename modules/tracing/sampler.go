@@ -11,32 +11,32 @@ import (
 	"github.com/svckit/svc/internal/otelcore"
 )
 
-// Sampler names a sampling rule, with OpenTelemetry's OTEL_TRACES_SAMPLER
-// values. Values are read case-insensitively.
+// Sampler names a sampling rule with OpenTelemetry's OTEL_TRACES_SAMPLER
+// values, read case-insensitively:
+//
+//   - "always_on" records every trace, ignoring the caller's decision.
+//   - "always_off" records nothing.
+//   - "traceidratio" records the SamplerRatio share of traces, by trace ID,
+//     ignoring the caller's decision.
+//   - "parentbased_always_on" (the default) follows the caller's sampled
+//     flag and records every trace that starts here.
+//   - "parentbased_always_off" follows the caller's sampled flag and
+//     records no trace that starts here.
+//   - "parentbased_traceidratio" follows the caller's sampled flag and
+//     records the SamplerRatio share of the traces that start here.
 type Sampler string
 
-// The samplers.
 const (
-	// SamplerAlwaysOn records every trace, ignoring the caller's decision.
-	SamplerAlwaysOn Sampler = "always_on"
-	// SamplerAlwaysOff records nothing.
-	SamplerAlwaysOff Sampler = "always_off"
-	// SamplerTraceIDRatio records the SamplerRatio share of traces, by
-	// trace ID, ignoring the caller's decision.
-	SamplerTraceIDRatio Sampler = "traceidratio"
-	// SamplerParentBasedAlwaysOn follows the caller's sampled flag and
-	// records every trace that starts here. It is the default.
-	SamplerParentBasedAlwaysOn Sampler = "parentbased_always_on"
-	// SamplerParentBasedAlwaysOff follows the caller's sampled flag and
-	// records no trace that starts here.
-	SamplerParentBasedAlwaysOff Sampler = "parentbased_always_off"
-	// SamplerParentBasedTraceIDRatio follows the caller's sampled flag and
-	// records the SamplerRatio share of the traces that start here.
-	SamplerParentBasedTraceIDRatio Sampler = "parentbased_traceidratio"
+	samplerAlwaysOn                Sampler = "always_on"
+	samplerAlwaysOff               Sampler = "always_off"
+	samplerTraceIDRatio            Sampler = "traceidratio"
+	samplerParentBasedAlwaysOn     Sampler = "parentbased_always_on"
+	samplerParentBasedAlwaysOff    Sampler = "parentbased_always_off"
+	samplerParentBasedTraceIDRatio Sampler = "parentbased_traceidratio"
 )
 
-var samplers = []Sampler{SamplerAlwaysOn, SamplerAlwaysOff, SamplerTraceIDRatio,
-	SamplerParentBasedAlwaysOn, SamplerParentBasedAlwaysOff, SamplerParentBasedTraceIDRatio}
+var samplers = []Sampler{samplerAlwaysOn, samplerAlwaysOff, samplerTraceIDRatio,
+	samplerParentBasedAlwaysOn, samplerParentBasedAlwaysOff, samplerParentBasedTraceIDRatio}
 
 // parseSampler reads s case-insensitively (surrounding spaces ignored). It
 // refuses anything but the six values above; OpenTelemetry's remote
@@ -54,7 +54,7 @@ func parseSampler(s string) (Sampler, error) {
 
 // takesRatio reports whether the sampler reads SamplerRatio.
 func (s Sampler) takesRatio() bool {
-	return s == SamplerTraceIDRatio || s == SamplerParentBasedTraceIDRatio
+	return s == samplerTraceIDRatio || s == samplerParentBasedTraceIDRatio
 }
 
 // checkSampler defaults and checks the sampler and its ratio, the settings
@@ -67,7 +67,7 @@ func checkSampler(c *Config, src map[string]string) (err error) {
 // resolveSampler defaults and checks the sampler and its ratio.
 func resolveSampler(s Sampler, ratio *float64, src map[string]string) (Sampler, *float64, error) {
 	if s == "" {
-		s = SamplerParentBasedAlwaysOn
+		s = samplerParentBasedAlwaysOn
 	}
 	s, err := parseSampler(string(s))
 	if err != nil {
@@ -100,7 +100,7 @@ func samplerFallbacks(c *Config, src map[string]string) error {
 		if v := otelcore.Lookup(envSampler); v != "" {
 			s, err := parseSampler(v)
 			if err != nil {
-				return &ConfigError{Signal: Kind, Setting: envSampler, Field: "sampler", Reason: err.Error()}
+				return &ConfigError{Signal: "tracing", Setting: envSampler, Field: "sampler", Reason: err.Error()}
 			}
 			c.Sampler, src["sampler"] = s, envSampler
 		}
@@ -115,7 +115,7 @@ func samplerFallbacks(c *Config, src map[string]string) error {
 	}
 	r, err := strconv.ParseFloat(v, 64)
 	if err != nil {
-		return &ConfigError{Signal: Kind, Setting: envSamplerArg, Field: "sampler_ratio", Reason: fmt.Sprintf("%q is not a number from 0 to 1", v)}
+		return &ConfigError{Signal: "tracing", Setting: envSamplerArg, Field: "sampler_ratio", Reason: fmt.Sprintf("%q is not a number from 0 to 1", v)}
 	}
 	c.SamplerRatio, src["sampler_ratio"] = &r, envSamplerArg
 	return nil
@@ -128,15 +128,15 @@ func sdkSampler(s Sampler, ratio *float64) sdktrace.Sampler {
 		r = *ratio
 	}
 	switch s {
-	case SamplerAlwaysOn:
+	case samplerAlwaysOn:
 		return sdktrace.AlwaysSample()
-	case SamplerAlwaysOff:
+	case samplerAlwaysOff:
 		return sdktrace.NeverSample()
-	case SamplerTraceIDRatio:
+	case samplerTraceIDRatio:
 		return sdktrace.TraceIDRatioBased(r)
-	case SamplerParentBasedAlwaysOff:
+	case samplerParentBasedAlwaysOff:
 		return sdktrace.ParentBased(sdktrace.NeverSample())
-	case SamplerParentBasedTraceIDRatio:
+	case samplerParentBasedTraceIDRatio:
 		return sdktrace.ParentBased(sdktrace.TraceIDRatioBased(r))
 	}
 	return sdktrace.ParentBased(sdktrace.AlwaysSample())

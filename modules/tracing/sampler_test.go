@@ -15,17 +15,17 @@ func TestSamplers(t *testing.T) {
 		ratio                  *float64
 		root, sampled, unsampl bool
 	}{
-		{tracing.SamplerAlwaysOn, nil, true, true, true},
-		{tracing.SamplerAlwaysOff, nil, false, false, false},
-		{tracing.SamplerTraceIDRatio, ptr(0), false, false, false},
-		{tracing.SamplerTraceIDRatio, ptr(1), true, true, true},
-		{tracing.SamplerParentBasedAlwaysOn, nil, true, true, false},
-		{tracing.SamplerParentBasedAlwaysOff, nil, false, true, false},
-		{tracing.SamplerParentBasedTraceIDRatio, ptr(0), false, true, false},
+		{"always_on", nil, true, true, true},
+		{"always_off", nil, false, false, false},
+		{"traceidratio", ptr(0), false, false, false},
+		{"traceidratio", ptr(1), true, true, true},
+		{"parentbased_always_on", nil, true, true, false},
+		{"parentbased_always_off", nil, false, true, false},
+		{"parentbased_traceidratio", ptr(0), false, true, false},
 		{"", nil, true, true, false}, // the default: parent-based always on
 	} {
 		t.Run(string(tc.sampler), func(t *testing.T) {
-			tr, err := tracing.FromConfig(tracing.Config{Exporter: tracing.ExporterConsole, Sampler: tc.sampler, SamplerRatio: tc.ratio},
+			tr, err := tracing.FromConfig(tracing.Config{Exporter: "console", Sampler: tc.sampler, SamplerRatio: tc.ratio},
 				tracing.WithConsoleWriter(io.Discard))
 			if err != nil {
 				t.Fatal(err)

@@ -3,15 +3,11 @@ package tracing
 import (
 	"context"
 	"sync/atomic"
-	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/svckit/svc/internal/otelcore"
 )
-
-// Kind is the lifecycle kind of the component; one per app.
-const Kind = "tracing"
 
 // Tracing is the tracing component: it owns an OpenTelemetry tracer
 // provider for the life of the app and, while open, makes it the
@@ -29,7 +25,7 @@ type Tracing struct {
 }
 
 // New builds a component from options over the environment: SVC_TRACING_*
-// (unless WithEnvLoad(false), or SVC_ENV_LOAD=false without that option),
+// (unless SVC_ENV_LOAD=false),
 // then the options, then the OTEL_* fallbacks for fields still empty, then
 // the defaults. An invalid value, or an exporter whose leaf package the
 // binary does not import, fails here with a *ConfigError naming the
@@ -68,25 +64,13 @@ func (t *Tracing) Open(ctx context.Context) error { return t.c.Open(ctx, t.newPr
 // Close on a component never opened, or closed, does nothing.
 func (t *Tracing) Close(ctx context.Context) error { return t.c.Close(ctx, t.uninstall, nil) }
 
+func init() { otelcore.Expose(func(t *Tracing) *otelcore.Component { return t.c }) }
+
 // newTracing builds the component around its shared half.
 func newTracing(c *otelcore.Component, cfg Config) *Tracing { return &Tracing{c: c, cfg: cfg.clone()} }
 
 // Name returns the component name ("default" unless WithName).
 func (t *Tracing) Name() string { return t.c.Name }
-
-// Exporter returns the resolved exporter: never auto; none when the
-// component auto-disabled. It is known from construction on.
-func (t *Tracing) Exporter() Exporter { return t.cfg.Exporter }
-
-// Active reports whether the component is open with a provider, that is
-// open and not auto-disabled.
-func (t *Tracing) Active() bool { return t.c.Active() }
-
-// ShutdownTimeout returns the bound on the flush when the component closes
-// (SVC_TRACING_SHUTDOWN_TIMEOUT), known from construction on; 0 when the
-// component is inactive and so flushes nothing. The stop budget of
-// fxsvc.Run is checked against it.
-func (t *Tracing) ShutdownTimeout() time.Duration { return t.c.ShutdownTimeout() }
 
 // Provider returns the SDK tracer provider. It returns ErrNotStarted
 // before Open and ErrInactive when the exporter resolved to none. After

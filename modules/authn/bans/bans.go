@@ -118,8 +118,8 @@ func (b *Bans) Shared(s Store) *Bans {
 	return &c
 }
 
-// Rule is the policy a Store applies in Fail.
-func (b *Bans) Rule() Rule {
+// rule is the policy b's Store applies in Fail.
+func (b *Bans) rule() Rule {
 	return Rule{Name: b.name, Threshold: b.threshold, Window: b.window, Duration: b.duration}
 }
 
@@ -151,7 +151,7 @@ type Started struct {
 // reached) nothing is started: bans fail open, and the store reports
 // its failure itself.
 func (b *Bans) Fail(addr string) (Started, bool) {
-	s, started, err := b.store.Fail(context.Background(), addr, b.now(), b.Rule())
+	s, started, err := b.store.Fail(context.Background(), addr, b.now(), b.rule())
 	if err != nil {
 		return Started{}, false
 	}

@@ -99,8 +99,8 @@ func (l *Limit) Shared(s Store) *Limit {
 	return &c
 }
 
-// Rule is the budget a Store applies in Allow.
-func (l *Limit) Rule() Rule { return Rule{Rate: l.rate, Burst: l.burst} }
+// rule is the budget l's Store applies in Allow.
+func (l *Limit) rule() Rule { return Rule{Rate: l.rate, Burst: l.burst} }
 
 // Allow spends one request of addr's budget. When it is spent, ok is false
 // and retryAfter says when the next request would be allowed. When the
@@ -108,7 +108,7 @@ func (l *Limit) Rule() Rule { return Rule{Rate: l.rate, Burst: l.burst} }
 // allowed: flood limits fail open, and the store reports its failure
 // itself.
 func (l *Limit) Allow(addr string) (retryAfter time.Duration, ok bool) {
-	wait, ok, err := l.store.Allow(context.Background(), addr, l.now(), l.Rule())
+	wait, ok, err := l.store.Allow(context.Background(), addr, l.now(), l.rule())
 	if err != nil {
 		return 0, true
 	}

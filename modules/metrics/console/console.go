@@ -14,12 +14,12 @@ import (
 	"go.opentelemetry.io/otel/exporters/stdout/stdoutmetric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
-	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
-func init() { registry.RegisterPush(string(metrics.ExporterConsole), newExporter) }
-
-func newExporter(_ context.Context, s registry.Setup) (sdkmetric.Exporter, error) {
-	return stdoutmetric.New(stdoutmetric.WithWriter(s.Console))
+func init() {
+	registry.RegisterPush("console", func(_ context.Context, s otelcore.Setup) (sdkmetric.Exporter, error) {
+		return stdoutmetric.New(stdoutmetric.WithWriter(s.Console))
+	})
 }

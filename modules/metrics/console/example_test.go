@@ -14,7 +14,7 @@ import (
 // lines every export interval and once more at Close.
 func Example() {
 	var out bytes.Buffer
-	m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterConsole, Export: metrics.Export{ServiceName: "shop"}},
+	m, err := metrics.FromConfig(metrics.Config{Exporter: "console", Export: metrics.Export{ServiceName: "shop"}},
 		metrics.WithConsoleWriter(&out))
 	if err != nil {
 		panic(err)

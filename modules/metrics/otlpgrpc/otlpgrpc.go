@@ -11,20 +11,12 @@
 package otlpgrpc
 
 import (
-	"context"
-
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetricgrpc"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
-	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
-func init() { registry.RegisterPush(string(metrics.ExporterOTLPGRPC), newExporter) }
-
-// newExporter passes every setting explicitly, so the OpenTelemetry
-// exporter reads no endpoint or header variable of its own.
-func newExporter(ctx context.Context, s registry.Setup) (sdkmetric.Exporter, error) {
-	return otlpmetricgrpc.New(ctx, otlpmetricgrpc.WithEndpointURL(s.Endpoint),
-		otlpmetricgrpc.WithHeaders(s.Headers), otlpmetricgrpc.WithTimeout(s.Timeout))
+func init() {
+	registry.RegisterPush("otlp-grpc", otelcore.OTLP(otlpmetricgrpc.New, otlpmetricgrpc.WithEndpointURL, otlpmetricgrpc.WithHeaders, otlpmetricgrpc.WithTimeout))
 }

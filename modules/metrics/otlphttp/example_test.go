@@ -10,7 +10,7 @@ import (
 // construction fails naming this import.
 func Example() {
 	m, err := metrics.FromConfig(metrics.Config{
-		Exporter: metrics.ExporterOTLPHTTP,
+		Exporter: "otlp-http",
 		Export:   metrics.Export{Endpoint: "http://127.0.0.1:4318/v1/metrics", ServiceName: "shop"},
 	})
 	_, _ = m, err // open and close it with the app (fxsvc.Metrics() does)

@@ -13,20 +13,12 @@
 package otlphttp
 
 import (
-	"context"
-
 	"go.opentelemetry.io/otel/exporters/otlp/otlpmetric/otlpmetrichttp"
-	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
-	"github.com/svckit/svc/modules/metrics"
+	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
-func init() { registry.RegisterPush(string(metrics.ExporterOTLPHTTP), newExporter) }
-
-// newExporter passes every setting explicitly, so the OpenTelemetry
-// exporter reads no endpoint or header variable of its own.
-func newExporter(ctx context.Context, s registry.Setup) (sdkmetric.Exporter, error) {
-	return otlpmetrichttp.New(ctx, otlpmetrichttp.WithEndpointURL(s.Endpoint),
-		otlpmetrichttp.WithHeaders(s.Headers), otlpmetrichttp.WithTimeout(s.Timeout))
+func init() {
+	registry.RegisterPush("otlp-http", otelcore.OTLP(otlpmetrichttp.New, otlpmetrichttp.WithEndpointURL, otlpmetrichttp.WithHeaders, otlpmetrichttp.WithTimeout))
 }

@@ -12,7 +12,7 @@ import (
 // scraping through metrics.Handler; Registry gives the Prometheus registry
 // for collectors of the app's own.
 func ExampleRegistry() {
-	m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus, Export: metrics.Export{ServiceName: "shop"}})
+	m, err := metrics.FromConfig(metrics.Config{Exporter: "prometheus", Export: metrics.Export{ServiceName: "shop"}})
 	if err != nil {
 		panic(err)
 	}

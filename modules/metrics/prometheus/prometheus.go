@@ -26,7 +26,7 @@ import (
 )
 
 func init() {
-	registry.Register(string(metrics.ExporterPrometheus), registry.Factory{
+	registry.Register("prometheus", registry.Factory{
 		Prepare: func() any { return &state{reg: prom.NewRegistry()} },
 		Reader:  reader,
 		View:    lintableName,

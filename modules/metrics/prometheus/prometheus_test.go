@@ -18,7 +18,7 @@ func TestRegistryOnlyForPrometheus(t *testing.T) {
 	if metricsprom.Registry(nil) != nil {
 		t.Error("Registry(nil) must be nil")
 	}
-	for _, e := range []metrics.Exporter{metrics.ExporterNone, metrics.ExporterAuto} {
+	for _, e := range []metrics.Exporter{"none", "auto"} {
 		m, err := metrics.FromConfig(metrics.Config{Exporter: e})
 		if err != nil {
 			t.Fatal(err)
@@ -33,7 +33,7 @@ func TestRegistryOnlyForPrometheus(t *testing.T) {
 // beside the component's own metrics: it is the registry Handler serves.
 func TestRegistryIsTheOneHandlerServes(t *testing.T) {
 	ctx := context.Background()
-	m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus})
+	m, err := metrics.FromConfig(metrics.Config{Exporter: "prometheus"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +41,7 @@ func TestRegistryIsTheOneHandlerServes(t *testing.T) {
 	if reg == nil {
 		t.Fatal("a prometheus component has its registry from construction on")
 	}
-	other, err := metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus})
+	other, err := metrics.FromConfig(metrics.Config{Exporter: "prometheus"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -163,7 +163,7 @@ func inMemory() fx.Option {
 func sharedState(c *redisstore.Client) *fxsvc.SharedState {
 	t := c.Topology()
 	store := "redis"
-	if t.Mode != "" && t.Mode != redisstore.ModeSingle {
+	if t.Mode != "" && t.Mode != "single" {
 		store += " " + t.Mode
 	}
 	if t.MasterName != "" {

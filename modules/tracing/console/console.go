@@ -13,15 +13,13 @@ import (
 	"context"
 
 	"go.opentelemetry.io/otel/exporters/stdout/stdouttrace"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/svckit/svc/internal/otelcore"
-	"github.com/svckit/svc/modules/tracing"
 	"github.com/svckit/svc/modules/tracing/internal/registry"
 )
 
-func init() { registry.Exporters.Register(string(tracing.ExporterConsole), newExporter) }
-
-func newExporter(_ context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error) {
-	return stdouttrace.New(stdouttrace.WithWriter(s.Console))
+func init() {
+	registry.Register("console", func(_ context.Context, s otelcore.Setup) (*stdouttrace.Exporter, error) {
+		return stdouttrace.New(stdouttrace.WithWriter(s.Console))
+	})
 }

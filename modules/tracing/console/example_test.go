@@ -16,7 +16,7 @@ import (
 // JSON, to standard output or the writer given.
 func Example() {
 	var out bytes.Buffer
-	tr, err := tracing.FromConfig(tracing.Config{Exporter: tracing.ExporterConsole, Export: tracing.Export{ServiceName: "shop"}},
+	tr, err := tracing.FromConfig(tracing.Config{Exporter: "console", Export: tracing.Export{ServiceName: "shop"}},
 		tracing.WithConsoleWriter(&out))
 	if err != nil {
 		panic(err)

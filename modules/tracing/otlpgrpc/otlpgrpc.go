@@ -9,22 +9,12 @@
 package otlpgrpc
 
 import (
-	"context"
-
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracegrpc"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/svckit/svc/internal/otelcore"
-	"github.com/svckit/svc/modules/tracing"
 	"github.com/svckit/svc/modules/tracing/internal/registry"
 )
 
-func init() { registry.Exporters.Register(string(tracing.ExporterOTLPGRPC), newExporter) }
-
-// newExporter passes every setting explicitly, so the OpenTelemetry
-// exporter reads no endpoint or header variable of its own. An http://
-// endpoint means a plaintext connection, https:// TLS.
-func newExporter(ctx context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error) {
-	return otlptracegrpc.New(ctx, otlptracegrpc.WithEndpointURL(s.Endpoint),
-		otlptracegrpc.WithHeaders(s.Headers), otlptracegrpc.WithTimeout(s.Timeout))
+func init() {
+	registry.Register("otlp-grpc", otelcore.OTLP(otlptracegrpc.New, otlptracegrpc.WithEndpointURL, otlptracegrpc.WithHeaders, otlptracegrpc.WithTimeout))
 }

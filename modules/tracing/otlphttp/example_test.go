@@ -10,7 +10,7 @@ import (
 // construction fails naming this import.
 func Example() {
 	tr, err := tracing.FromConfig(tracing.Config{
-		Exporter: tracing.ExporterOTLPHTTP,
+		Exporter: "otlp-http",
 		Export:   tracing.Export{Endpoint: "http://127.0.0.1:4318/v1/traces", ServiceName: "shop"},
 	})
 	_, _ = tr, err // open and close it with the app (fxsvc.Tracing() does)

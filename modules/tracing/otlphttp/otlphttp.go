@@ -10,21 +10,12 @@
 package otlphttp
 
 import (
-	"context"
-
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
-	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/svckit/svc/internal/otelcore"
-	"github.com/svckit/svc/modules/tracing"
 	"github.com/svckit/svc/modules/tracing/internal/registry"
 )
 
-func init() { registry.Exporters.Register(string(tracing.ExporterOTLPHTTP), newExporter) }
-
-// newExporter passes every setting explicitly, so the OpenTelemetry
-// exporter reads no endpoint or header variable of its own.
-func newExporter(ctx context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error) {
-	return otlptracehttp.New(ctx, otlptracehttp.WithEndpointURL(s.Endpoint),
-		otlptracehttp.WithHeaders(s.Headers), otlptracehttp.WithTimeout(s.Timeout))
+func init() {
+	registry.Register("otlp-http", otelcore.OTLP(otlptracehttp.New, otlptracehttp.WithEndpointURL, otlptracehttp.WithHeaders, otlptracehttp.WithTimeout))
 }

@@ -25,8 +25,8 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Path is where the receiver accepts exports, OTLP/HTTP's default.
-const Path = "/v1/traces"
+// path is where the receiver accepts exports, OTLP/HTTP's default.
+const path = "/v1/traces"
 
 // Receiver is a running OTLP/HTTP trace receiver. Build it with
 // NewReceiver; it stops at the test's cleanup. It is safe for concurrent
@@ -74,7 +74,7 @@ type Link struct {
 }
 
 // NewReceiver starts a receiver on loopback answering 200 to every export
-// on Path (405 to other methods, 404 to other paths, 400 to a body that is
+// on /v1/traces (405 to other methods, 404 to other paths, 400 to a body that is
 // not an ExportTraceServiceRequest), and stops it when the test ends.
 func NewReceiver(t testing.TB) *Receiver {
 	t.Helper()
@@ -83,12 +83,12 @@ func NewReceiver(t testing.TB) *Receiver {
 	// Release hung exports first: Close waits for open requests.
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(r.release) })
-	r.URL = srv.URL + Path
+	r.URL = srv.URL + path
 	return r
 }
 
 func (r *Receiver) serve(w http.ResponseWriter, req *http.Request) {
-	if req.URL.Path != Path {
+	if req.URL.Path != path {
 		http.NotFound(w, req)
 		return
 	}

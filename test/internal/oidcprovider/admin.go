@@ -75,6 +75,17 @@ func (p *Provider) stats() (stats, error) {
 	return s, err
 }
 
+// count reads one counter of the stats; a server that does not answer is a
+// test error, and -1.
+func (p *Provider) count(of func(stats) int) int {
+	s, err := p.stats()
+	if err != nil {
+		p.tb.Errorf("%v", err)
+		return -1
+	}
+	return of(s)
+}
+
 // RotateKeys makes the provider sign with a brand-new key (new kid) from now on, keeping the
 // old public keys in its JWKS only if keepOld is true. Fresh ES256 and RS256 keys are made
 // either way. Tokens signed by a dropped key no longer pass token exchange.
@@ -121,25 +132,11 @@ func (p *Provider) DelayTokenRequests(t testing.TB, d time.Duration) {
 
 // TokenRequests counts the requests to the token endpoint since Start or ResetCounters
 // (failed ones included). It reports a test error and returns -1 if the server does not answer.
-func (p *Provider) TokenRequests() int {
-	s, err := p.stats()
-	if err != nil {
-		p.tb.Errorf("%v", err)
-		return -1
-	}
-	return s.Counts.Token
-}
+func (p *Provider) TokenRequests() int { return p.count(func(s stats) int { return s.Counts.Token }) }
 
 // JWKSRequests counts the requests to the JWKS endpoint since Start or ResetCounters. It
 // reports a test error and returns -1 if the server does not answer.
-func (p *Provider) JWKSRequests() int {
-	s, err := p.stats()
-	if err != nil {
-		p.tb.Errorf("%v", err)
-		return -1
-	}
-	return s.Counts.JWKS
-}
+func (p *Provider) JWKSRequests() int { return p.count(func(s stats) int { return s.Counts.JWKS }) }
 
 // IntrospectionRequests counts the requests to the introspection endpoint since Start or
 // ResetCounters. It reports a test error and returns -1 if the server does not answer.
@@ -156,12 +153,7 @@ func (p *Provider) IntrospectionRequests() int {
 // request is not counted) or ResetCounters. It reports a test error and returns -1 if the
 // server does not answer.
 func (p *Provider) DiscoveryRequests() int {
-	s, err := p.stats()
-	if err != nil {
-		p.tb.Errorf("%v", err)
-		return -1
-	}
-	return s.Counts.Discovery
+	return p.count(func(s stats) int { return s.Counts.Discovery })
 }
 
 // TokenRequestLog returns the token-endpoint requests since Start or ResetCounters, oldest

@@ -73,9 +73,9 @@ var StateOf func(m any) any
 // RegisterPush adds a push exporter: its reader is the component's
 // periodic reader around what newExporter builds. It is how the console
 // and OTLP exporters register, so none of them repeats the wrapping.
-func RegisterPush(name string, newExporter func(context.Context, Setup) (sdkmetric.Exporter, error)) {
+func RegisterPush[E sdkmetric.Exporter](name string, newExporter func(context.Context, otelcore.Setup) (E, error)) {
 	Register(name, Factory{Reader: func(ctx context.Context, s Setup) (sdkmetric.Reader, error) {
-		e, err := newExporter(ctx, s)
+		e, err := newExporter(ctx, s.Setup)
 		if err != nil {
 			return nil, err
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics"
 )
 
@@ -57,17 +58,17 @@ func TestUnlinkedExporterRefusedAtConstruction(t *testing.T) {
 			"OTEL_EXPORTER_OTLP_ENDPOINT", "endpoint", "otlphttp"},
 		{"option console", nil,
 			func() (*metrics.Metrics, error) {
-				return metrics.New(metrics.WithEnvLoad(false), metrics.WithExporter(metrics.ExporterConsole))
+				return metrics.New(metrics.WithConfig(metrics.Config{Exporter: "console"}))
 			},
-			"metrics.WithExporter", "exporter", "console"},
+			"Config.Exporter of metrics.WithConfig", "exporter", "console"},
 		{"default exporter prometheus", nil,
 			func() (*metrics.Metrics, error) {
-				return metrics.New(metrics.WithDefaultExporter(metrics.ExporterPrometheus))
+				return metrics.New(metrics.WithDefaultExporter("prometheus"))
 			},
 			"metrics.WithDefaultExporter", "exporter", "prometheus"},
 		{"config prometheus", nil,
 			func() (*metrics.Metrics, error) {
-				return metrics.FromConfig(metrics.Config{Exporter: metrics.ExporterPrometheus})
+				return metrics.FromConfig(metrics.Config{Exporter: "prometheus"})
 			},
 			"Config.Exporter", "exporter", "prometheus"},
 		{"config auto with an endpoint", nil,
@@ -123,8 +124,8 @@ func TestInactiveNeedsNoExporter(t *testing.T) {
 				t.Fatalf("Open: %v", err)
 			}
 			t.Cleanup(func() { _ = m.Close(ctx) })
-			if m.Exporter() != metrics.ExporterNone || m.Active() {
-				t.Fatalf("exporter %q active %v, want none and inactive", m.Exporter(), m.Active())
+			if otelcore.Of(m).Exporter != "none" || m.Active() {
+				t.Fatalf("exporter %q active %v, want none and inactive", otelcore.Of(m).Exporter, m.Active())
 			}
 			rec := httptest.NewRecorder()
 			metrics.Handler(m).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))

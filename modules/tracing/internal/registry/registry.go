@@ -23,3 +23,11 @@ type Factory func(ctx context.Context, s otelcore.Setup) (sdktrace.SpanExporter,
 // Exporters holds the factory of each linked exporter, by its
 // tracing.Exporter value.
 var Exporters = otelcore.NewRegistry[Factory]("tracing")
+
+// Register adds the factory for the exporter name; it panics on a second
+// registration of one name, a programming error found at init.
+func Register[E sdktrace.SpanExporter](name string, newExporter func(context.Context, otelcore.Setup) (E, error)) {
+	Exporters.Register(name, func(ctx context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error) {
+		return newExporter(ctx, s)
+	})
+}
