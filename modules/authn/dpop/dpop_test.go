@@ -2,6 +2,8 @@ package dpop_test
 
 import (
 	"context"
+	"crypto/elliptic"
+	"crypto/rsa"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -80,7 +82,38 @@ func TestVerify(t *testing.T) {
 			p := es.proof("GET", url, iat)
 			p.header["alg"] = "RS256"
 			return request("GET", url, p.String())
+		}, reason: dpop.ReasonKey},
+		{name: "P-384 key under ES256", opts: []dpop.Option{dpop.Algorithms("ES256", "ES384")}, req: func() *http.Request {
+			k := newEC(t, elliptic.P384(), "ES384")
+			p := k.proof("GET", url, iat)
+			p.header["alg"] = "ES256"
+			return request("GET", url, p.String())
+		}, reason: dpop.ReasonKey},
+		{name: "ES384", opts: []dpop.Option{dpop.Algorithms("ES384")}, req: func() *http.Request {
+			return request("GET", url, newEC(t, elliptic.P384(), "ES384").proof("GET", url, iat).String())
+		}},
+		{name: "PS256", opts: []dpop.Option{dpop.Algorithms("PS256")}, req: func() *http.Request {
+			p := rs.proof("GET", url, iat)
+			p.header["alg"], p.sign = "PS256", pss(rs, rsa.PSSSaltLengthEqualsHash)
+			return request("GET", url, p.String())
+		}},
+		{name: "PS256 with a salt longer than the hash (RFC 7518 §3.5)", opts: []dpop.Option{dpop.Algorithms("PS256")}, req: func() *http.Request {
+			p := rs.proof("GET", url, iat)
+			p.header["alg"], p.sign = "PS256", pss(rs, 64)
+			return request("GET", url, p.String())
 		}, reason: dpop.ReasonSignature},
+		{name: "duplicate alg member", opts: []dpop.Option{all}, req: func() *http.Request {
+			s := es.proof("GET", url, iat).String()
+			head := b64.EncodeToString([]byte(`{"typ":"dpop+jwt","alg":"none","alg":"ES256","jwk":` + mustJSON(es.jwk) + `}`))
+			input := head + s[strings.IndexByte(s, '.'):strings.LastIndexByte(s, '.')]
+			return request("GET", url, input+"."+b64.EncodeToString(es.signer()([]byte(input))))
+		}, reason: dpop.ReasonMalformed},
+		{name: "crit", req: func() *http.Request {
+			p := es.proof("GET", url, iat)
+			p.header["crit"] = []string{"exp"}
+			p.header["exp"] = 1
+			return request("GET", url, p.String())
+		}, reason: dpop.ReasonMalformed},
 		{name: "typ missing", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			delete(p.header, "typ")
@@ -288,6 +321,22 @@ func TestThumbprintAndBind(t *testing.T) {
 		if !errors.As(err, &e) || e.Reason != dpop.ReasonBinding || e.Code() != "invalid_token" || e.Status() != 401 {
 			t.Fatalf("Bind(%q) = %v", jkt, err)
 		}
+	}
+}
+
+// The key cache holds what a header settles, never a verdict on a proof:
+// a bad signature under a header seen before is refused.
+func TestKeyCacheHoldsNoVerdict(t *testing.T) {
+	es, other := newES256(t), newES256(t)
+	const url = "https://api.example/x"
+	v := newVerifier(t)
+	if _, err := v.Verify(request("GET", url, es.proof("GET", url, now.Unix()).String()), ""); err != nil {
+		t.Fatal(err)
+	}
+	p := es.proof("GET", url, now.Unix())
+	p.sign = other.signer()
+	if _, err := v.Verify(request("GET", url, p.String()), ""); reasonOf(err) != dpop.ReasonSignature {
+		t.Fatalf("bad signature under a cached header: %v", err)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"crypto/rand"
 	"crypto/rsa"
 	"crypto/sha256"
+	_ "crypto/sha512"
 	"encoding/base64"
 	"encoding/json"
 	"errors"
@@ -35,6 +36,14 @@ func newES256(t testing.TB) *client {
 		t.Fatal(err)
 	}
 	return &client{alg: "ES256", priv: k, jwk: publicJWK(t, k.Public())}
+}
+
+func newEC(t testing.TB, curve elliptic.Curve, alg string) *client {
+	k, err := ecdsa.GenerateKey(curve, rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &client{alg: alg, priv: k, jwk: publicJWK(t, k.Public())}
 }
 
 func newRS256(t testing.TB, bits int) *client {
@@ -98,14 +107,20 @@ func (c *client) signer() func([]byte) []byte {
 	return func(input []byte) []byte {
 		switch k := c.priv.(type) {
 		case *ecdsa.PrivateKey:
-			h := sha256.Sum256(input)
-			r, s, err := ecdsa.Sign(rand.Reader, k, h[:])
+			size := (k.Curve.Params().BitSize + 7) / 8
+			h := crypto.SHA256
+			if size > 32 {
+				h = crypto.SHA384
+			}
+			d := h.New()
+			d.Write(input)
+			r, s, err := ecdsa.Sign(rand.Reader, k, d.Sum(nil))
 			if err != nil {
 				panic(err)
 			}
-			out := make([]byte, 64)
-			r.FillBytes(out[:32])
-			s.FillBytes(out[32:])
+			out := make([]byte, 2*size)
+			r.FillBytes(out[:size])
+			s.FillBytes(out[size:])
 			return out
 		case *rsa.PrivateKey:
 			h := sha256.Sum256(input)
@@ -119,6 +134,26 @@ func (c *client) signer() func([]byte) []byte {
 		}
 		panic(errors.New("unknown key"))
 	}
+}
+
+// pss signs with c's RSA key by PS256 with the given salt length.
+func pss(c *client, salt int) func([]byte) []byte {
+	return func(input []byte) []byte {
+		h := sha256.Sum256(input)
+		out, err := rsa.SignPSS(rand.Reader, c.priv.(*rsa.PrivateKey), crypto.SHA256, h[:], &rsa.PSSOptions{SaltLength: salt})
+		if err != nil {
+			panic(err)
+		}
+		return out
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
 
 func hs256(key []byte) func([]byte) []byte {

@@ -3,6 +3,8 @@ package dpop
 import (
 	"bytes"
 	"crypto"
+	"crypto/ecdsa"
+	"crypto/ed25519"
 	"crypto/rsa"
 	"encoding/base64"
 	"encoding/json"
@@ -10,9 +12,8 @@ import (
 	"strings"
 
 	"github.com/go-jose/go-jose/v4"
+	josejson "github.com/go-jose/go-jose/v4/json"
 )
-
-const crypto256 = crypto.SHA256
 
 // minRSABits is the smallest RSA modulus a proof key may have.
 const minRSABits = 2048
@@ -35,70 +36,107 @@ func proofHeader(r *http.Request) (string, error) {
 	return vals[0], nil
 }
 
-// proofHead is what the protected header must hold beside what go-jose
-// reads: typ, and the jwk's members as sent.
-type proofHead struct {
-	Type string                     `json:"typ"`
-	JWK  map[string]json.RawMessage `json:"jwk"`
+// segments are a compact JWS's parts: the header as sent (the key cache's
+// key), the signing input as sent, and the decoded payload and signature.
+type segments struct {
+	head, input  string
+	payload, sig []byte
 }
 
-// parse reads a compact JWS with three canonical base64url segments, typ
-// dpop+jwt, an allowed alg and a public jwk of a usable size, and returns
-// it with its key (unverified).
-func (v *Verifier) parse(raw string) (*jose.JSONWebSignature, *jose.JSONWebKey, error) {
-	if strings.Count(raw, ".") != 2 {
-		return nil, nil, refuse(ReasonMalformed)
+// split reads a compact JWS of exactly three segments, each canonical
+// base64url (a non-canonical spelling of the same bytes must not verify).
+// An empty signature (alg none) is left to the alg check, which names it.
+func split(raw string) (segments, bool) {
+	head, rest, _ := strings.Cut(raw, ".")
+	body, sig, ok := strings.Cut(rest, ".")
+	if !ok || strings.IndexByte(sig, '.') >= 0 || head == "" || body == "" {
+		return segments{}, false
 	}
-	head, _, _ := strings.Cut(raw, ".")
-	for i, seg := range strings.SplitN(raw, ".", 3) {
-		// go-jose re-encodes segments before checking: a non-canonical
-		// spelling of the same bytes would pass it. An empty signature
-		// (alg none) is left to the alg check, which names it.
-		if _, err := base64.RawURLEncoding.Strict().DecodeString(seg); err != nil || seg == "" && i < 2 {
-			return nil, nil, refuse(ReasonMalformed)
-		}
+	enc := base64.RawURLEncoding.Strict()
+	p, err1 := enc.DecodeString(body)
+	s, err2 := enc.DecodeString(sig)
+	if err1 != nil || err2 != nil {
+		return segments{}, false
 	}
-	hb, _ := base64.RawURLEncoding.DecodeString(head)
-	var h proofHead
-	if err := json.Unmarshal(hb, &h); err != nil {
-		return nil, nil, refuse(ReasonMalformed)
+	return segments{head: head, input: raw[:len(head)+1+len(body)], payload: p, sig: s}, true
+}
+
+// proofKey is what a proof's header settles: its algorithm and its key,
+// and the key's thumbprint. It depends on the header's bytes alone, so it
+// is cached by them: a client sends the same header with every proof.
+type proofKey struct {
+	alg        jose.SignatureAlgorithm
+	key        crypto.PublicKey
+	thumbprint string
+}
+
+// header is the protected header's members svc reads. go-jose's JSON
+// reader refuses duplicate members ({"alg":"none","alg":"ES256"}).
+type header struct {
+	Type string              `json:"typ"`
+	Alg  string              `json:"alg"`
+	JWK  josejson.RawMessage `json:"jwk"`
+	Crit josejson.RawMessage `json:"crit"`
+}
+
+// readHeader checks the header: typ dpop+jwt, an allowed alg, no crit (no
+// extension is understood), a public jwk of the alg's family and a usable
+// size.
+func (v *Verifier) readHeader(head string) (*proofKey, error) {
+	hb, err := base64.RawURLEncoding.Strict().DecodeString(head)
+	if err != nil {
+		return nil, refuse(ReasonMalformed)
+	}
+	var h header
+	if err := josejson.Unmarshal(hb, &h); err != nil || h.Crit != nil {
+		return nil, refuse(ReasonMalformed)
 	}
 	if !strings.EqualFold(h.Type, "dpop+jwt") {
-		return nil, nil, refuse(ReasonType)
+		return nil, refuse(ReasonType)
 	}
-	if h.JWK == nil {
-		return nil, nil, refuse(ReasonKey)
+	alg, ok := v.allowed(h.Alg)
+	if !ok {
+		return nil, refuse(ReasonAlgorithm)
+	}
+	var members map[string]josejson.RawMessage
+	if h.JWK == nil || josejson.Unmarshal(h.JWK, &members) != nil || members == nil {
+		return nil, refuse(ReasonKey)
 	}
 	for _, m := range privateMembers {
-		if _, ok := h.JWK[m]; ok {
-			return nil, nil, refuse(ReasonKey)
+		if _, ok := members[m]; ok {
+			return nil, refuse(ReasonKey)
 		}
 	}
-	var alg struct {
-		Alg string `json:"alg"`
+	var jwk jose.JSONWebKey
+	if err := jwk.UnmarshalJSON(h.JWK); err != nil || !jwk.Valid() || !jwk.IsPublic() || !fits(alg, jwk.Key) {
+		return nil, refuse(ReasonKey)
 	}
-	if json.Unmarshal(hb, &alg) != nil || !v.allows(alg.Alg) {
-		return nil, nil, refuse(ReasonAlgorithm)
+	tp, err := jwk.Thumbprint(crypto.SHA256)
+	if err != nil {
+		return nil, refuse(ReasonKey)
 	}
-	jws, err := jose.ParseSignedCompact(raw, v.algs)
-	if err != nil || len(jws.Signatures) != 1 {
-		return nil, nil, refuse(ReasonMalformed)
-	}
-	key := jws.Signatures[0].Protected.JSONWebKey
-	if key == nil || !key.Valid() || !key.IsPublic() {
-		return nil, nil, refuse(ReasonKey)
-	}
-	if k, ok := key.Key.(*rsa.PublicKey); ok && k.N.BitLen() < minRSABits {
-		return nil, nil, refuse(ReasonKey)
-	}
-	return jws, key, nil
+	return &proofKey{alg: alg, key: jwk.Key, thumbprint: base64.RawURLEncoding.EncodeToString(tp)}, nil
 }
 
-func (v *Verifier) allows(alg string) bool {
+func (v *Verifier) allowed(name string) (jose.SignatureAlgorithm, bool) {
 	for _, a := range v.algs {
-		if string(a) == alg {
-			return true
+		if string(a) == name {
+			return a, true
 		}
+	}
+	return "", false
+}
+
+// fits reports whether key is of alg's family, curve and size.
+func fits(alg jose.SignatureAlgorithm, key crypto.PublicKey) bool {
+	switch k := key.(type) {
+	case *ecdsa.PublicKey:
+		bits := k.Curve.Params().BitSize
+		return alg == jose.ES256 && bits == 256 || alg == jose.ES384 && bits == 384 || alg == jose.ES512 && bits == 521
+	case *rsa.PublicKey:
+		return k.N.BitLen() >= minRSABits && (alg[0] == 'R' || alg[0] == 'P')
+	case ed25519.PublicKey:
+		return alg == jose.EdDSA
 	}
 	return false
 }
