@@ -157,7 +157,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 			return
 		}
 	}
-	token, refusal := readCredential(r)
+	token, viaDPoP, refusal := g.credential(r)
 	if refusal != nil {
 		q.refuse(w, refusal, false)
 		return
@@ -181,6 +181,17 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	if !p.Authenticated {
 		g.internalError(w, r, fmt.Errorf("authn: verifier %T returned a principal that is not Authenticated with a nil error", g.verifier))
 		return
+	}
+	if g.cfg.dpop != nil {
+		ref, err := g.cfg.dpop.admit(r, p, token, viaDPoP)
+		if err != nil {
+			g.dpopUnavailable(w, r, err)
+			return
+		}
+		if ref != nil {
+			q.refuse(w, ref, false)
+			return
+		}
 	}
 	if g.cfg.check != nil {
 		var ok bool
@@ -350,6 +361,9 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 func (g *Gate) refuse(w http.ResponseWriter, r *http.Request, ref *Refusal) {
 	if g.meta != nil && ref.resourceMetadata != g.meta.url {
 		ref = ref.naming(g.meta.url)
+	}
+	if g.cfg.dpop != nil {
+		ref = g.cfg.dpop.challenged(ref)
 	}
 	svcerrors.Refuse(w, r, ref)
 }

@@ -21,5 +21,5 @@
 // refusal repeats the proof or any of its claims.
 //
 // The package verifies proofs; it does not read the Authorization header.
-// The gate's DPoP scheme is not wired yet (see docs/authn.md).
+// The gate takes the DPoP scheme with authn.DPoP (see docs/authn.md).
 package dpop
