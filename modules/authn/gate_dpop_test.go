@@ -178,7 +178,7 @@ func TestGateDPoP(t *testing.T) {
 
 func TestGateDPoPReplayAndNonce(t *testing.T) {
 	alice := newDPoPClient(t)
-	nonces, err := dpop.NewNonceSource([]byte(strings.Repeat("n", dpop.MinNonceSecret)), time.Minute)
+	nonces, err := dpop.NewNonceSource([]byte(strings.Repeat("n", 32)), time.Minute)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,7 @@
 // token bound to that key (its cnf.jkt) is useless to anyone without it.
 //
 // [Verifier.Verify] checks a request's proof completely, in this order:
-// one DPoP header, at most [MaxProofBytes]; compact JWS, canonical
+// one DPoP header, at most 8 KiB; compact JWS, canonical
 // base64url; typ dpop+jwt; an asymmetric alg from the allow-list
 // ([Algorithms], default ES256; never none or HMAC); a public jwk in the
 // header (a private member refuses); the signature with that key; htm the

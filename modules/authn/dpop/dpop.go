@@ -12,14 +12,14 @@ import (
 	"github.com/maypok86/otter/v2"
 )
 
-// MaxProofBytes bounds a DPoP header: a proof with an RSA-4096 key is
+// maxProofBytes bounds a DPoP header: a proof with an RSA-4096 key is
 // under 2 KiB, and nothing is split or decoded before the bound holds.
-const MaxProofBytes = 8 << 10
+const maxProofBytes = 8 << 10
 
 // Defaults of the [Verifier].
 const (
-	DefaultMaxAge = 60 * time.Second // how old a proof's iat may be
-	DefaultAhead  = 5 * time.Second  // how far ahead of the clock it may be
+	defaultMaxAge = 60 * time.Second // how old a proof's iat may be
+	defaultAhead  = 5 * time.Second  // how far ahead of the clock it may be
 )
 
 // algorithms are the asymmetric algorithms [Algorithms] may allow.
@@ -69,7 +69,7 @@ func Algorithms(names ...string) Option {
 
 // Window sets how old (maxAge) and how far ahead of the server's clock
 // (ahead) a proof's iat may be; ahead is the allowance for the client's
-// clock running fast. Defaults: DefaultMaxAge, DefaultAhead. New refuses
+// clock running fast. Defaults: 60s and 5s. New refuses
 // a maxAge that is not positive and an ahead that is negative.
 func Window(maxAge, ahead time.Duration) Option {
 	return func(v *Verifier) { v.maxAge, v.ahead = maxAge, ahead }
@@ -77,7 +77,7 @@ func Window(maxAge, ahead time.Duration) Option {
 
 // Replay sets where the jti of each accepted proof is remembered for the
 // window, so that a second use is refused (default: NewMemoryReplay with
-// DefaultReplayEntries, which only one process sees; give every replica
+// room for 100,000 proofs, which only one process sees; give every replica
 // one shared store, such as redisstore's Client.DPoPReplay).
 func Replay(s ReplayStore) Option { return func(v *Verifier) { v.replay = s } }
 
@@ -89,7 +89,7 @@ func RequireNonce(n *NonceSource) Option { return func(v *Verifier) { v.nonces =
 // New returns a Verifier. It refuses an algorithm it does not verify and
 // a window that holds no time.
 func New(opts ...Option) (*Verifier, error) {
-	v := &Verifier{algs: []jose.SignatureAlgorithm{jose.ES256}, maxAge: DefaultMaxAge, ahead: DefaultAhead, now: time.Now}
+	v := &Verifier{algs: []jose.SignatureAlgorithm{jose.ES256}, maxAge: defaultMaxAge, ahead: defaultAhead, now: time.Now}
 	for _, o := range opts {
 		o(v)
 	}
@@ -108,7 +108,7 @@ func New(opts ...Option) (*Verifier, error) {
 		Executor: func(fn func()) { fn() },
 	})
 	if v.replay == nil {
-		v.replay = NewMemoryReplay(DefaultReplayEntries)
+		v.replay = NewMemoryReplay(defaultReplayEntries)
 	}
 	return v, nil
 }

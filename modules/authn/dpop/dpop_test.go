@@ -231,7 +231,7 @@ func TestVerify(t *testing.T) {
 		{name: "JSON serialization", req: func() *http.Request { return request("GET", url, `{"payload":"e30","signatures":[]}`) }, reason: dpop.ReasonMalformed},
 		{name: "oversized", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
-			p.claims["pad"] = strings.Repeat("a", dpop.MaxProofBytes)
+			p.claims["pad"] = strings.Repeat("a", 8<<10)
 			return request("GET", url, p.String())
 		}, reason: dpop.ReasonOversized},
 		{name: "non-canonical base64 signature", req: func() *http.Request { return request("GET", url, nonCanonical(es.proof("GET", url, iat).String())) }, reason: dpop.ReasonMalformed},
@@ -250,7 +250,7 @@ func TestVerify(t *testing.T) {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
 				}
-				if p.Thumbprint == "" || p.IssuedAt.Before(now.Add(-dpop.DefaultMaxAge)) || p.IssuedAt.After(now) {
+				if p.Thumbprint == "" || p.IssuedAt.Before(now.Add(-time.Minute)) || p.IssuedAt.After(now) {
 					t.Fatalf("proof: %+v", p)
 				}
 				return
@@ -396,7 +396,7 @@ func TestMemoryReplayBoundsAndExpiry(t *testing.T) {
 		t.Fatalf("replay of a: %v %v", fresh, err)
 	}
 	// Full of unexpired ids: a new one is refused, none forgotten.
-	if _, err := remember("c"); !errors.Is(err, dpop.ErrReplayFull) {
+	if _, err := remember("c"); err == nil || !strings.Contains(err.Error(), "full") {
 		t.Fatalf("full: %v", err)
 	}
 	if fresh, _ := remember("b"); fresh {

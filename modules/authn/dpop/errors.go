@@ -7,7 +7,7 @@ import "net/http"
 const (
 	ReasonMissing     = "missing"     // no DPoP header
 	ReasonMultiple    = "multiple"    // more than one DPoP header
-	ReasonOversized   = "oversized"   // over MaxProofBytes
+	ReasonOversized   = "oversized"   // over maxProofBytes
 	ReasonMalformed   = "malformed"   // not a compact JWS of canonical base64url JSON
 	ReasonType        = "typ"         // typ is not dpop+jwt
 	ReasonAlgorithm   = "alg"         // alg not in the allow-list

@@ -14,7 +14,7 @@ import (
 // A verifier with server nonces, given to the gate: DPoP beside Bearer.
 // A proof without the nonce is refused with the nonce to use.
 func ExampleNew() {
-	secret := make([]byte, dpop.MinNonceSecret) // the same on every replica
+	secret := make([]byte, 32) // the same on every replica
 	_, _ = rand.Read(secret)
 	nonces, err := dpop.NewNonceSource(secret, 5*time.Minute)
 	if err != nil {

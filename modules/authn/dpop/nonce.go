@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// MinNonceSecret is the shortest secret [NewNonceSource] takes.
-const MinNonceSecret = 32
+// minNonceSecret is the shortest secret NewNonceSource takes.
+const minNonceSecret = 32
 
 // NonceSource issues DPoP-Nonce values (RFC 9449 §8) that every replica
 // given the same secret issues and accepts alike, with no shared state:
@@ -26,9 +26,9 @@ type NonceSource struct {
 }
 
 // NewNonceSource returns a NonceSource. It refuses a secret shorter than
-// MinNonceSecret bytes and a step under a second.
+// 32 bytes and a step under a second.
 func NewNonceSource(secret []byte, step time.Duration) (*NonceSource, error) {
-	if len(secret) < MinNonceSecret {
+	if len(secret) < minNonceSecret {
 		return nil, errors.New("dpop: NewNonceSource: the secret must be at least 32 random bytes, the same on every replica")
 	}
 	if step < time.Second {

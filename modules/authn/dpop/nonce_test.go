@@ -11,7 +11,7 @@ import (
 )
 
 func TestNonces(t *testing.T) {
-	secret := []byte(strings.Repeat("s", dpop.MinNonceSecret))
+	secret := []byte(strings.Repeat("s", 32))
 	es := newES256(t)
 	const url = "https://api.example/x"
 	clock := now
@@ -63,7 +63,7 @@ func TestNonces(t *testing.T) {
 		t.Fatalf("stale nonce: %#v", err)
 	}
 	// Another secret's nonce, and garbage, are refused.
-	n3, _ := dpop.NewNonceSource([]byte(strings.Repeat("t", dpop.MinNonceSecret)), 5*time.Minute)
+	n3, _ := dpop.NewNonceSource([]byte(strings.Repeat("t", 32)), 5*time.Minute)
 	for _, bad := range []string{n3.Current(), "x", strings.Repeat("A", 24)} {
 		if err := send(a, bad); !errors.As(err, &e) || e.Reason != dpop.ReasonNonce {
 			t.Fatalf("nonce %q: %v", bad, err)

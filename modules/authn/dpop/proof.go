@@ -30,7 +30,7 @@ func proofHeader(r *http.Request) (string, error) {
 		return "", refuse(ReasonMissing)
 	case len(vals) > 1:
 		return "", refuse(ReasonMultiple)
-	case len(vals[0]) > MaxProofBytes:
+	case len(vals[0]) > maxProofBytes:
 		return "", refuse(ReasonOversized)
 	}
 	return vals[0], nil

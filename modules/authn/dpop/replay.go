@@ -16,19 +16,19 @@ type ReplayStore interface {
 	Remember(ctx context.Context, id string, ttl time.Duration) (fresh bool, err error)
 }
 
-// DefaultReplayEntries bounds the default in-memory store: at the
+// defaultReplayEntries bounds the default in-memory store: at the
 // default window, room for about a thousand proofs a second.
-const DefaultReplayEntries = 100_000
+const defaultReplayEntries = 100_000
 
-// ErrReplayFull is the failure of a [NewMemoryReplay] store that holds
+// errReplayFull is the failure of a [NewMemoryReplay] store that holds
 // its bound of unexpired entries: forgetting one would let its proof be
 // replayed, so the new proof is refused instead (503).
-var ErrReplayFull = errors.New("dpop: the in-memory replay store is full; raise its bound (NewMemoryReplay) or use a shared store")
+var errReplayFull = errors.New("dpop: the in-memory replay store is full; raise its bound (NewMemoryReplay) or use a shared store")
 
 // NewMemoryReplay returns a ReplayStore in this process's memory holding
 // at most maxEntries unexpired identifiers (about 100 bytes each).
 // Expired ones are dropped as new ones come, oldest first; no goroutine
-// runs. When it is full of unexpired ones it refuses (ErrReplayFull)
+// runs. When it is full of unexpired ones it refuses (an error naming the bound)
 // rather than forget one. Replicas do not see each other's memory: give
 // them a shared store.
 func NewMemoryReplay(maxEntries int) ReplayStore {
@@ -61,7 +61,7 @@ func (m *memoryReplay) Remember(_ context.Context, id string, ttl time.Duration)
 		return false, nil
 	}
 	if len(m.seen) >= m.max {
-		return false, ErrReplayFull
+		return false, errReplayFull
 	}
 	exp := now.Add(ttl)
 	m.seen[id] = exp

@@ -17,7 +17,7 @@ import (
 // unexpired id, whose replay then passes, where a replay store must
 // refuse instead.
 func BenchmarkReplayMemory(b *testing.B) {
-	s := NewMemoryReplay(DefaultReplayEntries)
+	s := NewMemoryReplay(defaultReplayEntries)
 	ids := benchIDs()
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -28,7 +28,7 @@ func BenchmarkReplayMemory(b *testing.B) {
 
 func BenchmarkReplayOtter(b *testing.B) {
 	c := otter.Must(&otter.Options[string, struct{}]{
-		MaximumSize:      DefaultReplayEntries,
+		MaximumSize:      defaultReplayEntries,
 		ExpiryCalculator: otter.ExpiryWriting[string, struct{}](time.Minute),
 	})
 	ids := benchIDs()
@@ -39,7 +39,7 @@ func BenchmarkReplayOtter(b *testing.B) {
 }
 
 func benchIDs() []string {
-	ids := make([]string, DefaultReplayEntries/2)
+	ids := make([]string, defaultReplayEntries/2)
 	for i := range ids {
 		ids[i] = replayID("thumb", strconv.Itoa(i))
 	}
