@@ -218,3 +218,31 @@ func TestGateDPoPReplayStoreDownAnswers503(t *testing.T) {
 		t.Fatalf("%d %s", got.status, got.body)
 	}
 }
+
+// Behind a trusted proxy, htu is the URL the client used, as the proxy
+// tells it; the same headers from a peer that is not trusted are not
+// believed.
+func TestGateDPoPBehindATrustedProxy(t *testing.T) {
+	alice := newDPoPClient(t)
+	for _, tc := range []struct {
+		name   string
+		cidrs  []string
+		status int
+	}{
+		{"trusted", []string{"127.0.0.0/8"}, 200},
+		{"not trusted", []string{"10.0.0.0/8"}, 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := gateServerBehind(t, tc.cidrs, svcerrors.New(), newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t), false))
+			got := do(t, srv, "GET", "/me", http.Header{
+				"Authorization":     {"DPoP bound-token"},
+				"Dpop":              {alice.proof(t, "GET", "https://api.example/me", "bound-token", "")},
+				"X-Forwarded-Proto": {"https"},
+				"X-Forwarded-Host":  {"api.example"},
+			}, "")
+			if got.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", got.status, tc.status, got.body)
+			}
+		})
+	}
+}
