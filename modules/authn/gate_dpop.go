@@ -58,6 +58,9 @@ type dpopChallenge struct {
 	code      string // the error parameter, "" for none
 	nonce     string // DPoP-Nonce to send
 	bearerToo bool   // the Bearer challenge is sent as well
+	// proof is the dpop.Reason of a refused proof (ReasonDPoPProof), for
+	// the security record's svc.dpop.reason.
+	proof string
 }
 
 // credential reads the request's token: with the DPoP scheme when the
@@ -103,7 +106,9 @@ func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP 
 		case dpop.ReasonNonce:
 			return p.refusal(ReasonDPoPNonce, e.Code(), e.Nonce), nil
 		}
-		return p.refusal(ReasonDPoPProof, e.Code(), ""), nil
+		ref := p.refusal(ReasonDPoPProof, e.Code(), "")
+		ref.dpop.proof = e.Reason
+		return ref, nil
 	}
 	if proof.Bind(jkt) != nil {
 		return p.refusal(ReasonDPoPBinding, "invalid_token", ""), nil

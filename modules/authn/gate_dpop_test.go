@@ -246,3 +246,19 @@ func TestGateDPoPBehindATrustedProxy(t *testing.T) {
 		})
 	}
 }
+
+// A refused proof's record names the proof's own reason beside the word.
+func TestGateDPoPRecordNamesTheProofReason(t *testing.T) {
+	alice := newDPoPClient(t)
+	o := observedGate(t, newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t), false))
+	do(t, o.srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"},
+		"Dpop": {alice.proof(t, "GET", o.srv.URL+"/elsewhere", "bound-token", "")}}, "")
+	recs := o.security()
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	f := recs[0].ContextMap()
+	if f["error.type"] != "dpop-proof" || f["svc.dpop.reason"] != "htu" {
+		t.Fatalf("record %v", f)
+	}
+}
