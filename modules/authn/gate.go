@@ -158,6 +158,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		}
 	}
 	token, viaDPoP, refusal := g.credential(r)
+	q.viaDPoP = viaDPoP
 	if refusal != nil {
 		q.refuse(w, refusal, false)
 		return
@@ -235,6 +236,7 @@ type gateRequest struct {
 	r       *http.Request
 	routes  routeFinder
 	st      *reqfacts.State // nil without the telemetry wrapper
+	viaDPoP bool            // the token came with the DPoP scheme
 	pattern string
 	found   bool
 	looked  bool
@@ -264,6 +266,9 @@ func (q *gateRequest) route() string {
 
 // refuse writes, counts and answers a refusal of the gate itself.
 func (q *gateRequest) refuse(w http.ResponseWriter, ref *Refusal, noCreds bool) {
+	if q.viaDPoP {
+		ref = q.g.cfg.dpop.underDPoP(ref)
+	}
 	q.g.observeRefusal(q.r, refusalRecord{ref: ref, route: q.route(), addr: q.address(), noCreds: noCreds})
 	q.g.refuse(w, q.r, ref)
 }

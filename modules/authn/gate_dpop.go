@@ -120,6 +120,17 @@ func (p *dpopPolicy) refusal(reason Reason, code, nonce string) *Refusal {
 	return &Refusal{Kind: KindTokenRejected, Reason: reason, dpop: &dpopChallenge{algs: p.algs, code: code, nonce: nonce}}
 }
 
+// underDPoP gives a token refused for its own sake, sent with the DPoP
+// scheme, the DPoP challenge alone (RFC 9449 §7.1).
+func (p *dpopPolicy) underDPoP(ref *Refusal) *Refusal {
+	if ref.dpop != nil || ref.Kind != KindTokenRejected {
+		return ref
+	}
+	own := *ref
+	own.dpop = &dpopChallenge{algs: p.algs, code: "invalid_token"}
+	return &own
+}
+
 // challenged gives a 401 of the gate the DPoP challenge (with Bearer's,
 // unless DPoP is required) when it has none of its own.
 func (p *dpopPolicy) challenged(ref *Refusal) *Refusal {

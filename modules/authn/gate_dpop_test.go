@@ -142,7 +142,9 @@ func TestGateDPoP(t *testing.T) {
 			status: 401, reason: "expired", challenges: []string{`Bearer error="invalid_token"`, `DPoP algs="ES256"`}},
 		{name: "expired token with the DPoP scheme", req: func(t *testing.T) req {
 			return req{"DPoP", "expired-token", func(u string) string { return alice.proof(t, "GET", u, "expired-token", "") }}
-		}, status: 401, reason: "expired", challenges: []string{`Bearer error="invalid_token"`, `DPoP algs="ES256"`}},
+		}, status: 401, reason: "expired", challenges: []string{invalidToken}},
+		{name: "malformed token with the DPoP scheme", req: func(*testing.T) req { return req{"DPoP", "a b", nil} },
+			status: 401, reason: "malformed", challenges: []string{invalidToken}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := gateServer(t, svcerrors.New(), newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t), tc.required))
