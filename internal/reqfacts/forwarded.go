@@ -21,7 +21,8 @@ func appendForwarded(hops []string, line string) []string {
 		if p.done() {
 			return hops
 		}
-		forVal, fors, ok := p.element()
+		e, ok := p.element()
+		forVal, fors := e.forVal, e.fors
 		if !ok {
 			return append(hops, "")
 		}
@@ -54,31 +55,70 @@ func (p *fwdParser) space() {
 	}
 }
 
-// element reads pairs separated by ";" up to a "," or the end, returning
-// the for= value and how many for= pairs it held.
-func (p *fwdParser) element() (forVal string, fors int, ok bool) {
+// fwdElement is what one Forwarded element says: its for= value and how
+// many for= pairs it held, and its proto= and host= values.
+type fwdElement struct {
+	forVal      string
+	fors        int
+	proto, host string
+}
+
+// element reads pairs separated by ";" up to a "," or the end.
+func (p *fwdParser) element() (e fwdElement, ok bool) {
 	for {
 		p.space()
 		if !p.done() && p.s[p.i] != ';' && p.s[p.i] != ',' {
 			key := p.token()
 			if key == "" || p.done() || p.s[p.i] != '=' {
-				return "", 0, false
+				return fwdElement{}, false
 			}
 			p.i++
 			val, ok := p.value()
 			if !ok {
-				return "", 0, false
+				return fwdElement{}, false
 			}
-			if strings.EqualFold(key, "for") {
-				forVal, fors = val, fors+1
+			switch {
+			case strings.EqualFold(key, "for"):
+				e.forVal, e.fors = val, e.fors+1
+			case strings.EqualFold(key, "proto"):
+				e.proto = val
+			case strings.EqualFold(key, "host"):
+				e.host = val
 			}
 			p.space()
 		}
 		if p.done() || p.s[p.i] == ',' {
-			return forVal, fors, true
+			return e, true
 		}
 		if p.s[p.i] != ';' {
-			return "", 0, false
+			return fwdElement{}, false
+		}
+		p.i++
+	}
+}
+
+// forwardedLast is the last element of the last Forwarded line: the one
+// the nearest proxy appended. ok is false when that line does not parse
+// to its end.
+func forwardedLast(lines []string) (e fwdElement, ok bool) {
+	if len(lines) == 0 {
+		return fwdElement{}, false
+	}
+	p := fwdParser{s: lines[len(lines)-1]}
+	for {
+		p.space()
+		if p.done() {
+			return e, ok
+		}
+		if e, ok = p.element(); !ok {
+			return fwdElement{}, false
+		}
+		p.space()
+		if p.done() {
+			return e, true
+		}
+		if p.s[p.i] != ',' {
+			return fwdElement{}, false
 		}
 		p.i++
 	}

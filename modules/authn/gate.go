@@ -143,7 +143,8 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 			return
 		}
 	}
-	token, refusal := readCredential(r)
+	token, viaDPoP, refusal := g.credential(r)
+	q.viaDPoP = viaDPoP
 	if refusal != nil {
 		q.refuse(w, refusal, false)
 		return
@@ -167,6 +168,17 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	if !p.Authenticated {
 		g.internalError(w, r, fmt.Errorf("authn: verifier %T returned a principal that is not Authenticated with a nil error", g.verifier))
 		return
+	}
+	if g.cfg.dpop != nil {
+		ref, err := g.cfg.dpop.admit(r, p, token, viaDPoP)
+		if err != nil {
+			g.dpopUnavailable(w, r, err)
+			return
+		}
+		if ref != nil {
+			q.refuse(w, ref, false)
+			return
+		}
 	}
 	if g.cfg.check != nil {
 		var ok bool
@@ -192,6 +204,7 @@ type gateRequest struct {
 	r       *http.Request
 	routes  routeFinder
 	st      *reqfacts.State // nil without the telemetry wrapper
+	viaDPoP bool            // the token came with the DPoP scheme
 	pattern string
 	found   bool
 	looked  bool
@@ -225,6 +238,9 @@ func (q *gateRequest) route() string {
 
 // refuse writes, counts and answers a refusal of the gate itself.
 func (q *gateRequest) refuse(w http.ResponseWriter, ref *Refusal, noCreds bool) {
+	if q.viaDPoP {
+		ref = q.g.cfg.dpop.underDPoP(ref)
+	}
 	q.g.observeRefusal(q.r, refusalRecord{ref: ref, route: q.route(), addr: q.address(), noCreds: noCreds})
 	q.g.refuse(w, q.r, ref)
 }
@@ -334,6 +350,9 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 func (g *Gate) refuse(w http.ResponseWriter, r *http.Request, ref *Refusal) {
 	if g.meta != nil && ref.resourceMetadata != g.meta.url {
 		ref = ref.naming(g.meta.url)
+	}
+	if g.cfg.dpop != nil {
+		ref = g.cfg.dpop.challenged(ref)
 	}
 	svcerrors.Refuse(w, r, ref)
 }

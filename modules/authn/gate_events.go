@@ -187,6 +187,9 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	if id := requestid.From(r.Context()); id != "" {
 		fields = append(fields, zap.String(requestid.LogField, id))
 	}
+	if rec.ref.dpop != nil && rec.ref.dpop.proof != "" {
+		fields = append(fields, zap.String("svc.dpop.reason", rec.ref.dpop.proof))
+	}
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("svc.security.suppressed", suppressed))
 	}

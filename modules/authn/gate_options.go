@@ -41,6 +41,7 @@ type gateConfig struct {
 	flood                *flood.Limit
 	sharedBans           bans.Store
 	sharedFlood          flood.Store
+	dpop                 *dpopPolicy
 }
 
 // Exclude names paths that are never authenticated: an exact path such as

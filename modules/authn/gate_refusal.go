@@ -63,6 +63,8 @@ type Refusal struct {
 	// resourceMetadata is the metadata URL every Bearer challenge names when
 	// the gate has a Resource.
 	resourceMetadata string
+	// dpop is the DPoP challenge, when the gate takes DPoP (gate_dpop.go).
+	dpop *dpopChallenge
 }
 
 func (r *Refusal) Error() string {
@@ -128,6 +130,9 @@ func (r *Refusal) Describe() svcerrors.Description {
 	}
 	if c := r.challenge(); c != "" {
 		d.Header = http.Header{"Www-Authenticate": {c}}
+	}
+	if r.dpop != nil {
+		r.dpop.describe(&d, r.Reason)
 	}
 	return d
 }

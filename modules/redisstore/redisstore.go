@@ -17,6 +17,8 @@
 //     request-refused rather than risk running a write twice.
 //   - Cache bypasses: a failed Get is a miss and a failed Set stores
 //     nothing.
+//   - DPoPReplay fails closed: a proof whose jti cannot be checked is
+//     refused 503 by the DPoP verifier.
 //
 // No operation waits longer than Config.Timeout, whatever the caller's
 // context says.

@@ -115,6 +115,12 @@ func TestEveryStoreOnEveryTopology(t *testing.T) {
 			if err := c.Cache().Delete(ctx, k); err != nil {
 				t.Fatalf("cache delete: %v", err)
 			}
+			if fresh, err := c.DPoPReplay().Remember(ctx, "jti-"+id, time.Minute); err != nil || !fresh {
+				t.Fatalf("dpop, first: %v %v", fresh, err)
+			}
+			if fresh, err := c.DPoPReplay().Remember(ctx, "jti-"+id, time.Minute); err != nil || fresh {
+				t.Fatalf("dpop, replay: %v %v", fresh, err)
+			}
 			addr := fmt.Sprintf("192.0.2.%d", i)
 			if _, ok, err := c.Flood().Allow(ctx, addr, time.Now(), flood.Rule{Rate: 1, Burst: 1}); err != nil || !ok {
 				t.Fatalf("flood: %v %v", ok, err)

@@ -1,0 +1,25 @@
+// Package dpop verifies DPoP proofs (RFC 9449) on inbound requests: the
+// JWT a client signs with its own key for each request, so that an access
+// token bound to that key (its cnf.jkt) is useless to anyone without it.
+//
+// [Verifier.Verify] checks a request's proof completely, in this order:
+// one DPoP header, at most 8 KiB; compact JWS, canonical
+// base64url; typ dpop+jwt; an asymmetric alg from the allow-list
+// ([Algorithms], default ES256; never none or HMAC); a public jwk in the
+// header (a private member refuses); the signature with that key; htm the
+// request's method; htu the URL the client sent the request to (scheme,
+// host and path, through the app's trusted proxies; query and fragment
+// ignored; both sides normalized per RFC 3986 §6); iat within the window
+// ([Window], default 60s old to 5s ahead); ath the hash of the access
+// token presented; the server nonce, when [RequireNonce] is set; and jti
+// unused within the window ([Replay], default an in-memory store). It
+// returns the key's RFC 7638 thumbprint: [Proof.Bind] compares it with
+// the access token's cnf.jkt.
+//
+// Every refusal is an [*Error] whose Reason is one word of a fixed set,
+// for the WWW-Authenticate error (Error.Code) and for metrics; no
+// refusal repeats the proof or any of its claims.
+//
+// The package verifies proofs; it does not read the Authorization header.
+// The gate takes the DPoP scheme with authn.DPoP (see docs/authn.md).
+package dpop

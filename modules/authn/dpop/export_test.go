@@ -1,0 +1,18 @@
+package dpop
+
+import "time"
+
+// SetClock makes v, its memory replay store (if it has one) and its nonce
+// source read time from now.
+func SetClock(v *Verifier, now func() time.Time) {
+	v.now = now
+	if m, ok := v.replay.(*memoryReplay); ok {
+		m.now = now
+	}
+	if v.nonces != nil {
+		v.nonces.now = now
+	}
+}
+
+// SetReplayClock makes a NewMemoryReplay store read time from now.
+func SetReplayClock(s ReplayStore, now func() time.Time) { s.(*memoryReplay).now = now }

@@ -1,0 +1,205 @@
+package authn
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/modules/authn/dpop"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// The reason words of DPoP refusals (RFC 9449), beside the token's own.
+const (
+	// ReasonDPoPProof: the request's DPoP proof was refused (any
+	// dpop.Reason but the nonce's): challenge error="invalid_dpop_proof".
+	ReasonDPoPProof Reason = "dpop-proof"
+	// ReasonDPoPNonce: the proof lacks the server's current nonce; the
+	// answer carries the nonce to use in DPoP-Nonce (error="use_dpop_nonce").
+	ReasonDPoPNonce Reason = "dpop-nonce"
+	// ReasonDPoPBinding: a token sent with the DPoP scheme is bound to no
+	// key (no cnf.jkt), or to another key than the proof's.
+	ReasonDPoPBinding Reason = "dpop-binding"
+	// ReasonDPoPRequired: a token was sent as Bearer that is bound to a key
+	// (cnf.jkt; RFC 9449 §7.2), or the gate requires DPoP.
+	ReasonDPoPRequired Reason = "dpop-required"
+)
+
+// DPoP makes the gate accept access tokens sent with the DPoP
+// authorization scheme (RFC 9449 §7.1) beside Bearer, their proofs checked
+// by v, and the token's cnf.jkt compared with the proof key's thumbprint.
+// A token bound to a key (cnf.jkt) sent as Bearer is refused (§7.2). With
+// required, every token must come with the DPoP scheme. Challenges then
+// name the DPoP scheme with algs=, and, unless required, Bearer too.
+//
+// The binding is read from a JWT's cnf.jkt; a verifier that fills no
+// Claims (a custom one) binds no token. Websocket handshakes are held to
+// it as any request; gRPC and Huma's documentation are not covered yet.
+func DPoP(v *dpop.Verifier, required bool) Option {
+	return func(c *gateConfig) {
+		if v != nil {
+			c.dpop = &dpopPolicy{v: v, required: required, algs: strings.Join(v.Algorithms(), " ")}
+		}
+	}
+}
+
+type dpopPolicy struct {
+	v        *dpop.Verifier
+	required bool
+	algs     string
+}
+
+// dpopChallenge is the DPoP challenge a refusal carries.
+type dpopChallenge struct {
+	algs      string
+	code      string // the error parameter, "" for none
+	nonce     string // DPoP-Nonce to send
+	bearerToo bool   // the Bearer challenge is sent as well
+	// proof is the dpop.Reason of a refused proof (ReasonDPoPProof), for
+	// the security record's svc.dpop.reason.
+	proof string
+}
+
+// credential reads the request's token: with the DPoP scheme when the
+// gate takes it (viaDPoP), else as readCredential does.
+func (g *Gate) credential(r *http.Request) (token string, viaDPoP bool, ref *Refusal) {
+	if values := r.Header["Authorization"]; g.cfg.dpop != nil && len(values) == 1 {
+		v := strings.TrimLeft(values[0], " \t")
+		scheme, rest, _ := strings.Cut(v, " ")
+		if strings.EqualFold(scheme, "DPoP") {
+			token = strings.Trim(rest, " \t")
+			switch {
+			case r.URL.RawQuery != "" && r.URL.Query().Has("access_token"):
+				return "", true, &Refusal{Kind: KindAmbiguousCredentials}
+			case !isB64Token(token):
+				return "", true, &Refusal{Kind: KindTokenRejected, Reason: ReasonMalformed}
+			}
+			return token, true, nil
+		}
+	}
+	token, ref = readCredential(r)
+	return token, false, ref
+}
+
+// admitDPoP holds a verified token to the gate's DPoP policy: nil to
+// admit, a refusal, or an error when the replay check could not run.
+func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP bool) (*Refusal, error) {
+	jkt := boundKey(pr)
+	if !viaDPoP {
+		if jkt != "" || p.required {
+			return p.refusal(ReasonDPoPRequired, "invalid_token", ""), nil
+		}
+		return nil, nil
+	}
+	proof, err := p.v.Verify(r, token)
+	if err != nil {
+		var e *dpop.Error
+		if !errors.As(err, &e) {
+			return nil, err
+		}
+		switch e.Reason {
+		case dpop.ReasonUnavailable:
+			return nil, err
+		case dpop.ReasonNonce:
+			return p.refusal(ReasonDPoPNonce, e.Code(), e.Nonce), nil
+		}
+		ref := p.refusal(ReasonDPoPProof, e.Code(), "")
+		ref.dpop.proof = e.Reason
+		return ref, nil
+	}
+	if proof.Bind(jkt) != nil {
+		return p.refusal(ReasonDPoPBinding, "invalid_token", ""), nil
+	}
+	return nil, nil
+}
+
+func (p *dpopPolicy) refusal(reason Reason, code, nonce string) *Refusal {
+	return &Refusal{Kind: KindTokenRejected, Reason: reason, dpop: &dpopChallenge{algs: p.algs, code: code, nonce: nonce}}
+}
+
+// underDPoP gives a token refused for its own sake, sent with the DPoP
+// scheme, the DPoP challenge alone (RFC 9449 §7.1).
+func (p *dpopPolicy) underDPoP(ref *Refusal) *Refusal {
+	if ref.dpop != nil || ref.Kind != KindTokenRejected {
+		return ref
+	}
+	own := *ref
+	own.dpop = &dpopChallenge{algs: p.algs, code: "invalid_token"}
+	return &own
+}
+
+// challenged gives a 401 of the gate the DPoP challenge (with Bearer's,
+// unless DPoP is required) when it has none of its own.
+func (p *dpopPolicy) challenged(ref *Refusal) *Refusal {
+	if ref.dpop != nil || ref.Kind != KindAuthenticationRequired && ref.Kind != KindTokenRejected {
+		return ref
+	}
+	own := *ref
+	own.dpop = &dpopChallenge{algs: p.algs, bearerToo: !p.required}
+	if p.required && own.Kind == KindTokenRejected {
+		own.dpop.code = "invalid_token"
+	}
+	return &own
+}
+
+// dpopDetails are the bodies' details of DPoP refusals, which must not
+// tell the client to get a new token.
+var dpopDetails = map[Reason]string{
+	ReasonDPoPProof:    "The DPoP proof was refused. Send a new proof for this request, signed by the token's key.",
+	ReasonDPoPNonce:    "The DPoP proof must carry the server's nonce. Send a new proof with the nonce of the DPoP-Nonce header.",
+	ReasonDPoPBinding:  "The token is not bound to the key that signed the DPoP proof.",
+	ReasonDPoPRequired: "This token must be sent with the DPoP authorization scheme and a DPoP proof.",
+}
+
+// describe puts the DPoP challenge (and nonce) in d's headers: after the
+// Bearer challenge when both are sent, alone otherwise.
+func (c *dpopChallenge) describe(d *svcerrors.Description, reason Reason) {
+	if detail, ok := dpopDetails[reason]; ok {
+		d.Detail = detail
+	}
+	v := `DPoP algs="` + c.algs + `"`
+	if c.code != "" {
+		v += `, error="` + c.code + `"`
+	}
+	if d.Header == nil {
+		d.Header = http.Header{}
+	}
+	if c.bearerToo {
+		d.Header.Add("Www-Authenticate", v)
+	} else {
+		d.Header.Set("Www-Authenticate", v)
+	}
+	if c.nonce != "" {
+		d.Header.Set("Dpop-Nonce", c.nonce)
+	}
+}
+
+// boundKey is the token's cnf.jkt (RFC 9449 §6.1), "" when it has none.
+func boundKey(p Principal) string {
+	if p.Claims == nil {
+		return ""
+	}
+	raw, ok := p.Claims.Raw["cnf"]
+	if !ok {
+		return ""
+	}
+	var cnf struct {
+		JKT string `json:"jkt"`
+	}
+	if json.Unmarshal(raw, &cnf) != nil {
+		// A cnf that is not an object binds to nothing a proof could match.
+		return "\x00unreadable"
+	}
+	return cnf.JKT
+}
+
+// dpopUnavailable answers a request whose proof's replay check could not
+// run: 503 request-refused (a replay must not pass), the cause logged.
+func (g *Gate) dpopUnavailable(w http.ResponseWriter, r *http.Request, err error) {
+	g.log.Warn("authn: DPoP proof not checked for replay; request refused", zap.String("url.path", r.URL.Path),
+		requestIDField(r), zap.Error(err))
+	svcerrors.Refuse(w, r, &svcerrors.AdmissionRefused{})
+}

@@ -1,0 +1,266 @@
+package authn_test
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/go-jose/go-jose/v4"
+
+	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/dpop"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// dpopClient is a client's DPoP key.
+type dpopClient struct {
+	signer jose.Signer
+	jkt    string
+	jti    atomic.Int64
+}
+
+func newDPoPClient(t *testing.T) *dpopClient {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{EmbedJWK: true}).WithType("dpop+jwt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tp, err := (&jose.JSONWebKey{Key: key.Public()}).Thumbprint(crypto.SHA256)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &dpopClient{signer: s, jkt: base64.RawURLEncoding.EncodeToString(tp)}
+}
+
+// proof signs a proof for method and url presented with token.
+func (c *dpopClient) proof(t *testing.T, method, url, token, nonce string) string {
+	t.Helper()
+	ath := sha256.Sum256([]byte(token))
+	claims := map[string]any{"jti": "p-" + strconv.FormatInt(c.jti.Add(1), 10),
+		"htm": method, "htu": url, "iat": time.Now().Unix(), "ath": base64.RawURLEncoding.EncodeToString(ath[:])}
+	if nonce != "" {
+		claims["nonce"] = nonce
+	}
+	b, _ := json.Marshal(claims)
+	jws, err := c.signer.Sign(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := jws.CompactSerialize()
+	return s
+}
+
+// dpopFake adds to the fake verifier a token bound to key (cnf.jkt) and
+// one bound to an unreadable cnf.
+func dpopFake(key *dpopClient) *fakeVerifier {
+	f := newFake()
+	f.callers["bound-token"] = authn.Principal{Subject: "bob", Issuer: "https://idp.test", Authenticated: true,
+		Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`{"jkt":"` + key.jkt + `"}`)}}}
+	f.callers["badcnf-token"] = authn.Principal{Subject: "carol", Issuer: "https://idp.test", Authenticated: true,
+		Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`"x"`)}}}
+	return f
+}
+
+func newDPoPVerifier(t *testing.T, opts ...dpop.Option) *dpop.Verifier {
+	t.Helper()
+	v, err := dpop.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestGateDPoP(t *testing.T) {
+	alice, mallory := newDPoPClient(t), newDPoPClient(t)
+	type req struct {
+		scheme, token string
+		proof         func(url string) string
+	}
+	const invalidProof = `DPoP algs="ES256", error="invalid_dpop_proof"`
+	const invalidToken = `DPoP algs="ES256", error="invalid_token"`
+	for _, tc := range []struct {
+		name       string
+		required   bool
+		req        func(t *testing.T) req
+		status     int
+		reason     string
+		challenges []string
+	}{
+		{name: "bound token, DPoP scheme, good proof", req: func(t *testing.T) req {
+			return req{"DPoP", "bound-token", func(u string) string { return alice.proof(t, "GET", u, "bound-token", "") }}
+		}, status: 200},
+		{name: "scheme case-insensitive", req: func(t *testing.T) req {
+			return req{"dpop", "bound-token", func(u string) string { return alice.proof(t, "GET", u, "bound-token", "") }}
+		}, status: 200},
+		{name: "bound token as Bearer (§7.2)", req: func(t *testing.T) req {
+			return req{"Bearer", "bound-token", func(u string) string { return alice.proof(t, "GET", u, "bound-token", "") }}
+		}, status: 401, reason: "dpop-required", challenges: []string{invalidToken}},
+		{name: "unbound token as Bearer, DPoP allowed", req: func(*testing.T) req { return req{"Bearer", "alice-token", nil} }, status: 200},
+		{name: "unbound token as Bearer, DPoP required", required: true, req: func(*testing.T) req { return req{"Bearer", "alice-token", nil} },
+			status: 401, reason: "dpop-required", challenges: []string{invalidToken}},
+		{name: "unbound token with the DPoP scheme", req: func(t *testing.T) req {
+			return req{"DPoP", "alice-token", func(u string) string { return alice.proof(t, "GET", u, "alice-token", "") }}
+		}, status: 401, reason: "dpop-binding", challenges: []string{invalidToken}},
+		{name: "unreadable cnf", req: func(t *testing.T) req {
+			return req{"DPoP", "badcnf-token", func(u string) string { return alice.proof(t, "GET", u, "badcnf-token", "") }}
+		}, status: 401, reason: "dpop-binding", challenges: []string{invalidToken}},
+		{name: "proof by another key than the token's (stolen token)", req: func(t *testing.T) req {
+			return req{"DPoP", "bound-token", func(u string) string { return mallory.proof(t, "GET", u, "bound-token", "") }}
+		}, status: 401, reason: "dpop-binding", challenges: []string{invalidToken}},
+		{name: "proof for another URL", req: func(t *testing.T) req {
+			return req{"DPoP", "bound-token", func(u string) string { return alice.proof(t, "GET", u+"/other", "bound-token", "") }}
+		}, status: 401, reason: "dpop-proof", challenges: []string{invalidProof}},
+		{name: "proof for another method", req: func(t *testing.T) req {
+			return req{"DPoP", "bound-token", func(u string) string { return alice.proof(t, "POST", u, "bound-token", "") }}
+		}, status: 401, reason: "dpop-proof", challenges: []string{invalidProof}},
+		{name: "proof for another token (ath)", req: func(t *testing.T) req {
+			return req{"DPoP", "bound-token", func(u string) string { return alice.proof(t, "GET", u, "other-token", "") }}
+		}, status: 401, reason: "dpop-proof", challenges: []string{invalidProof}},
+		{name: "DPoP scheme without a proof", req: func(*testing.T) req { return req{"DPoP", "bound-token", nil} },
+			status: 401, reason: "dpop-proof", challenges: []string{invalidProof}},
+		{name: "no credentials, DPoP allowed", req: func(*testing.T) req { return req{} },
+			status: 401, challenges: []string{"Bearer", `DPoP algs="ES256"`}},
+		{name: "no credentials, DPoP required", required: true, req: func(*testing.T) req { return req{} },
+			status: 401, challenges: []string{`DPoP algs="ES256"`}},
+		{name: "expired Bearer token, DPoP allowed", req: func(*testing.T) req { return req{"Bearer", "expired-token", nil} },
+			status: 401, reason: "expired", challenges: []string{`Bearer error="invalid_token"`, `DPoP algs="ES256"`}},
+		{name: "expired token with the DPoP scheme", req: func(t *testing.T) req {
+			return req{"DPoP", "expired-token", func(u string) string { return alice.proof(t, "GET", u, "expired-token", "") }}
+		}, status: 401, reason: "expired", challenges: []string{invalidToken}},
+		{name: "malformed token with the DPoP scheme", req: func(*testing.T) req { return req{"DPoP", "a b", nil} },
+			status: 401, reason: "malformed", challenges: []string{invalidToken}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := gateServer(t, svcerrors.New(), newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t), tc.required))
+			rq := tc.req(t)
+			h := http.Header{}
+			if rq.scheme != "" {
+				h.Set("Authorization", rq.scheme+" "+rq.token)
+			}
+			if rq.proof != nil {
+				h.Set("DPoP", rq.proof(srv.URL+"/me"))
+			}
+			got := do(t, srv, "GET", "/me", h, "")
+			if got.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", got.status, tc.status, got.body)
+			}
+			if c := got.header.Values("WWW-Authenticate"); strings.Join(c, " | ") != strings.Join(tc.challenges, " | ") {
+				t.Errorf("WWW-Authenticate = %q, want %q", c, tc.challenges)
+			}
+			if tc.status == 200 {
+				return
+			}
+			if r, _ := got.json["reason"].(string); r != tc.reason {
+				t.Errorf("reason %q, want %q: %s", r, tc.reason, got.body)
+			}
+			for _, leak := range []string{"bound-token", "alice-token", "eyJ"} {
+				if strings.Contains(got.body, leak) {
+					t.Errorf("body quotes %q: %s", leak, got.body)
+				}
+			}
+		})
+	}
+}
+
+func TestGateDPoPReplayAndNonce(t *testing.T) {
+	alice := newDPoPClient(t)
+	nonces, err := dpop.NewNonceSource([]byte(strings.Repeat("n", 32)), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := gateServer(t, svcerrors.New(), newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t, dpop.RequireNonce(nonces)), true))
+	send := func(proof string) served {
+		return do(t, srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {proof}}, "")
+	}
+	// Without the nonce: use_dpop_nonce and the nonce to use.
+	got := send(alice.proof(t, "GET", srv.URL+"/me", "bound-token", ""))
+	nonce := got.header.Get("DPoP-Nonce")
+	if got.status != 401 || got.json["reason"] != "dpop-nonce" || nonce == "" ||
+		got.header.Get("WWW-Authenticate") != `DPoP algs="ES256", error="use_dpop_nonce"` {
+		t.Fatalf("without nonce: %d %v %s", got.status, got.header, got.body)
+	}
+	proof := alice.proof(t, "GET", srv.URL+"/me", "bound-token", nonce)
+	if got := send(proof); got.status != 200 || got.body != "hello bob" {
+		t.Fatalf("with nonce: %d %s", got.status, got.body)
+	}
+	// The same proof again is a replay.
+	if got := send(proof); got.status != 401 || got.json["reason"] != "dpop-proof" ||
+		got.header.Get("WWW-Authenticate") != `DPoP algs="ES256", error="invalid_dpop_proof"` {
+		t.Fatalf("replay: %d %v %s", got.status, got.header, got.body)
+	}
+}
+
+type downReplay struct{}
+
+func (downReplay) Remember(context.Context, string, time.Duration) (bool, error) {
+	return false, errors.New("replay store down")
+}
+
+func TestGateDPoPReplayStoreDownAnswers503(t *testing.T) {
+	alice := newDPoPClient(t)
+	srv := gateServer(t, svcerrors.New(), newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t, dpop.Replay(downReplay{})), false))
+	got := do(t, srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {alice.proof(t, "GET", srv.URL+"/me", "bound-token", "")}}, "")
+	if got.status != http.StatusServiceUnavailable || strings.Contains(got.body, "replay store down") {
+		t.Fatalf("%d %s", got.status, got.body)
+	}
+}
+
+// Behind a trusted proxy, htu is the URL the client used, as the proxy
+// tells it; the same headers from a peer that is not trusted are not
+// believed.
+func TestGateDPoPBehindATrustedProxy(t *testing.T) {
+	alice := newDPoPClient(t)
+	for _, tc := range []struct {
+		name   string
+		cidrs  []string
+		status int
+	}{
+		{"trusted", []string{"127.0.0.0/8"}, 200},
+		{"not trusted", []string{"10.0.0.0/8"}, 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := gateServerBehind(t, tc.cidrs, svcerrors.New(), newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t), false))
+			got := do(t, srv, "GET", "/me", http.Header{
+				"Authorization":     {"DPoP bound-token"},
+				"Dpop":              {alice.proof(t, "GET", "https://api.example/me", "bound-token", "")},
+				"X-Forwarded-Proto": {"https"},
+				"X-Forwarded-Host":  {"api.example"},
+			}, "")
+			if got.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", got.status, tc.status, got.body)
+			}
+		})
+	}
+}
+
+// A refused proof's record names the proof's own reason beside the word.
+func TestGateDPoPRecordNamesTheProofReason(t *testing.T) {
+	alice := newDPoPClient(t)
+	o := observedGate(t, newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t), false))
+	do(t, o.srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"},
+		"Dpop": {alice.proof(t, "GET", o.srv.URL+"/elsewhere", "bound-token", "")}}, "")
+	recs := o.security()
+	if len(recs) != 1 {
+		t.Fatalf("%d records", len(recs))
+	}
+	f := recs[0].ContextMap()
+	if f["error.type"] != "dpop-proof" || f["svc.dpop.reason"] != "htu" {
+		t.Fatalf("record %v", f)
+	}
+}
