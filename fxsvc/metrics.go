@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"time"
 
 	"go.opentelemetry.io/contrib/instrumentation/runtime"
 	otelmetric "go.opentelemetry.io/otel/metric"
 	"go.uber.org/fx"
-	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/internal/lifecycle"
@@ -41,22 +41,7 @@ import (
 // go.goroutine.count, go.processor.limit, ...), and [Serve] records the
 // HTTP server metrics into it.
 func Metrics(opts ...metrics.Option) fx.Option {
-	return fx.Module("svc.metrics",
-		lifecycle.Singleton("metrics", "fxsvc.Metrics"),
-		KnownVariables(knownEnvOf(&metrics.Config{}, "SVC_METRICS_")...),
-		fx.Supply(fx.Private, metricsOptions(opts)),
-		checkSettingsFor(func(env settingsEnv) error {
-			m, err := metrics.New(append([]metrics.Option{metrics.WithLogger(zap.NewNop())}, opts...)...)
-			if err == nil {
-				env.stop.flush = otelcore.Of(m).ShutdownTimeout()
-			}
-			return err
-		}),
-		fx.Provide(onlyOneMetricsPerApp),
-		describe("metrics", encodeMetrics),
-		// Build it even when nothing asks for it: the global provider is
-		// its point.
-		fx.Invoke(func(*metrics.Metrics) {}),
+	return metricsSignal(opts).module("svc.metrics", metricsOptions(opts),
 		fx.Provide(func(m *metrics.Metrics) meterSource {
 			return func() (otelmetric.MeterProvider, bool, error) {
 				if !m.Active() {
@@ -66,9 +51,6 @@ func Metrics(opts ...metrics.Option) fx.Option {
 				return p, true, err
 			}
 		}),
-		fx.Provide(fx.Annotate(func(m *metrics.Metrics) stopPart {
-			return stopPart{kind: "metrics", d: otelcore.Of(m).ShutdownTimeout()}
-		}, fx.ResultTags(`group:"svc.stop.parts"`))),
 	)
 }
 
@@ -84,17 +66,11 @@ type metricsParams struct {
 // onlyOneMetricsPerApp builds and registers the component. Its name is
 // what fx reports when an app adds Metrics twice.
 func onlyOneMetricsPerApp(p metricsParams) (*metrics.Metrics, error) {
-	log, err := p.Log.get()
+	m, err := metricsSignal(nil).buildIn(p.Lifecycle, p.Log, p.Options,
+		func(m *metrics.Metrics) lifecycle.Component { return namedMetrics{m} })
 	if err != nil {
 		return nil, err
 	}
-	// First, so a metrics.WithLogger in opts still wins.
-	all := append([]metrics.Option{metrics.WithLogger(log)}, p.Options...)
-	m, err := metrics.New(all...)
-	if err != nil {
-		return nil, err
-	}
-	lifecycle.Register(p.Lifecycle, namedMetrics{m})
 	p.Lifecycle.Append(fx.Hook{OnStart: func(context.Context) error { return startRuntimeMetrics(m) }})
 	return m, nil
 }
@@ -157,4 +133,12 @@ func encodeMetrics(m *metrics.Metrics, enc zapcore.ObjectEncoder) {
 	enc.AddDuration("export_interval", cfg.ExportInterval)
 	enc.AddDuration("export_timeout", cfg.ExportTimeout)
 	enc.AddDuration("shutdown_timeout", cfg.ShutdownTimeout)
+}
+
+// metricsSignal is fxsvc.Metrics's part of what the two signals share.
+func metricsSignal(opts []metrics.Option) otelSignal[*metrics.Metrics, metrics.Option] {
+	return otelSignal[*metrics.Metrics, metrics.Option]{kind: "metrics", option: "fxsvc.Metrics",
+		prefix: "SVC_METRICS_", config: &metrics.Config{}, build: onlyOneMetricsPerApp, encode: encodeMetrics,
+		newC: metrics.New, withLogger: metrics.WithLogger, opts: opts,
+		flush: func(p *stopParts) *time.Duration { return &p.flush }}
 }

@@ -2,9 +2,9 @@ package fxsvc
 
 import (
 	"context"
+	"time"
 
 	"go.uber.org/fx"
-	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/internal/lifecycle"
@@ -35,26 +35,7 @@ import (
 // (exporter auto with no endpoint, or none) is registered and installs
 // nothing, so Tracing() may be added unconditionally.
 func Tracing(opts ...tracing.Option) fx.Option {
-	return fx.Module("svc.tracing",
-		lifecycle.Singleton("tracing", "fxsvc.Tracing"),
-		KnownVariables(knownEnvOf(&tracing.Config{}, "SVC_TRACING_")...),
-		fx.Supply(fx.Private, tracingOptions(opts)),
-		checkSettingsFor(func(env settingsEnv) error {
-			t, err := tracing.New(append([]tracing.Option{tracing.WithLogger(zap.NewNop())}, opts...)...)
-			if err == nil {
-				env.stop.traceFlush = otelcore.Of(t).ShutdownTimeout()
-			}
-			return err
-		}),
-		fx.Provide(onlyOneTracingPerApp),
-		describe("tracing", encodeTracing),
-		// Build it even when nothing asks for it: the global provider is
-		// its point.
-		fx.Invoke(func(*tracing.Tracing) {}),
-		fx.Provide(fx.Annotate(func(t *tracing.Tracing) stopPart {
-			return stopPart{kind: "tracing", d: otelcore.Of(t).ShutdownTimeout()}
-		}, fx.ResultTags(`group:"svc.stop.parts"`))),
-	)
+	return tracingSignal(opts).module("svc.tracing", tracingOptions(opts))
 }
 
 type tracingOptions []tracing.Option
@@ -69,18 +50,8 @@ type tracingParams struct {
 // onlyOneTracingPerApp builds and registers the component. Its name is
 // what fx reports when an app adds Tracing twice.
 func onlyOneTracingPerApp(p tracingParams) (*tracing.Tracing, error) {
-	log, err := p.Log.get()
-	if err != nil {
-		return nil, err
-	}
-	// First, so a tracing.WithLogger in opts still wins.
-	all := append([]tracing.Option{tracing.WithLogger(log)}, p.Options...)
-	t, err := tracing.New(all...)
-	if err != nil {
-		return nil, err
-	}
-	lifecycle.Register(p.Lifecycle, namedTracing{t})
-	return t, nil
+	return tracingSignal(nil).buildIn(p.Lifecycle, p.Log, p.Options,
+		func(t *tracing.Tracing) lifecycle.Component { return namedTracing{t} })
 }
 
 // namedTracing gives the component its lifecycle name, "tracing/<name>",
@@ -102,4 +73,12 @@ func encodeTracing(t *tracing.Tracing, enc zapcore.ObjectEncoder) {
 	if c.Exporter != "none" {
 		enc.AddDuration("shutdown_timeout", c.ShutdownTimeout())
 	}
+}
+
+// tracingSignal is fxsvc.Tracing's part of what the two signals share.
+func tracingSignal(opts []tracing.Option) otelSignal[*tracing.Tracing, tracing.Option] {
+	return otelSignal[*tracing.Tracing, tracing.Option]{kind: "tracing", option: "fxsvc.Tracing",
+		prefix: "SVC_TRACING_", config: &tracing.Config{}, build: onlyOneTracingPerApp, encode: encodeTracing,
+		newC: tracing.New, withLogger: tracing.WithLogger, opts: opts,
+		flush: func(p *stopParts) *time.Duration { return &p.traceFlush }}
 }

@@ -81,20 +81,3 @@ func (c *introspectCache) put(key [sha256.Size]byte, p Principal, refusal *Token
 	c.m.Set(key, &introspectEntry{principal: p, refusal: refusal, until: untilNS, cost: cost})
 }
 
-// len counts the entries, for tests.
-func (c *introspectCache) len() int {
-	if c == nil {
-		return 0
-	}
-	c.m.CleanUp()
-	return c.m.EstimatedSize()
-}
-
-// weight is the sum of the entries' weights, for tests.
-func (c *introspectCache) weight() uint64 {
-	if c == nil {
-		return 0
-	}
-	c.m.CleanUp()
-	return c.m.WeightedSize()
-}

@@ -146,20 +146,3 @@ func entryCost(token string, p Principal) uint32 {
 	return uint32(min(n, math.MaxUint32))
 }
 
-// weight is the sum of the entries' weights, for tests.
-func (c *verifyCache) weight() uint64 {
-	if c == nil {
-		return 0
-	}
-	c.m.CleanUp()
-	return c.m.WeightedSize()
-}
-
-// len counts the entries, for tests.
-func (c *verifyCache) len() int {
-	if c == nil {
-		return 0
-	}
-	c.m.CleanUp()
-	return c.m.EstimatedSize()
-}
