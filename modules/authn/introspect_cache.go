@@ -80,4 +80,3 @@ func (c *introspectCache) put(key [sha256.Size]byte, p Principal, refusal *Token
 	cost := entryCost(string(make([]byte, sha256.Size)), p)
 	c.m.Set(key, &introspectEntry{principal: p, refusal: refusal, until: untilNS, cost: cost})
 }
-

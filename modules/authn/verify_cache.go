@@ -145,4 +145,3 @@ func entryCost(token string, p Principal) uint32 {
 	}
 	return uint32(min(n, math.MaxUint32))
 }
-
