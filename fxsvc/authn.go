@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/caarlos0/env/v11"
 	"go.uber.org/fx"
@@ -135,16 +136,19 @@ func AuthnVerifierOptions(opts ...authn.VerifierOption) fx.Option {
 type authnEnv struct {
 	Issuer   string `env:"SVC_AUTHN_ISSUER"`
 	Audience string `env:"SVC_AUTHN_AUDIENCE"`
+	// Issuers trusts several issuers: comma-separated entries, each
+	// "ISSUER AUDIENCE", or "ISSUER" alone for SVC_AUTHN_AUDIENCE.
+	Issuers string `env:"SVC_AUTHN_ISSUERS"`
 }
 
-// authnFromEnv reads SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE. ok is false
-// when the issuer is unset.
+// authnFromEnv reads SVC_AUTHN_ISSUER, SVC_AUTHN_AUDIENCE and
+// SVC_AUTHN_ISSUERS. ok is false when no issuer is set.
 func authnFromEnv() (authnEnv, bool, error) {
 	var e authnEnv
 	if err := env.Parse(&e); err != nil {
-		return e, false, fmt.Errorf("reading SVC_AUTHN_ISSUER/SVC_AUTHN_AUDIENCE: %w", err)
+		return e, false, fmt.Errorf("reading SVC_AUTHN_ISSUER/SVC_AUTHN_AUDIENCE/SVC_AUTHN_ISSUERS: %w", err)
 	}
-	return e, e.Issuer != "", nil
+	return e, e.Issuer != "" || strings.TrimSpace(e.Issuers) != "", nil
 }
 
 // onlyOneAuthnGatePerApp builds the gate. Its name is what fx reports when
@@ -193,26 +197,68 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 }
 
 // verifierFromEnv builds the Discover verifier of SVC_AUTHN_ISSUER and
-// SVC_AUTHN_AUDIENCE, refusing settings it could never work with in the
-// variables' names rather than the verifier's.
-func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (*authn.JWTVerifier, error) {
+// SVC_AUTHN_AUDIENCE, or the authn.Issuers of SVC_AUTHN_ISSUERS, refusing
+// settings it could never work with in the variables' names rather than
+// the verifier's.
+func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (authn.Verifier, error) {
 	e, ok, err := authnFromEnv()
 	if err != nil {
 		return nil, fmt.Errorf("fxsvc.Authn: %w", err)
 	}
 	if !ok {
-		return nil, errors.New("fxsvc.Authn: no verifier given and SVC_AUTHN_ISSUER is unset: pass authn.Discover(issuer, audience) or set SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE")
+		return nil, errors.New("fxsvc.Authn: no verifier given and SVC_AUTHN_ISSUER is unset: pass authn.Discover(issuer, audience) or set SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE (or SVC_AUTHN_ISSUERS)")
 	}
 	opts := []authn.VerifierOption{authn.Logger(log)}
 	if vo != nil {
 		// Later options win: an authn.Logger given here replaces the app's.
 		opts = append(opts, vo.opts...)
 	}
+	if strings.TrimSpace(e.Issuers) != "" {
+		return issuersFromEnv(e, opts)
+	}
 	v := authn.Discover(e.Issuer, e.Audience, opts...)
 	if err := gatehook.VerifierErr(v); err != nil {
 		return nil, authnSettingError(err, e)
 	}
 	return v, nil
+}
+
+// issuersFromEnv builds the authn.Issuers of SVC_AUTHN_ISSUERS: one
+// Discover verifier per entry, each with its own audience.
+func issuersFromEnv(e authnEnv, opts []authn.VerifierOption) (authn.Verifier, error) {
+	if e.Issuer != "" {
+		return nil, errors.New("fxsvc.Authn: SVC_AUTHN_ISSUER and SVC_AUTHN_ISSUERS are both set: set one (SVC_AUTHN_ISSUERS lists every issuer trusted)")
+	}
+	var vs []*authn.JWTVerifier
+	var errs []error
+	for i, entry := range strings.Split(e.Issuers, ",") {
+		fields := strings.Fields(entry)
+		one := authnEnv{Audience: e.Audience}
+		switch len(fields) {
+		case 1:
+			one.Issuer = fields[0]
+		case 2:
+			one.Issuer, one.Audience = fields[0], fields[1]
+		default:
+			errs = append(errs, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS entry %d has %d words: write each entry as \"ISSUER AUDIENCE\" (or \"ISSUER\" for SVC_AUTHN_AUDIENCE), entries separated by commas", i+1, len(fields)))
+			continue
+		}
+		v := authn.Discover(one.Issuer, one.Audience, opts...)
+		if err := gatehook.VerifierErr(v); err != nil {
+			errs = append(errs, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS entry %d (issuer %q, audience %q): %w",
+				i+1, secret.URL(one.Issuer), secret.URL(one.Audience), err))
+			continue
+		}
+		vs = append(vs, v)
+	}
+	if len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	set := authn.Issuers(vs...)
+	if err := gatehook.VerifierErr(set); err != nil {
+		return nil, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS: %w", err)
+	}
+	return set, nil
 }
 
 // authnSettingError names the environment variable behind each setting the
