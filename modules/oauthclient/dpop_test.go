@@ -470,3 +470,38 @@ func TestDPoPInvalidTokenDropsTheToken(t *testing.T) {
 		t.Fatalf("token requests %d, want 2 (the refused token dropped)", got)
 	}
 }
+
+func TestDPoPConcurrentRequestsEachGetAProof(t *testing.T) {
+	as := newDPoPAS(t, true, true)
+	p := as.pattern(t, nil)
+	var wg sync.WaitGroup
+	var failed atomic.Int64
+	for range 8 {
+		wg.Go(func() {
+			for range 5 {
+				req, _ := http.NewRequest(http.MethodPost, as.api.URL, strings.NewReader("b"))
+				resp, err := p.Client().Do(req)
+				if err != nil {
+					failed.Add(1)
+					continue
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != http.StatusOK {
+					failed.Add(1)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	// Every refusal is a nonce refusal answered by its one retry: a
+	// replayed jti or a bad proof would leave a request refused.
+	if failed.Load() != 0 {
+		t.Fatalf("%d requests failed, refusals %v", failed.Load(), as.refusals())
+	}
+	for _, r := range as.refusals() {
+		if r != dpop.ReasonNonce {
+			t.Fatalf("refusal %q, want only nonce refusals", r)
+		}
+	}
+}
