@@ -44,6 +44,7 @@ type Client struct {
 	fetchLog      fetchLog // failed fetches, one line per kind a minute
 	allowHTTP     bool
 	jitter        func(max time.Duration) time.Duration
+	dpop          *dpopKey  // nil without oauthclient.DPoP
 	epoch         time.Time // the clock at New; cache marks count from it
 	sysClock      bool      // the clock is the system clock
 
@@ -109,6 +110,7 @@ func New(opts ...Option) (*Client, error) {
 		logger:        cfg.logger,
 		allowHTTP:     cfg.allowHTTP,
 		jitter:        cfg.jitter,
+		dpop:          cfg.dpopKey,
 	}
 	_, c.sysClock = c.clock.(systemClock)
 	c.epoch = c.clock.Now()
@@ -151,6 +153,11 @@ func (cfg *clientConfig) finish() error {
 		}
 	}
 	errs = append(errs, cfg.finishAuth())
+	if cfg.dpop {
+		var err error
+		cfg.dpopKey, err = newDPoPKey(cfg.dpopSigner)
+		errs = append(errs, err)
+	}
 	if err := errors.Join(errs...); err != nil {
 		if j := err.(interface{ Unwrap() []error }).Unwrap(); len(j) == 1 {
 			return j[0] // one fault stays a plain *ConfigError

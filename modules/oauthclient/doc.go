@@ -94,6 +94,14 @@
 // one fetch) and the request is repeated once — only for GET, HEAD,
 // OPTIONS, PUT and DELETE, and only when its body can be sent again.
 //
+// # Sender-constrained tokens
+//
+// With [DPoP] the client holds a key (generated, or any crypto.Signer) and
+// its tokens are bound to it (RFC 9449): token requests and, through
+// [Pattern.Transport], API requests carry a fresh proof each, with the
+// server's nonce when it asks for one (one retry, never two). A
+// TokenSource cannot add proofs and refuses a DPoP-bound token.
+//
 // # Client authentication
 //
 // [Secret] sends the client secret with HTTP Basic (both parts

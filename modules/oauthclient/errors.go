@@ -26,6 +26,10 @@ var (
 	// service itself and takes no caller token.
 	errNotExchange = errors.New("oauthclient: TokenFor and TransportFor need a token-exchange pattern; a client-credentials pattern uses Token, Transport or Client")
 
+	// errDPoPTokenSource is returned by a TokenSource whose token is
+	// DPoP-bound: x/oauth2 cannot add a proof to each request.
+	errDPoPTokenSource = errors.New("oauthclient: the token is DPoP-bound and a TokenSource cannot add a DPoP proof to each request: use Pattern.Transport (or Pattern.Client) instead")
+
 	// errEmptyCallerToken is returned when the caller token given to
 	// TokenFor or TransportFor is empty.
 	errEmptyCallerToken = errors.New("oauthclient: the caller token is empty")

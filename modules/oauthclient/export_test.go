@@ -1,6 +1,9 @@
 package oauthclient
 
-import "time"
+import (
+	"net/http"
+	"time"
+)
 
 // WithJitter replaces the random refresh jitter, so tests can pin it.
 func WithJitter(f func(max time.Duration) time.Duration) Option {
@@ -23,14 +26,18 @@ func InFlight(p *Pattern, caller string) bool {
 func ExchangeCacheLen(p *Pattern) int { return p.exchange.len() }
 
 var (
-	InvalidTokenChallenge = invalidTokenChallenge
-	JWTExpiry             = jwtExpiry
-	ErrorType             = errorType
+	JWTExpiry = jwtExpiry
+	ErrorType = errorType
 )
 
 var (
 	ErrCallerTokenRequired = errCallerTokenRequired
 	ErrNotExchange         = errNotExchange
 	ErrEmptyCallerToken    = errEmptyCallerToken
+	ErrDPoPTokenSource     = errDPoPTokenSource
 	ErrNotDiscovered       = errNotDiscovered
 )
+
+// InvalidTokenChallenge reports whether h holds a Bearer invalid_token
+// challenge.
+func InvalidTokenChallenge(h http.Header) bool { return challengeError(h, "Bearer") == "invalid_token" }

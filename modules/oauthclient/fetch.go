@@ -61,11 +61,21 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 	if err != nil {
 		return nil, 0, err
 	}
+	nonceRetried := false
 	for attempt := 0; ; attempt++ {
-		status, header, body, err := c.post(ctx, meta, rq)
+		r, err := c.post(ctx, meta, rq)
+		if err == nil && c.dpop != nil && !nonceRetried {
+			if retryWithNonce(r.status, r.header, r.body, r.nonce, r.fresh) {
+				// The server wants its nonce in the proof (RFC 9449
+				// §8): once more with it, never a third time.
+				nonceRetried = true
+				span.AddEvent("svc.oauthclient.dpop_nonce")
+				continue
+			}
+		}
 		if err == nil {
-			tok, err := c.answer(rq, meta, status, header, body)
-			return tok, status, err
+			tok, err := c.answer(rq, meta, r.status, r.header, r.body)
+			return tok, r.status, err
 		}
 		var ue *UnavailableError
 		if attempt == 0 && errors.As(err, &ue) && ue.Reason == ReasonConnection {
@@ -82,7 +92,17 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 }
 
 // post sends one token request and reads the answer.
-func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (int, http.Header, []byte, error) {
+// reply is a token endpoint's answer. nonce is the DPoP nonce the
+// request's proof carried, fresh the one the answer gave.
+type reply struct {
+	status int
+	header http.Header
+	body   []byte
+	nonce  string
+	fresh  string
+}
+
+func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (reply, error) {
 	form := make(url.Values, len(rq.form)+4)
 	for k, v := range rq.form {
 		form[k] = v
@@ -94,22 +114,32 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (in
 		// failure, so requests do not reread it in a loop.
 		now := c.clock.Now()
 		c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
-		return 0, nil, nil, err
+		return reply{}, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.tokenEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {
-		return 0, nil, nil, &ConfigError{Setting: clientEnvPrefix + "TOKEN_ENDPOINT", Problem: "does not form a request"}
+		return reply{}, &ConfigError{Setting: clientEnvPrefix + "TOKEN_ENDPOINT", Problem: "does not form a request"}
 	}
 	for k, v := range header {
 		req.Header[k] = v
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
+	var sent string
+	if c.dpop != nil {
+		var proof string
+		if proof, sent, err = c.dpop.proof(http.MethodPost, req.URL, ""); err != nil {
+			now := c.clock.Now()
+			c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
+			return reply{}, err
+		}
+		req.Header.Set("Dpop", proof)
+	}
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return 0, nil, nil, c.transportError(ctx, err)
+		return reply{}, c.transportError(ctx, err)
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocument+1))
@@ -117,18 +147,22 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (in
 		// The server answered, then the body broke: a server failure,
 		// not a lost connection, so it is not retried.
 		if c.ctx.Err() != nil {
-			return 0, nil, nil, ErrClosed
+			return reply{}, ErrClosed
 		}
 		if ctx.Err() != nil {
 			// The body was still coming when the timeout ran out.
-			return 0, nil, nil, &UnavailableError{Reason: ReasonTimeout, Status: resp.StatusCode, Err: context.DeadlineExceeded}
+			return reply{}, &UnavailableError{Reason: ReasonTimeout, Status: resp.StatusCode, Err: context.DeadlineExceeded}
 		}
-		return 0, nil, nil, &UnavailableError{Reason: ReasonServerError, Status: resp.StatusCode, Err: errors.New("the answer broke off")}
+		return reply{}, &UnavailableError{Reason: ReasonServerError, Status: resp.StatusCode, Err: errors.New("the answer broke off")}
 	}
 	if len(body) > maxDocument {
 		body = nil
 	}
-	return resp.StatusCode, resp.Header, body, nil
+	r := reply{status: resp.StatusCode, header: resp.Header, body: body, nonce: sent}
+	if c.dpop != nil {
+		r.fresh = c.dpop.note(req.URL, resp.Header)
+	}
+	return r, nil
 }
 
 // transportError classifies a request that got no answer. Its cause is the

@@ -1,6 +1,7 @@
 package oauthclient
 
 import (
+	"crypto"
 	"net/http"
 	"time"
 
@@ -62,6 +63,9 @@ type clientConfig struct {
 	logger           *zap.Logger
 	allowHTTP        bool
 	jitter           func(max time.Duration) time.Duration
+	dpop             bool          // oauthclient.DPoP was passed
+	dpopSigner       crypto.Signer // its signer; nil for a generated key
+	dpopKey          *dpopKey      // built by finish
 }
 
 type clientOption func(*clientConfig) error

@@ -138,7 +138,7 @@ func (k *keyAuth) init(keyPEM []byte, opts []PrivateKeyOption) error {
 	if err != nil {
 		return err
 	}
-	if k.alg, err = chooseAlgorithm(priv, k.alg); err != nil {
+	if k.alg, err = chooseAlgorithm(priv.Public(), k.alg, "oauthclient.SigningAlgorithm"); err != nil {
 		return err
 	}
 	so := &jose.SignerOptions{}
@@ -209,22 +209,28 @@ func parsePrivateKey(data []byte) (crypto.Signer, error) {
 	return nil, bad("unsupported key type: use RSA, EC (P-256, P-384, P-521) or Ed25519")
 }
 
-func chooseAlgorithm(key crypto.Signer, want jose.SignatureAlgorithm) (jose.SignatureAlgorithm, error) {
+// chooseAlgorithm picks the JWS algorithm for a public key: want when the
+// key can sign with it, else the key's first (RS256 for RSA, ES256/ES384/
+// ES512 by curve, EdDSA for Ed25519). setting names what to fix.
+func chooseAlgorithm(pub crypto.PublicKey, want jose.SignatureAlgorithm, setting string) (jose.SignatureAlgorithm, error) {
 	var allowed []jose.SignatureAlgorithm
-	switch k := key.(type) {
-	case *rsa.PrivateKey:
+	switch k := pub.(type) {
+	case *rsa.PublicKey:
 		allowed = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512}
-	case *ecdsa.PrivateKey:
+	case *ecdsa.PublicKey:
 		switch k.Curve {
 		case elliptic.P256():
 			allowed = []jose.SignatureAlgorithm{jose.ES256}
 		case elliptic.P384():
 			allowed = []jose.SignatureAlgorithm{jose.ES384}
-		default:
+		case elliptic.P521():
 			allowed = []jose.SignatureAlgorithm{jose.ES512}
 		}
-	default:
+	case ed25519.PublicKey:
 		allowed = []jose.SignatureAlgorithm{jose.EdDSA}
+	}
+	if len(allowed) == 0 {
+		return "", &ConfigError{Setting: setting, Problem: "unsupported key type: use RSA, EC (P-256, P-384, P-521) or Ed25519"}
 	}
 	if want == "" {
 		return allowed[0], nil
@@ -234,7 +240,7 @@ func chooseAlgorithm(key crypto.Signer, want jose.SignatureAlgorithm) (jose.Sign
 			return a, nil
 		}
 	}
-	return "", &ConfigError{Setting: "oauthclient.SigningAlgorithm", Problem: "the key cannot sign with " + string(want)}
+	return "", &ConfigError{Setting: setting, Problem: "the key cannot sign with " + string(want)}
 }
 
 func (k *keyAuth) check(cfg *clientConfig) error {

@@ -59,7 +59,8 @@ var farFuture = time.Unix(1<<62, 0)
 // token is a cached access token with its schedule.
 type token struct {
 	AccessToken
-	header    []string // {"Bearer <value>"}, shared by every request; never modified
+	header    []string // {"Bearer <value>"} or {"DPoP <value>"}, shared by every request; never modified
+	ath       string   // the proofs' ath for a DPoP-bound token; empty for a bearer token
 	refreshAt time.Time
 	expiresAt time.Time
 	// refreshMark is refreshAt as time since the client's epoch, which the
@@ -96,7 +97,7 @@ func (s *seconds) UnmarshalJSON(b []byte) error {
 
 func (s seconds) duration() time.Duration { return time.Duration(float64(s) * float64(time.Second)) }
 
-var errNotBearer = errors.New("the token_type is not Bearer")
+var errNotBearer = errors.New("the token_type is neither Bearer nor, with oauthclient.DPoP, DPoP")
 var errNoToken = errors.New("the answer holds no usable access_token")
 
 // newToken builds a cached token from a token answer received at now.
@@ -111,6 +112,8 @@ func (c *Client) newToken(body []byte, now time.Time, rq *tokenRequest) (*token,
 	switch {
 	case r.TokenType == "" || strings.EqualFold(r.TokenType, "bearer"):
 		r.TokenType = "Bearer"
+	case strings.EqualFold(r.TokenType, "dpop") && c.dpop != nil:
+		r.TokenType = "DPoP"
 	default:
 		return nil, errNotBearer
 	}
@@ -125,9 +128,12 @@ func (c *Client) newToken(body []byte, now time.Time, rq *tokenRequest) (*token,
 	}
 	t := &token{
 		AccessToken: AccessToken{Value: r.AccessToken, TokenType: r.TokenType},
-		header:      []string{"Bearer " + r.AccessToken},
+		header:      []string{r.TokenType + " " + r.AccessToken},
 		expiresAt:   farFuture,
 		refreshAt:   farFuture,
+	}
+	if r.TokenType == "DPoP" {
+		t.ath = tokenHash(r.AccessToken)
 	}
 	t.header = t.header[:1:1]
 	if lifetime > 0 {

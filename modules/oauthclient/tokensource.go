@@ -17,6 +17,12 @@ import (
 // oauth2.ReuseTokenSource, which would hold a lock across refreshes.
 // Token returns the errors of [Pattern.Token]; on a token-exchange pattern
 // use [Pattern.TokenSourceFor].
+//
+// A TokenSource cannot carry a DPoP-bound token ([DPoP]): x/oauth2 sends
+// what it hands out as it is, and a DPoP token needs a fresh proof signed
+// for each request. Token refuses one with an error naming
+// [Pattern.Transport], which sends it with its proofs, rather than hand
+// out a token every API would refuse.
 func (p *Pattern) TokenSource(ctx context.Context) oauth2.TokenSource {
 	return patternSource{ctx: ctx, p: p}
 }
@@ -46,6 +52,9 @@ func (s patternSource) Token() (*oauth2.Token, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if t.TokenType == "DPoP" {
+		return nil, errDPoPTokenSource
 	}
 	return &oauth2.Token{AccessToken: t.Value, TokenType: t.TokenType, Expiry: t.ExpiresAt}, nil
 }

@@ -18,6 +18,14 @@ import (
 // body, or Request.GetBody set, as http.NewRequest does for in-memory
 // bodies). Otherwise the 401 is returned to the caller.
 //
+// A DPoP-bound token (see [DPoP]) is sent as Authorization: DPoP with a
+// fresh proof for each request: htm and htu of the request (query and
+// fragment left out), ath the token's hash, and the API's last nonce. An
+// API's 401 with WWW-Authenticate: DPoP error="use_dpop_nonce" and a new
+// DPoP-Nonce is answered by sending the request once more with that nonce
+// — any method, when the body can be sent twice; never a third time. Its
+// DPoP error="invalid_token" drops the token as the Bearer one does.
+//
 // A redirect that http.Client follows to another host (or from https to
 // http) is sent without the token, as net/http sends it without the
 // caller's own Authorization header.
@@ -80,13 +88,11 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	tok, s, err := t.p.token(req.Context(), t.caller, t.exchange)
 	if err != nil {
-		if req.Body != nil {
-			req.Body.Close()
-		}
+		closeBody(req.Body)
 		return nil, err
 	}
-	resp, err := base.RoundTrip(authorized(req, tok))
-	if err != nil || resp.StatusCode != http.StatusUnauthorized || s == nil || !invalidTokenChallenge(resp.Header) {
+	resp, err := t.send(base, req, tok)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || s == nil || challengeError(resp.Header, tok.TokenType) != "invalid_token" {
 		return resp, err
 	}
 	c := t.p.client
@@ -99,15 +105,55 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	fresh, _, err := t.p.token(req.Context(), t.caller, t.exchange)
 	if err != nil || fresh.gen == tok.gen {
-		if body != nil {
-			body.Close()
-		}
+		closeBody(body)
 		return resp, nil
 	}
 	drain(resp)
-	again := authorized(req, fresh)
+	again := *req
 	again.Body = body
-	return base.RoundTrip(again)
+	return t.send(base, &again, fresh)
+}
+
+// send sends req with tok in its Authorization header and, for a
+// DPoP-bound token, a fresh proof; when the API answers use_dpop_nonce
+// with a new nonce (RFC 9449 §9) and the body can be sent again, it sends
+// the request once more with a proof carrying that nonce.
+func (t *transport) send(base http.RoundTripper, req *http.Request, tok *token) (*http.Response, error) {
+	r, sent, err := t.authorized(req, tok)
+	if err != nil {
+		closeBody(req.Body)
+		return nil, err
+	}
+	resp, err := base.RoundTrip(r)
+	if err != nil || tok.ath == "" {
+		return resp, err
+	}
+	k := t.p.client.dpop
+	if !retryWithNonce(resp.StatusCode, resp.Header, nil, sent, k.note(req.URL, resp.Header)) {
+		return resp, nil
+	}
+	body, ok := replayBody(req)
+	if !ok {
+		return resp, nil
+	}
+	again := *req
+	again.Body = body
+	if r, _, err = t.authorized(&again, tok); err != nil {
+		closeBody(body)
+		return resp, nil
+	}
+	drain(resp)
+	resp, err = base.RoundTrip(r)
+	if err == nil {
+		k.note(req.URL, resp.Header)
+	}
+	return resp, err
+}
+
+func closeBody(b io.ReadCloser) {
+	if b != nil {
+		b.Close()
+	}
 }
 
 // redirectedAway reports whether req is a redirect hop (http.Client sets
@@ -125,18 +171,28 @@ func redirectedAway(req *http.Request) bool {
 }
 
 // authorized is a shallow copy of req with the token's Authorization
-// header. The header map is copied (a RoundTripper must not modify its
-// request); its value slices are shared, as no transport writes them.
-func authorized(req *http.Request, tok *token) *http.Request {
+// header and, for a DPoP-bound token, a DPoP proof for this request; it
+// returns the nonce the proof carries. The header map is copied (a
+// RoundTripper must not modify its request); its value slices are shared,
+// as no transport writes them.
+func (t *transport) authorized(req *http.Request, tok *token) (*http.Request, string, error) {
 	r := new(http.Request)
 	*r = *req
-	h := make(http.Header, len(req.Header)+1)
+	h := make(http.Header, len(req.Header)+2)
 	for k, v := range req.Header {
 		h[k] = v
 	}
 	h["Authorization"] = tok.header
+	var nonce string
+	if tok.ath != "" {
+		proof, sent, err := t.p.client.dpop.proof(req.Method, req.URL, tok.ath)
+		if err != nil {
+			return nil, "", err
+		}
+		h["Dpop"], nonce = []string{proof}, sent
+	}
 	r.Header = h
-	return r
+	return r, nonce, nil
 }
 
 // repeatable lists the methods a refused request may be repeated for.
@@ -171,12 +227,13 @@ func drain(resp *http.Response) {
 	resp.Body.Close()
 }
 
-// invalidTokenChallenge reports whether a WWW-Authenticate header holds a
-// Bearer challenge with error="invalid_token" (RFC 6750 §3). The parser is
-// lenient: it never fails, it only looks for that one parameter.
-func invalidTokenChallenge(h http.Header) bool {
+// challengeError returns the error parameter of a WWW-Authenticate
+// challenge for scheme (RFC 6750 §3, RFC 9449 §7.1), or "" when there is
+// none. The parser is lenient: it never fails, it only looks for that one
+// parameter.
+func challengeError(h http.Header, scheme string) string {
 	for _, v := range h.Values("Www-Authenticate") {
-		scheme := ""
+		current := ""
 		for rest := v; rest != ""; {
 			rest = strings.TrimLeft(rest, " \t,")
 			name, after := cutToken(rest)
@@ -189,17 +246,17 @@ func invalidTokenChallenge(h http.Header) bool {
 			}
 			after = strings.TrimLeft(after, " \t")
 			if !strings.HasPrefix(after, "=") {
-				scheme, rest = name, after
+				current, rest = name, after
 				continue
 			}
 			value, more := cutValue(strings.TrimLeft(after[1:], " \t"))
 			rest = more
-			if strings.EqualFold(scheme, "bearer") && strings.EqualFold(name, "error") && value == "invalid_token" {
-				return true
+			if strings.EqualFold(current, scheme) && strings.EqualFold(name, "error") && value != "" {
+				return value
 			}
 		}
 	}
-	return false
+	return ""
 }
 
 // cutToken splits an RFC 9110 token off the front of s.

@@ -59,6 +59,11 @@ type Options struct {
 	// sends Accept: application/token-introspection+jwt with a JWT signed RS256 by the
 	// provider's key. Off, it answers plain JSON whatever the client asks.
 	JWTIntrospection bool
+	// DPoPNonce makes the token endpoint require a server nonce in DPoP proofs (RFC 9449 §8):
+	// a proof without the current one is answered 400 use_dpop_nonce with a DPoP-Nonce header.
+	// DPoP itself is always on: a token request with a proof gets a token bound to its key
+	// (token_type DPoP, cnf.jkt).
+	DPoPNonce bool
 }
 
 // Client is a client registration.
@@ -115,6 +120,7 @@ type serverConfig struct {
 	SigningAlg       string           `json:"signingAlg"`
 	Clients          []map[string]any `json:"clients"`
 	JWTIntrospection bool             `json:"jwtIntrospection,omitempty"`
+	DPoPNonce        bool             `json:"dpopNonce,omitempty"`
 	// OpaqueClients get opaque access tokens.
 	OpaqueClients []string `json:"opaqueClients,omitempty"`
 }
@@ -125,6 +131,7 @@ func buildConfig(opts Options) (serverConfig, error) {
 		ResourceScope:    opts.ResourceScope,
 		SigningAlg:       opts.SigningAlg,
 		JWTIntrospection: opts.JWTIntrospection,
+		DPoPNonce:        opts.DPoPNonce,
 	}
 	if cfg.Resource == "" {
 		cfg.Resource = DefaultResource

@@ -256,6 +256,11 @@ function buildProvider(issuer) {
       // introspection_signed_response_alg) to clients that ask with Accept.
       jwtIntrospection: { enabled: !!config.jwtIntrospection },
       revocation: { enabled: true },
+      // RFC 9449: a token request with a proof gets a key-bound token; with dpopNonce the
+      // server nonce is required too.
+      dPoP: config.dpopNonce
+        ? { enabled: true, nonceSecret: crypto.randomBytes(32), requireNonce: () => true }
+        : { enabled: true },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => config.resource,
