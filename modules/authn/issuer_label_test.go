@@ -2,6 +2,7 @@ package authn
 
 import (
 	"crypto"
+	"strings"
 	"testing"
 )
 
@@ -60,11 +61,9 @@ func TestIssuerLabelOfATemplateNamesNoTenant(t *testing.T) {
 
 func hostPathOf(t *testing.T, u string) string {
 	t.Helper()
-	for i := 0; i+2 < len(u); i++ {
-		if u[i:i+3] == "://" {
-			return u[i+3:]
-		}
+	_, rest, ok := strings.Cut(u, "://")
+	if !ok {
+		t.Fatalf("no scheme in %s", u)
 	}
-	t.Fatalf("no scheme in %s", u)
-	return ""
+	return rest
 }
