@@ -67,6 +67,7 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 		describe("authn", encodeVerifier),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) routeGuard { return gatehook.Of(g) })),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) routeLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
+		fx.Provide(trustedIssuersOf),
 		provideStage(func(g *authn.Gate) part {
 			p := stagePart(stageGate, "gate", g.Handler)
 			p.components = []string{"authn"}
@@ -298,15 +299,29 @@ func (r gateRoutes) Routes() []route {
 	return nil
 }
 
+// issuersShown are the issuers v trusts as the start line and `check`
+// show them, through secret.URL (a password or query masked); ok is false
+// for a verifier that does not list its issuers.
+func issuersShown(v any) (issuers []string, ok bool) {
+	iv, ok := v.(interface{ Issuers() []string })
+	if !ok {
+		return nil, false
+	}
+	for _, iss := range iv.Issuers() {
+		issuers = append(issuers, secret.URL(iss).String())
+	}
+	return issuers, true
+}
+
 // encodeVerifier writes, for the start line, which verifier the gate uses
 // and whom it trusts.
 func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
 	v := gatehook.Of(g).Verifier()
 	enc.AddString("verifier", fmt.Sprintf("%T", v))
-	if iv, ok := v.(interface{ Issuers() []string }); ok {
+	if issuers, ok := issuersShown(v); ok {
 		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {
-			for _, iss := range iv.Issuers() {
-				arr.AppendString(secret.URL(iss).String())
+			for _, iss := range issuers {
+				arr.AppendString(iss)
 			}
 			return nil
 		}))

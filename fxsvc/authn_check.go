@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -75,4 +76,29 @@ func envVerifier(check checkOnly, vo *authnVerifierOpts, log *zap.Logger) (authn
 		return nil, err
 	}
 	return v, nil
+}
+
+// trustedIssuers is what `check` writes on stderr after "trusts issuers:"
+// (stdout is the route table other tools parse): the issuers the gate's
+// verifier trusts, or why they are not known.
+type trustedIssuers string
+
+// trustedIssuersOf names the issuers of g's verifier: the stand-in's
+// unset setting, the issuers the verifier lists (as the start line shows
+// them), or "" for a verifier of the app's own that lists none.
+func trustedIssuersOf(g *authn.Gate) trustedIssuers {
+	v := gatehook.Of(g).Verifier()
+	if _, ok := v.(checkVerifier); ok {
+		return "(SVC_AUTHN_ISSUER unset)"
+	}
+	issuers, ok := issuersShown(v)
+	if !ok {
+		return ""
+	}
+	if len(issuers) == 0 {
+		// An issuer template with AnyTenant names no issuer before a
+		// token does.
+		return "(none listed by the verifier)"
+	}
+	return trustedIssuers(strings.Join(issuers, ", "))
 }

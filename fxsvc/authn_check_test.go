@@ -2,6 +2,7 @@ package fxsvc_test
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -78,5 +79,69 @@ func TestRunStillNeedsTheIssuer(t *testing.T) {
 	code := fxsvc.Run(nil, &out, &errOut, fx.Supply(productionRouter()), fxsvc.Authn(nil), fxsvc.Serve())
 	if code != 1 || !strings.Contains(errOut.String(), "SVC_AUTHN_ISSUER is unset") {
 		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// Issue 20: `check` names the issuers the gate trusts on stderr, one line
+// (stdout stays the route table), through secret.URL; with the issuer unset
+// it says so.
+func TestCheckListsTheTrustedIssuers(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		issuer, issuers string
+		verifier        authn.Verifier
+		want            string
+		absent          string
+	}{
+		{name: "unset", want: "svc: check: trusts issuers: (SVC_AUTHN_ISSUER unset)\n"},
+		{name: "SVC_AUTHN_ISSUER", issuer: "https://login.example.com", want: "svc: check: trusts issuers: https://login.example.com\n"},
+		{name: "SVC_AUTHN_ISSUERS", issuers: "https://partner.example.net api://p, https://login.example.com",
+			want: "svc: check: trusts issuers: https://login.example.com, https://partner.example.net\n"},
+		{name: "authn.Issuers with a template", verifier: authn.Issuers(
+			authn.Discover("https://login.example.com", "api"),
+			authn.Discover("https://login.microsoftonline.com/{tenantid}/v2.0", "api", authn.Tenants("t1"))),
+			want: "svc: check: trusts issuers: https://login.example.com, https://login.microsoftonline.com/t1/v2.0\n"},
+		{name: "an app's verifier listing an issuer with a password", verifier: listingVerifier{"https://user:s3cret@idp.example.com/x?key=s3cret"},
+			want: "svc: check: trusts issuers: https://***@idp.example.com/x?***\n", absent: "s3cret"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("SVC_AUTHN_ISSUER", tc.issuer)
+			t.Setenv("SVC_AUTHN_ISSUERS", tc.issuers)
+			t.Setenv("SVC_AUTHN_AUDIENCE", "api")
+			var out, errOut bytes.Buffer
+			code := fxsvc.Run([]string{"check"}, &out, &errOut, fx.Supply(productionRouter()), fxsvc.Authn(tc.verifier), fxsvc.Serve())
+			if code != 0 {
+				t.Fatalf("exit %d: %s", code, errOut.String())
+			}
+			if !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("stderr %q, want the line %q", errOut.String(), tc.want)
+			}
+			if strings.Contains(out.String(), "trusts") || !lineWith(out.String(), "GET", "/admin", "authenticated", "admin") {
+				t.Errorf("stdout is not the route table alone: %q", out.String())
+			}
+			if tc.absent != "" && strings.Contains(errOut.String()+out.String(), tc.absent) {
+				t.Errorf("%q shown: %q", tc.absent, errOut.String())
+			}
+		})
+	}
+}
+
+// listingVerifier is an app's verifier that lists its issuers.
+type listingVerifier []string
+
+func (listingVerifier) Verify(context.Context, string) (authn.Principal, error) {
+	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+}
+
+func (l listingVerifier) Issuers() []string { return l }
+
+// A verifier of the app's own that lists no issuers adds no line.
+func TestCheckListsNoIssuersForAnAppVerifier(t *testing.T) {
+	var out, errOut bytes.Buffer
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, fx.Supply(productionRouter()), fxsvc.Authn(tokens{}), fxsvc.Serve()); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if strings.Contains(errOut.String(), "trusts issuers") {
+		t.Errorf("stderr %q", errOut.String())
 	}
 }

@@ -50,11 +50,12 @@ type routeLister interface {
 
 type checkIn struct {
 	fx.In
-	Router    *chi.Mux      `optional:"true"`
-	ChiRouter chi.Router    `optional:"true"`
-	Listers   []routeLister `group:"svc.routes"`
-	Guard     routeGuard    `optional:"true"`
-	Noters    []routeNoter  `group:"svc.route.notes"`
+	Router    *chi.Mux       `optional:"true"`
+	ChiRouter chi.Router     `optional:"true"`
+	Listers   []routeLister  `group:"svc.routes"`
+	Guard     routeGuard     `optional:"true"`
+	Noters    []routeNoter   `group:"svc.route.notes"`
+	Issuers   trustedIssuers `optional:"true"`
 }
 
 // check is the `check` command of [Run]: it builds the app's graph without
@@ -68,6 +69,7 @@ type checkIn struct {
 // not resolved. A setting that is set is still checked.
 func check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	var routes []route
+	var issuers trustedIssuers
 	// The stop budget is checked as Run checks it, from the parts the
 	// settings give: check starts nothing, so builds no server to ask.
 	budget, budgetErr := loadShutdownTimeout()
@@ -81,6 +83,7 @@ func check(stdout, stderr io.Writer, opts ...fx.Option) int {
 	app := fx.New(append(first, append(opts, fx.Invoke(func(in checkIn) error {
 		var err error
 		routes, err = collectRoutes(in)
+		issuers = in.Issuers
 		return err
 	}))...)...)
 	err := app.Err()
@@ -105,6 +108,9 @@ func check(stdout, stderr io.Writer, opts ...fx.Option) int {
 		fmt.Fprintln(tw, line)
 	}
 	_ = tw.Flush()
+	if issuers != "" {
+		fmt.Fprintf(stderr, "svc: check: trusts issuers: %s\n", issuers)
+	}
 	if len(unresolved.names) > 0 {
 		fmt.Fprintf(stderr, "svc: check: listed without these deployment settings (unset, so not resolved): %s\n", strings.Join(unresolved.names, ", "))
 	}

@@ -31,6 +31,7 @@ import (
 // registered error format (svcerrors) with the RFC 6750 challenge.
 type Gate struct {
 	verifier Verifier
+	labeler  issuerLabeler // nil for a verifier of the app's own
 	cfg      gateConfig
 	exclude  excludeSet
 	meta     *metadata
@@ -46,6 +47,7 @@ type Gate struct {
 	// building one sorts and hashes the attributes on every refusal. Words
 	// are a fixed set and routes the router's templates, so it stays small.
 	outcomeOpts sync.Map // outcomeKey -> []metric.AddOption
+	lastSuccess atomic.Pointer[issuerOpts]
 }
 
 type gateKey struct{}
@@ -58,6 +60,7 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 		return nil, errors.New("authn: no verifier: pass authn.Discover(issuer, audience) or another authn.Verifier")
 	}
 	g := &Gate{verifier: v, cfg: gateConfig{openAPI: true}}
+	g.labeler, _ = v.(issuerLabeler)
 	for _, o := range opts {
 		if o != nil {
 			o(&g.cfg)
@@ -135,7 +138,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		if wait, banned := g.bans.Banned(q.address()); banned {
 			// Counted, not written: a banned forger must not fill the log.
 			// The span still says it was refused.
-			g.countRefused(r.Context(), string(KindClientBanned), q.route())
+			g.countRefused(r.Context(), string(KindClientBanned), q.route(), "")
 			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
 				span.SetAttributes(attribute.String("svc.authentication.refusal", string(KindClientBanned)))
 			}
@@ -165,6 +168,9 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		g.verifyFailed(w, &q, err)
 		return
 	}
+	// The issuer that verified the token, before the check hook may
+	// change the principal.
+	q.issuer = g.issuerLabel(p.Issuer)
 	if !p.Authenticated {
 		g.internalError(w, r, fmt.Errorf("authn: verifier %T returned a principal that is not Authenticated with a nil error", g.verifier))
 		return
@@ -186,7 +192,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 			return
 		}
 	}
-	g.countSuccess(r.Context())
+	g.countSuccess(r.Context(), q.issuer)
 	if g.cfg.endUser {
 		setEndUser(r.Context(), p.Subject)
 	}
@@ -205,6 +211,7 @@ type gateRequest struct {
 	routes  routeFinder
 	st      *reqfacts.State // nil without the telemetry wrapper
 	viaDPoP bool            // the token came with the DPoP scheme
+	issuer  string          // the label of the issuer that verified the token, once known
 	pattern string
 	found   bool
 	looked  bool
@@ -241,7 +248,7 @@ func (q *gateRequest) refuse(w http.ResponseWriter, ref *Refusal, noCreds bool) 
 	if q.viaDPoP {
 		ref = q.g.cfg.dpop.underDPoP(ref)
 	}
-	q.g.observeRefusal(q.r, refusalRecord{ref: ref, route: q.route(), addr: q.address(), noCreds: noCreds})
+	q.g.observeRefusal(q.r, refusalRecord{ref: ref, route: q.route(), addr: q.address(), noCreds: noCreds, issuer: q.issuer})
 	q.g.refuse(w, q.r, ref)
 }
 
@@ -258,9 +265,9 @@ func (q *gateRequest) floodAllows(w http.ResponseWriter) bool {
 // per address per minute; the span annotation.
 func (g *Gate) observeRefusal(r *http.Request, rec refusalRecord) {
 	if rec.authz {
-		g.countAuthz(r.Context(), rec.ref.word(), rec.route)
+		g.countAuthz(r.Context(), rec.ref.word(), rec.route, rec.issuer)
 	} else {
-		g.countRefused(r.Context(), rec.ref.word(), rec.route)
+		g.countRefused(r.Context(), rec.ref.word(), rec.route, rec.issuer)
 	}
 	if write, suppressed := g.records.allow(rec.ref.word(), rec.addr); write {
 		g.writeRecord(r, rec, suppressed)
@@ -309,8 +316,13 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 	var te *TokenError
 	switch {
 	case errors.As(err, &te):
-		if g.cfg.endUser && te.Signed {
-			setEndUser(q.r.Context(), te.Principal.Subject)
+		if te.Signed {
+			// Refused for its claims: the signature names the issuer (a
+			// forged token names nobody).
+			q.issuer = g.issuerLabel(te.Principal.Issuer)
+			if g.cfg.endUser {
+				setEndUser(q.r.Context(), te.Principal.Subject)
+			}
 		}
 		if g.bans != nil && te.Reason.forged() {
 			if s, started := g.bans.Fail(q.address()); started {
@@ -384,6 +396,7 @@ type gateCtx struct {
 	g        *Gate
 	routes   routeFinder
 	excluded bool
+	issuer   string // the label of the issuer that verified the caller
 }
 
 func gateFrom(ctx context.Context) *gateCtx {

@@ -151,8 +151,9 @@ type refusalRecord struct {
 	ref     *Refusal
 	route   string
 	addr    string
-	noCreds bool // the request sent no credential at all: INFO, not WARN
-	authz   bool // a missing scope: category web, action svc.authorization.refused
+	noCreds bool   // the request sent no credential at all: INFO, not WARN
+	authz   bool   // a missing scope: category web, action svc.authorization.refused
+	issuer  string // the label of the issuer that verified the token, "" when none did
 }
 
 func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
@@ -187,6 +188,9 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	if id := requestid.From(r.Context()); id != "" {
 		fields = append(fields, zap.String(requestid.LogField, id))
 	}
+	if rec.issuer != "" {
+		fields = append(fields, zap.String(issuerLabelAttr, rec.issuer))
+	}
 	if rec.ref.dpop != nil && rec.ref.dpop.proof != "" {
 		fields = append(fields, zap.String("svc.dpop.reason", rec.ref.dpop.proof))
 	}
@@ -207,14 +211,18 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	span := trace.SpanFromContext(r.Context())
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("svc.authentication.refusal", word))
-		span.AddEvent("svc.authentication.refused", trace.WithAttributes(
+		attrs := []attribute.KeyValue{
 			attribute.String("event.action", action),
 			attribute.String("error.type", word),
 			attribute.String("http.request.method", method),
 			attribute.String("http.route", route),
 			attribute.Int("http.response.status_code", status),
 			attribute.String("client.address", clean(rec.addr)),
-		))
+		}
+		if rec.issuer != "" {
+			attrs = append(attrs, attribute.String(issuerLabelAttr, rec.issuer))
+		}
+		span.AddEvent("svc.authentication.refused", trace.WithAttributes(attrs...))
 	}
 }
 

@@ -103,7 +103,7 @@ func refuseAtRoute(gc *gateCtx, w http.ResponseWriter, r *http.Request, ref *Ref
 	}
 	q := gateRequest{g: gc.g, r: r, routes: gc.routes}
 	gc.g.observeRefusal(r, refusalRecord{ref: ref, route: q.route(), addr: q.address(),
-		noCreds: len(r.Header["Authorization"]) == 0, authz: authz})
+		noCreds: len(r.Header["Authorization"]) == 0, authz: authz, issuer: gc.issuer})
 	gc.g.refuse(w, r, ref)
 }
 

@@ -65,37 +65,76 @@ func (g *Gate) metrics() *gateMetrics {
 	return m
 }
 
-func (g *Gate) countSuccess(ctx context.Context) {
-	g.metrics().attempts.Add(ctx, 1, successOpts...)
+// issuerLabel is the label of the configured issuer that verified a
+// principal whose iss is iss: "" for a verifier of the app's own, which
+// names no configured issuer (a token's iss is never a label).
+func (g *Gate) issuerLabel(iss string) string {
+	if g.labeler == nil {
+		return ""
+	}
+	return g.labeler.issuerLabel(iss)
 }
 
-func (g *Gate) countRefused(ctx context.Context, word, route string) {
-	g.metrics().attempts.Add(ctx, 1, g.outcome(false, word, route)...)
+// countSuccess counts an admitted request; issuer is the label of the
+// issuer that verified it, "" for none.
+func (g *Gate) countSuccess(ctx context.Context, issuer string) {
+	opts := successOpts
+	if issuer != "" {
+		// The last label counted is kept apart: with one issuer (or a
+		// run of one), success costs a string compare, not a map lookup.
+		if last := g.lastSuccess.Load(); last != nil && last.issuer == issuer {
+			opts = last.opts
+		} else {
+			opts = g.outcome(false, "", "", issuer)
+			g.lastSuccess.Store(&issuerOpts{issuer: issuer, opts: opts})
+		}
+	}
+	g.metrics().attempts.Add(ctx, 1, opts...)
 }
 
-func (g *Gate) countAuthz(ctx context.Context, word, route string) {
-	g.metrics().authz.Add(ctx, 1, g.outcome(true, word, route)...)
+func (g *Gate) countRefused(ctx context.Context, word, route, issuer string) {
+	g.metrics().attempts.Add(ctx, 1, g.outcome(false, word, route, issuer)...)
+}
+
+func (g *Gate) countAuthz(ctx context.Context, word, route, issuer string) {
+	g.metrics().authz.Add(ctx, 1, g.outcome(true, word, route, issuer)...)
+}
+
+// issuerOpts are the success attributes of one issuer label.
+type issuerOpts struct {
+	issuer string
+	opts   []metric.AddOption
 }
 
 type outcomeKey struct {
-	authz       bool
-	word, route string
+	authz               bool
+	word, route, issuer string
 }
 
-// outcome returns the attributes of a refusal (authz: of an authorization
-// refusal), built once per word and route.
-func (g *Gate) outcome(authz bool, word, route string) []metric.AddOption {
-	key := outcomeKey{authz, word, route}
+// outcome returns the attributes of an attempt (authz: of an authorization
+// refusal; word "": a success), built once per word, route and issuer
+// label: the labels are the configured issuers', so the cache stays small.
+func (g *Gate) outcome(authz bool, word, route, issuer string) []metric.AddOption {
+	key := outcomeKey{authz, word, route, issuer}
 	if v, ok := g.outcomeOpts.Load(key); ok {
 		return v.([]metric.AddOption)
 	}
 	var attrs []attribute.KeyValue
-	if !authz {
+	switch {
+	case authz:
+	case word == "":
+		attrs = append(attrs, attribute.String("svc.outcome", "success"))
+	default:
 		attrs = append(attrs, attribute.String("svc.outcome", "refused"))
 	}
-	attrs = append(attrs, attribute.String("error.type", word))
+	if word != "" {
+		attrs = append(attrs, attribute.String("error.type", word))
+	}
 	if route != "" {
 		attrs = append(attrs, attribute.String("http.route", route))
+	}
+	if issuer != "" {
+		attrs = append(attrs, attribute.String(issuerLabelAttr, issuer))
 	}
 	opts := []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attrs...))}
 	g.outcomeOpts.Store(key, opts)

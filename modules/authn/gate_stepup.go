@@ -170,13 +170,8 @@ func (s *issuerSet) skew(p Principal) (func() time.Time, time.Duration) {
 	if now == nil {
 		now = time.Now
 	}
-	if v := s.byIssuer[p.Issuer]; v != nil {
+	if v := s.member(p.Issuer); v != nil {
 		return now, v.cfg.leeway
-	}
-	for _, t := range s.templates {
-		if t.tenants.tenantOf(p.Issuer) != "" {
-			return now, t.cfg.leeway
-		}
 	}
 	return now, defaultLeeway
 }

@@ -167,7 +167,10 @@ func TestStepUpRecordAndMetric(t *testing.T) {
 		t.Fatalf("%q %v", recs[0].Message, f)
 	}
 	s := func(k, v string) attribute.KeyValue { return attribute.String(k, v) }
-	if n := m.sum(t, "svc.authorization.refusals", s("error.type", "insufficient-user-authentication"), s("http.route", "/fresh")); n != 1 {
+	if f["svc.authn.issuer"] != hostPath(iss.URL) {
+		t.Errorf("record names issuer %v, want %s", f["svc.authn.issuer"], hostPath(iss.URL))
+	}
+	if n := m.sum(t, "svc.authorization.refusals", s("error.type", "insufficient-user-authentication"), s("http.route", "/fresh"), s("svc.authn.issuer", hostPath(iss.URL))); n != 1 {
 		t.Errorf("authorization refusals %d, want 1", n)
 	}
 	if n := m.sum(t, "svc.authentication.attempts", s("svc.outcome", "refused")); n != 0 {

@@ -154,16 +154,25 @@ func (s *issuerSet) route(token string) (*JWTVerifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	v := s.byIssuer[iss]
+	v := s.member(iss)
 	if v == nil {
-		for _, t := range s.templates {
-			if t.tenants.tenantOf(iss) != "" {
-				return t, nil
-			}
-		}
 		return nil, refuse(ReasonIssuer, fmt.Errorf("%w: iss %s is none of the %d issuers", errUntrustedIssuer, quoteSetting(iss), len(s.issuers)))
 	}
 	return v, nil
+}
+
+// member returns the verifier of the issuer iss names, an issuer template
+// for one of its tenants, nil for none.
+func (s *issuerSet) member(iss string) *JWTVerifier {
+	if v := s.byIssuer[iss]; v != nil {
+		return v
+	}
+	for _, t := range s.templates {
+		if t.tenants.tenantOf(iss) != "" {
+			return t
+		}
+	}
+	return nil
 }
 
 // issuerOf reads iss from token's unverified payload. The size limit and

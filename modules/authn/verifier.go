@@ -75,6 +75,9 @@ type JWTVerifier struct {
 	// budget bounds the fresh signature checks running at once.
 	budget *verifyBudget
 	intro  *introspector // set by Introspect
+	// label names the issuer in metrics and security records (labelOf),
+	// computed once here so that the gate reads it without allocating.
+	label string
 }
 
 var (
@@ -83,7 +86,7 @@ var (
 )
 
 func newVerifier(issuer, audience string, opts []VerifierOption) *JWTVerifier {
-	v := &JWTVerifier{cfg: defaultConfig(issuer, audience)}
+	v := &JWTVerifier{cfg: defaultConfig(issuer, audience), label: labelOf(issuer)}
 	for _, opt := range opts {
 		if opt != nil {
 			opt(&v.cfg)
