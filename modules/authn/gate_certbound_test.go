@@ -12,7 +12,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"encoding/pem"
-	"io"
 	"math/big"
 	"net/http"
 	"net/http/httptest"
@@ -124,15 +123,7 @@ func doTLS(t *testing.T, srv *httptest.Server, cert tls.Certificate, header http
 		t.Fatal(err)
 	}
 	req.Header = header
-	resp, err := client.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	s := served{status: resp.StatusCode, header: resp.Header, body: string(b)}
-	_ = json.Unmarshal(b, &s.json)
-	return s
+	return send(t, client, req)
 }
 
 // checkCertRefusal holds a refusal to 401 invalid_token, reason
