@@ -54,6 +54,8 @@ type Server struct {
 	delay     time.Duration
 	sleep     func(ctx context.Context, d time.Duration) // tests replace the delay's timer
 	tlsFiles  [2]string                                  // cert, key; empty for plain HTTP
+	// tlsClientCerts asks TLS clients for a certificate (TLSClientCertificates).
+	tlsClientCerts bool
 }
 
 // Addr is the address the server listens on (the real port when the
@@ -110,7 +112,8 @@ type serveIn struct {
 // With SVC_HTTP_TLS_CERT_FILE and SVC_HTTP_TLS_KEY_FILE (or [TLSFiles]) it
 // serves HTTPS, TLS 1.2 at least, re-reading the pair when the files
 // change; one without the other fails the build, a pair that does not load
-// fails start, naming both files.
+// fails start, naming both files. SVC_HTTP_TLS_CLIENT_CERTIFICATES=true
+// (or [TLSClientCertificates]) asks clients for a certificate.
 //
 // It wraps the router in the chain written in chain.go, outermost first:
 // telemetry, errors, cors, health, components, gate, router ([Server.Chain]
@@ -153,8 +156,8 @@ func Serve(opts ...ServeOption) fx.Option {
 			}
 			s := &Server{next: handler, chain: names, stopping: make(chan struct{}), drain: cfg.DrainTimeout,
 				leaving: make(chan struct{}), delay: time.Duration(cfg.ShutdownDelay),
-				tlsFiles: [2]string{cfg.TLSCertFile, cfg.TLSKeyFile},
-				limit:    newConnLimit(cfg.maxConns()), meters: in.Meters}
+				tlsFiles: [2]string{cfg.TLSCertFile, cfg.TLSKeyFile}, tlsClientCerts: cfg.TLSClientCerts,
+				limit: newConnLimit(cfg.maxConns()), meters: in.Meters}
 			s.srv = &http.Server{
 				Addr:              cfg.Addr,
 				Handler:           http.HandlerFunc(s.serveHTTP),

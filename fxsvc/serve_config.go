@@ -59,6 +59,7 @@ type serveConfig struct {
 	ShutdownDelay  shutdownDelay  `env:"SVC_HTTP_SHUTDOWN_DELAY"`
 	TLSCertFile    string         `env:"SVC_HTTP_TLS_CERT_FILE"`
 	TLSKeyFile     string         `env:"SVC_HTTP_TLS_KEY_FILE"`
+	TLSClientCerts bool           `env:"SVC_HTTP_TLS_CLIENT_CERTIFICATES"`
 	// optErrs are the invalid options: options cannot fail on their own,
 	// and every bad one is reported.
 	optErrs []error

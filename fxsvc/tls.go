@@ -39,10 +39,26 @@ func TLSFiles(certFile, keyFile string) ServeOption {
 	return func(c *serveConfig) { c.TLSCertFile, c.TLSKeyFile = certFile, keyFile }
 }
 
-// checkTLS refuses one file without the other.
+// TLSClientCertificates asks every TLS client for a certificate,
+// overriding SVC_HTTP_TLS_CLIENT_CERTIFICATES (true or false): for tokens
+// bound to one (authn.CertificateBound, RFC 8705). A client without one
+// is still served, and the certificate is not verified against any CA (a
+// self-signed one is what RFC 8705 §2.2 binds to); the client proves it
+// holds the certificate's key in the handshake. Refused without
+// TLSFiles, where it would be ignored.
+func TLSClientCertificates() ServeOption {
+	return func(c *serveConfig) { c.TLSClientCerts = true }
+}
+
+// checkTLS refuses one file without the other, and client certificates
+// without TLS.
 func (c *serveConfig) checkTLS() error {
 	if (c.TLSCertFile == "") != (c.TLSKeyFile == "") {
 		return &SettingError{Setting: tlsSettings, Problem: "set both the certificate and the key file (or fxsvc.TLSFiles with both), or neither for plain HTTP"}
+	}
+	if c.TLSClientCerts && c.TLSCertFile == "" {
+		return &SettingError{Setting: "SVC_HTTP_TLS_CLIENT_CERTIFICATES/fxsvc.TLSClientCertificates",
+			Problem: "client certificates need TLS: set " + tlsSettings + " (or fxsvc.TLSFiles) too"}
 	}
 	return nil
 }
@@ -58,6 +74,9 @@ func (s *Server) loadTLS(log *zap.Logger) error {
 		return err
 	}
 	s.srv.TLSConfig = &tls.Config{MinVersion: tls.VersionTLS12, GetCertificate: r.get}
+	if s.tlsClientCerts {
+		s.srv.TLSConfig.ClientAuth = tls.RequestClientCert
+	}
 	return nil
 }
 

@@ -160,6 +160,12 @@ func TestServeTLSSettingsAreRefusedNamingThem(t *testing.T) {
 			[]string{"SVC_HTTP_TLS_CERT_FILE", "none.pem", "k.pem"}},
 		{"a key of another certificate", nil, []fxsvc.ServeOption{fxsvc.TLSFiles(filepath.Join(dir, "other.pem"), key)}, false,
 			[]string{"SVC_HTTP_TLS_KEY_FILE", "other.pem", "k.pem", "does not match"}},
+		{"client certificates without TLS", map[string]string{"SVC_HTTP_TLS_CLIENT_CERTIFICATES": "true"}, nil, true,
+			[]string{"SVC_HTTP_TLS_CLIENT_CERTIFICATES", "SVC_HTTP_TLS_CERT_FILE"}},
+		{"the option without TLS", nil, []fxsvc.ServeOption{fxsvc.TLSClientCertificates()}, true,
+			[]string{"fxsvc.TLSClientCertificates", "fxsvc.TLSFiles"}},
+		{"not a boolean", map[string]string{"SVC_HTTP_TLS_CLIENT_CERTIFICATES": "yes please"}, []fxsvc.ServeOption{fxsvc.TLSFiles(cert, key)}, true,
+			[]string{"SVC_HTTP_TLS_CLIENT_CERTIFICATES"}},
 		{"not PEM", nil, []fxsvc.ServeOption{fxsvc.TLSFiles(key, cert)}, false,
 			[]string{"SVC_HTTP_TLS_CERT_FILE", "c.pem", "k.pem"}},
 	} {

@@ -22,10 +22,7 @@ func (t Proxies) ClientOrigin(r *http.Request) (scheme, host string) {
 	if r.TLS != nil {
 		scheme = "https"
 	}
-	if len(t) == 0 {
-		return scheme, host
-	}
-	if _, peer, ok := peerAddr(r.RemoteAddr); !ok || !t.contains(peer) {
+	if !t.FromProxy(r) {
 		return scheme, host
 	}
 	proto, fhost := lastValue(r.Header.Values("X-Forwarded-Proto")), lastValue(r.Header.Values("X-Forwarded-Host"))
@@ -51,6 +48,25 @@ func ClientOrigin(r *http.Request) (scheme, host string) {
 		return s.proxies.ClientOrigin(r)
 	}
 	return Proxies(nil).ClientOrigin(r)
+}
+
+// FromProxy reports whether r's peer is one of t: only then is a header
+// a proxy sets about the client believed.
+func (t Proxies) FromProxy(r *http.Request) bool {
+	if len(t) == 0 {
+		return false
+	}
+	_, peer, ok := peerAddr(r.RemoteAddr)
+	return ok && t.contains(peer)
+}
+
+// FromProxy is [Proxies.FromProxy] by the app's trusted proxies, as the
+// request's State holds them; false with no telemetry wrapper outside.
+func FromProxy(r *http.Request) bool {
+	if s := From(r.Context()); s != nil && s.proxies != nil {
+		return s.proxies.FromProxy(r)
+	}
+	return false
 }
 
 // lastValue is the last comma-separated value of the last line, trimmed.

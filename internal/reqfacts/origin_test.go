@@ -61,3 +61,34 @@ func TestClientOrigin(t *testing.T) {
 		})
 	}
 }
+
+func TestFromProxy(t *testing.T) {
+	proxies, err := ParseProxies([]string{"10.0.0.0/8", "fd00::/8"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		peer string
+		want bool
+	}{
+		{"10.1.2.3:5", true},
+		{"[::ffff:10.1.2.3]:5", true},
+		{"[fd00::1]:5", true},
+		{"192.0.2.1:5", false},
+		{"@", false}, // a Unix socket
+	} {
+		r := httptest.NewRequest("GET", "http://api.example/x", nil)
+		r.RemoteAddr = tc.peer
+		if got := proxies.FromProxy(r); got != tc.want {
+			t.Errorf("%s: %v, want %v", tc.peer, got, tc.want)
+		}
+		if Proxies(nil).FromProxy(r) || FromProxy(r) {
+			t.Errorf("%s: trusted with no proxies", tc.peer)
+		}
+		s := &State{}
+		s.SetProxies(&proxies)
+		if got := FromProxy(r.WithContext(With(r.Context(), s))); got != tc.want {
+			t.Errorf("%s by the State: %v, want %v", tc.peer, got, tc.want)
+		}
+	}
+}

@@ -54,7 +54,8 @@ type gateKey struct{}
 
 // New builds a gate around a verifier. It refuses a nil verifier, Exclude
 // patterns that match everything or end inside a segment, a Resource that
-// is not an https URL (or that has no authorization servers to name).
+// is not an https URL (or that has no authorization servers to name), a
+// CertificateBound proxy header it cannot read.
 func New(v Verifier, opts ...Option) (*Gate, error) {
 	if v == nil {
 		return nil, errors.New("authn: no verifier: pass authn.Discover(issuer, audience) or another authn.Verifier")
@@ -65,6 +66,9 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 		if o != nil {
 			o(&g.cfg)
 		}
+	}
+	if g.cfg.certBound != nil && g.cfg.certBound.err != nil {
+		return nil, g.cfg.certBound.err
 	}
 	var err error
 	if g.exclude, err = newExcludeSet(g.cfg.exclude); err != nil {
@@ -182,6 +186,12 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 			return
 		}
 		if ref != nil {
+			q.refuse(w, ref, false)
+			return
+		}
+	}
+	if g.cfg.certBound != nil {
+		if ref := g.cfg.certBound.admit(r, p); ref != nil {
 			q.refuse(w, ref, false)
 			return
 		}

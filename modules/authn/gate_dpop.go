@@ -1,7 +1,6 @@
 package authn
 
 import (
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -179,21 +178,12 @@ func (c *dpopChallenge) describe(d *svcerrors.Description, reason Reason) {
 
 // boundKey is the token's cnf.jkt (RFC 9449 §6.1), "" when it has none.
 func boundKey(p Principal) string {
-	if p.Claims == nil {
-		return ""
-	}
-	raw, ok := p.Claims.Raw["cnf"]
+	c, ok := confirmation(p)
 	if !ok {
-		return ""
-	}
-	var cnf struct {
-		JKT string `json:"jkt"`
-	}
-	if json.Unmarshal(raw, &cnf) != nil {
 		// A cnf that is not an object binds to nothing a proof could match.
 		return "\x00unreadable"
 	}
-	return cnf.JKT
+	return c.JKT
 }
 
 // dpopUnavailable answers a request whose proof's replay check could not

@@ -130,7 +130,12 @@ func do(t *testing.T, srv *httptest.Server, method, path string, header http.Hea
 			req.Header.Add(k, v)
 		}
 	}
-	client := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	return send(t, &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}, req)
+}
+
+// send sends req with client and reads the answer.
+func send(t *testing.T, client *http.Client, req *http.Request) served {
+	t.Helper()
 	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatal(err)

@@ -42,6 +42,7 @@ type gateConfig struct {
 	sharedBans           bans.Store
 	sharedFlood          flood.Store
 	dpop                 *dpopPolicy
+	certBound            *certPolicy
 }
 
 // Exclude names paths that are never authenticated: an exact path such as

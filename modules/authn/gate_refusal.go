@@ -123,6 +123,9 @@ func (r *Refusal) Describe() svcerrors.Description {
 	}
 	if r.Kind == KindTokenRejected {
 		d.Detail = "The bearer token did not verify (" + string(r.Reason) + "). Get a new token rather than retrying this one."
+		if r.Reason == ReasonCertificateBinding {
+			d.Detail = "The token is bound to a client certificate this request did not come with. Send it over the connection with that certificate."
+		}
 		d.Extensions = []svcerrors.Member{{Name: "reason", Value: string(r.Reason)}}
 	}
 	if r.Kind == KindInsufficientUserAuthentication {

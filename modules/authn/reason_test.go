@@ -23,6 +23,8 @@ func TestReasonWordsAreStable(t *testing.T) {
 		ReasonRevoked:       "revoked",
 		ReasonEncrypted:     "encrypted",
 		ReasonTooLarge:      "too-large",
+
+		ReasonCertificateBinding: "certificate-binding",
 	}
 	for r, w := range words {
 		if string(r) != w {
@@ -34,7 +36,8 @@ func TestReasonWordsAreStable(t *testing.T) {
 func TestOnlySignatureAndAlgorithmAreForged(t *testing.T) {
 	forged := map[Reason]bool{ReasonSignature: true, ReasonAlgorithm: true}
 	for _, r := range []Reason{ReasonMalformed, ReasonAlgorithm, ReasonSignature, ReasonUnknownKey, ReasonExpired,
-		ReasonNotYetValid, ReasonIssuer, ReasonAudience, ReasonInvalidClaims, ReasonTokenType, ReasonRevoked, ReasonEncrypted, ReasonTooLarge} {
+		ReasonNotYetValid, ReasonIssuer, ReasonAudience, ReasonInvalidClaims, ReasonTokenType, ReasonRevoked, ReasonEncrypted, ReasonTooLarge,
+		ReasonCertificateBinding} {
 		if r.forged() != forged[r] {
 			t.Errorf("%s.forged() = %v", r, r.forged())
 		}

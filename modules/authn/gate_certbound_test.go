@@ -1,0 +1,289 @@
+package authn_test
+
+import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"encoding/pem"
+	"math/big"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// testCA issues client certificates.
+type testCA struct {
+	cert *x509.Certificate
+	key  *ecdsa.PrivateKey
+}
+
+func newTestCA(t *testing.T) *testCA {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cert, _ := x509.ParseCertificate(der)
+	return &testCA{cert: cert, key: key}
+}
+
+// issue is a client certificate of the CA, with its key.
+func (ca *testCA) issue(t *testing.T, name string, serial int64) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+// x5t is a certificate's x5t#S256 (RFC 8705 §3.1).
+func x5t(c tls.Certificate) string {
+	sum := sha256.Sum256(c.Certificate[0])
+	return base64.RawURLEncoding.EncodeToString(sum[:])
+}
+
+// certFake adds to the fake verifier a token bound to cert, one bound to
+// a key (cnf.jkt only) and one with an unreadable cnf.
+func certFake(cert tls.Certificate) *fakeVerifier {
+	f := newFake()
+	with := func(cnf string) authn.Principal {
+		return authn.Principal{Subject: "alice", Issuer: "https://idp.test", Authenticated: true,
+			Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(cnf)}}}
+	}
+	f.callers["cert-token"] = with(`{"x5t#S256":"` + x5t(cert) + `"}`)
+	f.callers["jkt-token"] = with(`{"jkt":"0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}`)
+	f.callers["badcnf-token"] = with(`"x"`)
+	return f
+}
+
+// tlsGate serves the gate over TLS asking for (not verifying) client
+// certificates, as fxsvc.TLSClientCertificates does, behind the telemetry
+// wrapper trusting cidrs.
+func tlsGate(t *testing.T, cidrs []string, v authn.Verifier, opts ...authn.Option) *httptest.Server {
+	t.Helper()
+	g, err := authn.New(v, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := g.Handler(newPlainChi())
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewUnstartedServer(trusting(t, cidrs, svcerrors.New().Middleware(h)))
+	srv.TLS = &tls.Config{ClientAuth: tls.RequestClientCert}
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// doTLS sends GET /me with token over a new connection presenting cert
+// (none when it is empty).
+func doTLS(t *testing.T, srv *httptest.Server, cert tls.Certificate, header http.Header) served {
+	t.Helper()
+	client := srv.Client()
+	tr := client.Transport.(*http.Transport).Clone()
+	tr.DisableKeepAlives = true
+	if cert.Certificate != nil {
+		tr.TLSClientConfig.Certificates = []tls.Certificate{cert}
+	}
+	client = &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	t.Cleanup(tr.CloseIdleConnections)
+	req, err := http.NewRequest("GET", srv.URL+"/me", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header = header
+	return send(t, client, req)
+}
+
+// checkCertRefusal holds a refusal to 401 invalid_token, reason
+// certificate-binding, as problem+json quoting no token.
+func checkCertRefusal(t *testing.T, got served) {
+	t.Helper()
+	if got.status != 401 {
+		t.Fatalf("status %d, want 401: %s", got.status, got.body)
+	}
+	if r, _ := got.json["reason"].(string); r != "certificate-binding" {
+		t.Errorf("reason %q: %s", r, got.body)
+	}
+	if ct := got.header.Get("Content-Type"); ct != "application/problem+json" {
+		t.Errorf("Content-Type %q", ct)
+	}
+	if c := got.header.Values("WWW-Authenticate"); len(c) != 1 || c[0] != `Bearer error="invalid_token"` {
+		t.Errorf("WWW-Authenticate %q", c)
+	}
+	if strings.Contains(got.body, "cert-token") || !strings.Contains(got.body, "certificate") {
+		t.Errorf("body %s", got.body)
+	}
+}
+
+func TestGateCertificateBoundOverTLS(t *testing.T) {
+	ca := newTestCA(t)
+	alice, mallory := ca.issue(t, "alice", 2), ca.issue(t, "mallory", 3)
+	srv := tlsGate(t, nil, certFake(alice), authn.CertificateBound(""))
+	for _, tc := range []struct {
+		name   string
+		token  string
+		cert   tls.Certificate
+		status int
+	}{
+		{"bound token, its certificate", "cert-token", alice, 200},
+		{"bound token, another certificate of the same CA", "cert-token", mallory, 401},
+		{"bound token, no certificate", "cert-token", tls.Certificate{}, 401},
+		{"unreadable cnf", "badcnf-token", alice, 401},
+		{"token without cnf, no certificate", "alice-token", tls.Certificate{}, 200},
+		{"token without cnf, a certificate", "alice-token", mallory, 200},
+		{"token bound to a key only", "jkt-token", tls.Certificate{}, 200},
+		{"expired token, its own reason", "expired-token", alice, 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := doTLS(t, srv, tc.cert, bearer(tc.token))
+			switch {
+			case tc.status == 200 && got.status != 200:
+				t.Fatalf("status %d: %s", got.status, got.body)
+			case tc.status == 200:
+			case tc.token == "expired-token":
+				if r, _ := got.json["reason"].(string); got.status != 401 || r != "expired" {
+					t.Fatalf("status %d: %s", got.status, got.body)
+				}
+			default:
+				checkCertRefusal(t, got)
+			}
+		})
+	}
+}
+
+// Over plain HTTP there is no certificate: a bound token is refused.
+func TestGateCertificateBoundWithoutTLS(t *testing.T) {
+	ca := newTestCA(t)
+	srv := gateServer(t, svcerrors.New(), newPlainChi(), certFake(ca.issue(t, "alice", 2)), authn.CertificateBound(""))
+	checkCertRefusal(t, do(t, srv, "GET", "/me", bearer("cert-token"), ""))
+	if got := do(t, srv, "GET", "/me", bearer("alice-token"), ""); got.status != 200 {
+		t.Fatalf("unbound token: %d %s", got.status, got.body)
+	}
+}
+
+func TestGateCertificateBoundFromAProxyHeader(t *testing.T) {
+	ca := newTestCA(t)
+	alice, mallory := ca.issue(t, "alice", 2), ca.issue(t, "mallory", 3)
+	sfBinary := func(c tls.Certificate) string { return ":" + base64.StdEncoding.EncodeToString(c.Certificate[0]) + ":" }
+	hash := func(c tls.Certificate) string {
+		sum := sha256.Sum256(c.Certificate[0])
+		return hex.EncodeToString(sum[:])
+	}
+	pemOf := func(c tls.Certificate) string {
+		return url.PathEscape(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Certificate[0]})))
+	}
+	trusted, untrusted := []string{"127.0.0.0/8"}, []string{"10.0.0.0/8"}
+	for _, tc := range []struct {
+		name   string
+		header string // the option's
+		cidrs  []string
+		sent   http.Header
+		status int
+	}{
+		{"Client-Cert from a trusted proxy", "Client-Cert", trusted, http.Header{"Client-Cert": {sfBinary(alice)}}, 200},
+		{"header name in any case", "client-cert", trusted, http.Header{"Client-Cert": {sfBinary(alice)}}, 200},
+		{"Client-Cert of another certificate", "Client-Cert", trusted, http.Header{"Client-Cert": {sfBinary(mallory)}}, 401},
+		{"Client-Cert from an untrusted peer", "Client-Cert", untrusted, http.Header{"Client-Cert": {sfBinary(alice)}}, 401},
+		{"Client-Cert without the wrapper (no proxy trusted)", "Client-Cert", nil, http.Header{"Client-Cert": {sfBinary(alice)}}, 401},
+		{"Client-Cert without the option", "", trusted, http.Header{"Client-Cert": {sfBinary(alice)}}, 401},
+		{"Client-Cert not a byte sequence", "Client-Cert", trusted, http.Header{"Client-Cert": {base64.StdEncoding.EncodeToString(alice.Certificate[0])}}, 401},
+		{"Client-Cert base64url, not base64", "Client-Cert", trusted, http.Header{"Client-Cert": {":" + base64.RawURLEncoding.EncodeToString(alice.Certificate[0]) + ":"}}, 401},
+		{"Client-Cert twice", "Client-Cert", trusted, http.Header{"Client-Cert": {sfBinary(alice), sfBinary(alice)}}, 401},
+		{"Client-Cert empty", "Client-Cert", trusted, http.Header{"Client-Cert": {"::"}}, 401},
+		{"no header", "Client-Cert", trusted, http.Header{}, 401},
+		{"the other header than the option's", "Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {"Hash=" + hash(alice)}}, 401},
+		{"XFCC Hash", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {`By=spiffe://proxy;Hash=` + hash(alice) + `;Subject="CN=alice,O=x"`}}, 200},
+		{"XFCC Cert", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {`Cert="` + pemOf(alice) + `";Subject="CN=alice"`}}, 200},
+		{"XFCC Hash and Cert agreeing", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {"Hash=" + hash(alice) + `;Cert="` + pemOf(alice) + `"`}}, 200},
+		{"XFCC Hash and Cert disagreeing", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {"Hash=" + hash(alice) + `;Cert="` + pemOf(mallory) + `"`}}, 401},
+		{"XFCC the last element counts", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {"Hash=" + hash(alice) + ",Hash=" + hash(mallory)}}, 401},
+		{"XFCC the last element, after a quoted comma", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {`Hash=` + hash(mallory) + `;Subject="CN=a,O=b",Hash=` + hash(alice)}}, 200},
+		{"XFCC Hash of another certificate", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {"Hash=" + hash(mallory)}}, 401},
+		{"XFCC from an untrusted peer", "X-Forwarded-Client-Cert", untrusted, http.Header{"X-Forwarded-Client-Cert": {"Hash=" + hash(alice)}}, 401},
+		{"XFCC Hash not hex", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {"Hash=zz" + hash(alice)[2:]}}, 401},
+		{"XFCC Hash too short", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {"Hash=" + hash(alice)[:62]}}, 401},
+		{"XFCC unterminated quote", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {`Hash=` + hash(alice) + `;Subject="CN=a`}}, 401},
+		{"XFCC Cert not PEM", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {`Cert="not%20pem"`}}, 401},
+		{"XFCC Hash twice", "X-Forwarded-Client-Cert", trusted, http.Header{"X-Forwarded-Client-Cert": {"Hash=" + hash(alice) + ";Hash=" + hash(alice)}}, 401},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := gateServerBehind(t, tc.cidrs, svcerrors.New(), newPlainChi(), certFake(alice), authn.CertificateBound(tc.header))
+			h := bearer("cert-token")
+			for k, v := range tc.sent {
+				h[k] = v
+			}
+			got := do(t, srv, "GET", "/me", h, "")
+			if tc.status == 200 {
+				if got.status != 200 {
+					t.Fatalf("status %d: %s", got.status, got.body)
+				}
+				return
+			}
+			checkCertRefusal(t, got)
+		})
+	}
+}
+
+// Behind a trusted proxy that connects over TLS with a certificate of its
+// own, the header is the client's certificate, never the proxy's.
+func TestGateCertificateBoundTrustsTheHeaderOverTheProxysCertificate(t *testing.T) {
+	ca := newTestCA(t)
+	proxy := ca.issue(t, "proxy", 4)
+	srv := tlsGate(t, []string{"127.0.0.0/8"}, certFake(proxy), authn.CertificateBound("Client-Cert"))
+	checkCertRefusal(t, doTLS(t, srv, proxy, bearer("cert-token")))
+}
+
+func TestCertificateBoundRefusesAnotherHeader(t *testing.T) {
+	_, err := authn.New(newFake(), authn.CertificateBound("X-Client-Cert"))
+	if err == nil || !strings.Contains(err.Error(), "CertificateBound") || !strings.Contains(err.Error(), "Client-Cert") {
+		t.Fatalf("%v", err)
+	}
+}
+
+// A refusal is recorded and counted as any token rejection.
+func TestGateCertificateBindingRecordAndMetric(t *testing.T) {
+	m := installMetrics(t)
+	ca := newTestCA(t)
+	o := observedGate(t, newPlainChi(), certFake(ca.issue(t, "alice", 2)), authn.CertificateBound(""))
+	do(t, o.srv, "GET", "/me", bearer("cert-token"), "")
+	recs := o.security()
+	if len(recs) != 1 || recs[0].ContextMap()["error.type"] != "certificate-binding" {
+		t.Fatalf("records %v", recs)
+	}
+	s := attribute.String
+	if n := m.sum(t, "svc.authentication.attempts", s("svc.outcome", "refused"), s("error.type", "certificate-binding")); n != 1 {
+		t.Fatalf("counted %d", n)
+	}
+}
