@@ -210,7 +210,7 @@ func (s *tenantSet) tenant(ctx context.Context, id string) (*JWTVerifier, error)
 	s.budget--
 	v, evicted, err := s.add(id)
 	s.mu.Unlock()
-	closeAll(evicted)
+	_ = closeVerifiers(context.Background(), evicted)
 	if err != nil {
 		return nil, err
 	}
@@ -267,15 +267,15 @@ func (s *tenantSet) drop(id string, v *JWTVerifier) {
 		delete(s.held, id)
 	}
 	s.mu.Unlock()
-	closeAll([]*JWTVerifier{v})
+	_ = closeVerifiers(context.Background(), []*JWTVerifier{v})
 }
 
-// closeAll stops the key loaders of verifiers no longer held; a
+// closeVerifiers stops the key loaders of verifiers no longer held; a
 // verification already running on one finishes with the keys it holds.
-func closeAll(vs []*JWTVerifier) error {
+func closeVerifiers(ctx context.Context, vs []*JWTVerifier) error {
 	var errs []error
 	for _, v := range vs {
-		errs = append(errs, v.Close(context.Background()))
+		errs = append(errs, v.Close(ctx))
 	}
 	return errors.Join(errs...)
 }
@@ -304,11 +304,7 @@ func (s *tenantSet) closeAll(ctx context.Context) error {
 	}
 	s.held, s.order = map[string]*list.Element{}, list.New()
 	s.mu.Unlock()
-	var errs []error
-	for _, v := range all {
-		errs = append(errs, v.Close(ctx))
-	}
-	return errors.Join(errs...)
+	return closeVerifiers(ctx, all)
 }
 
 // ready is nil once every tenant named holds keys (for AnyTenant, once

@@ -15,6 +15,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/authntest"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
@@ -73,12 +74,8 @@ func introspectingGate(t *testing.T, p *oidcprovider.Provider, clientID string, 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = v.Close(context.Background()) })
-	deadline := time.Now().Add(15 * time.Second)
-	for v.Ready() != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready: %v", v.Ready())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := authntest.WaitReady(v, 15*time.Second); err != nil {
+		t.Fatal(err)
 	}
 	r := chi.NewRouter()
 	r.With(authn.Require("read")).Get("/orders", func(w http.ResponseWriter, r *http.Request) {
@@ -205,8 +202,8 @@ func TestIntrospectionWithAWrongSecretFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = v.Close(context.Background()) })
-	for deadline := time.Now().Add(15 * time.Second); v.Ready() != nil && time.Now().Before(deadline); {
-		time.Sleep(5 * time.Millisecond)
+	if err := authntest.WaitReady(v, 15*time.Second); err != nil {
+		t.Fatal(err)
 	}
 	_, err = v.Verify(t.Context(), opaqueToken(t, p, "read"))
 	if !errors.Is(err, authn.ErrIntrospectionUnavailable) || strings.Contains(err.Error(), "not-the-secret") {

@@ -11,6 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/authntest"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/test/internal/oidcprovider"
 )
@@ -34,12 +35,8 @@ func TestOneGateTrustsTwoRealProviders(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = lc.Close(context.Background()) })
-	deadline := time.Now().Add(15 * time.Second)
-	for lc.Ready() != nil {
-		if time.Now().After(deadline) {
-			t.Fatalf("not ready: %v", lc.Ready())
-		}
-		time.Sleep(5 * time.Millisecond)
+	if err := authntest.WaitReady(lc, 15*time.Second); err != nil {
+		t.Fatal(err)
 	}
 
 	r := chi.NewRouter()
