@@ -68,17 +68,23 @@ func TestRedisTopologiesThreeReplicasAndAFailover(t *testing.T) {
 // rateKey finds the key of the "limited" budget on the Cluster's nodes.
 func rateKey(t *testing.T, c *redistest.Cluster) string {
 	t.Helper()
-	for _, n := range c.Nodes {
-		rdb := redis.NewClient(&redis.Options{Addr: n.Addr, Username: n.User, Password: n.Password})
-		keys, _ := rdb.Keys(t.Context(), "*limited*").Result()
-		_ = rdb.Close()
-		for _, k := range keys {
-			if !strings.Contains(k, "idem") {
-				return k
+	// A budget's key lives only while the budget is spent (50 ms at 20/s):
+	// under a steady load it comes and goes, so look until it is seen.
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, n := range c.Nodes {
+			rdb := redis.NewClient(&redis.Options{Addr: n.Addr, Username: n.User, Password: n.Password})
+			keys, _ := rdb.Keys(t.Context(), "*limited*").Result()
+			_ = rdb.Close()
+			for _, k := range keys {
+				if !strings.Contains(k, "idem") {
+					return k
+				}
 			}
 		}
+		time.Sleep(5 * time.Millisecond)
 	}
-	t.Fatal("no rate-limit key of the route /limited on any node")
+	t.Fatal("no rate-limit key of the route /limited on any node in 10 s")
 	return ""
 }
 

@@ -45,9 +45,7 @@ func TestRedisClusterReshardUnderLoad(t *testing.T) {
 
 	l := startLoad(t, apps, "reshard")
 	time.Sleep(time.Second)
-	// Found under the load: a budget's key lives only while its budget is
-	// spent (50 ms at 20/s).
-	key := rateKey(t, c)
+	key := rateKey(t, c) // under the load that keeps it alive
 	from, to := c.MoveSlotOf(t, key)
 	moved := time.Now()
 	time.Sleep(time.Second) // served after the move

@@ -83,8 +83,15 @@ func (c *Cluster) MoveSlotOf(t testing.TB, key string) (from, to *Server) {
 			t.Fatalf("redistest: MIGRATE %d keys of slot %d: %v", len(keys), slot, err)
 		}
 	}
+	// The target first, then the source, then the rest, as redis-cli
+	// does: a source told first would answer MOVED to a target still
+	// importing, which answers MOVED back, until it is told too.
+	do(to, "NODE", ids[to])
+	do(from, "NODE", ids[to])
 	for n := range ids {
-		do(n, "NODE", ids[to])
+		if n != to && n != from {
+			do(n, "NODE", ids[to])
+		}
 	}
 	waitFor(t, fmt.Sprintf("slot %d to be served by %s", slot, to.Addr), func(ctx context.Context) error {
 		if p := c.PrimaryOf(t, key); p != to {
