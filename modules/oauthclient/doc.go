@@ -91,8 +91,8 @@
 // [Pattern.Transport] and [Pattern.Client] attach the token. When an API
 // answers 401 with a Bearer error="invalid_token" challenge, the token is
 // dropped (at most once per retry interval, concurrent refusals sharing
-// one fetch) and the request is repeated once — only for GET, HEAD,
-// OPTIONS, PUT and DELETE, and only when its body can be sent again.
+// one fetch) and the request is repeated once, whatever its method (a 401
+// means the API did not act on it), only when its body can be sent again.
 //
 // # Sender-constrained tokens
 //
