@@ -34,6 +34,7 @@ type Pattern struct {
 	Audience string `env:"AUDIENCE"`
 	Resource string `env:"RESOURCE"`
 	Scopes   string `env:"SCOPES"`
+	Params   string `env:"PARAMS"` // extra token-request parameters, a URL query string
 }
 
 // PatternPrefix is the prefix of the variables of the pattern named name:

@@ -62,6 +62,7 @@ type patternConfig struct {
 	subjectTokenType           string
 	requestedTokenType         string
 	cacheSize                  int
+	params                     url.Values // TokenParam and _PARAMS
 }
 
 type patternOption func(*patternConfig) error
@@ -214,6 +215,11 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 			return nil, &ConfigError{Setting: envPrefix + "*", Problem: "could not be read"}
 		}
 		cfg.audience, cfg.resource, cfg.scopes = splitList(e.Audience), splitList(e.Resource), splitList(e.Scopes)
+		params, err := envParams(envPrefix+"PARAMS", e.Params)
+		if err != nil {
+			return nil, err
+		}
+		cfg.params = params
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -246,6 +252,9 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 	}
 	if len(cfg.scopes) > 0 {
 		p.form.Set("scope", strings.Join(cfg.scopes, " "))
+	}
+	for name, values := range cfg.params {
+		p.form[name] = values
 	}
 	switch kind {
 	case kindTokenExchange:
