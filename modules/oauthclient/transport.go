@@ -126,8 +126,12 @@ func (t *transport) send(base http.RoundTripper, req *http.Request, tok *token) 
 		return nil, err
 	}
 	resp, err := base.RoundTrip(r)
-	if err != nil || tok.ath == "" {
+	if err != nil {
 		return resp, err
+	}
+	t.p.countRefusal(req.Context(), resp, tok.TokenType)
+	if tok.ath == "" {
+		return resp, nil
 	}
 	k := t.p.client.dpop
 	if !retryWithNonce(resp.StatusCode, resp.Header, nil, sent, k.note(req.URL, resp.Header)) {
@@ -147,6 +151,7 @@ func (t *transport) send(base http.RoundTripper, req *http.Request, tok *token) 
 	resp, err = base.RoundTrip(r)
 	if err == nil {
 		k.note(req.URL, resp.Header)
+		t.p.countRefusal(req.Context(), resp, tok.TokenType)
 	}
 	return resp, err
 }
