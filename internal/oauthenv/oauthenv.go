@@ -27,6 +27,8 @@ type Client struct {
 	RefreshBefore    time.Duration `env:"REFRESH_BEFORE"`
 	RetryInterval    time.Duration `env:"RETRY_INTERVAL"`
 	AuthMethod       string        `env:"AUTH_METHOD"`
+	Bulkhead         int           `env:"BULKHEAD"`
+	Fetch            int           `env:"FETCH"`
 }
 
 // Pattern lists a pattern's variables under [PatternPrefix].

@@ -49,6 +49,14 @@ func (c *Client) fetch(ctx context.Context, rq *tokenRequest) (*token, error) {
 	if err := c.memory.check(rq.grant, c.clock.Now(), rq.alive); err != nil {
 		return nil, err
 	}
+	if c.fetchTurns != nil {
+		select {
+		case c.fetchTurns <- struct{}{}:
+			defer func() { <-c.fetchTurns }()
+		case <-ctx.Done():
+			return nil, ErrClosed
+		}
+	}
 	start := time.Now()
 	ctx, span := c.startSpan(ctx, rq)
 	tok, status, err := c.fetchTokens(ctx, span, rq)

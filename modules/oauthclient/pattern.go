@@ -44,6 +44,7 @@ type Pattern struct {
 
 	slot     slot           // client credentials
 	exchange *exchangeCache // token exchange
+	bulkhead bulkhead       // requests in flight through Transport
 
 	hcOnce sync.Once
 	hc     *http.Client
@@ -243,6 +244,7 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 		return nil, &ConfigError{Setting: "oauthclient.WithClient", Problem: "pattern " + name + " has no client: pass oauthclient.WithClient, or build it with fxsvc so it gets the app's client"}
 	}
 	p.client = cfg.client
+	p.bulkhead.limit = int64(cfg.client.bulkhead)
 	p.form = url.Values{}
 	for _, a := range cfg.audience {
 		p.form.Add("audience", a)

@@ -78,6 +78,21 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	bh := &t.p.bulkhead
+	if !bh.enter() {
+		closeBody(req.Body)
+		return nil, &BulkheadFullError{Pattern: t.p.name, Limit: int(bh.limit)}
+	}
+	resp, err := t.roundTrip(req)
+	if err != nil {
+		bh.leave()
+		return nil, err
+	}
+	bh.holdUntilClosed(resp)
+	return resp, nil
+}
+
+func (t *transport) roundTrip(req *http.Request) (*http.Response, error) {
 	base := t.base
 	if base == nil {
 		base = http.DefaultTransport
