@@ -51,13 +51,20 @@ func (a assertionFile) authenticate(c *Client, _ *metadata, _ http.Header, form 
 }
 
 func readAssertion(path string) (string, error) {
+	return readFile(clientEnvPrefix+"ASSERTION_FILE", "assertion file", path)
+}
+
+// readFile reads a token file another process keeps fresh, trimmed of
+// white space; setting names what to fix when it cannot be read or is
+// empty, what the file is.
+func readFile(setting, what, path string) (string, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		return "", &ConfigError{Setting: clientEnvPrefix + "ASSERTION_FILE", Problem: "cannot read the assertion file: " + err.Error()}
+		return "", &ConfigError{Setting: setting, Problem: "cannot read the " + what + ": " + err.Error()}
 	}
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
-		return "", &ConfigError{Setting: clientEnvPrefix + "ASSERTION_FILE", Problem: "the assertion file " + path + " is empty"}
+		return "", &ConfigError{Setting: setting, Problem: "the " + what + " " + path + " is empty"}
 	}
 	return string(b), nil
 }
