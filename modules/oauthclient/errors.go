@@ -70,6 +70,7 @@ const (
 	ReasonServerError = "server_error"     // 5xx, 408, 429 without Retry-After, or an unexpected status
 	ReasonRetryAfter  = "retry_after"      // 429 or 503 with Retry-After
 	ReasonBadResponse = "invalid_response" // a 2xx answer that holds no usable token
+	ReasonAssertion   = "assertion"        // the source of [Assertion] gave no assertion
 )
 
 // UnavailableError reports that the token server could not give a token for

@@ -125,7 +125,7 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 	}
 	form.Set("grant_type", rq.grant)
 	header := make(http.Header, 3)
-	if err := c.auth.authenticate(c, meta, header, form); err != nil {
+	if err := c.auth.authenticate(ctx, c, meta, header, form); err != nil {
 		// An unreadable secret or assertion file: remembered like a server
 		// failure, so requests do not reread it in a loop.
 		now := c.clock.Now()
