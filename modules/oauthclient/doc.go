@@ -113,8 +113,11 @@
 // sent and how to choose the other. [PrivateKey] signs a fresh one-minute assertion with a new
 // jti for every request, with go-jose: aud is the issuer and typ is
 // client-authentication+jwt (RFC 7523bis) unless [AudienceTokenEndpoint]
-// asks for the older form. [AssertionFile] sends an assertion read from a
-// file at every request.
+// asks for the older form. [PrivateKeySigner] does the same with any
+// crypto.Signer, so a key in a KMS, an HSM or a TPM never enters the
+// process; it is called outside every lock, so a slow signer delays only
+// the fetch that waits for it. [AssertionFile] sends an assertion read
+// from a file at every request.
 //
 // # Environment
 //
