@@ -27,6 +27,8 @@ type Client struct {
 	RefreshBefore    time.Duration `env:"REFRESH_BEFORE"`
 	RetryInterval    time.Duration `env:"RETRY_INTERVAL"`
 	AuthMethod       string        `env:"AUTH_METHOD"`
+	TLSCertFile      string        `env:"TLS_CERT_FILE"`
+	TLSKeyFile       string        `env:"TLS_KEY_FILE"`
 }
 
 // Pattern lists a pattern's variables under [PatternPrefix].

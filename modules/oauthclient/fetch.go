@@ -74,7 +74,7 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 			}
 		}
 		if err == nil {
-			tok, err := c.answer(rq, meta, r.status, r.header, r.body)
+			tok, err := c.answer(rq, meta, r)
 			return tok, r.status, err
 		}
 		var ue *UnavailableError
@@ -91,17 +91,19 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 	}
 }
 
-// post sends one token request and reads the answer.
 // reply is a token endpoint's answer. nonce is the DPoP nonce the
-// request's proof carried, fresh the one the answer gave.
+// request's proof carried, fresh the one the answer gave; cert the client
+// certificate the request presented.
 type reply struct {
 	status int
 	header http.Header
 	body   []byte
 	nonce  string
 	fresh  string
+	cert   *certificate
 }
 
+// post sends one token request and reads the answer.
 func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (reply, error) {
 	form := make(url.Values, len(rq.form)+4)
 	for k, v := range rq.form {
@@ -115,6 +117,19 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 		now := c.clock.Now()
 		c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
 		return reply{}, err
+	}
+	hc := c.http
+	var cert *certificate
+	if c.cert != nil {
+		// Read at every request, as a secret or assertion file is: a
+		// rotated certificate is presented from the next fetch on.
+		var err error
+		if cert, err = c.cert.load(); err != nil {
+			now := c.clock.Now()
+			c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
+			return reply{}, err
+		}
+		hc = c.tokenHTTP(cert)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -137,7 +152,7 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 		}
 		req.Header.Set("Dpop", proof)
 	}
-	resp, err := c.http.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return reply{}, c.transportError(ctx, err)
 	}
@@ -158,7 +173,7 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 	if len(body) > maxDocument {
 		body = nil
 	}
-	r := reply{status: resp.StatusCode, header: resp.Header, body: body, nonce: sent}
+	r := reply{status: resp.StatusCode, header: resp.Header, body: body, nonce: sent, cert: cert}
 	if c.dpop != nil {
 		r.fresh = c.dpop.note(req.URL, resp.Header)
 	}
@@ -193,10 +208,11 @@ func (c *Client) rememberUnavailable(ue *UnavailableError) {
 }
 
 // answer turns a token endpoint answer into a token or a remembered error.
-func (c *Client) answer(rq *tokenRequest, meta *metadata, status int, header http.Header, body []byte) (*token, error) {
+func (c *Client) answer(rq *tokenRequest, meta *metadata, r reply) (*token, error) {
+	status, header, body := r.status, r.header, r.body
 	now := c.clock.Now()
 	if status >= 200 && status < 300 {
-		tok, err := c.newToken(body, now, rq)
+		tok, err := c.newToken(body, now, rq, r.cert)
 		if err != nil {
 			ue := &UnavailableError{Reason: ReasonBadResponse, Status: status, Err: err}
 			c.rememberUnavailable(ue)
