@@ -150,21 +150,7 @@ func TestMTLSBoundTokenEndToEnd(t *testing.T) {
 		{"self_signed_tls_client_auth", "mtls-self", self},
 	} {
 		t.Run(tc.method, func(t *testing.T) {
-			c, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.Issuer(p.Issuer), oauthclient.ClientID(tc.clientID),
-				oauthclient.TLSClientAuth(tc.cert.certFile, tc.cert.keyFile),
-				oauthclient.HTTPClient(&http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: p.MTLSRoots}}}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			if err := c.Open(context.Background()); err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { c.Close(context.Background()) })
-			pat, err := oauthclient.ClientCredentials("api", oauthclient.WithoutEnv(), oauthclient.WithClient(c),
-				oauthclient.Resource(p.Resource), oauthclient.Scopes("read"))
-			if err != nil {
-				t.Fatal(err)
-			}
+			pat := certPattern(t, p, tc.clientID, tc.cert)
 			p.ResetCounters(t)
 
 			resp, err := pat.Transport(api.Client().Transport.(*http.Transport).Clone()).RoundTrip(mustRequest(t, api.URL+"/orders"))
@@ -216,23 +202,27 @@ func TestMTLSBoundTokenEndToEnd(t *testing.T) {
 	}
 
 	t.Run("a certificate the server does not know is refused at the token endpoint", func(t *testing.T) {
-		c, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.Issuer(p.Issuer), oauthclient.ClientID("mtls-self"),
-			oauthclient.TLSClientAuth(pki.certFile, pki.keyFile),
-			oauthclient.HTTPClient(&http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: p.MTLSRoots}}}))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { c.Close(context.Background()) })
-		pat, err := oauthclient.ClientCredentials("api", oauthclient.WithoutEnv(), oauthclient.WithClient(c), oauthclient.Resource(p.Resource))
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = pat.Token(context.Background())
+		_, err := certPattern(t, p, "mtls-self", pki).Token(context.Background())
 		var cr *oauthclient.ClientRejectedError
 		if !errors.As(err, &cr) || cr.Code != "invalid_client" || cr.Method != "tls_client_auth" {
 			t.Fatalf("err = %v, want invalid_client for tls_client_auth", err)
 		}
 	})
+}
+
+// certPattern is a client-credentials pattern for p's resource, of a client
+// that authenticates with cert and trusts p's mutual-TLS listener.
+func certPattern(t *testing.T, p *oidcprovider.Provider, clientID string, cert *testCert) *oauthclient.Pattern {
+	t.Helper()
+	c := ocClient(t, p, &ocClock{now: time.Now()}, oauthclient.ClientID(clientID),
+		oauthclient.TLSClientAuth(cert.certFile, cert.keyFile),
+		oauthclient.HTTPClient(&http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: p.MTLSRoots}}}))
+	pat, err := oauthclient.ClientCredentials("api", oauthclient.WithoutEnv(), oauthclient.WithClient(c),
+		oauthclient.Resource(p.Resource), oauthclient.Scopes("read"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pat
 }
 
 func mustRequest(t *testing.T, url string) *http.Request {
