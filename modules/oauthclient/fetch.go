@@ -112,11 +112,7 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 	form.Set("grant_type", rq.grant)
 	header := make(http.Header, 3)
 	if err := c.auth.authenticate(c, meta, header, form); err != nil {
-		// An unreadable secret or assertion file: remembered like a server
-		// failure, so requests do not reread it in a loop.
-		now := c.clock.Now()
-		c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
-		return reply{}, err
+		return reply{}, c.rememberOwn(err)
 	}
 	hc := c.http
 	var cert *certificate
@@ -125,9 +121,7 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 		// rotated certificate is presented from the next fetch on.
 		var err error
 		if cert, err = c.cert.load(); err != nil {
-			now := c.clock.Now()
-			c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
-			return reply{}, err
+			return reply{}, c.rememberOwn(err)
 		}
 		hc = c.tokenHTTP(cert)
 	}
@@ -146,9 +140,7 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 	if c.dpop != nil {
 		var proof string
 		if proof, sent, err = c.dpop.proof(http.MethodPost, req.URL, ""); err != nil {
-			now := c.clock.Now()
-			c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
-			return reply{}, err
+			return reply{}, c.rememberOwn(err)
 		}
 		req.Header.Set("Dpop", proof)
 	}
@@ -178,6 +170,16 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 		r.fresh = c.dpop.note(req.URL, resp.Header)
 	}
 	return r, nil
+}
+
+// rememberOwn remembers a failure of the client's own part of a token
+// request (an unreadable secret, assertion or certificate file, a signer
+// that failed) like a server failure, so that requests do not retry it in
+// a loop, and returns it.
+func (c *Client) rememberOwn(err error) error {
+	now := c.clock.Now()
+	c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
+	return err
 }
 
 // transportError classifies a request that got no answer. Its cause is the
