@@ -29,6 +29,8 @@ type Client struct {
 	AuthMethod       string        `env:"AUTH_METHOD"`
 	Bulkhead         int           `env:"BULKHEAD"`
 	Fetch            int           `env:"FETCH"`
+	TLSCertFile      string        `env:"TLS_CERT_FILE"`
+	TLSKeyFile       string        `env:"TLS_KEY_FILE"`
 }
 
 // Pattern lists a pattern's variables under [PatternPrefix].
