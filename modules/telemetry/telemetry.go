@@ -211,6 +211,13 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 		next.ServeHTTP(w, r.WithContext(rc))
 		return
 	}
+	t.observe(w, r, next, m, tracer, log)
+}
+
+// observe serves a request with metrics, a span or an access line: apart
+// from serve, so that a request with only its ID does not carry observe's
+// stack frame.
+func (t *Telemetry) observe(w http.ResponseWriter, r *http.Request, next http.Handler, m *httpMetrics, tracer trace.Tracer, log *zap.Logger) {
 	start := time.Now()
 	x := &exchange{requestContext: requestContext{Context: r.Context()}, rec: recorder{ResponseWriter: w}}
 	t.begin(&x.requestContext, w, r)
