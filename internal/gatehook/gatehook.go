@@ -76,10 +76,12 @@ var (
 	RefuseRoute func(w http.ResponseWriter, r *http.Request, ref error)
 
 	// SharedStores returns the authn.Option that keeps the state of the
-	// gate's authn.Bans and authn.Flood in the stores the app's replicas
-	// share, unless they were built with a store of their own. A nil store
-	// leaves that component in memory; neither turns bans or flood on.
-	SharedStores func(b bans.Store, f flood.Store) any
+	// gate's authn.Bans and authn.Flood, and the introspection answers of
+	// its verifier (introspections, an authn.IntrospectionStore), in the
+	// stores the app's replicas share, unless they were built with a store
+	// of their own. A nil store leaves that component in memory; none turns
+	// bans, flood or introspection on.
+	SharedStores func(b bans.Store, f flood.Store, introspections any) any
 
 	// WithCaller returns a copy of r whose context carries principal, an
 	// authn.Principal, and the token it was verified from, as the gate

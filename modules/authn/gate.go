@@ -86,6 +86,9 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 	if g.flood != nil {
 		g.flood = g.flood.Shared(g.cfg.sharedFlood)
 	}
+	if s, ok := v.(introspectionSharer); ok && g.cfg.sharedIntrospections != nil {
+		s.shareIntrospections(g.cfg.sharedIntrospections)
+	}
 	g.records = newRecordLimiter(time.Now)
 	g.setLogger(zap.L())
 	return g, nil

@@ -23,7 +23,10 @@ func init() {
 		// A missing scope or step-up is an authorization refusal.
 		refuseAtRoute(gateFrom(r.Context()), w, r, rf, rf.Kind == KindInsufficientScope || rf.Kind == KindInsufficientUserAuthentication)
 	}
-	gatehook.SharedStores = func(b bans.Store, f flood.Store) any { return sharedStores(b, f) }
+	gatehook.SharedStores = func(b bans.Store, f flood.Store, i any) any {
+		s, _ := i.(IntrospectionStore)
+		return sharedStores(b, f, s)
+	}
 	gatehook.WithCaller = func(r *http.Request, p any, token string) *http.Request {
 		return r.WithContext(withPrincipal(r.Context(), p.(Principal), token))
 	}

@@ -134,6 +134,9 @@ func (v *JWTVerifier) Open(context.Context) error {
 	if v.err != nil {
 		return v.err
 	}
+	if v.intro != nil {
+		v.intro.openShared()
+	}
 	return v.keys.start()
 }
 
