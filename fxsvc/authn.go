@@ -306,18 +306,20 @@ func (r gateRoutes) Routes() []route {
 	return nil
 }
 
-// issuersShown are the issuers v trusts as the start line and `check`
-// show them, through secret.URL (a password or query masked); ok is false
-// for a verifier that does not list its issuers.
-func issuersShown(v any) (issuers []string, ok bool) {
-	iv, ok := v.(interface{ Issuers() []string })
-	if !ok {
-		return nil, false
+// issuersShown are the issuers g's verifier trusts as the start line and
+// `check` show them, through secret.URL (a password or query masked): an
+// issuer template as written, followed by the tenants it stands for in
+// parentheses. ok is false for a verifier that does not list its issuers.
+func issuersShown(g *authn.Gate) (issuers []string, ok bool) {
+	trusted, ok := gatehook.Of(g).TrustedIssuers()
+	for _, t := range trusted {
+		shown := secret.URL(t.Issuer).String()
+		if t.Scope != "" {
+			shown += " (" + t.Scope + ")"
+		}
+		issuers = append(issuers, shown)
 	}
-	for _, iss := range iv.Issuers() {
-		issuers = append(issuers, secret.URL(iss).String())
-	}
-	return issuers, true
+	return issuers, ok
 }
 
 // encodeVerifier writes, for the start line, which verifier the gate uses
@@ -325,7 +327,7 @@ func issuersShown(v any) (issuers []string, ok bool) {
 func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
 	v := gatehook.Of(g).Verifier()
 	enc.AddString("verifier", fmt.Sprintf("%T", v))
-	if issuers, ok := issuersShown(v); ok {
+	if issuers, ok := issuersShown(g); ok {
 		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {
 			for _, iss := range issuers {
 				arr.AppendString(iss)

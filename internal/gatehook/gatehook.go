@@ -44,10 +44,24 @@ type Gate interface {
 	// Guard tells how a route is guarded, for `check`: excluded, anonymous
 	// or authenticated, and its scopes.
 	Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (mode string, scopes []string)
+	// TrustedIssuers lists whom the gate's verifier trusts, for `check`
+	// and the start line: each issuer, an issuer template as written with
+	// the tenants it stands for. ok is false for a verifier that does not
+	// list its issuers.
+	TrustedIssuers() (issuers []Trusted, ok bool)
 	// SetLogger sets where the gate logs its own failures and security
 	// records, and gives the gate's *authn.JWTVerifier the same logger
 	// unless it was built with authn.Logger or has been opened.
 	SetLogger(l *zap.Logger)
+}
+
+// Trusted is one issuer a verifier trusts, as `check` shows it.
+type Trusted struct {
+	// Issuer is the issuer, or an issuer template with {tenantid}.
+	Issuer string
+	// Scope is "" for an issuer, and for a template the tenants it stands
+	// for: "any tenant", "tenant t1" or "tenants t1, t2".
+	Scope string
 }
 
 // Route is one pattern registered on an *authn.ServeMux.

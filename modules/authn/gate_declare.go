@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -88,6 +89,44 @@ func (h hooked) Guard(method, pattern string, hd http.Handler, mws []func(http.H
 		return "excluded", requires
 	}
 	return gd.mode(), requires
+}
+
+func (h hooked) TrustedIssuers() ([]gatehook.Trusted, bool) {
+	switch v := h.g.verifier.(type) {
+	case *JWTVerifier:
+		return v.trusted(), true
+	case *issuerSet:
+		return v.trusted(), true
+	case issuerLister:
+		var out []gatehook.Trusted
+		for _, iss := range v.Issuers() {
+			out = append(out, gatehook.Trusted{Issuer: iss})
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// trusted is whom the verifier trusts, for `check`: its issuer, or its
+// template with the tenants it stands for.
+func (v *JWTVerifier) trusted() []gatehook.Trusted {
+	switch {
+	case v.tenants != nil:
+		return []gatehook.Trusted{{Issuer: v.cfg.issuer, Scope: v.tenants.scope()}}
+	case v.cfg.issuer == "":
+		return nil
+	}
+	return []gatehook.Trusted{{Issuer: v.cfg.issuer}}
+}
+
+// trusted is whom the members trust, sorted by issuer.
+func (s *issuerSet) trusted() []gatehook.Trusted {
+	var out []gatehook.Trusted
+	for _, v := range s.members {
+		out = append(out, v.trusted()...)
+	}
+	slices.SortFunc(out, func(a, b gatehook.Trusted) int { return strings.Compare(a.Issuer, b.Issuer) })
+	return out
 }
 
 func (h hooked) SetLogger(l *zap.Logger) {
