@@ -42,6 +42,7 @@ type gateConfig struct {
 	sharedBans           bans.Store
 	sharedFlood          flood.Store
 	sharedIntrospections IntrospectionStore
+	claimsAuthority      *challengeAuthority // ClaimsChallengeAuthority
 	dpop                 *dpopPolicy
 	certBound            *certPolicy
 }
