@@ -44,6 +44,11 @@ type Gate interface {
 	// Guard tells how a route is guarded, for `check`: excluded, anonymous
 	// or authenticated, and its scopes.
 	Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (mode string, scopes []string)
+	// ClaimsChallenges reports whether the gate runs a check hook
+	// (authn.Check), which may answer any request with a token by a claims
+	// challenge (authn.ClaimsChallenge), and whether those challenges name
+	// realm and authorization_uri (authn.ClaimsChallengeAuthority).
+	ClaimsChallenges() (checked, named bool)
 	// TrustedIssuers lists whom the gate's verifier trusts, for `check`
 	// and the start line: each issuer, an issuer template as written with
 	// the tenants it stands for. ok is false for a verifier that does not

@@ -91,6 +91,10 @@ func (h hooked) Guard(method, pattern string, hd http.Handler, mws []func(http.H
 	return gd.mode(), requires
 }
 
+func (h hooked) ClaimsChallenges() (checked, named bool) {
+	return h.g.cfg.check != nil, h.g.cfg.claimsAuthority != nil
+}
+
 func (h hooked) TrustedIssuers() ([]gatehook.Trusted, bool) {
 	switch v := h.g.verifier.(type) {
 	case *JWTVerifier:
