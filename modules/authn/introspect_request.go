@@ -31,6 +31,7 @@ const introspectionAccept = mediaIntrospection + ", " + mediaJSON + ";q=0.9"
 type received struct {
 	body   []byte
 	signed bool
+	iat    int64 // a signed answer's iat once judged, 0 for none
 }
 
 // ask sends one introspection request for token and judges the answer:
@@ -49,7 +50,8 @@ func (in *introspector) ask(token string, now time.Time) (received, Principal, t
 	if err != nil {
 		return received{}, Principal{}, time.Time{}, err
 	}
-	p, until, _, err := in.judge(ctx, r, now)
+	p, until, iat, err := in.judge(ctx, r, now)
+	r.iat = iat
 	if err != nil {
 		var te *TokenError
 		if errors.As(err, &te) {

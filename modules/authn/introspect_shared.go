@@ -123,8 +123,16 @@ func (s *sharedAnswers) tag(key []byte, token [sha256.Size]byte, kind byte, unti
 	return m.Sum(nil)
 }
 
-// put shares r, the answer judged valid until until.
+// put shares r, the answer judged valid until until. A signed answer is
+// shared only with its iat, and no longer than the TTL from it, so that
+// every replica reading it finds it within its use.
 func (s *sharedAnswers) put(ctx context.Context, token [sha256.Size]byte, r received, until, now time.Time) {
+	if r.signed {
+		if r.iat == 0 {
+			return
+		}
+		until = earliest(until, time.Unix(r.iat, 0).Add(until.Sub(now)))
+	}
 	key, ok := s.key()
 	if !ok || !now.Before(until) || until.After(lastUnixNano) {
 		return

@@ -306,3 +306,21 @@ func TestTheGateSharesIntrospectionsWithItsVerifier(t *testing.T) {
 		})
 	}
 }
+
+// A signed answer without iat cannot be bounded from when the issuer
+// signed it: it stays in the replica that asked, and the other asks too.
+func TestSignedAnswersWithoutIatAreNotShared(t *testing.T) {
+	srv := newIntrospectionServer(t, nil)
+	srv.setRaw(signedAnswer(t, keys(t).rsa, map[string]any{"alg": "RS256", "typ": "token-introspection+jwt"},
+		map[string]any{"iss": testIssuer, "aud": testClientID, "token_introspection": activeAnswer()}), mediaIntrospection)
+	shared := newMemShared()
+	for range 2 {
+		v := introspectingVerifier(t, srv, ShareIntrospections(shared))
+		if _, err := v.Verify(context.Background(), opaqueToken); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if shared.sets != 0 || srv.requests.Load() != 2 {
+		t.Fatalf("%d shared, %d requests", shared.sets, srv.requests.Load())
+	}
+}
