@@ -208,15 +208,7 @@ func (a *mtlsAS) client(t testing.TB, clk *fakeClock, opts ...oauthclient.Option
 		oauthclient.WithJitter(noJitter),
 		oauthclient.Timeout(testTimeout),
 	}
-	c, err := oauthclient.New(append(base, opts...)...)
-	if err != nil {
-		t.Fatalf("New: %v", err)
-	}
-	if err := c.Open(context.Background()); err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { c.Close(context.Background()) })
-	return c
+	return openClient(t, append(base, opts...)...)
 }
 
 func get(t testing.TB, rt http.RoundTripper, url string) (*http.Response, error) {
