@@ -36,7 +36,8 @@ const (
 //
 // The binding is read from a JWT's cnf.jkt; a verifier that fills no
 // Claims (a custom one) binds no token. Websocket handshakes are held to
-// it as any request; gRPC and Huma's documentation are not covered yet.
+// it as any request, and gRPC calls through authngrpc (the proof in the
+// `dpop` metadata).
 func DPoP(v *dpop.Verifier, required bool) Option {
 	return func(c *gateConfig) {
 		if v != nil {
