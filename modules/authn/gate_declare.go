@@ -65,6 +65,13 @@ func (h hooked) Excluded(path string) bool { return h.g.exclude.Match(path) }
 func (h hooked) BansCallers() bool         { return h.g.bans != nil }
 func (h hooked) Documented() bool          { return h.g.cfg.openAPI }
 
+func (h hooked) DPoP() (accepted, required bool) {
+	if p := h.g.cfg.dpop; p != nil {
+		return true, p.required
+	}
+	return false, false
+}
+
 func (h hooked) DiscoveryURL() string {
 	if v, ok := h.g.verifier.(*JWTVerifier); ok {
 		return v.discoveryURL()
