@@ -407,6 +407,7 @@ type gateCtx struct {
 	routes   routeFinder
 	excluded bool
 	issuer   string // the label of the issuer that verified the caller
+	viaDPoP  bool   // the caller's token came with the DPoP scheme and a verified proof
 }
 
 func gateFrom(ctx context.Context) *gateCtx {

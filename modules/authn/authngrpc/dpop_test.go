@@ -2,7 +2,6 @@ package authngrpc_test
 
 import (
 	"context"
-	"crypto"
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
@@ -11,16 +10,12 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/base64"
-	"encoding/json"
 	"math/big"
 	"net"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials"
@@ -30,53 +25,12 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/svckit/svc/internal/dpoptest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authngrpc"
 	"github.com/svckit/svc/modules/authn/authntest"
 	"github.com/svckit/svc/modules/authn/dpop"
 )
-
-// proofKey is a client's DPoP key.
-type proofKey struct {
-	signer jose.Signer
-	jkt    string
-	jti    atomic.Int64
-}
-
-func newProofKey(t *testing.T) *proofKey {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{EmbedJWK: true}).WithType("dpop+jwt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := (&jose.JSONWebKey{Key: key.Public()}).Thumbprint(crypto.SHA256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &proofKey{signer: s, jkt: base64.RawURLEncoding.EncodeToString(tp)}
-}
-
-// proof signs a proof of a call to htu with token.
-func (k *proofKey) proof(t *testing.T, htm, htu, token, nonce string) string {
-	t.Helper()
-	ath := sha256.Sum256([]byte(token))
-	claims := map[string]any{"jti": "g-" + strconv.FormatInt(k.jti.Add(1), 10), "htm": htm, "htu": htu,
-		"iat": time.Now().Unix(), "ath": base64.RawURLEncoding.EncodeToString(ath[:])}
-	if nonce != "" {
-		claims["nonce"] = nonce
-	}
-	b, _ := json.Marshal(claims)
-	jws, err := k.signer.Sign(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, _ := jws.CompactSerialize()
-	return out
-}
 
 // listen returns a loopback listener and the address a client dials.
 func listen(t *testing.T) (net.Listener, string) {
@@ -119,7 +73,7 @@ func call(t *testing.T, client healthpb.HealthClient, md metadata.MD) (*status.S
 // refusal is Unauthenticated with the DPoP challenge in www-authenticate.
 func TestDPoPOverGRPC(t *testing.T) {
 	iss := authntest.NewIssuer(t)
-	alice, mallory := newProofKey(t), newProofKey(t)
+	alice, mallory := dpoptest.New(t), dpoptest.New(t)
 	v, err := dpop.New()
 	if err != nil {
 		t.Fatal(err)
@@ -131,13 +85,13 @@ func TestDPoPOverGRPC(t *testing.T) {
 	ln, addr := listen(t)
 	client := serve(t, ln, insecure.NewCredentials(), grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(g)))
 	htu := "http://" + addr + check
-	bound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": alice.jkt}))
+	bound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": alice.JKT}))
 	plain := iss.Token()
 	const (
 		invalidProof = `DPoP algs="ES256", error="invalid_dpop_proof"`
 		invalidToken = `DPoP algs="ES256", error="invalid_token"`
 	)
-	replayed := alice.proof(t, "POST", htu, bound, "")
+	replayed := alice.Proof(t, "POST", htu, bound, "")
 	if st, _ := call(t, client, metadata.Pairs("authorization", "DPoP "+bound, "dpop", replayed)); st.Code() != codes.OK {
 		t.Fatalf("first use of a proof: %v", st)
 	}
@@ -148,21 +102,21 @@ func TestDPoPOverGRPC(t *testing.T) {
 		message    string
 		challenges []string
 	}{
-		{"bound token, good proof", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.proof(t, "POST", htu, bound, "")), codes.OK, "", nil},
-		{"scheme in capitals, query and fragment ignored", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.proof(t, "POST", "HTTP://"+addr+check+"?q#f", bound, "")), codes.OK, "", nil},
+		{"bound token, good proof", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.Proof(t, "POST", htu, bound, "")), codes.OK, "", nil},
+		{"scheme in capitals, query and fragment ignored", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.Proof(t, "POST", "HTTP://"+addr+check+"?q#f", bound, "")), codes.OK, "", nil},
 		{"unbound token as Bearer", metadata.Pairs("authorization", "Bearer "+plain), codes.OK, "", nil},
 		{"replayed proof", metadata.Pairs("authorization", "DPoP "+bound, "dpop", replayed), codes.Unauthenticated, "DPoP proof was refused", []string{invalidProof}},
 		{"no proof", metadata.Pairs("authorization", "DPoP "+bound), codes.Unauthenticated, "DPoP proof was refused", []string{invalidProof}},
-		{"two proofs", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.proof(t, "POST", htu, bound, ""), "dpop", alice.proof(t, "POST", htu, bound, "")),
+		{"two proofs", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.Proof(t, "POST", htu, bound, ""), "dpop", alice.Proof(t, "POST", htu, bound, "")),
 			codes.Unauthenticated, "DPoP proof was refused", []string{invalidProof}},
-		{"htm GET", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.proof(t, "GET", htu, bound, "")), codes.Unauthenticated, "DPoP proof was refused", []string{invalidProof}},
-		{"htu https on a plaintext connection", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.proof(t, "POST", "https://"+addr+check, bound, "")),
+		{"htm GET", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.Proof(t, "GET", htu, bound, "")), codes.Unauthenticated, "DPoP proof was refused", []string{invalidProof}},
+		{"htu https on a plaintext connection", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.Proof(t, "POST", "https://"+addr+check, bound, "")),
 			codes.Unauthenticated, "DPoP proof was refused", []string{invalidProof}},
-		{"htu another method", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.proof(t, "POST", "http://"+addr+list, bound, "")),
+		{"htu another method", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.Proof(t, "POST", "http://"+addr+list, bound, "")),
 			codes.Unauthenticated, "DPoP proof was refused", []string{invalidProof}},
-		{"htu another authority", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.proof(t, "POST", "http://grpc"+check, bound, "")),
+		{"htu another authority", metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.Proof(t, "POST", "http://grpc"+check, bound, "")),
 			codes.Unauthenticated, "DPoP proof was refused", []string{invalidProof}},
-		{"proof by another key", metadata.Pairs("authorization", "DPoP "+bound, "dpop", mallory.proof(t, "POST", htu, bound, "")),
+		{"proof by another key", metadata.Pairs("authorization", "DPoP "+bound, "dpop", mallory.Proof(t, "POST", htu, bound, "")),
 			codes.Unauthenticated, "access token was rejected", []string{invalidToken}},
 		{"bound token as Bearer (RFC 9449 §7.2)", metadata.Pairs("authorization", "Bearer "+bound),
 			codes.Unauthenticated, "access token was rejected", []string{invalidToken}},
@@ -194,7 +148,7 @@ func TestDPoPOverGRPC(t *testing.T) {
 // that nonce is admitted.
 func TestDPoPNonceOverGRPC(t *testing.T) {
 	iss := authntest.NewIssuer(t)
-	alice := newProofKey(t)
+	alice := dpoptest.New(t)
 	nonces, err := dpop.NewNonceSource([]byte(strings.Repeat("s", 32)), time.Hour)
 	if err != nil {
 		t.Fatal(err)
@@ -210,9 +164,9 @@ func TestDPoPNonceOverGRPC(t *testing.T) {
 	ln, addr := listen(t)
 	client := serve(t, ln, insecure.NewCredentials(), grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(g)))
 	htu := "http://" + addr + check
-	bound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": alice.jkt}))
+	bound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": alice.JKT}))
 
-	st, header := call(t, client, metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.proof(t, "POST", htu, bound, "")))
+	st, header := call(t, client, metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.Proof(t, "POST", htu, bound, "")))
 	if st.Code() != codes.Unauthenticated || !strings.Contains(st.Message(), "nonce") {
 		t.Fatalf("status = %v, want Unauthenticated asking for the nonce", st)
 	}
@@ -223,7 +177,7 @@ func TestDPoPNonceOverGRPC(t *testing.T) {
 	if len(nonce) != 1 || nonce[0] != nonces.Current() {
 		t.Fatalf("dpop-nonce = %q, want %q", nonce, nonces.Current())
 	}
-	st, _ = call(t, client, metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.proof(t, "POST", htu, bound, nonce[0])))
+	st, _ = call(t, client, metadata.Pairs("authorization", "DPoP "+bound, "dpop", alice.Proof(t, "POST", htu, bound, nonce[0])))
 	if st.Code() != codes.OK {
 		t.Fatalf("proof with the nonce: %v", st)
 	}
@@ -288,7 +242,7 @@ func x5t(c tls.Certificate) string {
 func TestCertificateBindingAndDPoPOverGRPCWithTLS(t *testing.T) {
 	iss := authntest.NewIssuer(t)
 	f := newTLSFixture(t)
-	key := newProofKey(t)
+	key := dpoptest.New(t)
 	v, err := dpop.New()
 	if err != nil {
 		t.Fatal(err)
@@ -299,7 +253,7 @@ func TestCertificateBindingAndDPoPOverGRPCWithTLS(t *testing.T) {
 	}
 	server := credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{f.server}, ClientAuth: tls.RequestClientCert, MinVersion: tls.VersionTLS12})
 	certBound := iss.Token(authntest.Claim("cnf", map[string]string{"x5t#S256": x5t(f.alice)}))
-	keyBound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": key.jkt}))
+	keyBound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": key.JKT}))
 	const rejected = `Bearer error="invalid_token"`
 	for _, c := range []struct {
 		name      string
@@ -313,10 +267,10 @@ func TestCertificateBindingAndDPoPOverGRPCWithTLS(t *testing.T) {
 		{"bound token, no certificate", tls.Certificate{}, func(string) metadata.MD { return metadata.Pairs("authorization", "Bearer "+certBound) }, codes.Unauthenticated, rejected},
 		{"unbound token, no certificate", tls.Certificate{}, func(string) metadata.MD { return metadata.Pairs("authorization", "Bearer "+iss.Token()) }, codes.OK, ""},
 		{"DPoP proof, htu https", tls.Certificate{}, func(addr string) metadata.MD {
-			return metadata.Pairs("authorization", "DPoP "+keyBound, "dpop", key.proof(t, "POST", "https://"+addr+check, keyBound, ""))
+			return metadata.Pairs("authorization", "DPoP "+keyBound, "dpop", key.Proof(t, "POST", "https://"+addr+check, keyBound, ""))
 		}, codes.OK, ""},
 		{"DPoP proof, htu http over TLS", tls.Certificate{}, func(addr string) metadata.MD {
-			return metadata.Pairs("authorization", "DPoP "+keyBound, "dpop", key.proof(t, "POST", "http://"+addr+check, keyBound, ""))
+			return metadata.Pairs("authorization", "DPoP "+keyBound, "dpop", key.Proof(t, "POST", "http://"+addr+check, keyBound, ""))
 		}, codes.Unauthenticated, `DPoP algs="ES256", error="invalid_dpop_proof"`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -333,4 +287,52 @@ func TestCertificateBindingAndDPoPOverGRPCWithTLS(t *testing.T) {
 			}
 		})
 	}
+}
+
+// Rule.With(authn.RequireDPoP) requires DPoP on one method while the
+// others take Bearer; with a gate that takes no DPoP the interceptor
+// refuses to be built.
+func TestRequireDPoPOnOneMethod(t *testing.T) {
+	iss := authntest.NewIssuer(t)
+	key := dpoptest.New(t)
+	v, err := dpop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := authn.New(iss.Verifier(), authn.DPoP(v, false))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, addr := listen(t)
+	client := serve(t, ln, insecure.NewCredentials(), grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(g,
+		authngrpc.Require(check).With(authn.RequireDPoP))))
+	bound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": key.JKT}))
+	plain := iss.Token()
+
+	st, header := call(t, client, metadata.Pairs("authorization", "Bearer "+plain))
+	if st.Code() != codes.Unauthenticated || !strings.Contains(st.Message(), "DPoP") {
+		t.Fatalf("Bearer on a method requiring DPoP: %v", st)
+	}
+	if got := header.Get("www-authenticate"); len(got) != 1 || got[0] != `DPoP algs="ES256", error="invalid_token"` {
+		t.Fatalf("www-authenticate = %q", got)
+	}
+	if st, _ := call(t, client, metadata.Pairs("authorization", "DPoP "+bound, "dpop", key.Proof(t, "POST", "http://"+addr+check, bound, ""))); st.Code() != codes.OK {
+		t.Fatalf("DPoP on a method requiring it: %v", st)
+	}
+	ctx, cancel := context.WithTimeout(metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+plain), 10*time.Second)
+	defer cancel()
+	if _, err := client.List(ctx, &healthpb.HealthListRequest{}); err != nil {
+		t.Fatalf("Bearer on another method: %v", err)
+	}
+
+	plainGate, err := authn.New(iss.Verifier())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		if r := recover(); r == nil || !strings.Contains(r.(string), "authn.DPoP") {
+			t.Fatalf("recover() = %v, want a panic naming authn.DPoP", r)
+		}
+	}()
+	authngrpc.UnaryServerInterceptor(plainGate, authngrpc.Require(check).With(authn.RequireDPoP))
 }
