@@ -17,10 +17,7 @@ import (
 func TestCheckPrintsDPoPPerRoute(t *testing.T) {
 	t.Setenv("SVC_AUTHN_ISSUER", "")
 	t.Setenv("SVC_AUTHN_AUDIENCE", "")
-	v, err := dpop.New()
-	if err != nil {
-		t.Fatal(err)
-	}
+	v := newDPoPVerifierT(t)
 	r := okRouter()
 	r.With(authn.Require("payments"), authn.RequireDPoP).Post("/transfer", nil)
 	var out, errOut bytes.Buffer
@@ -49,5 +46,28 @@ func TestRequireDPoPWithoutDPoPFailsTheBuild(t *testing.T) {
 	code := fxsvc.Run([]string{"check"}, &out, &errOut, fx.Supply(r), fxsvc.Authn(nil), fxsvc.Serve())
 	if code == 0 || !strings.Contains(errOut.String(), "POST /transfer") || !strings.Contains(errOut.String(), "SVC_AUTHN_DPOP") {
 		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+}
+
+func newDPoPVerifierT(t *testing.T) *dpop.Verifier {
+	t.Helper()
+	v, err := dpop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+// SVC_AUTHN_DPOP alone puts DPoP on every route `check` lists.
+func TestCheckPrintsDPoPFromTheSetting(t *testing.T) {
+	t.Setenv("SVC_AUTHN_ISSUER", "")
+	t.Setenv("SVC_AUTHN_AUDIENCE", "")
+	t.Setenv("SVC_AUTHN_DPOP", "required")
+	var out, errOut bytes.Buffer
+	if code := fxsvc.Run([]string{"check"}, &out, &errOut, fx.Supply(okRouter()), fxsvc.Authn(nil), fxsvc.Serve()); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut.String())
+	}
+	if !lineWith(out.String(), "GET", "/private", "authenticated", "dpop=required") {
+		t.Errorf("no dpop=required on GET /private in:\n%s", out.String())
 	}
 }
