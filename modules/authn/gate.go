@@ -142,7 +142,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		if wait, banned := g.bans.Banned(q.address()); banned {
 			// Counted, not written: a banned forger must not fill the log.
 			// The span still says it was refused.
-			g.countRefused(r.Context(), string(KindClientBanned), q.route(), "")
+			g.countRefused(r.Context(), string(KindClientBanned), q.route(), "", "")
 			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
 				span.SetAttributes(attribute.String("svc.authentication.refusal", string(KindClientBanned)))
 			}
@@ -281,7 +281,7 @@ func (g *Gate) observeRefusal(r *http.Request, rec refusalRecord) {
 	if rec.authz {
 		g.countAuthz(r.Context(), rec.ref.word(), rec.route, rec.issuer)
 	} else {
-		g.countRefused(r.Context(), rec.ref.word(), rec.route, rec.issuer)
+		g.countRefused(r.Context(), rec.ref.word(), rec.route, rec.issuer, rec.ref.proofReason())
 	}
 	if write, suppressed := g.records.allow(rec.ref.word(), rec.addr); write {
 		g.writeRecord(r, rec, suppressed)

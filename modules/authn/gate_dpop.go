@@ -148,6 +148,20 @@ func (p *dpopPolicy) challenged(ref *Refusal) *Refusal {
 	return &own
 }
 
+// dpopReasonAttr names, on a refused proof's security record and on the
+// attempts metric, the proof's own reason (a dpop.Reason: htu, iat,
+// replayed, …), a fixed set beside the refusal's word dpop-proof.
+const dpopReasonAttr = "svc.dpop.reason"
+
+// proofReason is the dpop.Reason of a refused proof, "" for any other
+// refusal.
+func (r *Refusal) proofReason() string {
+	if r.dpop == nil {
+		return ""
+	}
+	return r.dpop.proof
+}
+
 // dpopDetails are the bodies' details of DPoP refusals, which must not
 // tell the client to get a new token.
 var dpopDetails = map[Reason]string{

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/go-jose/go-jose/v4"
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/dpop"
@@ -249,18 +250,39 @@ func TestGateDPoPBehindATrustedProxy(t *testing.T) {
 	}
 }
 
-// A refused proof's record names the proof's own reason beside the word.
-func TestGateDPoPRecordNamesTheProofReason(t *testing.T) {
+// A refused proof's record and its count name the proof's own reason
+// beside the word.
+func TestGateDPoPRecordAndMetricNameTheProofReason(t *testing.T) {
+	m := installMetrics(t)
 	alice := newDPoPClient(t)
 	o := observedGate(t, newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t), false))
-	do(t, o.srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"},
-		"Dpop": {alice.proof(t, "GET", o.srv.URL+"/elsewhere", "bound-token", "")}}, "")
-	recs := o.security()
-	if len(recs) != 1 {
-		t.Fatalf("%d records", len(recs))
+	replayed := alice.proof(t, "GET", o.srv.URL+"/me", "bound-token", "")
+	for _, proof := range []string{
+		alice.proof(t, "GET", o.srv.URL+"/elsewhere", "bound-token", ""), // htu
+		alice.proof(t, "POST", o.srv.URL+"/me", "bound-token", ""),       // htm
+		replayed, replayed, // admitted, then replayed
+		alice.proof(t, "GET", o.srv.URL+"/me", "other-token", ""), // ath
+	} {
+		do(t, o.srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {proof}}, "")
 	}
-	f := recs[0].ContextMap()
-	if f["error.type"] != "dpop-proof" || f["svc.dpop.reason"] != "htu" {
+	do(t, o.srv, "GET", "/me", bearer("bound-token"), "") // dpop-required
+	recs := o.security()
+	if len(recs) == 0 {
+		t.Fatal("no records")
+	}
+	if f := recs[0].ContextMap(); f["error.type"] != "dpop-proof" || f["svc.dpop.reason"] != "htu" {
 		t.Fatalf("record %v", f)
+	}
+	s := attribute.String
+	for reason, want := range map[string]int64{"htu": 1, "htm": 1, "replayed": 1, "ath": 1} {
+		if n := m.sum(t, "svc.authentication.attempts", s("svc.outcome", "refused"), s("error.type", "dpop-proof"), s("svc.dpop.reason", reason)); n != want {
+			t.Errorf("dpop-proof %s counted %d, want %d", reason, n, want)
+		}
+	}
+	if n := m.sum(t, "svc.authentication.attempts", s("error.type", "dpop-proof")); n != 4 {
+		t.Errorf("dpop-proof counted %d, want 4", n)
+	}
+	if n := m.sum(t, "svc.authentication.attempts", s("error.type", "dpop-required")); n != 1 {
+		t.Errorf("dpop-required counted %d, want 1", n)
 	}
 }
