@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/svckit/svc/internal/dpoptest"
 	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -16,7 +17,7 @@ import (
 // gate's other routes take Bearer, on chi and on ServeMux, checked before
 // the route's scopes.
 func TestRequireDPoPOnOneRoute(t *testing.T) {
-	alice := newDPoPClient(t)
+	alice := dpoptest.New(t)
 	routers := map[string]func() http.Handler{
 		"chi": func() http.Handler {
 			r := chi.NewRouter()
@@ -37,7 +38,7 @@ func TestRequireDPoPOnOneRoute(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := gateServer(t, svcerrors.New(), router(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t), false))
 			viaDPoP := func(path string) http.Header {
-				return http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {alice.proof(t, "GET", srv.URL+path, "bound-token", "")}}
+				return http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {alice.Proof(t, "GET", srv.URL+path, "bound-token", "")}}
 			}
 			for _, c := range []struct {
 				name      string
@@ -77,7 +78,7 @@ func TestRequireDPoPOnOneRoute(t *testing.T) {
 // A route requiring DPoP where it cannot hold is refused at install,
 // naming the route.
 func TestRequireDPoPRefusedAtInstall(t *testing.T) {
-	alice := newDPoPClient(t)
+	alice := dpoptest.New(t)
 	withDPoP := authn.DPoP(newDPoPVerifier(t), false)
 	for _, c := range []struct {
 		name  string
@@ -126,7 +127,7 @@ func wrapAll(r chi.Router) http.Handler {
 // `check` reads DPoP per route: required where the marker or the gate
 // asks, allowed elsewhere, nothing without DPoP.
 func TestGuardShowsDPoPPerRoute(t *testing.T) {
-	alice := newDPoPClient(t)
+	alice := dpoptest.New(t)
 	pay := authn.RequireDPoP(http.HandlerFunc(ok))
 	me := http.HandlerFunc(ok)
 	for _, c := range []struct {

@@ -58,6 +58,29 @@ func serve(t *testing.T, ln net.Listener, creds credentials.TransportCredentials
 	return healthpb.NewHealthClient(conn)
 }
 
+// dpopGate is a gate of iss's tokens taking DPoP (requiring it with
+// required), its proofs checked with opts.
+func dpopGate(t *testing.T, iss *authntest.Issuer, required bool, opts ...dpop.Option) *authn.Gate {
+	t.Helper()
+	v, err := dpop.New(opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := authn.New(iss.Verifier(), authn.DPoP(v, required))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+// servePlain serves g's unary interceptor with rules over plaintext and
+// returns a client and the address it dials.
+func servePlain(t *testing.T, g *authn.Gate, rules ...authngrpc.Rule) (healthpb.HealthClient, string) {
+	t.Helper()
+	ln, addr := listen(t)
+	return serve(t, ln, insecure.NewCredentials(), grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(g, rules...))), addr
+}
+
 // call calls Check with md, returning the status and the header metadata.
 func call(t *testing.T, client healthpb.HealthClient, md metadata.MD) (*status.Status, metadata.MD) {
 	t.Helper()
@@ -74,16 +97,7 @@ func call(t *testing.T, client healthpb.HealthClient, md metadata.MD) (*status.S
 func TestDPoPOverGRPC(t *testing.T) {
 	iss := authntest.NewIssuer(t)
 	alice, mallory := dpoptest.New(t), dpoptest.New(t)
-	v, err := dpop.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := authn.New(iss.Verifier(), authn.DPoP(v, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, addr := listen(t)
-	client := serve(t, ln, insecure.NewCredentials(), grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(g)))
+	client, addr := servePlain(t, dpopGate(t, iss, false))
 	htu := "http://" + addr + check
 	bound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": alice.JKT}))
 	plain := iss.Token()
@@ -153,16 +167,7 @@ func TestDPoPNonceOverGRPC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := dpop.New(dpop.RequireNonce(nonces))
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := authn.New(iss.Verifier(), authn.DPoP(v, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, addr := listen(t)
-	client := serve(t, ln, insecure.NewCredentials(), grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(g)))
+	client, addr := servePlain(t, dpopGate(t, iss, true, dpop.RequireNonce(nonces)))
 	htu := "http://" + addr + check
 	bound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": alice.JKT}))
 
@@ -295,17 +300,7 @@ func TestCertificateBindingAndDPoPOverGRPCWithTLS(t *testing.T) {
 func TestRequireDPoPOnOneMethod(t *testing.T) {
 	iss := authntest.NewIssuer(t)
 	key := dpoptest.New(t)
-	v, err := dpop.New()
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := authn.New(iss.Verifier(), authn.DPoP(v, false))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, addr := listen(t)
-	client := serve(t, ln, insecure.NewCredentials(), grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(g,
-		authngrpc.Require(check).With(authn.RequireDPoP))))
+	client, addr := servePlain(t, dpopGate(t, iss, false), authngrpc.Require(check).With(authn.RequireDPoP))
 	bound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": key.JKT}))
 	plain := iss.Token()
 
