@@ -16,6 +16,7 @@ import (
 	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/dpop"
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/secret"
 )
@@ -49,10 +50,22 @@ import (
 // introspection answers of a verifier built with authn.Introspect, unless
 // it was given authn.ShareIntrospections (see there for how every shared
 // entry is authenticated).
+//
+// SVC_AUTHN_DPOP (off, allowed or required) makes the gate take DPoP
+// proofs (authn.DPoP), with SVC_AUTHN_DPOP_ALGORITHMS,
+// SVC_AUTHN_DPOP_MAX_AGE and SVC_AUTHN_DPOP_NONCE_SECRET, whatever the
+// verifier; the proofs' jti are remembered in the dpop.ReplayStore the
+// graph provides (fxredis.Redis does, shared by the replicas), else in
+// this process's memory. An authn.DPoP among opts wins over them.
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 	return fx.Module("svc.authn",
 		KnownVariables(knownEnvOf(&authnEnv{}, "")...),
+		KnownVariables(knownEnvOf(&dpopEnv{}, "")...),
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
+		checkSettings(func() error {
+			_, err := dpopFromEnv(nil)
+			return err
+		}),
 		checkSettingsFor(func(env settingsEnv) error {
 			if v == nil {
 				// Discover opens nothing: the verifier built only to
@@ -114,9 +127,10 @@ type authnIn struct {
 	Spec         authnSpec
 	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
 	Log          logIn
-	Check        checkOnly   `optional:"true"`
-	BanStore     bans.Store  `optional:"true"`
-	FloodStore   flood.Store `optional:"true"`
+	Check        checkOnly        `optional:"true"`
+	BanStore     bans.Store       `optional:"true"`
+	FloodStore   flood.Store      `optional:"true"`
+	DPoPReplay   dpop.ReplayStore `optional:"true"`
 	// IntrospectionStore is where the verifier shares introspection
 	// answers (fxredis.Redis provides it).
 	IntrospectionStore authn.IntrospectionStore `optional:"true"`
@@ -183,6 +197,14 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 		return nil, errors.New("fxsvc.AuthnVerifierOptions: the app passes its own verifier to fxsvc.Authn; give these options to authn.Discover (or JWKSURL, KeySet) instead")
 	}
 	opts := in.Spec.opts
+	dpopOpt, err := dpopFromEnv(in.DPoPReplay)
+	if err != nil {
+		return nil, err
+	}
+	if dpopOpt != nil {
+		// First, so that the app's own authn.DPoP wins.
+		opts = append([]authn.Option{dpopOpt}, opts...)
+	}
 	if in.BanStore != nil || in.FloodStore != nil || in.IntrospectionStore != nil {
 		opts = append(opts[:len(opts):len(opts)], gatehook.SharedStores(in.BanStore, in.FloodStore, in.IntrospectionStore).(authn.Option))
 	}
@@ -337,6 +359,13 @@ func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
 	}
 	if u := gatehook.Of(g).DiscoveryURL(); u != "" {
 		enc.AddString("discovery_url", secret.URL(u).String())
+	}
+	if accepted, required := gatehook.Of(g).DPoP(); accepted {
+		policy := "allowed"
+		if required {
+			policy = "required"
+		}
+		enc.AddString("dpop", policy)
 	}
 	if iv, ok := v.(interface{ IntrospectionEndpoint() string }); ok && iv.IntrospectionEndpoint() != "" {
 		enc.AddString("introspection_endpoint", secret.URL(iv.IntrospectionEndpoint()).String())

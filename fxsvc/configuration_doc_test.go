@@ -24,6 +24,7 @@ func TestTheConfigurationPageListsEveryVariable(t *testing.T) {
 	for _, names := range [][]string{
 		kitEnv,
 		knownEnvOf(&authnEnv{}, ""),
+		knownEnvOf(&dpopEnv{}, ""),
 		knownEnvOf(&serveConfig{}, ""),
 		knownEnvOf(&telemetryEnv{}, ""),
 		knownEnvOf(&metrics.Config{}, "SVC_METRICS_"),

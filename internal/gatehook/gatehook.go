@@ -41,6 +41,9 @@ type Gate interface {
 	// DiscoveryURL is the discovery document of the gate's verifier when
 	// authn.Discover built it, else "".
 	DiscoveryURL() string
+	// DPoP tells whether the gate takes the DPoP scheme (authn.DPoP) and
+	// whether it requires it on every route.
+	DPoP() (accepted, required bool)
 	// Guard tells how a route is guarded, for `check`: excluded, anonymous
 	// or authenticated, and its scopes.
 	Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (mode string, scopes []string)

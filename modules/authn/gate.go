@@ -153,7 +153,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		if wait, banned := g.bans.Banned(q.address()); banned {
 			// Counted, not written: a banned forger must not fill the log.
 			// The span still says it was refused.
-			g.countRefused(r.Context(), string(KindClientBanned), q.route(), "")
+			g.countRefused(r.Context(), string(KindClientBanned), q.route(), "", "")
 			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
 				span.SetAttributes(attribute.String("svc.authentication.refusal", string(KindClientBanned)))
 			}
@@ -188,6 +188,10 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	q.issuer = g.issuerLabel(p.Issuer)
 	if !p.Authenticated {
 		g.internalError(w, r, fmt.Errorf("authn: verifier %T returned a principal that is not Authenticated with a nil error", g.verifier))
+		return
+	}
+	if g.cfg.dpop == nil && dpopTyped(p) {
+		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: ReasonTokenType}, false)
 		return
 	}
 	if g.cfg.dpop != nil {
@@ -292,7 +296,7 @@ func (g *Gate) observeRefusal(r *http.Request, rec refusalRecord) {
 	if rec.authz {
 		g.countAuthz(r.Context(), rec.ref.word(), rec.route, rec.issuer)
 	} else {
-		g.countRefused(r.Context(), rec.ref.word(), rec.route, rec.issuer)
+		g.countRefused(r.Context(), rec.ref.word(), rec.route, rec.issuer, rec.ref.proofReason())
 	}
 	if write, suppressed := g.records.allow(rec.ref.word(), rec.addr); write {
 		g.writeRecord(r, rec, suppressed)
@@ -427,6 +431,7 @@ type gateCtx struct {
 	routes   routeFinder
 	excluded bool
 	issuer   string // the label of the issuer that verified the caller
+	viaDPoP  bool   // the caller's token came with the DPoP scheme and a verified proof
 }
 
 func gateFrom(ctx context.Context) *gateCtx {

@@ -69,6 +69,13 @@ func (h hooked) Excluded(path string) bool { return h.g.exclude.Match(path) }
 func (h hooked) BansCallers() bool         { return h.g.bans != nil }
 func (h hooked) Documented() bool          { return h.g.cfg.openAPI }
 
+func (h hooked) DPoP() (accepted, required bool) {
+	if p := h.g.cfg.dpop; p != nil {
+		return true, p.required
+	}
+	return false, false
+}
+
 func (h hooked) DiscoveryURL() string {
 	if v, ok := h.g.verifier.(*JWTVerifier); ok {
 		return v.discoveryURL()
@@ -78,7 +85,9 @@ func (h hooked) DiscoveryURL() string {
 
 // Guard tells how a route is guarded, for the `check` command: excluded,
 // anonymous or authenticated, and what it requires: its scopes, then its
-// step-up as "acr=v1,v2" ([RequireACR]) and "max_age=300s" ([MaxAge]).
+// step-up as "acr=v1,v2" ([RequireACR]) and "max_age=300s" ([MaxAge]),
+// then, when the gate takes DPoP, "dpop=required" ([RequireDPoP], or
+// DPoP required by the gate) or "dpop=allowed".
 func (h hooked) Guard(method, pattern string, hd http.Handler, mws []func(http.Handler) http.Handler) (string, []string) {
 	gd := guardOf(hd, mws)
 	requires := gd.scopes
@@ -87,6 +96,13 @@ func (h hooked) Guard(method, pattern string, hd http.Handler, mws []func(http.H
 	}
 	if h.g.exclude.matchPattern(pattern) {
 		return "excluded", requires
+	}
+	if p := h.g.cfg.dpop; p != nil {
+		word := "dpop=allowed"
+		if p.required || gd.dpop {
+			word = "dpop=required"
+		}
+		requires = append(slices.Clip(requires), word)
 	}
 	return gd.mode(), requires
 }

@@ -63,8 +63,11 @@ type introspectSettings struct {
 // An active answer is checked as a JWT's claims are: `iss` exact, `aud`
 // containing the audience, `exp` required, `exp`, `nbf` and `iat` with
 // leeway, `scope` read as Principal.Scopes, and `token_type`, when sent,
-// must be Bearer. Every member, `cnf` included, is kept in
-// Principal.Claims.Raw. `active: false` is refused with ReasonInactive.
+// must be Bearer, or DPoP with the key the token is bound to (`cnf.jkt`,
+// RFC 9449 §6.2; a gate without [DPoP] refuses such a token). Every
+// member, `cnf` included, is kept in Principal.Claims.Raw, so that the
+// gate's [DPoP] and [CertificateBound] bind an opaque token by its
+// `cnf.jkt` and `cnf.x5t#S256` as they bind a JWT. `active: false` is refused with ReasonInactive.
 // The request asks for a signed answer (RFC 9701,
 // application/token-introspection+jwt) and accepts plain JSON; a signed
 // answer must verify with the issuer's keys, name the issuer as `iss` and

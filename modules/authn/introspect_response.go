@@ -16,7 +16,7 @@ import (
 var (
 	errNoActive        = errors.New("answer has no boolean active member (RFC 7662 §2.2)")
 	errInactive        = errors.New("the issuer answered active: false")
-	errIntrospectType  = errors.New("token_type is not Bearer")
+	errIntrospectType  = errors.New("token_type is not Bearer, nor DPoP with a cnf.jkt")
 	errSignedIssuer    = errors.New("signed answer's iss is not the issuer")
 	errSignedAudience  = errors.New("signed answer's aud does not name the client ID")
 	errSignedNoContent = errors.New("signed answer has no token_introspection object (RFC 9701 §5)")
@@ -33,8 +33,9 @@ const maxSignedIntrospection = 64 << 10
 // unique member names and a boolean `active`, else an error (no usable
 // answer, 503). An inactive token is refused with ReasonInactive; an
 // active one has its claims typed and checked as a JWT's are (readClaims'
-// rules) and its token_type, when sent, must be Bearer; such a refusal is
-// a *TokenError marked Signed, the issuer having vouched for the claims.
+// rules) and its token_type, when sent, must be Bearer, or DPoP with the
+// key it is bound to (cnf.jkt, RFC 9449 §6.2); such a refusal is a
+// *TokenError marked Signed, the issuer having vouched for the claims.
 func (v *JWTVerifier) readIntrospection(body []byte, now time.Time) (Principal, time.Time, error) {
 	raw, reg, err := splitPayload(body, v.payloadWords)
 	if err != nil {
@@ -53,10 +54,11 @@ func (v *JWTVerifier) readIntrospection(body []byte, now time.Time) (Principal, 
 	}
 	if tt, ok := raw["token_type"]; ok {
 		var s string
-		if json.Unmarshal(tt, &s) != nil || !strings.EqualFold(s, "Bearer") {
-			// A DPoP-bound token (token_type DPoP) is refused until the
-			// gate checks proofs: sent as a bearer token, it would pass
-			// without its proof.
+		ok := json.Unmarshal(tt, &s) == nil
+		// A DPoP token binds by its cnf.jkt, which the gate's DPoP checks
+		// (and a gate without authn.DPoP refuses it: dpopTyped); without
+		// one it would pass without its proof.
+		if !ok || !strings.EqualFold(s, "Bearer") && !(strings.EqualFold(s, "DPoP") && boundKey(p) != "" && boundKey(p) != unreadableCnf) {
 			p.Authenticated = false
 			return Principal{}, time.Time{}, &TokenError{Reason: ReasonTokenType, Signed: true, Principal: p, Err: errIntrospectType}
 		}

@@ -76,7 +76,9 @@
 // ("openIdConnect" for an authn.Discover verifier, "bearerAuth"
 // otherwise) and requires it on every operation the gate covers, with the
 // operation's scopes; an Anonymous operation lists it as optional beside an
-// empty alternative; an excluded path names none. Each covered operation
+// empty alternative; an excluded path names none. A gate that takes DPoP
+// (authn.DPoP) adds the "DPoP" scheme (type http, scheme DPoP) as a
+// second alternative, or as the only one where DPoP is required. Each covered operation
 // lists its 401, its 403 where scopes are required and its 429 when bans
 // are on, in the registered error model; its 401 says what the operation
 // may answer (its step-up, and a claims challenge when the gate has a check
