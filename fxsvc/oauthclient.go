@@ -1,11 +1,15 @@
 package fxsvc
 
 import (
+	"context"
 	"errors"
+	"fmt"
+	"strings"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/svckit/svc/internal/breakerhook"
 	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/oauthenv"
 	"github.com/svckit/svc/modules/oauthclient"
@@ -91,6 +95,11 @@ func onlyOneOauthClientPerApp(p oauthClientParams) (*oauthclient.Client, error) 
 // with an *oauthclient.ConfigError), including a pattern with no client:
 // neither OAuthClient in the app nor oauthclient.WithClient in opts. A
 // second pattern of the same name fails fx.New.
+//
+// With an oauthclient.Resilience whose Degraded is set among opts, and
+// [Health] in the app, /readyz names the pattern (check
+// oauthclient.<name>, lowercased) as degraded while one of its circuit
+// breakers is open: the probe still answers 200.
 func ClientCredentials(name string, opts ...oauthclient.PatternOption) fx.Option {
 	return providePattern(name, false, oauthclient.ClientCredentials, opts)
 }
@@ -133,7 +142,7 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 		}
 		return err
 	})
-	return fx.Options(check, KnownVariables(knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix(name, exchange))...), fx.Provide(fx.Annotate(
+	return fx.Options(check, degradedReadiness(name, opts), KnownVariables(knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix(name, exchange))...), fx.Provide(fx.Annotate(
 		func(c *oauthclient.Client) (*oauthclient.Pattern, error) {
 			all := opts
 			if c != nil {
@@ -145,6 +154,36 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 		fx.ParamTags(`optional:"true"`),
 		fx.ResultTags(`name:"`+name+`"`),
 	)))
+}
+
+// degradedReadiness adds the degraded readiness check of a pattern whose
+// opts hold an oauthclient.Resilience with Degraded (the last one given
+// decides, as it does for the pattern); nothing otherwise.
+func degradedReadiness(name string, opts []oauthclient.PatternOption) fx.Option {
+	degraded := false
+	for _, o := range opts {
+		switch r := o.(type) {
+		case oauthclient.Resilience:
+			degraded = r.Degraded
+		case *oauthclient.Resilience:
+			degraded = r != nil && r.Degraded
+		}
+	}
+	if !degraded {
+		return fx.Options()
+	}
+	return fx.Provide(fx.Annotate(
+		func(p *oauthclient.Pattern) ReadinessCheck {
+			return ReadinessCheck{Name: "oauthclient." + strings.ToLower(name), Degraded: true, Check: func(context.Context) error {
+				if hosts := breakerhook.Tripped(p); len(hosts) > 0 {
+					return fmt.Errorf("the circuit breaker is open for %s", strings.Join(hosts, ", "))
+				}
+				return nil
+			}}
+		},
+		fx.ParamTags(`name:"`+name+`"`),
+		fx.ResultTags(`group:"`+readinessGroup+`"`),
+	))
 }
 
 // validPatternName mirrors the oauthclient rule: nothing that could break

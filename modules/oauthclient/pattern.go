@@ -45,6 +45,9 @@ type Pattern struct {
 	slot     slot           // client credentials
 	exchange *exchangeCache // token exchange
 
+	resilience *Resilience // nil without it
+	hosts      *hosts      // with resilience: the breakers and retry budgets
+
 	hcOnce sync.Once
 	hc     *http.Client
 }
@@ -62,6 +65,7 @@ type patternConfig struct {
 	subjectTokenType           string
 	requestedTokenType         string
 	cacheSize                  int
+	resilience                 *Resilience
 }
 
 type patternOption func(*patternConfig) error
@@ -237,6 +241,9 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 		return nil, &ConfigError{Setting: "oauthclient.WithClient", Problem: "pattern " + name + " has no client: pass oauthclient.WithClient, or build it with fxsvc so it gets the app's client"}
 	}
 	p.client = cfg.client
+	if cfg.resilience != nil {
+		p.resilience, p.hosts = cfg.resilience, newHosts(cfg.resilience)
+	}
 	p.form = url.Values{}
 	for _, a := range cfg.audience {
 		p.form.Add("audience", a)

@@ -42,7 +42,7 @@ import (
 // at no cost beyond the headers when none is installed. A token fetched
 // because the request waits for it is a child of the request's span.
 func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
-	return &transport{p: p, base: traced(base)}
+	return p.withResilience(&transport{p: p, base: p.traced(base)})
 }
 
 // TransportFor is [Pattern.Transport] for a token-exchange pattern: every
@@ -52,7 +52,7 @@ func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
 // requests fail with [errNotExchange]. A token exchanged for a caller token
 // without exp is not cached, so a 401 for it is returned as it is.
 func (p *Pattern) TransportFor(callerToken string, base http.RoundTripper) http.RoundTripper {
-	return &transport{p: p, base: traced(base), caller: callerToken, exchange: true}
+	return p.withResilience(&transport{p: p, base: p.traced(base), caller: callerToken, exchange: true})
 }
 
 // Client returns an http.Client whose requests carry the pattern's token
