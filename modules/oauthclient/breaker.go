@@ -106,7 +106,7 @@ func (h *host) again(now time.Time) (ok bool, budget bool) {
 			retries += int(b.retries)
 		}
 	}
-	if float64(retries) >= float64(h.cfg.MinRetries)+h.cfg.RetryBudget*float64(requests) {
+	if float64(retries+1) > float64(h.cfg.MinRetries)+h.cfg.RetryBudget*float64(requests) {
 		return false, false
 	}
 	h.bucket(now).retries++
@@ -152,9 +152,11 @@ func (h *host) record(now time.Time, o outcome, probe bool) (from, to breakerSta
 	}
 	b := h.bucket(now)
 	b.answers++
-	if o == outcomeFailure {
-		b.failures++
+	if o == outcomeSuccess {
+		// A success never opens a breaker, whatever the rate before it.
+		return from, from
 	}
+	b.failures++
 	var answers, failures int
 	first := h.slice(now) - windowBuckets + 1
 	for i := range h.buckets {

@@ -463,3 +463,31 @@ func checkCircuitOpenAnswer(t *testing.T, err error, retryAfter string) {
 		t.Fatalf("the answer names the host or the pattern: %s", body)
 	}
 }
+
+// stubBase answers every request at once, without a connection.
+type stubBase struct{}
+
+func (stubBase) RoundTrip(r *http.Request) (*http.Response, error) {
+	return &http.Response{StatusCode: 200, Body: http.NoBody, Request: r}, nil
+}
+
+// On the happy path the breakers and the budget add no allocation to a
+// request: a resilient pattern's transport allocates what a plain one
+// does.
+func TestResilienceAddsNoAllocationToARequest(t *testing.T) {
+	c := newClient(t, newTokenServer(t), newClock())
+	plain, resil := newCC(t, c, "plain"), newCC(t, c, "resil", oauthclient.Resilience{IdempotencyKeys: true})
+	mustToken(t, plain)
+	mustToken(t, resil)
+	req, _ := http.NewRequest(http.MethodGet, "http://api.example/orders", nil)
+	allocs := func(rt http.RoundTripper) float64 {
+		return testing.AllocsPerRun(200, func() {
+			if resp, err := rt.RoundTrip(req); err != nil || resp.StatusCode != 200 {
+				t.Fatalf("%v %v", resp, err)
+			}
+		})
+	}
+	if a, b := allocs(plain.Transport(stubBase{})), allocs(resil.Transport(stubBase{})); b != a {
+		t.Fatalf("%v allocations per request with Resilience, %v without", b, a)
+	}
+}
