@@ -27,6 +27,8 @@ type Client struct {
 	RefreshBefore    time.Duration `env:"REFRESH_BEFORE"`
 	RetryInterval    time.Duration `env:"RETRY_INTERVAL"`
 	AuthMethod       string        `env:"AUTH_METHOD"`
+	Bulkhead         int           `env:"BULKHEAD"`
+	Fetch            int           `env:"FETCH"`
 }
 
 // Pattern lists a pattern's variables under [PatternPrefix].
@@ -34,6 +36,7 @@ type Pattern struct {
 	Audience string `env:"AUDIENCE"`
 	Resource string `env:"RESOURCE"`
 	Scopes   string `env:"SCOPES"`
+	Params   string `env:"PARAMS"` // extra token-request parameters, a URL query string
 }
 
 // PatternPrefix is the prefix of the variables of the pattern named name:

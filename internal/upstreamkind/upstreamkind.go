@@ -21,13 +21,16 @@ const (
 	// the token it asked for; retrying will not help until the service's
 	// configuration changes.
 	Refused = "upstream-token-refused"
+	// BulkheadFull: an outbound call was refused because its API already
+	// had as many requests in flight as its bulkhead admits.
+	BulkheadFull = "bulkhead-full"
 	// CircuitBreakerOpen: a resilient pattern's breaker for the API's
 	// host is open; the request was not sent.
 	CircuitBreakerOpen = "circuit-breaker-open"
 )
 
-// Namer names the kind err answers with (Unavailable, Refused or
-// CircuitBreakerOpen) and how
+// Namer names the kind err answers with (Unavailable, Refused,
+// BulkheadFull or CircuitBreakerOpen) and how
 // long until retrying can help (zero when unknown); ok is false for an
 // error it does not know.
 type Namer func(err error) (anchor string, retryAfter time.Duration, ok bool)

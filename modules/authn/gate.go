@@ -70,6 +70,11 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 	if g.cfg.certBound != nil && g.cfg.certBound.err != nil {
 		return nil, g.cfg.certBound.err
 	}
+	if g.cfg.actors != nil {
+		if problem := g.cfg.actors.problem(); problem != "" {
+			return nil, &ConfigError{Setting: "authn.Actors", Problem: problem}
+		}
+	}
 	var err error
 	if g.exclude, err = newExcludeSet(g.cfg.exclude); err != nil {
 		return nil, err
@@ -205,6 +210,10 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	g.countSuccess(r.Context(), q.issuer)
 	if g.cfg.endUser {
 		setEndUser(r.Context(), p.Subject)
+	}
+	if g.cfg.actors != nil && !g.cfg.actors.admits(p) {
+		q.refuseActor(w)
+		return
 	}
 	if g.flood != nil && routes != nil {
 		if _, _, found := routes.find(r); !found && !q.floodAllows(w) {

@@ -43,6 +43,7 @@ type gateConfig struct {
 	sharedFlood          flood.Store
 	dpop                 *dpopPolicy
 	certBound            *certPolicy
+	actors               *actorPolicy // Actors; nil accepts any chain
 }
 
 // Exclude names paths that are never authenticated: an exact path such as

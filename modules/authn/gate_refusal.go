@@ -107,6 +107,8 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"The user's authentication is not strong or recent enough for this resource. Authenticate again as WWW-Authenticate's acr_values and max_age ask, then retry with the new token."},
 	kindInsufficientClaims: {http.StatusUnauthorized, "Insufficient claims",
 		"The token lacks claims this resource requires. Get a new token asking for the claims in WWW-Authenticate, then retry with it."},
+	KindActorRefused: {http.StatusForbidden, "Actor refused",
+		"The token names a party acting for its subject that this service does not accept."},
 	KindIntrospectionUnavailable: {http.StatusServiceUnavailable, "Token introspection unavailable",
 		"The service could not ask the token's issuer about it. Retry after the time given."},
 }

@@ -88,11 +88,12 @@ var (
 var namedKinds = map[string]Kind{
 	upstreamkind.Unavailable:        kindUpstreamTokenUnavailable,
 	upstreamkind.Refused:            kindUpstreamTokenRefused,
+	upstreamkind.BulkheadFull:       kindBulkheadFull,
 	upstreamkind.CircuitBreakerOpen: kindCircuitBreakerOpen,
 }
 
 // kindByAnchor returns the kind of an anchor internal/upstreamkind names:
-// upstream-token-unavailable, upstream-token-refused or
+// upstream-token-unavailable, upstream-token-refused, bulkhead-full or
 // circuit-breaker-open. ok is false for any other anchor.
 func kindByAnchor(anchor string) (k Kind, ok bool) {
 	k, ok = namedKinds[anchor]

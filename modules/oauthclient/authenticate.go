@@ -29,5 +29,5 @@ func (c *Client) Authenticate(ctx context.Context, header http.Header, form url.
 	if err != nil {
 		return err
 	}
-	return c.auth.authenticate(c, meta, header, form)
+	return c.auth.authenticate(ctx, c, meta, header, form)
 }

@@ -44,9 +44,11 @@ type Client struct {
 	fetchLog      fetchLog // failed fetches, one line per kind a minute
 	allowHTTP     bool
 	jitter        func(max time.Duration) time.Duration
-	dpop          *dpopKey  // nil without oauthclient.DPoP
-	epoch         time.Time // the clock at New; cache marks count from it
-	sysClock      bool      // the clock is the system clock
+	dpop          *dpopKey      // nil without oauthclient.DPoP
+	bulkhead      int           // each pattern's cap on requests in flight; 0 none
+	fetchTurns    chan struct{} // MaxConcurrentFetches places; nil for no cap
+	epoch         time.Time     // the clock at New; cache marks count from it
+	sysClock      bool          // the clock is the system clock
 
 	meta    atomic.Pointer[metadata]
 	discoMu sync.Mutex
@@ -111,6 +113,10 @@ func New(opts ...Option) (*Client, error) {
 		allowHTTP:     cfg.allowHTTP,
 		jitter:        cfg.jitter,
 		dpop:          cfg.dpopKey,
+		bulkhead:      cfg.bulkhead,
+	}
+	if cfg.maxFetches > 0 {
+		c.fetchTurns = make(chan struct{}, cfg.maxFetches)
 	}
 	_, c.sysClock = c.clock.(systemClock)
 	c.epoch = c.clock.Now()
@@ -150,6 +156,14 @@ func (cfg *clientConfig) finish() error {
 		}
 		if *d.v == 0 {
 			*d.v = d.def
+		}
+	}
+	for _, n := range []struct {
+		v    int
+		name string
+	}{{cfg.bulkhead, "BULKHEAD"}, {cfg.maxFetches, "FETCH"}} {
+		if n.v < 0 {
+			errs = append(errs, &ConfigError{Setting: clientEnvPrefix + n.name, Problem: "must not be negative"})
 		}
 	}
 	errs = append(errs, cfg.finishAuth())

@@ -91,8 +91,8 @@
 // [Pattern.Transport] and [Pattern.Client] attach the token. When an API
 // answers 401 with a Bearer error="invalid_token" challenge, the token is
 // dropped (at most once per retry interval, concurrent refusals sharing
-// one fetch) and the request is repeated once — only for GET, HEAD,
-// OPTIONS, PUT and DELETE, and only when its body can be sent again.
+// one fetch) and the request is repeated once, whatever its method (a 401
+// means the API did not act on it), only when its body can be sent again.
 //
 // # Sender-constrained tokens
 //
@@ -148,7 +148,10 @@
 // on_behalf_of), svc.oauthclient.trigger (first, expired, refresh,
 // dropped), svc.outcome (success, failure) and error.type on failure; and
 // the span svc.oauthclient.fetch linked to the request that started it.
-// No attribute carries a token, secret, subject or server text. With
+// Per refused token: the counter svc.oauthclient.refusals, with the
+// pattern and error.type, the API's challenge code (invalid_token,
+// insufficient_scope, invalid_request, invalid_dpop_proof, use_dpop_nonce,
+// other or none). No attribute carries a token, secret, subject or server text. With
 // [Logger], failed fetches are logged at warning level, once per pattern
 // and error type a minute, and a pattern's recovery once at info.
 package oauthclient

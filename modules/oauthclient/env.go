@@ -22,6 +22,8 @@ var envFieldNames = map[string]string{
 	"Timeout":       clientEnvPrefix + "TIMEOUT",
 	"RefreshBefore": clientEnvPrefix + "REFRESH_BEFORE",
 	"RetryInterval": clientEnvPrefix + "RETRY_INTERVAL",
+	"Bulkhead":      clientEnvPrefix + "BULKHEAD",
+	"Fetch":         clientEnvPrefix + "FETCH",
 }
 
 // errBadDuration never repeats the value: the same parser serves every
@@ -42,10 +44,22 @@ func parseDuration(v string) (any, error) {
 	return time.Duration(f * float64(time.Second)), nil
 }
 
+// errBadCount, like errBadDuration, never repeats the value.
+var errBadCount = errors.New("want a whole number, 0 for no cap")
+
+// parseCount reads a cap such as SVC_OAUTHCLIENT_BULKHEAD.
+func parseCount(v string) (any, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return nil, errBadCount
+	}
+	return n, nil
+}
+
 func envOptions(prefix string) env.Options {
 	return env.Options{
 		Prefix:  prefix,
-		FuncMap: map[reflect.Type]env.ParserFunc{reflect.TypeFor[time.Duration](): parseDuration},
+		FuncMap: map[reflect.Type]env.ParserFunc{reflect.TypeFor[time.Duration](): parseDuration, reflect.TypeFor[int](): parseCount},
 	}
 }
 
@@ -70,6 +84,7 @@ func loadClientEnv(cfg *clientConfig) error {
 	cfg.timeout = e.Timeout
 	cfg.refreshBefore = e.RefreshBefore
 	cfg.retryInterval = e.RetryInterval
+	cfg.bulkhead, cfg.maxFetches = e.Bulkhead, e.Fetch
 	if v := strings.TrimSpace(e.AuthMethod); v != "" {
 		m, ok := parseSecretMethod(v)
 		if !ok {
@@ -96,8 +111,8 @@ func parseSecretMethod(v string) (SecretMethod, bool) {
 }
 
 // envError turns a caarlos0/env error into a ConfigError naming the
-// variable. Only duration fields can fail to parse, and their parser never
-// repeats the value.
+// variable. Only duration and count fields can fail to parse, and the
+// message never repeats the value.
 func envError(err error, names map[string]string) error {
 	var agg env.AggregateError
 	if errors.As(err, &agg) {

@@ -39,6 +39,7 @@ type tokenRequest struct {
 	noRefreshAhead bool
 	alive          time.Time         // when the slot's cached token expires; zero for none (see memo.active)
 	link           trace.SpanContext // the request that started the fetch
+	actor          actorSource       // the exchange's actor token; nil for none
 }
 
 // fetch asks the token endpoint for one token. It runs on a goroutine the
@@ -48,6 +49,21 @@ type tokenRequest struct {
 func (c *Client) fetch(ctx context.Context, rq *tokenRequest) (*token, error) {
 	if err := c.memory.check(rq.grant, c.clock.Now(), rq.alive); err != nil {
 		return nil, err
+	}
+	if rq.actor != nil {
+		// Before taking a fetch turn: the actor's own fetch may need one.
+		// Its failure was counted and logged by that fetch.
+		if err := addActor(ctx, rq.actor, rq.form); err != nil {
+			return nil, err
+		}
+	}
+	if c.fetchTurns != nil {
+		select {
+		case c.fetchTurns <- struct{}{}:
+			defer func() { <-c.fetchTurns }()
+		case <-ctx.Done():
+			return nil, ErrClosed
+		}
 	}
 	start := time.Now()
 	ctx, span := c.startSpan(ctx, rq)
@@ -109,7 +125,7 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 	}
 	form.Set("grant_type", rq.grant)
 	header := make(http.Header, 3)
-	if err := c.auth.authenticate(c, meta, header, form); err != nil {
+	if err := c.auth.authenticate(ctx, c, meta, header, form); err != nil {
 		// An unreadable secret or assertion file: remembered like a server
 		// failure, so requests do not reread it in a loop.
 		now := c.clock.Now()

@@ -66,6 +66,8 @@ type clientConfig struct {
 	dpop             bool          // oauthclient.DPoP was passed
 	dpopSigner       crypto.Signer // its signer; nil for a generated key
 	dpopKey          *dpopKey      // built by finish
+	bulkhead         int           // Bulkhead, SVC_OAUTHCLIENT_BULKHEAD
+	maxFetches       int           // MaxConcurrentFetches, SVC_OAUTHCLIENT_FETCH
 }
 
 type clientOption func(*clientConfig) error

@@ -39,11 +39,13 @@ type Pattern struct {
 	grant     string
 	grantKind string
 	client    *Client
-	form      url.Values // the fields every request of the pattern sends
-	target    string     // audience, resource and scopes, for the exchange cache key
+	form      url.Values  // the fields every request of the pattern sends
+	actor     actorSource // the exchange's actor token; nil for none
+	target    string      // audience, resource and scopes, for the exchange cache key
 
 	slot     slot           // client credentials
 	exchange *exchangeCache // token exchange
+	bulkhead bulkhead       // requests in flight through Transport
 
 	resilience *Resilience // nil without it
 	hosts      *hosts      // with resilience: the breakers and retry budgets
@@ -65,6 +67,8 @@ type patternConfig struct {
 	subjectTokenType           string
 	requestedTokenType         string
 	cacheSize                  int
+	params                     url.Values  // TokenParam and _PARAMS
+	actor                      actorSource // Actor, ActorAssertionFile
 	resilience                 *Resilience
 }
 
@@ -218,6 +222,11 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 			return nil, &ConfigError{Setting: envPrefix + "*", Problem: "could not be read"}
 		}
 		cfg.audience, cfg.resource, cfg.scopes = splitList(e.Audience), splitList(e.Resource), splitList(e.Scopes)
+		params, err := envParams(envPrefix+"PARAMS", e.Params)
+		if err != nil {
+			return nil, err
+		}
+		cfg.params = params
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -237,10 +246,15 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 			return nil, &ConfigError{Setting: envPrefix + "SCOPES", Problem: err.(*ConfigError).Problem}
 		}
 	}
+	if cfg.actor != nil && kind != kindTokenExchange {
+		return nil, &ConfigError{Setting: "oauthclient.Actor", Problem: "pattern " + name + " is not a TokenExchange pattern: only RFC 8693 token exchange names an actor"}
+	}
 	if cfg.client == nil {
 		return nil, &ConfigError{Setting: "oauthclient.WithClient", Problem: "pattern " + name + " has no client: pass oauthclient.WithClient, or build it with fxsvc so it gets the app's client"}
 	}
 	p.client = cfg.client
+	p.actor = cfg.actor
+	p.bulkhead.limit = int64(cfg.client.bulkhead)
 	if cfg.resilience != nil {
 		p.resilience, p.hosts = cfg.resilience, newHosts(cfg.resilience)
 	}
@@ -253,6 +267,9 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 	}
 	if len(cfg.scopes) > 0 {
 		p.form.Set("scope", strings.Join(cfg.scopes, " "))
+	}
+	for name, values := range cfg.params {
+		p.form[name] = values
 	}
 	switch kind {
 	case kindTokenExchange:
@@ -306,6 +323,7 @@ func (p *Pattern) request(spec fetchSpec, trigger string) *tokenRequest {
 		trigger:        trigger,
 		capExpiry:      spec.capExpiry,
 		noRefreshAhead: p.kind != kindClientCredentials,
+		actor:          p.actor,
 	}
 }
 

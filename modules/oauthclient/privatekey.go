@@ -1,6 +1,7 @@
 package oauthclient
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -255,7 +256,7 @@ func (k *keyAuth) check(cfg *clientConfig) error {
 
 func (k *keyAuth) method(*metadata) string { return "private_key_jwt" }
 
-func (k *keyAuth) authenticate(c *Client, meta *metadata, _ http.Header, form url.Values) error {
+func (k *keyAuth) authenticate(_ context.Context, c *Client, meta *metadata, _ http.Header, form url.Values) error {
 	aud := c.issuer
 	if k.audience == AudienceTokenEndpoint {
 		aud = meta.tokenEndpoint

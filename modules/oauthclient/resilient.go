@@ -134,10 +134,11 @@ func retryReason(ctx context.Context, resp *http.Response, err error) string {
 }
 
 // unsent reports an error of this package's own, raised before the
-// request left: the token could not be had, the client is closed, the
-// pattern was misused.
+// request left: the token could not be had, the bulkhead was full, the
+// client is closed, the pattern was misused.
 func unsent(err error) bool {
-	return errorType(err) != "other" || errors.Is(err, errCallerTokenRequired) ||
+	var bf *BulkheadFullError
+	return errorType(err) != "other" || errors.As(err, &bf) || errors.Is(err, errCallerTokenRequired) ||
 		errors.Is(err, errNotExchange) || errors.Is(err, errEmptyCallerToken)
 }
 
@@ -145,7 +146,8 @@ func unsent(err error) bool {
 // an idempotent method (RFC 9110 §9.2.2) or a POST or PATCH carrying an
 // Idempotency-Key.
 func idempotent(req *http.Request) bool {
-	if repeatable(req.Method) {
+	switch req.Method {
+	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
 		return true
 	}
 	return (req.Method == http.MethodPost || req.Method == http.MethodPatch) && req.Header.Get("Idempotency-Key") != ""

@@ -13,10 +13,11 @@ import (
 // When the API answers 401 with WWW-Authenticate: Bearer
 // error="invalid_token", the cached token is dropped (at most once per
 // retry interval; refusals arriving together share one fetch) and the
-// request is sent once more with a fresh token — only for GET, HEAD,
-// OPTIONS, PUT and DELETE, and only when the body can be sent twice (no
-// body, or Request.GetBody set, as http.NewRequest does for in-memory
-// bodies). Otherwise the 401 is returned to the caller.
+// request is sent once more with a fresh token — whatever its method,
+// since a 401 means the API did not act on it, and only when the body can
+// be sent twice (no body, or Request.GetBody set, as http.NewRequest does
+// for in-memory bodies); never a third time. Otherwise the 401 is
+// returned to the caller.
 //
 // A DPoP-bound token (see [DPoP]) is sent as Authorization: DPoP with a
 // fresh proof for each request: htm and htu of the request (query and
@@ -77,6 +78,21 @@ type transport struct {
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
+	bh := &t.p.bulkhead
+	if !bh.enter() {
+		closeBody(req.Body)
+		return nil, &BulkheadFullError{Pattern: t.p.name, Limit: int(bh.limit)}
+	}
+	resp, err := t.roundTrip(req)
+	if err != nil {
+		bh.leave()
+		return nil, err
+	}
+	bh.holdUntilClosed(resp)
+	return resp, nil
+}
+
+func (t *transport) roundTrip(req *http.Request) (*http.Response, error) {
 	base := t.base
 	if base == nil {
 		base = http.DefaultTransport
@@ -96,7 +112,7 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 		return resp, err
 	}
 	c := t.p.client
-	if !s.invalidate(tok, c.clock.Now(), c.retryInterval) || !repeatable(req.Method) {
+	if !s.invalidate(tok, c.clock.Now(), c.retryInterval) {
 		return resp, nil
 	}
 	body, ok := replayBody(req)
@@ -125,8 +141,12 @@ func (t *transport) send(base http.RoundTripper, req *http.Request, tok *token) 
 		return nil, err
 	}
 	resp, err := base.RoundTrip(r)
-	if err != nil || tok.ath == "" {
+	if err != nil {
 		return resp, err
+	}
+	t.p.countRefusal(req.Context(), resp, tok.TokenType)
+	if tok.ath == "" {
+		return resp, nil
 	}
 	k := t.p.client.dpop
 	if !retryWithNonce(resp.StatusCode, resp.Header, nil, sent, k.note(req.URL, resp.Header)) {
@@ -146,6 +166,7 @@ func (t *transport) send(base http.RoundTripper, req *http.Request, tok *token) 
 	resp, err = base.RoundTrip(r)
 	if err == nil {
 		k.note(req.URL, resp.Header)
+		t.p.countRefusal(req.Context(), resp, tok.TokenType)
 	}
 	return resp, err
 }
@@ -193,15 +214,6 @@ func (t *transport) authorized(req *http.Request, tok *token) (*http.Request, st
 	}
 	r.Header = h
 	return r, nonce, nil
-}
-
-// repeatable lists the methods a refused request may be repeated for.
-func repeatable(method string) bool {
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
-		return true
-	}
-	return false
 }
 
 // replayBody returns a fresh copy of req's body, or reports false when the
