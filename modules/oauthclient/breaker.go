@@ -86,7 +86,9 @@ func (h *host) admit(now time.Time) admission {
 			h.probing, a.probe = true, true
 		}
 	}
-	h.bucket(now).requests++
+	if b := h.bucket(now); b != nil {
+		b.requests++
+	}
 	return a
 }
 
@@ -109,7 +111,9 @@ func (h *host) again(now time.Time) (ok bool, budget bool) {
 	if float64(retries+1) > float64(h.cfg.MinRetries)+h.cfg.RetryBudget*float64(requests) {
 		return false, false
 	}
-	h.bucket(now).retries++
+	if b := h.bucket(now); b != nil {
+		b.retries++
+	}
 	return true, true
 }
 
@@ -122,7 +126,8 @@ const (
 	outcomeUnknown                // cancelled by the caller, or never sent
 )
 
-// record counts an attempt's outcome. It opens the breaker when the
+// record counts an attempt's outcome at now, the time its request was
+// admitted (one clock read a request). It opens the breaker when the
 // window's failure rate reaches FailureRate over MinRequests answers, and
 // closes or reopens it on the probe's outcome. It returns the change of
 // state it made (from == to: none).
@@ -151,6 +156,9 @@ func (h *host) record(now time.Time, o outcome, probe bool) (from, to breakerSta
 		return from, from
 	}
 	b := h.bucket(now)
+	if b == nil {
+		return from, from
+	}
 	b.answers++
 	if o == outcomeSuccess {
 		// A success never opens a breaker, whatever the rate before it.
@@ -184,11 +192,16 @@ func (h *host) slice(now time.Time) int64 {
 	return now.UnixNano() / int64(h.cfg.Window/windowBuckets)
 }
 
-// bucket is now's bucket, emptied first when it held an older slice.
+// bucket is now's bucket, emptied first when it held an older slice; nil
+// when now's slice has left the window (a request admitted long ago):
+// its place holds a newer slice.
 func (h *host) bucket(now time.Time) *bucket {
 	s := h.slice(now)
 	b := &h.buckets[int(uint64(s)%windowBuckets)]
-	if b.slice != s {
+	switch {
+	case b.slice > s:
+		return nil
+	case b.slice < s:
 		*b = bucket{slice: s}
 	}
 	return b

@@ -45,7 +45,8 @@ func (r *resilient) RoundTrip(req *http.Request) (*http.Response, error) {
 	p, cfg, c := r.p, r.p.resilience, r.p.client
 	ctx := req.Context()
 	h := p.hosts.get(req.URL)
-	a := h.admit(c.clock.Now())
+	now := c.clock.Now()
+	a := h.admit(now)
 	p.breakerChanged(ctx, h, a.from, a.to)
 	if !a.ok {
 		closeBody(req.Body)
@@ -54,11 +55,21 @@ func (r *resilient) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	req = withIdempotencyKey(req, cfg.IdempotencyKeys)
 	replayable := idempotent(req) && canReplay(req)
+	deadline, hasDeadline := ctx.Deadline()
 	sent := req
 	for n := 1; ; n++ {
-		start := time.Now()
+		var start time.Time
+		if hasDeadline {
+			start = time.Now()
+		}
 		resp, err := r.next.RoundTrip(sent)
-		from, to := h.record(c.clock.Now(), attemptOutcome(resp, err), a.probe && n == 1)
+		o := attemptOutcome(resp, err)
+		if o != outcomeSuccess {
+			// A failure may open the breaker: OpenFor counts from now,
+			// not from when a slow request was sent.
+			now = c.clock.Now()
+		}
+		from, to := h.record(now, o, a.probe && n == 1)
 		p.breakerChanged(ctx, h, from, to)
 		reason := retryReason(ctx, resp, err)
 		if !replayable || n >= cfg.MaxAttempts || reason == "" {
@@ -68,7 +79,7 @@ func (r *resilient) RoundTrip(req *http.Request) (*http.Response, error) {
 		decision := retrySent
 		if asked && wait > cfg.MaxWait {
 			decision = retryTooLong
-		} else if dl, ok := ctx.Deadline(); ok && time.Until(dl) < wait+time.Since(start) {
+		} else if hasDeadline && time.Until(deadline) < wait+time.Since(start) {
 			decision = retryDeadline
 		} else if ok, budget := h.again(c.clock.Now()); !ok {
 			decision = retryBreaker
@@ -88,6 +99,7 @@ func (r *resilient) RoundTrip(req *http.Request) (*http.Response, error) {
 			closeBody(body)
 			return nil, err
 		}
+		now = c.clock.Now()
 		sent = req.WithContext(context.WithValue(ctx, resendKey{}, n))
 		sent.Body = body
 	}
