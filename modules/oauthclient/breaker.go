@@ -2,6 +2,7 @@ package oauthclient
 
 import (
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -53,6 +54,10 @@ type host struct {
 	openUntil time.Time
 	probing   bool // the half-open probe is out
 	breaker   bool // false for the shared entry of hosts over MaxHosts
+
+	// notClosed mirrors state != stateClosed, so that a request to a
+	// host whose breaker is closed is admitted without the lock.
+	notClosed atomic.Bool
 }
 
 // admission is what [host.admit] decides for a request.
@@ -64,10 +69,12 @@ type admission struct {
 	to    breakerState  // ...to (from == to: none)
 }
 
-// admit lets a request through the breaker, counts it in the budget, and
-// says whether it is the probe. Refused, it says how long until the next
-// probe.
+// admit lets a request through the breaker and says whether it is the
+// probe. Refused, it says how long until the next probe.
 func (h *host) admit(now time.Time) admission {
+	if !h.notClosed.Load() {
+		return admission{ok: true}
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	a := admission{ok: true, from: h.state, to: h.state}
@@ -86,9 +93,7 @@ func (h *host) admit(now time.Time) admission {
 			h.probing, a.probe = true, true
 		}
 	}
-	if b := h.bucket(now); b != nil {
-		b.requests++
-	}
+	h.notClosed.Store(h.state != stateClosed)
 	return a
 }
 
@@ -127,16 +132,22 @@ const (
 )
 
 // record counts an attempt's outcome at now, the time its request was
-// admitted (one clock read a request). It opens the breaker when the
+// admitted (one clock read a request), and the request itself in the
+// budget when the attempt was its first. It opens the breaker when the
 // window's failure rate reaches FailureRate over MinRequests answers, and
 // closes or reopens it on the probe's outcome. It returns the change of
 // state it made (from == to: none).
-func (h *host) record(now time.Time, o outcome, probe bool) (from, to breakerState) {
+func (h *host) record(now time.Time, o outcome, probe, first bool) (from, to breakerState) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	defer func() { h.notClosed.Store(h.state != stateClosed) }()
+	b := h.bucket(now)
+	if first && b != nil {
+		b.requests++
+	}
 	if !h.breaker {
 		return stateClosed, stateClosed
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
 	from = h.state
 	if probe {
 		h.probing = false
@@ -155,7 +166,6 @@ func (h *host) record(now time.Time, o outcome, probe bool) (from, to breakerSta
 		// nothing the probe will not.
 		return from, from
 	}
-	b := h.bucket(now)
 	if b == nil {
 		return from, from
 	}
@@ -166,9 +176,9 @@ func (h *host) record(now time.Time, o outcome, probe bool) (from, to breakerSta
 	}
 	b.failures++
 	var answers, failures int
-	first := h.slice(now) - windowBuckets + 1
+	oldest := h.slice(now) - windowBuckets + 1
 	for i := range h.buckets {
-		if b := &h.buckets[i]; b.slice >= first {
+		if b := &h.buckets[i]; b.slice >= oldest {
 			answers += int(b.answers)
 			failures += int(b.failures)
 		}
@@ -181,11 +191,7 @@ func (h *host) record(now time.Time, o outcome, probe bool) (from, to breakerSta
 
 // tripped reports whether the breaker is open or waits for its probe's
 // outcome.
-func (h *host) tripped() bool {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.state != stateClosed
-}
+func (h *host) tripped() bool { return h.notClosed.Load() }
 
 // slice numbers the slice of the window now falls in.
 func (h *host) slice(now time.Time) int64 {

@@ -31,7 +31,7 @@ func TestHostsPastTheCapShareOneEntryWithoutABreaker(t *testing.T) {
 	// The shared entry never opens, whatever fails.
 	now := time.Unix(1_700_000_000, 0)
 	for range 100 {
-		hs.other.record(now, outcomeFailure, false)
+		hs.other.record(now, outcomeFailure, false, true)
 	}
 	if !hs.other.admit(now).ok || len(hs.tripped()) != 0 {
 		t.Fatal("the shared entry refused a request")
@@ -48,7 +48,7 @@ func TestBookkeepingAllocatesNothing(t *testing.T) {
 	allocs := testing.AllocsPerRun(1000, func() {
 		h := hs.get(u)
 		a := h.admit(now)
-		h.record(now, outcomeSuccess, a.probe)
+		h.record(now, outcomeSuccess, a.probe, true)
 		now = now.Add(time.Millisecond)
 	})
 	if allocs != 0 {
@@ -63,7 +63,7 @@ func TestTheWindowForgetsOldCounts(t *testing.T) {
 	now := time.Unix(1_700_000_000, 0)
 	for range 3 {
 		h.admit(now)
-		h.record(now, outcomeFailure, false)
+		h.record(now, outcomeFailure, false, true)
 	}
 	if ok, _ := h.again(now); !ok {
 		t.Fatal("the floor allows one retry")
@@ -73,7 +73,7 @@ func TestTheWindowForgetsOldCounts(t *testing.T) {
 	}
 	now = now.Add(h.cfg.Window)
 	h.admit(now)
-	if h.record(now, outcomeFailure, false); h.tripped() {
+	if h.record(now, outcomeFailure, false, true); h.tripped() {
 		t.Fatal("failures older than the window opened the breaker")
 	}
 	if ok, _ := h.again(now); !ok {

@@ -69,7 +69,7 @@ func (r *resilient) RoundTrip(req *http.Request) (*http.Response, error) {
 			// not from when a slow request was sent.
 			now = c.clock.Now()
 		}
-		from, to := h.record(now, o, a.probe && n == 1)
+		from, to := h.record(now, o, a.probe && n == 1, n == 1)
 		p.breakerChanged(ctx, h, from, to)
 		reason := retryReason(ctx, resp, err)
 		if !replayable || n >= cfg.MaxAttempts || reason == "" {
