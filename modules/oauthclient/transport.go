@@ -35,6 +35,9 @@ import (
 // [Pattern.Token]; on a token-exchange pattern, with
 // [errCallerTokenRequired].
 //
+// On a pattern built with [Resilience], requests are retried and each
+// host's circuit breaker may refuse them unsent, as its doc says.
+//
 // Every request sent carries the trace of its context: a client span
 // named by its method (HTTP client semantic conventions; a repeated
 // request gets its own), the W3C traceparent, tracestate and baggage
