@@ -91,7 +91,11 @@ func (r *resilient) RoundTrip(req *http.Request) (*http.Response, error) {
 		if decision != retrySent {
 			return resp, err
 		}
-		body, _ := replayBody(req)
+		body, ok := replayBody(req)
+		if !ok {
+			// GetBody failed: the body cannot be sent again after all.
+			return resp, err
+		}
 		if resp != nil {
 			drain(resp)
 		}

@@ -491,3 +491,20 @@ func TestResilienceAddsNoAllocationToARequest(t *testing.T) {
 		t.Fatalf("%v allocations per request with Resilience, %v without", b, a)
 	}
 }
+
+// A body whose GetBody fails on the retry is not sent again, empty or
+// otherwise: the first answer comes back.
+func TestResilientKeepsTheAnswerWhenTheBodyCannotBeHadAgain(t *testing.T) {
+	api := newFaultAPI(t, fault{status: 503})
+	hc, _, _ := resilientClient(t, newClient(t, newTokenServer(t), newClock()), oauthclient.Resilience{NoBreaker: true})
+	req, _ := http.NewRequest(http.MethodPut, api.URL, strings.NewReader("doc"))
+	req.GetBody = func() (io.ReadCloser, error) { return nil, errors.New("gone") }
+	resp, err := hc.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 503 || api.hits.Load() != 1 {
+		t.Fatalf("status %d after %d hits, want the 503 after one", resp.StatusCode, api.hits.Load())
+	}
+}
