@@ -126,7 +126,9 @@ const (
 //     [Main] until every start hook has run, and from the moment
 //     the server starts stopping (see SVC_HTTP_SHUTDOWN_DELAY in [Serve]),
 //     it answers 503 not-ready in the app's error format, its detail naming
-//     the failing checks (their errors are logged, never sent).
+//     the failing checks (their errors are logged, never sent). A
+//     failing [ReadinessCheck.Degraded] check leaves it at 200, its body
+//     naming the check after "degraded:".
 //
 // Both answer HEAD too, other methods 405, and carry Cache-Control:
 // no-store. Changes of readiness are logged once each, with the failing
