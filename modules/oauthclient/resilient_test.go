@@ -508,3 +508,47 @@ func TestResilientKeepsTheAnswerWhenTheBodyCannotBeHadAgain(t *testing.T) {
 		t.Fatalf("status %d after %d hits, want the 503 after one", resp.StatusCode, api.hits.Load())
 	}
 }
+
+// Many callers at once against an API failing every other request: each
+// gets an answer or a *CircuitOpenError, nothing else, and the API never
+// sees more than the callers' requests plus the budget (-race checks the
+// bookkeeping).
+func TestResilientUnderConcurrentCallers(t *testing.T) {
+	const callers, each, budget, floor = 8, 40, 0.1, 10
+	var n atomic.Int64
+	var hits atomic.Int64
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		if n.Add(1)%2 == 0 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+		}
+	}))
+	defer api.Close()
+	clk := newClock()
+	hc, _, _ := resilientClient(t, newClient(t, newTokenServer(t), clk),
+		oauthclient.Resilience{RetryBudget: budget, MinRetries: floor, MinRequests: 10, FailureRate: 0.9, OpenFor: time.Second})
+	var wg sync.WaitGroup
+	errs := make(chan error, callers*each)
+	for range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range each {
+				_, err := send(t, hc, context.Background(), http.MethodGet, api.URL, "")
+				if err != nil && !errors.As(err, new(*oauthclient.CircuitOpenError)) {
+					errs <- err
+				}
+				clk.Advance(10 * time.Millisecond)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	// The window is 10 s; the clock moved 3.2 s: one window's floor.
+	if limit := int64(callers*each*(1+budget)) + floor; hits.Load() > limit {
+		t.Fatalf("%d hits for %d requests, over %d", hits.Load(), callers*each, limit)
+	}
+}
