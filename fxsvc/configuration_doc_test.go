@@ -31,6 +31,7 @@ func TestTheConfigurationPageListsEveryVariable(t *testing.T) {
 		knownEnvOf(&oauthenv.Client{}, oauthenv.ClientPrefix),
 		knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix("name", false)),
 		knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix("name", true)),
+		knownEnvOf(&oauthenv.Exchange{}, oauthenv.PatternPrefix("name", true)),
 		redisstore.EnvVariables(),
 	} {
 		for _, n := range names {

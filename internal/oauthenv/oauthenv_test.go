@@ -22,7 +22,7 @@ func keys(t *testing.T, v any, prefix string) string {
 
 func TestVariablesAreTheOnesTheREADMENames(t *testing.T) {
 	got := keys(t, &Client{}, ClientPrefix)
-	for _, v := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", "SVC_OAUTHCLIENT_AUTH_METHOD"} {
+	for _, v := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", "SVC_OAUTHCLIENT_AUTH_METHOD", "SVC_OAUTHCLIENT_TLS_CERT_FILE", "SVC_OAUTHCLIENT_TLS_KEY_FILE"} {
 		if !strings.Contains(got, v) {
 			t.Errorf("client variables = %s, want %s", got, v)
 		}

@@ -75,6 +75,9 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 			return nil, &ConfigError{Setting: "authn.Actors", Problem: problem}
 		}
 	}
+	if g.cfg.claimsAuthority != nil && g.cfg.claimsAuthority.err != nil {
+		return nil, g.cfg.claimsAuthority.err
+	}
 	var err error
 	if g.exclude, err = newExcludeSet(g.cfg.exclude); err != nil {
 		return nil, err
@@ -90,6 +93,9 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 	}
 	if g.flood != nil {
 		g.flood = g.flood.Shared(g.cfg.sharedFlood)
+	}
+	if s, ok := v.(introspectionSharer); ok && g.cfg.sharedIntrospections != nil {
+		s.shareIntrospections(g.cfg.sharedIntrospections)
 	}
 	g.records = newRecordLimiter(time.Now)
 	g.setLogger(zap.L())
@@ -381,6 +387,11 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 func (g *Gate) refuse(w http.ResponseWriter, r *http.Request, ref *Refusal) {
 	if g.meta != nil && ref.resourceMetadata != g.meta.url {
 		ref = ref.naming(g.meta.url)
+	}
+	if a := g.cfg.claimsAuthority; a != nil && ref.Kind == kindInsufficientClaims && ref.authority != a {
+		own := *ref
+		own.authority = a
+		ref = &own
 	}
 	if g.cfg.dpop != nil {
 		ref = g.cfg.dpop.challenged(ref)

@@ -60,6 +60,9 @@ type Refusal struct {
 	MaxAge    time.Duration
 	// claims is the base64 claims of a claims challenge (ClaimsChallenge).
 	claims string
+	// authority is where the claims can be obtained, written before them
+	// (ClaimsChallengeAuthority); nil for none.
+	authority *challengeAuthority
 	// resourceMetadata is the metadata URL every Bearer challenge names when
 	// the gate has a Resource.
 	resourceMetadata string
@@ -161,6 +164,9 @@ func (r *Refusal) challenge() string {
 	case KindInsufficientUserAuthentication:
 		params = r.stepUpParams()
 	case kindInsufficientClaims:
+		if a := r.authority; a != nil {
+			params = append(params, "realm="+a.realm, "authorization_uri="+a.authorizationURI)
+		}
 		params = append(params, `error="insufficient_claims"`, `claims="`+r.claims+`"`)
 	default:
 		return ""

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -66,33 +67,35 @@ func (v *JWTVerifier) readIntrospection(body []byte, now time.Time) (Principal, 
 // openSignedIntrospection verifies an RFC 9701 answer with the issuer's
 // keys, as a token's signature is verified (same algorithms, same keys,
 // same budget), checks its typ, `iss` (the issuer) and `aud` (the
-// client's ID), and returns the token_introspection object inside. Its
+// client's ID), and returns the token_introspection object inside and the
+// answer's `iat` (0 when it has none, or none that is a number). Its
 // errors wrap nothing: a signed answer that does not verify is the
 // issuer's failure, answered 503, never a refusal of the caller's token.
-func (v *JWTVerifier) openSignedIntrospection(ctx context.Context, body []byte, clientID string) ([]byte, error) {
+func (v *JWTVerifier) openSignedIntrospection(ctx context.Context, body []byte, clientID string) ([]byte, int64, error) {
 	s, terr := split(strings.TrimSpace(string(body)), maxSignedIntrospection)
 	if terr != nil {
-		return nil, fmt.Errorf("signed answer: %v", terr)
+		return nil, 0, fmt.Errorf("signed answer: %v", terr)
 	}
 	h, terr := readHeader(&s, v.algs, signedIntrospectionTypes)
 	if terr != nil {
-		return nil, fmt.Errorf("signed answer: %v", terr)
+		return nil, 0, fmt.Errorf("signed answer: %v", terr)
 	}
 	var buf [maxKidlessTries]*heldKey
 	keys, err := v.keysFor(ctx, h, buf[:0])
 	if err != nil {
-		return nil, fmt.Errorf("signed answer: %v", err)
+		return nil, 0, fmt.Errorf("signed answer: %v", err)
 	}
 	if _, err := v.checkSignature(ctx, h.alg, keys, &s); err != nil {
-		return nil, fmt.Errorf("signed answer: %v", err)
+		return nil, 0, fmt.Errorf("signed answer: %v", err)
 	}
 	var mbuf [16]jsonscan.Member
 	members, err := jsonscan.Members(s.payload, mbuf[:0], nil)
 	if err != nil || !uniqueNames(members) {
-		return nil, fmt.Errorf("signed answer: payload is not one JSON object with unique names")
+		return nil, 0, fmt.Errorf("signed answer: payload is not one JSON object with unique names")
 	}
 	var iss, content *jsonscan.Member
 	var aud []string
+	var iat int64
 	for i := range members {
 		switch m := &members[i]; m.Name {
 		case "iss":
@@ -105,15 +108,19 @@ func (v *JWTVerifier) openSignedIntrospection(ctx context.Context, body []byte, 
 			}
 		case "token_introspection":
 			content = m
+		case "iat":
+			if n, err := strconv.ParseInt(string(m.Value), 10, 64); err == nil && n > 0 {
+				iat = n
+			}
 		}
 	}
 	switch {
 	case iss == nil || !iss.IsText || iss.Text != v.cfg.issuer:
-		return nil, errSignedIssuer
+		return nil, 0, errSignedIssuer
 	case !slices.Contains(aud, clientID):
-		return nil, errSignedAudience
+		return nil, 0, errSignedAudience
 	case content == nil || len(content.Value) == 0 || content.Value[0] != '{':
-		return nil, errSignedNoContent
+		return nil, 0, errSignedNoContent
 	}
-	return content.Value, nil
+	return content.Value, iat, nil
 }

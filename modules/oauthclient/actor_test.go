@@ -145,3 +145,26 @@ func TestActorFetchDoesNotDeadlockUnderMaxConcurrentFetches(t *testing.T) {
 		t.Fatalf("TokenFor: %v (a deadlock ends at the context's deadline)", err)
 	}
 }
+
+// SVC_TOKENEXCHANGE_<NAME>_ACTOR_ASSERTION_FILE is ActorAssertionFile from
+// the environment; a file it cannot read is refused under that variable.
+func TestActorAssertionFileFromTheEnvironment(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(path, []byte("workload-env"), 0o600)
+	t.Setenv("SVC_TOKENEXCHANGE_LEDGER_ACTOR_ASSERTION_FILE", path)
+	s := newTokenServer(t)
+	p, err := oauthclient.TokenExchange("ledger", oauthclient.WithClient(newClient(t, s, newClock())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exchangeFor(t, p, caller("alice"))
+	if f := s.form(0); f.Get("actor_token") != "workload-env" || f.Get("actor_token_type") != oauthclient.TokenTypeJWT {
+		t.Fatalf("form %v", f)
+	}
+	t.Setenv("SVC_TOKENEXCHANGE_LEDGER_ACTOR_ASSERTION_FILE", path+".absent")
+	_, err = oauthclient.TokenExchange("ledger")
+	var ce *oauthclient.ConfigError
+	if !errors.As(err, &ce) || ce.Setting != "SVC_TOKENEXCHANGE_LEDGER_ACTOR_ASSERTION_FILE" {
+		t.Fatalf("err = %v", err)
+	}
+}

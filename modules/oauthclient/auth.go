@@ -13,7 +13,7 @@ import (
 )
 
 // ClientAuth is how the client proves its identity to the token endpoint:
-// [Secret], [PrivateKey] or [AssertionFile]. Pass one to [New]. Without
+// [Secret], [PrivateKey], [PrivateKeySigner] or [AssertionFile]. Pass one to [New]. Without
 // one, New picks Secret with the method SVC_OAUTHCLIENT_AUTH_METHOD names
 // when it is set, else AssertionFile when SVC_OAUTHCLIENT_ASSERTION_FILE is
 // set, else Secret(Auto) when a client secret is configured.

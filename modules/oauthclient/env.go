@@ -81,15 +81,21 @@ func loadClientEnv(cfg *clientConfig) error {
 	cfg.clientSecret = e.ClientSecret
 	cfg.clientSecretFile = e.ClientSecretFile
 	cfg.assertionFile = e.AssertionFile
+	cfg.tlsCertFile = e.TLSCertFile
+	cfg.tlsKeyFile = e.TLSKeyFile
 	cfg.timeout = e.Timeout
 	cfg.refreshBefore = e.RefreshBefore
 	cfg.retryInterval = e.RetryInterval
 	cfg.bulkhead, cfg.maxFetches = e.Bulkhead, e.Fetch
 	if v := strings.TrimSpace(e.AuthMethod); v != "" {
+		if l := strings.ToLower(v); l == methodTLS || l == methodSelfSignedTLS {
+			cfg.envTLS = l
+			return nil
+		}
 		m, ok := parseSecretMethod(v)
 		if !ok {
 			// The value is not repeated: whatever it is, the fix is the same.
-			return &ConfigError{Setting: clientEnvPrefix + "AUTH_METHOD", Problem: "want basic, post or auto (client_secret_basic and client_secret_post are accepted too)"}
+			return &ConfigError{Setting: clientEnvPrefix + "AUTH_METHOD", Problem: "want basic, post, auto (client_secret_basic and client_secret_post are accepted too), " + methodTLS + " or " + methodSelfSignedTLS}
 		}
 		cfg.envMethod, cfg.envMethodSet = m, true
 	}

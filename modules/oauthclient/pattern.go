@@ -227,6 +227,17 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 			return nil, err
 		}
 		cfg.params = params
+		if kind == kindTokenExchange {
+			var x oauthenv.Exchange
+			if err := env.ParseWithOptions(&x, env.Options{Prefix: envPrefix}); err != nil {
+				return nil, &ConfigError{Setting: envPrefix + "*", Problem: "could not be read"}
+			}
+			if x.ActorAssertionFile != "" {
+				if err := ActorAssertionFile(x.ActorAssertionFile).applyPattern(&cfg); err != nil {
+					return nil, &ConfigError{Setting: envPrefix + "ACTOR_ASSERTION_FILE", Problem: err.(*ConfigError).Problem}
+				}
+			}
+		}
 	}
 	for _, o := range opts {
 		if o == nil {

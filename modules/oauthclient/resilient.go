@@ -155,7 +155,7 @@ func retryReason(ctx context.Context, resp *http.Response, err error) string {
 func unsent(err error) bool {
 	var bf *BulkheadFullError
 	return errorType(err) != "other" || errors.As(err, &bf) || errors.Is(err, errCallerTokenRequired) ||
-		errors.Is(err, errNotExchange) || errors.Is(err, errEmptyCallerToken)
+		errors.Is(err, errNotExchange) || errors.Is(err, errEmptyCallerToken) || errors.Is(err, errBoundBase)
 }
 
 // idempotent reports whether req may be sent twice without acting twice:

@@ -27,6 +27,12 @@ import (
 // — any method, when the body can be sent twice; never a third time. Its
 // DPoP error="invalid_token" drops the token as the Bearer one does.
 //
+// A token bound to the client certificate ([TLSClientAuth], RFC 8705 §3)
+// is sent over a clone of base that presents the certificate the token
+// was fetched with; base must then be nil or an *http.Transport, else the
+// request fails with an error saying so. Unbound tokens go through base
+// as it is.
+//
 // A redirect that http.Client follows to another host (or from https to
 // http) is sent without the token, as net/http sends it without the
 // caller's own Authorization header.
@@ -46,7 +52,7 @@ import (
 // at no cost beyond the headers when none is installed. A token fetched
 // because the request waits for it is a child of the request's span.
 func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
-	return p.withResilience(&transport{p: p, base: p.traced(base)})
+	return p.withResilience(&transport{p: p, raw: base, base: p.traced(base)})
 }
 
 // TransportFor is [Pattern.Transport] for a token-exchange pattern: every
@@ -56,7 +62,7 @@ func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
 // requests fail with [errNotExchange]. A token exchanged for a caller token
 // without exp is not cached, so a 401 for it is returned as it is.
 func (p *Pattern) TransportFor(callerToken string, base http.RoundTripper) http.RoundTripper {
-	return p.withResilience(&transport{p: p, base: p.traced(base), caller: callerToken, exchange: true})
+	return p.withResilience(&transport{p: p, raw: base, base: p.traced(base), caller: callerToken, exchange: true})
 }
 
 // Client returns an http.Client whose requests carry the pattern's token
@@ -75,7 +81,8 @@ func (p *Pattern) ClientFor(callerToken string) *http.Client {
 
 type transport struct {
 	p        *Pattern
-	base     http.RoundTripper
+	raw      http.RoundTripper // the caller's base; nil for http.DefaultTransport
+	base     http.RoundTripper // raw, traced
 	caller   string
 	exchange bool
 }
@@ -96,21 +103,17 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 }
 
 func (t *transport) roundTrip(req *http.Request) (*http.Response, error) {
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
-	}
 	if redirectedAway(req) {
 		// net/http dropped the caller's own Authorization for this hop;
 		// the token must not reach that host either (RFC 6750 §5.3).
-		return base.RoundTrip(req)
+		return t.base.RoundTrip(req)
 	}
 	tok, s, err := t.p.token(req.Context(), t.caller, t.exchange)
 	if err != nil {
 		closeBody(req.Body)
 		return nil, err
 	}
-	resp, err := t.send(base, req, tok)
+	resp, err := t.send(req, tok)
 	if err != nil || resp.StatusCode != http.StatusUnauthorized || s == nil || challengeError(resp.Header, tok.TokenType) != "invalid_token" {
 		return resp, err
 	}
@@ -130,14 +133,28 @@ func (t *transport) roundTrip(req *http.Request) (*http.Response, error) {
 	drain(resp)
 	again := *req
 	again.Body = body
-	return t.send(base, &again, fresh)
+	return t.send(&again, fresh)
+}
+
+// roundTripper is what sends tok: the base, or for a token bound to the
+// client certificate, the base presenting that certificate.
+func (t *transport) roundTripper(tok *token) (http.RoundTripper, error) {
+	if tok.cert == nil {
+		return t.base, nil
+	}
+	return t.p.client.boundTransport(t.raw, tok.cert)
 }
 
 // send sends req with tok in its Authorization header and, for a
 // DPoP-bound token, a fresh proof; when the API answers use_dpop_nonce
 // with a new nonce (RFC 9449 §9) and the body can be sent again, it sends
 // the request once more with a proof carrying that nonce.
-func (t *transport) send(base http.RoundTripper, req *http.Request, tok *token) (*http.Response, error) {
+func (t *transport) send(req *http.Request, tok *token) (*http.Response, error) {
+	base, err := t.roundTripper(tok)
+	if err != nil {
+		closeBody(req.Body)
+		return nil, err
+	}
 	r, sent, err := t.authorized(req, tok)
 	if err != nil {
 		closeBody(req.Body)

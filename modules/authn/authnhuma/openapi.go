@@ -108,7 +108,10 @@ func (d *documenter) onAdd(_ *huma.OpenAPI, op *huma.Operation) {
 	d.dropOrphans(op)
 }
 
-func (d *documenter) errorResponse(description string, header string) *huma.Response {
+// errorResponse is a response in the registered error format; header
+// names the one header it describes, and challenge is the description of
+// a WWW-Authenticate header (challengeDoc's).
+func (d *documenter) errorResponse(description, header, challenge string) *huma.Response {
 	resp := &huma.Response{
 		Description: description,
 		Content:     map[string]*huma.MediaType{d.s.format().MediaType(): {Schema: &huma.Schema{Ref: d.model}}},
@@ -116,9 +119,7 @@ func (d *documenter) errorResponse(description string, header string) *huma.Resp
 	d.ours[resp] = true
 	switch header {
 	case "WWW-Authenticate":
-		resp.Headers = map[string]*huma.Param{header: {Description: "The RFC 6750 Bearer challenge. Its error says why: invalid_token, " +
-			"insufficient_scope (with scope), insufficient_user_authentication (RFC 9470 step-up, with acr_values and max_age) " +
-			"or insufficient_claims (a claims challenge, with claims: base64 of the JSON claims request).", Schema: &huma.Schema{Type: huma.TypeString}}}
+		resp.Headers = map[string]*huma.Param{header: {Description: challenge, Schema: &huma.Schema{Type: huma.TypeString}}}
 	case "Retry-After":
 		resp.Headers = map[string]*huma.Param{header: {Description: "Seconds to wait before retrying.", Schema: &huma.Schema{Type: huma.TypeInteger}}}
 	}
@@ -159,7 +160,7 @@ func (d *documenter) republish(op *huma.Operation) {
 			if status == http.StatusUnauthorized || status == http.StatusForbidden {
 				header = "WWW-Authenticate"
 			}
-			op.Responses[code] = d.errorResponse(resp.Description, header)
+			op.Responses[code] = d.errorResponse(resp.Description, header, d.challengeDoc(op))
 		}
 	}
 }
@@ -189,15 +190,20 @@ func (d *documenter) secure(op *huma.Operation) {
 	if op.Responses == nil {
 		op.Responses = map[string]*huma.Response{}
 	}
+	challenge := d.challengeDoc(op)
 	add := func(code, description, header string) {
 		if _, declared := op.Responses[code]; !declared {
-			op.Responses[code] = d.errorResponse(description, header)
+			op.Responses[code] = d.errorResponse(description, header, challenge)
 		}
 	}
 	unauthorized := "Authentication required, or the bearer token did not verify (see WWW-Authenticate)."
 	if step := stepUpDoc(gd); step != "" {
 		unauthorized = "Authentication required, the bearer token did not verify, or the user's authentication is too weak or too old for this operation " +
 			"(RFC 9470 step-up: WWW-Authenticate's error is insufficient_user_authentication, with " + step + ")."
+	}
+	if checked, _ := g.ClaimsChallenges(); checked {
+		unauthorized = strings.TrimSuffix(unauthorized, ".") + ", or the token lacks claims the service asks for " +
+			"(a claims challenge: WWW-Authenticate's error is insufficient_claims, with the claims to ask the issuer for)."
 	}
 	add("401", unauthorized, "WWW-Authenticate")
 	if len(gd.scopes) > 0 {
@@ -227,7 +233,7 @@ func (d *documenter) declareRejections(op *huma.Operation) {
 			if desc.Status == http.StatusTooManyRequests || desc.Status == http.StatusServiceUnavailable || desc.Status == http.StatusConflict {
 				header = "Retry-After"
 			}
-			op.Responses[code] = d.errorResponse(desc.Title+".", header)
+			op.Responses[code] = d.errorResponse(desc.Title+".", header, "")
 		case d.ours[resp] && !strings.Contains(resp.Description, desc.Title):
 			resp.Description = strings.TrimSuffix(resp.Description, ".") + ", or " + desc.Title + "."
 		}
@@ -320,4 +326,33 @@ func deref(t reflect.Type) reflect.Type {
 		t = t.Elem()
 	}
 	return t
+}
+
+// challengeDoc describes the WWW-Authenticate header of op's refusals:
+// the errors its Bearer challenge can carry on this operation, and no
+// other (a step-up only where the operation has one, a claims challenge
+// only when the gate runs a check hook).
+func (d *documenter) challengeDoc(op *huma.Operation) string {
+	gd := guardOf(op)
+	errs := []string{"invalid_token"}
+	if len(gd.scopes) > 0 {
+		errs = append(errs, "insufficient_scope (with scope)")
+	}
+	if len(gd.stepUps) > 0 {
+		errs = append(errs, "insufficient_user_authentication (RFC 9470 step-up, with acr_values and max_age)")
+	}
+	if d.s.gate != nil {
+		if checked, named := gatehook.Of(d.s.gate).ClaimsChallenges(); checked {
+			claims := "insufficient_claims (a claims challenge, with claims: base64 of the JSON claims request"
+			if named {
+				claims += ", after realm and authorization_uri, where to obtain them"
+			}
+			errs = append(errs, claims+")")
+		}
+	}
+	last := len(errs) - 1
+	if last == 0 {
+		return "The RFC 6750 Bearer challenge. Its error says why: invalid_token."
+	}
+	return "The RFC 6750 Bearer challenge. Its error says why: " + strings.Join(errs[:last], ", ") + " or " + errs[last] + "."
 }

@@ -96,7 +96,7 @@ func startWorkloadAPI(t *testing.T, ttl time.Duration) (*workloadAPI, string) {
 
 func claimsOf(t *testing.T, token string) map[string]any {
 	t.Helper()
-	jws, err := jose.ParseSigned(token, []jose.SignatureAlgorithm{jose.ES256})
+	jws, err := jose.ParseSignedCompact(token, []jose.SignatureAlgorithm{jose.ES256})
 	if err != nil {
 		t.Fatal(err)
 	}
