@@ -66,6 +66,12 @@ type ReadinessCheck struct {
 	// be cheap, and must return when ctx ends (after 2 s).
 	// Its error is logged, never sent.
 	Check func(ctx context.Context) error
+	// Degraded makes the check's failure leave the app ready: /readyz
+	// still answers 200, its body naming the check after "degraded:",
+	// for a dependency the app serves without (a part of its routes
+	// fails, the rest works), which a restart or leaving the load
+	// balancer would not bring back.
+	Degraded bool
 }
 
 // Readiness adds a check to /readyz (see [Health]). constructor is an fx
@@ -120,7 +126,9 @@ const (
 //     [Main] until every start hook has run, and from the moment
 //     the server starts stopping (see SVC_HTTP_SHUTDOWN_DELAY in [Serve]),
 //     it answers 503 not-ready in the app's error format, its detail naming
-//     the failing checks (their errors are logged, never sent).
+//     the failing checks (their errors are logged, never sent). A
+//     failing [ReadinessCheck.Degraded] check leaves it at 200, its body
+//     naming the check after "degraded:".
 //
 // Both answer HEAD too, other methods 405, and carry Cache-Control:
 // no-store. Changes of readiness are logged once each, with the failing
@@ -244,9 +252,16 @@ func (h *health) wrap(next http.Handler) (http.Handler, error) {
 			return
 		}
 		if r.URL.Path == readyPath {
-			if failing := h.probe(r.Context()); len(failing) > 0 {
+			failing, degraded := h.probe(r.Context())
+			if len(failing) > 0 {
 				res, _ := svcerrors.FromContext(r.Context())
 				res.Render(&notReady{checks: failing}, r.URL.EscapedPath()).Write(w)
+				return
+			}
+			if len(degraded) > 0 {
+				w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+				w.Header().Set("Cache-Control", "no-store")
+				_, _ = w.Write([]byte("ok\ndegraded: " + strings.Join(degraded, ", ") + "\n"))
 				return
 			}
 		}
@@ -257,15 +272,17 @@ func (h *health) wrap(next http.Handler) (http.Handler, error) {
 }
 
 // probe runs every check at once and returns the names of those failing,
-// in the checks' order. A stopping server fails before any check runs.
-func (h *health) probe(ctx context.Context) []string {
+// in the checks' order: those that make the app unready, and the
+// [ReadinessCheck.Degraded] ones. A stopping server fails before any
+// check runs.
+func (h *health) probe(ctx context.Context) (failing, degraded []string) {
 	if stoppingFrom(ctx) {
-		h.changed([]string{shutdownCheck}, nil)
-		return []string{shutdownCheck}
+		h.changed([]string{shutdownCheck}, nil, nil)
+		return []string{shutdownCheck}, nil
 	}
 	if h.start != nil && !h.start.started.Load() {
-		h.changed([]string{startingCheck}, nil)
-		return []string{startingCheck}
+		h.changed([]string{startingCheck}, nil, nil)
+		return []string{startingCheck}, nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, readinessTimeout)
 	defer cancel()
@@ -300,16 +317,20 @@ func (h *health) probe(ctx context.Context) []string {
 		}
 		errs[r.i] = r.err
 	}
-	var failing []string
 	var fields []zap.Field
 	for i, err := range errs {
-		if err != nil {
-			failing = append(failing, h.checks[i].Name)
-			fields = append(fields, zap.NamedError("error."+h.checks[i].Name, err))
+		if err == nil {
+			continue
 		}
+		if h.checks[i].Degraded {
+			degraded = append(degraded, h.checks[i].Name)
+		} else {
+			failing = append(failing, h.checks[i].Name)
+		}
+		fields = append(fields, zap.NamedError("error."+h.checks[i].Name, err))
 	}
-	h.changed(failing, fields)
-	return failing
+	h.changed(failing, degraded, fields)
+	return failing, degraded
 }
 
 func runCheck(ctx context.Context, c ReadinessCheck) (err error) {
@@ -344,7 +365,7 @@ func (h *health) watch(stop <-chan struct{}, done chan<- struct{}) {
 	defer t.Stop()
 	for {
 		ctx, cancel := context.WithCancel(context.Background())
-		failing := h.probe(ctx)
+		failing, _ := h.probe(ctx)
 		cancel()
 		if len(failing) == 0 {
 			return
@@ -360,13 +381,17 @@ func (h *health) watch(stop <-chan struct{}, done chan<- struct{}) {
 }
 
 // changed logs a change of readiness once: probes come every few seconds.
-func (h *health) changed(failing []string, fields []zap.Field) {
-	key := strings.Join(failing, ",")
+func (h *health) changed(failing, degraded []string, fields []zap.Field) {
+	key := strings.Join(failing, ",") + "|" + strings.Join(degraded, ",")
 	h.mu.Lock()
 	same := key == h.failing
 	h.failing = key
 	h.mu.Unlock()
 	if same {
+		return
+	}
+	if len(failing) == 0 && len(degraded) > 0 {
+		h.log.Info("svc: ready, degraded", append([]zap.Field{zap.Strings("checks", slices.Clone(degraded))}, fields...)...)
 		return
 	}
 	if len(failing) == 0 {

@@ -19,7 +19,7 @@ func TestReadinessProbeDoesNotWaitForACheckThatIgnoresItsContext(t *testing.T) {
 		{Name: "stuck", Check: func(context.Context) error { <-release; return nil }},
 	}}
 	done := make(chan []string, 1)
-	go func() { done <- h.probe(context.Background()) }()
+	go func() { failing, _ := h.probe(context.Background()); done <- failing }()
 	select {
 	case failing := <-done:
 		if !slices.Equal(failing, []string{"stuck"}) {

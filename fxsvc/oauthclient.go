@@ -1,7 +1,9 @@
 package fxsvc
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"os"
 	"sort"
 	"strconv"
@@ -10,6 +12,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/svckit/svc/internal/breakerhook"
 	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/oauthenv"
 	"github.com/svckit/svc/modules/oauthclient"
@@ -95,6 +98,11 @@ func onlyOneOauthClientPerApp(p oauthClientParams) (*oauthclient.Client, error) 
 // with an *oauthclient.ConfigError), including a pattern with no client:
 // neither OAuthClient in the app nor oauthclient.WithClient in opts. A
 // second pattern of the same name fails fx.New.
+//
+// With an oauthclient.Resilience whose Degraded is set among opts, and
+// [Health] in the app, /readyz names the pattern (check
+// oauthclient.<name>, lowercased) as degraded while one of its circuit
+// breakers is open: the probe still answers 200.
 func ClientCredentials(name string, opts ...oauthclient.PatternOption) fx.Option {
 	return providePattern(name, false, oauthclient.ClientCredentials, opts)
 }
@@ -154,7 +162,7 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 	}
 	named := fx.ResultTags(`name:"` + name + `"`)
 	if !exchange {
-		return fx.Options(check, KnownVariables(known...),
+		return fx.Options(check, degradedReadiness(name, opts), KnownVariables(known...),
 			fx.Provide(fx.Annotate(func(c *oauthclient.Client) (*oauthclient.Pattern, error) { return withClient(c) },
 				fx.ParamTags(`optional:"true"`), named)),
 			// A client-credentials pattern can be an exchange's actor
@@ -172,7 +180,7 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 		}
 		return withClient(c, oauthclient.Actor(actor))
 	}
-	return fx.Options(check, KnownVariables(known...),
+	return fx.Options(check, degradedReadiness(name, opts), KnownVariables(known...),
 		fx.Provide(fx.Annotate(provide, fx.ParamTags(`optional:"true"`, `group:"svc.oauthclient.actors"`), named)))
 }
 
@@ -197,6 +205,36 @@ func envActor(prefix string, patterns []*oauthclient.Pattern) (*oauthclient.Patt
 	}
 	return nil, &oauthclient.ConfigError{Setting: prefix + "ACTOR",
 		Problem: "names " + strconv.Quote(want) + ", which is not a client-credentials pattern of the app (fxsvc.ClientCredentials); the app has: " + have}
+}
+
+// degradedReadiness adds the degraded readiness check of a pattern whose
+// opts hold an oauthclient.Resilience with Degraded (the last one given
+// decides, as it does for the pattern); nothing otherwise.
+func degradedReadiness(name string, opts []oauthclient.PatternOption) fx.Option {
+	degraded := false
+	for _, o := range opts {
+		switch r := o.(type) {
+		case oauthclient.Resilience:
+			degraded = r.Degraded
+		case *oauthclient.Resilience:
+			degraded = r != nil && r.Degraded
+		}
+	}
+	if !degraded {
+		return fx.Options()
+	}
+	return fx.Provide(fx.Annotate(
+		func(p *oauthclient.Pattern) ReadinessCheck {
+			return ReadinessCheck{Name: "oauthclient." + strings.ToLower(name), Degraded: true, Check: func(context.Context) error {
+				if hosts := breakerhook.Tripped(p); len(hosts) > 0 {
+					return fmt.Errorf("the circuit breaker is open for %s", strings.Join(hosts, ", "))
+				}
+				return nil
+			}}
+		},
+		fx.ParamTags(`name:"`+name+`"`),
+		fx.ResultTags(`group:"`+readinessGroup+`"`),
+	))
 }
 
 // validPatternName mirrors the oauthclient rule: nothing that could break

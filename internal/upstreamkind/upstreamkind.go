@@ -1,6 +1,7 @@
 // Package upstreamkind carries how an outbound token failure is answered
 // from modules/oauthclient, which raises it, to modules/errors, which
-// renders it: 503 upstream-token-unavailable or 502 upstream-token-refused.
+// renders it: 503 upstream-token-unavailable, 502 upstream-token-refused,
+// or 503 circuit-breaker-open for an outbound call a breaker refused.
 // Neither package imports the other (oauthclient stays a leaf, and
 // svcerrors links no OAuth client into an app that makes no outbound
 // call), and the failures carry no exported method for it.
@@ -11,7 +12,7 @@ package upstreamkind
 
 import "time"
 
-// The anchors of the two kinds, documented in docs/errors.md.
+// The anchors of the kinds, documented in docs/errors.md.
 const (
 	// Unavailable: the authorization server is down, slow, failing or
 	// asked for a pause; retrying later can help.
@@ -23,9 +24,13 @@ const (
 	// BulkheadFull: an outbound call was refused because its API already
 	// had as many requests in flight as its bulkhead admits.
 	BulkheadFull = "bulkhead-full"
+	// CircuitBreakerOpen: a resilient pattern's breaker for the API's
+	// host is open; the request was not sent.
+	CircuitBreakerOpen = "circuit-breaker-open"
 )
 
-// Namer names the kind err answers with (Unavailable or Refused) and how
+// Namer names the kind err answers with (Unavailable, Refused,
+// BulkheadFull or CircuitBreakerOpen) and how
 // long until retrying can help (zero when unknown); ok is false for an
 // error it does not know.
 type Namer func(err error) (anchor string, retryAfter time.Duration, ok bool)

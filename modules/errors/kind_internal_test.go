@@ -15,7 +15,7 @@ func TestNamedKindsAreDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, anchor := range []string{upstreamkind.Unavailable, upstreamkind.Refused} {
+	for _, anchor := range []string{upstreamkind.Unavailable, upstreamkind.Refused, upstreamkind.BulkheadFull, upstreamkind.CircuitBreakerOpen} {
 		if _, ok := kindByAnchor(anchor); !ok {
 			t.Errorf("kindByAnchor(%q) unknown", anchor)
 		}

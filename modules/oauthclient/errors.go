@@ -171,9 +171,14 @@ func init() { upstreamkind.Register(upstreamKind) }
 // both): an [UnavailableError] 503 upstream-token-unavailable, as retrying
 // later can help; a [ClientRejectedError], [TokenRefusedError] or
 // [DiscoveryError] 502 upstream-token-refused, as waiting does not fix
-// them; a [BulkheadFullError] 503 bulkhead-full, with no retry hint. Any
-// other error is not named.
+// them; a [BulkheadFullError] 503 bulkhead-full, with no retry hint; a
+// [CircuitOpenError] 503 circuit-breaker-open, with the time until the
+// breaker's probe. Any other error is not named.
 func upstreamKind(err error) (anchor string, retryAfter time.Duration, ok bool) {
+	var co *CircuitOpenError
+	if errors.As(err, &co) {
+		return upstreamkind.CircuitBreakerOpen, co.RetryAfter, true
+	}
 	var ue *UnavailableError
 	if errors.As(err, &ue) {
 		return upstreamkind.Unavailable, ue.retryAfterHint(), true

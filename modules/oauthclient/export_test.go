@@ -1,6 +1,7 @@
 package oauthclient
 
 import (
+	"context"
 	"net/http"
 	"time"
 )
@@ -41,3 +42,9 @@ var (
 // InvalidTokenChallenge reports whether h holds a Bearer invalid_token
 // challenge.
 func InvalidTokenChallenge(h http.Header) bool { return challengeError(h, "Bearer") == "invalid_token" }
+
+// Sleeping makes r's waits between attempts call f instead of sleeping.
+func Sleeping(r Resilience, f func(context.Context, time.Duration) error) Resilience {
+	r.sleep = f
+	return r
+}

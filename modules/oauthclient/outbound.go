@@ -58,6 +58,15 @@ func (t *instrumented) RoundTrip(r *http.Request) (*http.Response, error) {
 	return t.traced.RoundTrip(r)
 }
 
+// traced is [traced] over base, with the repeat's number put on each
+// attempt's span when the pattern retries ([Resilience]).
+func (p *Pattern) traced(base http.RoundTripper) http.RoundTripper {
+	if p.resilience != nil {
+		base = resendCounted{base}
+	}
+	return traced(base)
+}
+
 // globalPropagator is the process-global propagator as it is at each
 // request, not as it was when the transport was built: a pattern's
 // transport is often built before the tracing component installs the W3C

@@ -47,6 +47,9 @@ type Pattern struct {
 	exchange *exchangeCache // token exchange
 	bulkhead bulkhead       // requests in flight through Transport
 
+	resilience *Resilience // nil without it
+	hosts      *hosts      // with resilience: the breakers and retry budgets
+
 	hcOnce sync.Once
 	hc     *http.Client
 }
@@ -66,6 +69,7 @@ type patternConfig struct {
 	cacheSize                  int
 	params                     url.Values  // TokenParam and _PARAMS
 	actor                      actorSource // Actor, ActorAssertionFile
+	resilience                 *Resilience
 }
 
 type patternOption func(*patternConfig) error
@@ -262,6 +266,9 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 	p.client = cfg.client
 	p.actor = cfg.actor
 	p.bulkhead.limit = int64(cfg.client.bulkhead)
+	if cfg.resilience != nil {
+		p.resilience, p.hosts = cfg.resilience, newHosts(cfg.resilience)
+	}
 	p.form = url.Values{}
 	for _, a := range cfg.audience {
 		p.form.Add("audience", a)

@@ -133,6 +133,7 @@ func TestErrorKindsAreKnownToSvcerrors(t *testing.T) {
 		{&oauthclient.ClientRejectedError{}, "upstream-token-refused"},
 		{&oauthclient.TokenRefusedError{}, "upstream-token-refused"},
 		{&oauthclient.DiscoveryError{}, "upstream-token-refused"},
+		{&oauthclient.CircuitOpenError{RetryAfter: time.Second}, "circuit-breaker-open"},
 	} {
 		for _, err := range []error{tc.err, fmt.Errorf("billing: %w", tc.err)} {
 			if d, ok := svcerrors.Describe(err); !ok || d.Anchor != tc.anchor {

@@ -41,6 +41,9 @@ import (
 // [Pattern.Token]; on a token-exchange pattern, with
 // [errCallerTokenRequired].
 //
+// On a pattern built with [Resilience], requests are retried and each
+// host's circuit breaker may refuse them unsent, as its doc says.
+//
 // Every request sent carries the trace of its context: a client span
 // named by its method (HTTP client semantic conventions; a repeated
 // request gets its own), the W3C traceparent, tracestate and baggage
@@ -49,7 +52,7 @@ import (
 // at no cost beyond the headers when none is installed. A token fetched
 // because the request waits for it is a child of the request's span.
 func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
-	return &transport{p: p, raw: base, base: traced(base)}
+	return p.withResilience(&transport{p: p, raw: base, base: p.traced(base)})
 }
 
 // TransportFor is [Pattern.Transport] for a token-exchange pattern: every
@@ -59,7 +62,7 @@ func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
 // requests fail with [errNotExchange]. A token exchanged for a caller token
 // without exp is not cached, so a 401 for it is returned as it is.
 func (p *Pattern) TransportFor(callerToken string, base http.RoundTripper) http.RoundTripper {
-	return &transport{p: p, raw: base, base: traced(base), caller: callerToken, exchange: true}
+	return p.withResilience(&transport{p: p, raw: base, base: p.traced(base), caller: callerToken, exchange: true})
 }
 
 // Client returns an http.Client whose requests carry the pattern's token

@@ -1,0 +1,81 @@
+package oauthclient
+
+import (
+	"net/url"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"github.com/svckit/svc/internal/breakerhook"
+)
+
+// otherHosts is the server.address of the entry hosts over MaxHosts
+// share: a pattern redirected to ever new hosts must not grow the metric
+// series, nor the memory, without end.
+const otherHosts = "other"
+
+// hosts holds a pattern's [host] entries, by the request URL's host
+// (host:port as written). Readers take no lock: the map is replaced,
+// never written, and only grows to MaxHosts.
+type hosts struct {
+	cfg   *Resilience
+	table atomic.Pointer[map[string]*host]
+	other *host
+
+	mu sync.Mutex // serialises additions
+}
+
+func newHosts(cfg *Resilience) *hosts {
+	hs := &hosts{cfg: cfg, other: &host{addr: otherHosts, cfg: cfg}}
+	m := map[string]*host{}
+	hs.table.Store(&m)
+	return hs
+}
+
+// get returns the entry of u's host, adding it while there is room.
+func (hs *hosts) get(u *url.URL) *host {
+	key := u.Host
+	if h := (*hs.table.Load())[key]; h != nil {
+		return h
+	}
+	hs.mu.Lock()
+	defer hs.mu.Unlock()
+	old := *hs.table.Load()
+	if h := old[key]; h != nil {
+		return h
+	}
+	if len(old) >= hs.cfg.MaxHosts {
+		return hs.other
+	}
+	h := &host{addr: u.Hostname(), cfg: hs.cfg, breaker: !hs.cfg.NoBreaker}
+	m := make(map[string]*host, len(old)+1)
+	for k, v := range old {
+		m[k] = v
+	}
+	m[key] = h
+	hs.table.Store(&m)
+	return h
+}
+
+// tripped lists the hosts (server.address) whose breaker is not closed,
+// sorted.
+func (hs *hosts) tripped() []string {
+	var out []string
+	for _, h := range *hs.table.Load() {
+		if h.tripped() {
+			out = append(out, h.addr)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func init() {
+	breakerhook.Tripped = func(pattern any) []string {
+		p := pattern.(*Pattern)
+		if p.hosts == nil {
+			return nil
+		}
+		return p.hosts.tripped()
+	}
+}
