@@ -56,7 +56,10 @@ func (c *Client) boundTransport(raw http.RoundTripper, cert *certificate) (http.
 		b.m[base] = ct
 	}
 	b.mu.Unlock()
-	return ct.get(cert, traced), nil
+	// resendCounted names a repeat's attempt on its span; shared by every
+	// pattern of the client, it does nothing for a request that is not a
+	// Resilience repeat.
+	return ct.get(cert, func(b http.RoundTripper) http.RoundTripper { return traced(resendCounted{b}) }), nil
 }
 
 // closeIdle closes the idle connections of every certificate-presenting
