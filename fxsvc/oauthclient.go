@@ -162,7 +162,7 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 	}
 	named := fx.ResultTags(`name:"` + name + `"`)
 	if !exchange {
-		return fx.Options(check, degradedReadiness(name, opts), KnownVariables(known...),
+		return fx.Options(check, degradedReadiness(name), KnownVariables(known...),
 			fx.Provide(fx.Annotate(func(c *oauthclient.Client) (*oauthclient.Pattern, error) { return withClient(c) },
 				fx.ParamTags(`optional:"true"`), named)),
 			// A client-credentials pattern can be an exchange's actor
@@ -180,7 +180,7 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 		}
 		return withClient(c, oauthclient.Actor(actor))
 	}
-	return fx.Options(check, degradedReadiness(name, opts), KnownVariables(known...),
+	return fx.Options(check, degradedReadiness(name), KnownVariables(known...),
 		fx.Provide(fx.Annotate(provide, fx.ParamTags(`optional:"true"`, `group:"svc.oauthclient.actors"`), named)))
 }
 
@@ -207,33 +207,25 @@ func envActor(prefix string, patterns []*oauthclient.Pattern) (*oauthclient.Patt
 		Problem: "names " + strconv.Quote(want) + ", which is not a client-credentials pattern of the app (fxsvc.ClientCredentials); the app has: " + have}
 }
 
-// degradedReadiness adds the degraded readiness check of a pattern whose
-// opts hold an oauthclient.Resilience with Degraded (the last one given
-// decides, as it does for the pattern); nothing otherwise.
-func degradedReadiness(name string, opts []oauthclient.PatternOption) fx.Option {
-	degraded := false
-	for _, o := range opts {
-		switch r := o.(type) {
-		case oauthclient.Resilience:
-			degraded = r.Degraded
-		case *oauthclient.Resilience:
-			degraded = r != nil && r.Degraded
-		}
-	}
-	if !degraded {
-		return fx.Options()
-	}
+// degradedReadiness adds the degraded readiness check of a pattern built
+// with a Resilience whose Degraded is set (in code, or by its
+// SVC_..._RESILIENCE=degraded); a pattern without adds no check. Which it
+// is, is known once the pattern is built, hence the flattened group.
+func degradedReadiness(name string) fx.Option {
 	return fx.Provide(fx.Annotate(
-		func(p *oauthclient.Pattern) ReadinessCheck {
-			return ReadinessCheck{Name: "oauthclient." + strings.ToLower(name), Degraded: true, Check: func(context.Context) error {
+		func(p *oauthclient.Pattern) []ReadinessCheck {
+			if !breakerhook.Degraded(p) {
+				return nil
+			}
+			return []ReadinessCheck{{Name: "oauthclient." + strings.ToLower(name), Degraded: true, Check: func(context.Context) error {
 				if hosts := breakerhook.Tripped(p); len(hosts) > 0 {
 					return fmt.Errorf("the circuit breaker is open for %s", strings.Join(hosts, ", "))
 				}
 				return nil
-			}}
+			}}}
 		},
 		fx.ParamTags(`name:"`+name+`"`),
-		fx.ResultTags(`group:"`+readinessGroup+`"`),
+		fx.ResultTags(`group:"`+readinessGroup+`,flatten"`),
 	))
 }
 

@@ -14,3 +14,8 @@ package breakerhook
 // pattern is open or waits for its probe; none for a pattern without
 // breakers.
 var Tripped func(pattern any) []string
+
+// Degraded reports whether the pattern was built with a Resilience whose
+// open breakers should show on /readyz as degraded (Resilience.Degraded,
+// or SVC_..._<NAME>_RESILIENCE=degraded).
+var Degraded func(pattern any) bool

@@ -39,6 +39,9 @@ type Pattern struct {
 	Resource string `env:"RESOURCE"`
 	Scopes   string `env:"SCOPES"`
 	Params   string `env:"PARAMS"` // extra token-request parameters, a URL query string
+	// Resilience turns oauthclient.Resilience on with its defaults: on,
+	// degraded (and its open breakers show on /readyz), or off.
+	Resilience string `env:"RESILIENCE"`
 }
 
 // Exchange lists the variables only exchange patterns have, under

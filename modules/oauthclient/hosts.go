@@ -78,4 +78,8 @@ func init() {
 		}
 		return p.hosts.tripped()
 	}
+	breakerhook.Degraded = func(pattern any) bool {
+		p := pattern.(*Pattern)
+		return p.resilience != nil && p.resilience.Degraded && !p.resilience.NoBreaker
+	}
 }

@@ -227,6 +227,15 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 			return nil, err
 		}
 		cfg.params = params
+		switch strings.ToLower(strings.TrimSpace(e.Resilience)) {
+		case "", "off":
+		case "on":
+			_ = Resilience{}.applyPattern(&cfg) // the defaults: nothing to refuse
+		case "degraded":
+			_ = Resilience{Degraded: true}.applyPattern(&cfg)
+		default:
+			return nil, &ConfigError{Setting: envPrefix + "RESILIENCE", Problem: "want on, degraded or off"}
+		}
 		if kind == kindTokenExchange {
 			var x oauthenv.Exchange
 			if err := env.ParseWithOptions(&x, env.Options{Prefix: envPrefix}); err != nil {
