@@ -7,14 +7,15 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
 // The reason words of DPoP refusals (RFC 9449), beside the token's own.
 const (
-	// ReasonDPoPProof: the request's DPoP proof was refused (any
-	// dpop.Reason but the nonce's): challenge error="invalid_dpop_proof".
+	// ReasonDPoPProof: the request's DPoP proof was refused (for any
+	// reason but the nonce's): challenge error="invalid_dpop_proof".
 	ReasonDPoPProof Reason = "dpop-proof"
 	// ReasonDPoPNonce: the proof lacks the server's current nonce; the
 	// answer carries the nonce to use in DPoP-Nonce (error="use_dpop_nonce").
@@ -40,7 +41,7 @@ const (
 func DPoP(v *dpop.Verifier, required bool) Option {
 	return func(c *gateConfig) {
 		if v != nil {
-			c.dpop = &dpopPolicy{v: v, required: required, algs: strings.Join(v.Algorithms(), " ")}
+			c.dpop = &dpopPolicy{v: v, required: required, algs: strings.Join(dpophook.Algorithms(v), " ")}
 		}
 	}
 }
@@ -57,7 +58,7 @@ type dpopChallenge struct {
 	code      string // the error parameter, "" for none
 	nonce     string // DPoP-Nonce to send
 	bearerToo bool   // the Bearer challenge is sent as well
-	// proof is the dpop.Reason of a refused proof (ReasonDPoPProof), for
+	// proof is the reason a proof was refused (ReasonDPoPProof), for
 	// the security record's svc.dpop.reason.
 	proof string
 }
@@ -93,16 +94,16 @@ func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP 
 		}
 		return nil, nil
 	}
-	proof, err := p.v.Verify(r, token)
+	proof, err := dpophook.Verify(p.v, r, token)
 	if err != nil {
-		var e *dpop.Error
+		var e *dpophook.Error
 		if !errors.As(err, &e) {
 			return nil, err
 		}
 		switch e.Reason {
-		case dpop.ReasonUnavailable:
+		case dpophook.ReasonUnavailable:
 			return nil, err
-		case dpop.ReasonNonce:
+		case dpophook.ReasonNonce:
 			return p.refusal(ReasonDPoPNonce, e.Code(), e.Nonce), nil
 		}
 		ref := p.refusal(ReasonDPoPProof, e.Code(), "")
