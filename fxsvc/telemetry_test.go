@@ -18,7 +18,6 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/metrics"
 	"github.com/svckit/svc/modules/requestid"
-	"github.com/svckit/svc/modules/telemetry"
 )
 
 type tokenVerifier struct{}
@@ -79,7 +78,7 @@ func TestServeTelemetryOutsideTheGate(t *testing.T) {
 			t.Fatalf("token %q: %d, X-Request-ID %q", c.token, resp.StatusCode, resp.Header.Get(requestid.Header))
 		}
 	}
-	records := logs.FilterLoggerName(telemetry.AccessLogger).All()
+	records := logs.FilterLoggerName("svc.http.access").All()
 	if len(records) != 2 {
 		t.Fatalf("%d access records, want 2 (AccessLog twice is one log): %v", len(records), records)
 	}
@@ -125,7 +124,7 @@ func TestServeAccessLogIsOptIn(t *testing.T) {
 			if !requestid.Valid(resp.Header.Get(requestid.Header)) {
 				t.Fatalf("X-Request-ID %q", resp.Header.Get(requestid.Header))
 			}
-			got := logs.FilterLoggerName(telemetry.AccessLogger).All()
+			got := logs.FilterLoggerName("svc.http.access").All()
 			if len(got) != tc.want {
 				t.Fatalf("%d access records, want %d", len(got), tc.want)
 			}

@@ -142,7 +142,7 @@ func (s *callerStack) field(logger, key string) string {
 }
 
 func (s *callerStack) accessAddress() string {
-	return s.field(telemetry.AccessLogger, "client.address")
+	return s.field("svc.http.access", "client.address")
 }
 
 func (s *callerStack) securityAddress() string {

@@ -45,7 +45,7 @@ func (t *Telemetry) tracer() trace.Tracer {
 		// Safe: only comparable providers are cached, so == cannot panic.
 		return s.tracer
 	}
-	tracer := tp.Tracer(Scope)
+	tracer := tp.Tracer(scope)
 	if reflect.TypeOf(tp).Comparable() {
 		t.tracers.Store(&tracerSlot{tp: tp, tracer: tracer})
 	}

@@ -29,11 +29,11 @@ import (
 	"github.com/svckit/svc/modules/requestid"
 )
 
-// Scope is the instrumentation scope of the wrapper's metrics and spans.
-const Scope = "github.com/svckit/svc/modules/telemetry"
+// scope is the instrumentation scope of the wrapper's metrics and spans.
+const scope = "github.com/svckit/svc/modules/telemetry"
 
-// AccessLogger is the name of the access log's logger.
-const AccessLogger = "svc.http.access"
+// accessLogger is the name of the access log's logger.
+const accessLogger = "svc.http.access"
 
 // idHeader is X-Request-ID as net/http keys it.
 var idHeader = http.CanonicalHeaderKey(requestid.Header)
@@ -60,7 +60,7 @@ func AccessLog(l *zap.Logger) Option {
 			c.log = nil
 			return
 		}
-		c.log = zap.New(l.Core()).Named(AccessLogger)
+		c.log = zap.New(l.Core()).Named(accessLogger)
 	}
 }
 

@@ -160,7 +160,7 @@ func inMemory() fx.Option {
 // Redis, and where: the topology (mode, the Sentinel set's master name)
 // and its addresses, which hold no password. It is the one place the
 // start line names Redis.
-func sharedState(c *redisstore.Client) *fxsvc.SharedState {
+func sharedState(c *redisstore.Client) *kitlog.SharedState {
 	t := c.Topology()
 	store := "redis"
 	if t.Mode != "" && t.Mode != "single" {
@@ -169,5 +169,5 @@ func sharedState(c *redisstore.Client) *fxsvc.SharedState {
 	if t.MasterName != "" {
 		store += " master=" + t.MasterName
 	}
-	return &fxsvc.SharedState{Store: store, Address: "redis://" + strings.Join(t.Addrs, ",")}
+	return &kitlog.SharedState{Store: store, Address: "redis://" + strings.Join(t.Addrs, ",")}
 }
