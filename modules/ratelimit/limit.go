@@ -74,7 +74,7 @@ type LimitOption func(*marker)
 func Name(name string) LimitOption { return func(m *marker) { m.name = name } }
 
 // KeyByRoute tells callers apart with fn on this limit only; see [KeyBy].
-func KeyByRoute(fn KeyFunc) LimitOption { return func(m *marker) { m.key = fn } }
+func KeyByRoute(fn func(r *http.Request) string) LimitOption { return func(m *marker) { m.key = fn } }
 
 var declarations atomic.Int64
 
@@ -118,7 +118,7 @@ type marker struct {
 	spec    limitSpec
 	rate    store.Rate
 	name    string
-	key     KeyFunc
+	key     keyFunc
 	headers *headerTable
 }
 
