@@ -16,7 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/internal/guardhook"
 	"github.com/svckit/svc/modules/requestid"
 )
 
@@ -228,14 +228,14 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	}
 }
 
-func (g *Gate) writeBanStarted(b *bans.Bans, s bans.Started) {
-	g.events.Warn(fmt.Sprintf("client %s banned for %s after %d forged tokens", clean(s.Addr), s.Duration, s.Failures),
+func (g *Gate) writeBanStarted(addr string, s guardhook.Ban) {
+	g.events.Warn(fmt.Sprintf("client %s banned for %s after %d forged tokens", clean(addr), s.Duration, s.Failures),
 		zap.String("otel.event.name", "svc.client_bans.started"),
 		zap.Strings("event.category", []string{"intrusion_detection"}),
 		zap.Strings("event.type", []string{"denied"}),
 		zap.String("event.outcome", "success"),
-		zap.String("client.address", clean(s.Addr)),
-		zap.String("svc.client_bans.name", b.Name()),
+		zap.String("client.address", clean(addr)),
+		zap.String("svc.client_bans.name", g.bans.Name()),
 		zap.Int("svc.client_bans.failures", s.Failures),
 		zap.Float64("svc.client_bans.duration", s.Duration.Seconds()),
 		zap.String("svc.client_bans.until", s.Until.Format(time.RFC3339)),

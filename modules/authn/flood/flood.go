@@ -86,11 +86,11 @@ func New(opts ...Option) *Limit {
 	return l
 }
 
-// Shared returns a Limit with l's settings whose budgets live in s, or l
+// shared returns a Limit with l's settings whose budgets live in s, or l
 // itself when l was built WithStore (an explicit store wins) or s is nil.
 // It is how a container hands the gate's Limit the store its replicas
 // share; l and the result do not share budgets.
-func (l *Limit) Shared(s Store) *Limit {
+func (l *Limit) shared(s Store) *Limit {
 	if l.explicit || s == nil {
 		return l
 	}
@@ -102,12 +102,8 @@ func (l *Limit) Shared(s Store) *Limit {
 // rule is the budget l's Store applies in Allow.
 func (l *Limit) rule() Rule { return Rule{Rate: l.rate, Burst: l.burst} }
 
-// Allow spends one request of addr's budget. When it is spent, ok is false
-// and retryAfter says when the next request would be allowed. When the
-// store fails (a shared store that cannot be reached) the request is
-// allowed: flood limits fail open, and the store reports its failure
-// itself.
-func (l *Limit) Allow(addr string) (retryAfter time.Duration, ok bool) {
+// allow spends one request of addr's budget (guardhook.Flood.Allow).
+func (l *Limit) allow(addr string) (retryAfter time.Duration, ok bool) {
 	wait, ok, err := l.store.Allow(context.Background(), addr, l.now(), l.rule())
 	if err != nil {
 		return 0, true
