@@ -25,10 +25,6 @@ type certs struct {
 // newCerts writes an ECDSA P-256 CA and a server certificate for
 // 127.0.0.1 (valid one day, so that no test outlives it) into dir.
 func newCerts(dir string) (certs, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return certs{}, fmt.Errorf("CA key: %w", err)
-	}
 	now := time.Now()
 	caTmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
@@ -39,17 +35,13 @@ func newCerts(dir string) (certs, error) {
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	caKey, caDER, err := issue(caTmpl, nil, nil)
 	if err != nil {
 		return certs{}, fmt.Errorf("CA certificate: %w", err)
 	}
 	ca, err := x509.ParseCertificate(caDER)
 	if err != nil {
 		return certs{}, fmt.Errorf("CA certificate: %w", err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return certs{}, fmt.Errorf("server key: %w", err)
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(2),
@@ -60,7 +52,7 @@ func newCerts(dir string) (certs, error) {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	key, der, err := issue(tmpl, ca, caKey)
 	if err != nil {
 		return certs{}, fmt.Errorf("server certificate: %w", err)
 	}
@@ -84,4 +76,18 @@ func newCerts(dir string) (certs, error) {
 		}
 	}
 	return c, nil
+}
+
+// issue makes a P-256 key and its certificate from tmpl, signed by
+// parentKey as parent, or by the new key itself when parent is nil (a CA).
+func issue(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, []byte, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	return key, der, err
 }
