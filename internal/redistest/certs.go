@@ -35,11 +35,7 @@ func newCerts(dir string) (certs, error) {
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
-	caKey, caDER, err := issue(caTmpl, nil, nil)
-	if err != nil {
-		return certs{}, fmt.Errorf("CA certificate: %w", err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
+	caKey, ca, err := issue(caTmpl, nil, nil)
 	if err != nil {
 		return certs{}, fmt.Errorf("CA certificate: %w", err)
 	}
@@ -52,7 +48,7 @@ func newCerts(dir string) (certs, error) {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
-	key, der, err := issue(tmpl, ca, caKey)
+	key, cert, err := issue(tmpl, ca, caKey)
 	if err != nil {
 		return certs{}, fmt.Errorf("server certificate: %w", err)
 	}
@@ -70,7 +66,7 @@ func newCerts(dir string) (certs, error) {
 	for _, f := range []struct {
 		path, kind string
 		der        []byte
-	}{{c.caFile, "CERTIFICATE", caDER}, {c.certFile, "CERTIFICATE", der}, {c.keyFile, "PRIVATE KEY", keyDER}} {
+	}{{c.caFile, "CERTIFICATE", ca.Raw}, {c.certFile, "CERTIFICATE", cert.Raw}, {c.keyFile, "PRIVATE KEY", keyDER}} {
 		if err := os.WriteFile(f.path, pem.EncodeToMemory(&pem.Block{Type: f.kind, Bytes: f.der}), 0o600); err != nil {
 			return certs{}, err
 		}
@@ -80,7 +76,7 @@ func newCerts(dir string) (certs, error) {
 
 // issue makes a P-256 key and its certificate from tmpl, signed by
 // parentKey as parent, or by the new key itself when parent is nil (a CA).
-func issue(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, []byte, error) {
+func issue(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, *x509.Certificate, error) {
 	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
 		return nil, nil, err
@@ -89,5 +85,9 @@ func issue(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.
 		parent, parentKey = tmpl, key
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
-	return key, der, err
+	if err != nil {
+		return nil, nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	return key, cert, err
 }
