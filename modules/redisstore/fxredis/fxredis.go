@@ -102,14 +102,9 @@ var redisProvides = fx.Options(
 	}),
 )
 
-// redisBans builds the gate's ban store, its subscriber on the app's
-// lifecycle (registered after the client's hooks, so it stops before the
-// client closes).
-func redisBans(lc fx.Lifecycle, c *redisstore.Client) bans.Store {
-	b := c.Bans()
-	lifecycle.Register(lc, b)
-	return b
-}
+// redisBans builds the gate's ban store; the client runs its subscriber
+// from its first use until the client closes with the app.
+func redisBans(c *redisstore.Client) bans.Store { return c.Bans() }
 
 // newRedis builds the client and opens it with the app; by names the
 // option that asked for it in errors.
