@@ -16,6 +16,7 @@ import (
 	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/dpop"
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/secret"
 )
@@ -44,11 +45,27 @@ import (
 // does), the gate's authn.Bans and authn.Flood keep their state there,
 // shared by the app's replicas, unless they were built with a store of
 // their own (bans.WithStore, flood.WithStore). Neither store turns bans or
-// flood limits on: authn.Bans and authn.Flood still do.
+// flood limits on: authn.Bans and authn.Flood still do. Likewise an
+// authn.IntrospectionStore (fxredis.Redis provides one) shares the
+// introspection answers of a verifier built with authn.Introspect, unless
+// it was given authn.ShareIntrospections (see there for how every shared
+// entry is authenticated).
+//
+// SVC_AUTHN_DPOP (off, allowed or required) makes the gate take DPoP
+// proofs (authn.DPoP), with SVC_AUTHN_DPOP_ALGORITHMS,
+// SVC_AUTHN_DPOP_MAX_AGE and SVC_AUTHN_DPOP_NONCE_SECRET, whatever the
+// verifier; the proofs' jti are remembered in the dpop.ReplayStore the
+// graph provides (fxredis.Redis does, shared by the replicas), else in
+// this process's memory. An authn.DPoP among opts wins over them.
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 	return fx.Module("svc.authn",
 		KnownVariables(knownEnvOf(&authnEnv{}, "")...),
+		KnownVariables(knownEnvOf(&dpopEnv{}, "")...),
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
+		checkSettings(func() error {
+			_, err := dpopFromEnv(nil)
+			return err
+		}),
 		checkSettingsFor(func(env settingsEnv) error {
 			if v == nil {
 				// Discover opens nothing: the verifier built only to
@@ -110,10 +127,14 @@ type authnIn struct {
 	Spec         authnSpec
 	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
 	Log          logIn
-	Check        checkOnly       `optional:"true"`
-	BanStore     bans.Store      `optional:"true"`
-	FloodStore   flood.Store     `optional:"true"`
-	Proxies      []proxiesOption `group:"svc.http.trusted_proxies"`
+	Check        checkOnly        `optional:"true"`
+	BanStore     bans.Store       `optional:"true"`
+	FloodStore   flood.Store      `optional:"true"`
+	DPoPReplay   dpop.ReplayStore `optional:"true"`
+	// IntrospectionStore is where the verifier shares introspection
+	// answers (fxredis.Redis provides it).
+	IntrospectionStore authn.IntrospectionStore `optional:"true"`
+	Proxies            []proxiesOption          `group:"svc.http.trusted_proxies"`
 }
 
 type authnVerifierOpts struct{ opts []authn.VerifierOption }
@@ -176,8 +197,16 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 		return nil, errors.New("fxsvc.AuthnVerifierOptions: the app passes its own verifier to fxsvc.Authn; give these options to authn.Discover (or JWKSURL, KeySet) instead")
 	}
 	opts := in.Spec.opts
-	if in.BanStore != nil || in.FloodStore != nil {
-		opts = append(opts[:len(opts):len(opts)], gatehook.SharedStores(in.BanStore, in.FloodStore).(authn.Option))
+	dpopOpt, err := dpopFromEnv(in.DPoPReplay)
+	if err != nil {
+		return nil, err
+	}
+	if dpopOpt != nil {
+		// First, so that the app's own authn.DPoP wins.
+		opts = append([]authn.Option{dpopOpt}, opts...)
+	}
+	if in.BanStore != nil || in.FloodStore != nil || in.IntrospectionStore != nil {
+		opts = append(opts[:len(opts):len(opts)], gatehook.SharedStores(in.BanStore, in.FloodStore, in.IntrospectionStore).(authn.Option))
 	}
 	g, err := authn.New(v, opts...)
 	if err != nil {
@@ -299,18 +328,20 @@ func (r gateRoutes) Routes() []route {
 	return nil
 }
 
-// issuersShown are the issuers v trusts as the start line and `check`
-// show them, through secret.URL (a password or query masked); ok is false
-// for a verifier that does not list its issuers.
-func issuersShown(v any) (issuers []string, ok bool) {
-	iv, ok := v.(interface{ Issuers() []string })
-	if !ok {
-		return nil, false
+// issuersShown are the issuers g's verifier trusts as the start line and
+// `check` show them, through secret.URL (a password or query masked): an
+// issuer template as written, followed by the tenants it stands for in
+// parentheses. ok is false for a verifier that does not list its issuers.
+func issuersShown(g *authn.Gate) (issuers []string, ok bool) {
+	trusted, ok := gatehook.Of(g).TrustedIssuers()
+	for _, t := range trusted {
+		shown := secret.URL(t.Issuer).String()
+		if t.Scope != "" {
+			shown += " (" + t.Scope + ")"
+		}
+		issuers = append(issuers, shown)
 	}
-	for _, iss := range iv.Issuers() {
-		issuers = append(issuers, secret.URL(iss).String())
-	}
-	return issuers, true
+	return issuers, ok
 }
 
 // encodeVerifier writes, for the start line, which verifier the gate uses
@@ -318,7 +349,7 @@ func issuersShown(v any) (issuers []string, ok bool) {
 func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
 	v := gatehook.Of(g).Verifier()
 	enc.AddString("verifier", fmt.Sprintf("%T", v))
-	if issuers, ok := issuersShown(v); ok {
+	if issuers, ok := issuersShown(g); ok {
 		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {
 			for _, iss := range issuers {
 				arr.AppendString(iss)
@@ -328,6 +359,13 @@ func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
 	}
 	if u := gatehook.Of(g).DiscoveryURL(); u != "" {
 		enc.AddString("discovery_url", secret.URL(u).String())
+	}
+	if accepted, required := gatehook.Of(g).DPoP(); accepted {
+		policy := "allowed"
+		if required {
+			policy = "required"
+		}
+		enc.AddString("dpop", policy)
 	}
 	if iv, ok := v.(interface{ IntrospectionEndpoint() string }); ok && iv.IntrospectionEndpoint() != "" {
 		enc.AddString("introspection_endpoint", secret.URL(iv.IntrospectionEndpoint()).String())

@@ -91,13 +91,11 @@ func trustedIssuersOf(g *authn.Gate) trustedIssuers {
 	if _, ok := v.(checkVerifier); ok {
 		return "(SVC_AUTHN_ISSUER unset)"
 	}
-	issuers, ok := issuersShown(v)
+	issuers, ok := issuersShown(g)
 	if !ok {
 		return ""
 	}
 	if len(issuers) == 0 {
-		// An issuer template with AnyTenant names no issuer before a
-		// token does.
 		return "(none listed by the verifier)"
 	}
 	return trustedIssuers(strings.Join(issuers, ", "))

@@ -100,7 +100,13 @@ func TestCheckListsTheTrustedIssuers(t *testing.T) {
 		{name: "authn.Issuers with a template", verifier: authn.Issuers(
 			authn.Discover("https://login.example.com", "api"),
 			authn.Discover("https://login.microsoftonline.com/{tenantid}/v2.0", "api", authn.Tenants("t1"))),
-			want: "svc: check: trusts issuers: https://login.example.com, https://login.microsoftonline.com/t1/v2.0\n"},
+			want: "svc: check: trusts issuers: https://login.example.com, https://login.microsoftonline.com/{tenantid}/v2.0 (tenant t1)\n"},
+		{name: "a template for two tenants", verifier: authn.Discover("https://login.microsoftonline.com/{tenantid}/v2.0", "api", authn.Tenants("t2", "t1")),
+			want: "svc: check: trusts issuers: https://login.microsoftonline.com/{tenantid}/v2.0 (tenants t1, t2)\n"},
+		{name: "a template for any tenant", verifier: authn.Issuers(
+			authn.Discover("https://login.microsoftonline.com/{tenantid}/v2.0", "api", authn.AnyTenant()),
+			authn.Discover("https://login.example.com", "api")),
+			want: "svc: check: trusts issuers: https://login.example.com, https://login.microsoftonline.com/{tenantid}/v2.0 (any tenant)\n"},
 		{name: "an app's verifier listing an issuer with a password", verifier: listingVerifier{"https://user:s3cret@idp.example.com/x?key=s3cret"},
 			want: "svc: check: trusts issuers: https://***@idp.example.com/x?***\n", absent: "s3cret"},
 	} {

@@ -5,6 +5,7 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
+	"fmt"
 	"testing"
 
 	"go.uber.org/zap/zapcore"
@@ -46,4 +47,23 @@ func gateOf(t *testing.T, v authn.Verifier) *authn.Gate {
 		t.Fatal(err)
 	}
 	return g
+}
+
+// Issue 20: the start line shows an issuer template as written, with the
+// tenants it stands for, as `check` does.
+func TestTheStartLineShowsIssuerTemplates(t *testing.T) {
+	const tpl = "https://login.microsoftonline.com/{tenantid}/v2.0"
+	for _, tt := range []struct {
+		v    authn.Verifier
+		want string
+	}{
+		{authn.Discover(tpl, "api", authn.AnyTenant()), "[" + tpl + " (any tenant)]"},
+		{authn.Discover(tpl, "api", authn.Tenants("t1", "t2")), "[" + tpl + " (tenants t1, t2)]"},
+	} {
+		enc := zapcore.NewMapObjectEncoder()
+		encodeVerifier(gateOf(t, tt.v), enc)
+		if got := fmt.Sprint(enc.Fields["issuers"]); got != tt.want {
+			t.Fatalf("issuers %s, want %s", got, tt.want)
+		}
+	}
 }

@@ -24,6 +24,7 @@ func TestTheConfigurationPageListsEveryVariable(t *testing.T) {
 	for _, names := range [][]string{
 		kitEnv,
 		knownEnvOf(&authnEnv{}, ""),
+		knownEnvOf(&dpopEnv{}, ""),
 		knownEnvOf(&serveConfig{}, ""),
 		knownEnvOf(&telemetryEnv{}, ""),
 		knownEnvOf(&metrics.Config{}, "SVC_METRICS_"),
@@ -31,6 +32,7 @@ func TestTheConfigurationPageListsEveryVariable(t *testing.T) {
 		knownEnvOf(&oauthenv.Client{}, oauthenv.ClientPrefix),
 		knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix("name", false)),
 		knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix("name", true)),
+		knownEnvOf(&oauthenv.Exchange{}, oauthenv.PatternPrefix("name", true)),
 		redisstore.EnvVariables(),
 	} {
 		for _, n := range names {

@@ -2,6 +2,10 @@ package fxsvc
 
 import (
 	"errors"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
@@ -133,18 +137,66 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 		}
 		return err
 	})
-	return fx.Options(check, KnownVariables(knownEnvOf(&oauthenv.Pattern{}, oauthenv.PatternPrefix(name, exchange))...), fx.Provide(fx.Annotate(
-		func(c *oauthclient.Client) (*oauthclient.Pattern, error) {
-			all := opts
-			if c != nil {
-				// The app's client first, so an explicit WithClient wins.
-				all = append([]oauthclient.PatternOption{oauthclient.WithClient(c)}, opts...)
-			}
-			return build(name, all...)
-		},
-		fx.ParamTags(`optional:"true"`),
-		fx.ResultTags(`name:"`+name+`"`),
-	)))
+	prefix := oauthenv.PatternPrefix(name, exchange)
+	known := knownEnvOf(&oauthenv.Pattern{}, prefix)
+	if exchange {
+		known = append(known, knownEnvOf(&oauthenv.Exchange{}, prefix)...)
+	}
+	withClient := func(c *oauthclient.Client, more ...oauthclient.PatternOption) (*oauthclient.Pattern, error) {
+		var all []oauthclient.PatternOption
+		if c != nil {
+			// The app's client first, so an explicit WithClient wins.
+			all = append(all, oauthclient.WithClient(c))
+		}
+		// more before opts: an oauthclient.Actor in code wins over the
+		// environment's.
+		return build(name, append(append(all, more...), opts...)...)
+	}
+	named := fx.ResultTags(`name:"` + name + `"`)
+	if !exchange {
+		return fx.Options(check, KnownVariables(known...),
+			fx.Provide(fx.Annotate(func(c *oauthclient.Client) (*oauthclient.Pattern, error) { return withClient(c) },
+				fx.ParamTags(`optional:"true"`), named)),
+			// A client-credentials pattern can be an exchange's actor
+			// (SVC_TOKENEXCHANGE_<NAME>_ACTOR names it).
+			fx.Provide(fx.Annotate(func(p *oauthclient.Pattern) *oauthclient.Pattern { return p },
+				fx.ParamTags(`name:"`+name+`"`), fx.ResultTags(`group:"svc.oauthclient.actors"`))))
+	}
+	provide := func(c *oauthclient.Client, actors []*oauthclient.Pattern) (*oauthclient.Pattern, error) {
+		actor, err := envActor(prefix, actors)
+		if err != nil {
+			return nil, err
+		}
+		if actor == nil {
+			return withClient(c)
+		}
+		return withClient(c, oauthclient.Actor(actor))
+	}
+	return fx.Options(check, KnownVariables(known...),
+		fx.Provide(fx.Annotate(provide, fx.ParamTags(`optional:"true"`, `group:"svc.oauthclient.actors"`), named)))
+}
+
+// envActor is the client-credentials pattern SVC_TOKENEXCHANGE_<NAME>_ACTOR
+// names, nil when it is not set.
+func envActor(prefix string, patterns []*oauthclient.Pattern) (*oauthclient.Pattern, error) {
+	want := strings.TrimSpace(os.Getenv(prefix + "ACTOR"))
+	if want == "" {
+		return nil, nil
+	}
+	names := make([]string, 0, len(patterns))
+	for _, p := range patterns {
+		if p.Name() == want {
+			return p, nil
+		}
+		names = append(names, p.Name())
+	}
+	sort.Strings(names)
+	have := "none"
+	if len(names) > 0 {
+		have = strings.Join(names, ", ")
+	}
+	return nil, &oauthclient.ConfigError{Setting: prefix + "ACTOR",
+		Problem: "names " + strconv.Quote(want) + ", which is not a client-credentials pattern of the app (fxsvc.ClientCredentials); the app has: " + have}
 }
 
 // validPatternName mirrors the oauthclient rule: nothing that could break

@@ -7,7 +7,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -208,5 +210,58 @@ func TestOAuthClientLogsFailedFetchesWithTheAppLogger(t *testing.T) {
 	}
 	if strings.Contains(fmt.Sprint(entries[0].ContextMap()), "s3cret") {
 		t.Fatal("the secret was logged")
+	}
+}
+
+// Issue 22 item 1 from the environment: SVC_TOKENEXCHANGE_<NAME>_ACTOR
+// names the app's client-credentials pattern whose token is the actor; a
+// name the app does not have fails the start naming the variable and the
+// patterns it has.
+func TestExchangeActorFromTheEnvironment(t *testing.T) {
+	var forms []url.Values
+	var mu sync.Mutex
+	as := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.Contains(r.URL.Path, "/.well-known/") {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"issuer":%q,"token_endpoint":%q}`, "http://"+r.Host, "http://"+r.Host+"/token")
+			return
+		}
+		r.ParseForm()
+		mu.Lock()
+		forms = append(forms, r.PostForm)
+		n := len(forms)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"access_token":"tok-%d","token_type":"Bearer","expires_in":3600}`, n)
+	}))
+	t.Cleanup(as.Close)
+	oauthClientEnv(t, as.URL)
+	t.Setenv("SVC_TOKENEXCHANGE_ORDERS_ACTOR", "self")
+
+	var orders *oauthclient.Pattern
+	app := fxtest.New(t,
+		fxsvc.OAuthClient(),
+		fxsvc.ClientCredentials("self"),
+		fxsvc.ClientCredentials("billing"),
+		fxsvc.TokenExchange("orders"),
+		fx.Invoke(fx.Annotate(func(p *oauthclient.Pattern) { orders = p }, fx.ParamTags(`name:"orders"`))),
+	)
+	app.RequireStart()
+	defer app.RequireStop()
+	if _, err := orders.TokenFor(context.Background(), "caller"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(forms) != 2 || forms[0].Get("grant_type") != "client_credentials" ||
+		forms[1].Get("actor_token") != "tok-1" || forms[1].Get("actor_token_type") != oauthclient.TokenTypeAccessToken {
+		t.Fatalf("token requests %v", forms)
+	}
+
+	t.Setenv("SVC_TOKENEXCHANGE_ORDERS_ACTOR", "nobody")
+	bad := fx.New(fx.NopLogger, fxsvc.OAuthClient(), fxsvc.ClientCredentials("self"), fxsvc.TokenExchange("orders"),
+		fx.Invoke(fx.Annotate(func(*oauthclient.Pattern) {}, fx.ParamTags(`name:"orders"`))))
+	if err := bad.Err(); err == nil || !strings.Contains(err.Error(), "SVC_TOKENEXCHANGE_ORDERS_ACTOR") || !strings.Contains(err.Error(), "the app has: self") {
+		t.Fatalf("err = %v", err)
 	}
 }

@@ -22,7 +22,7 @@ import (
 // authorization server and client to use. Setting any of them means the
 // deployment chose its own, and the development issuer's client is not
 // mixed in.
-var identityVars = []string{"ISSUER", "TOKEN_ENDPOINT", "CLIENT_ID", "CLIENT_SECRET", "CLIENT_SECRET_FILE", "ASSERTION_FILE"}
+var identityVars = []string{"ISSUER", "TOKEN_ENDPOINT", "CLIENT_ID", "CLIENT_SECRET", "CLIENT_SECRET_FILE", "ASSERTION_FILE", "TLS_CERT_FILE", "TLS_KEY_FILE"}
 
 // outboundWithDevIssuer fetches tokens for the "billing" API, as the
 // service itself (client credentials). The environment wins over the

@@ -37,8 +37,11 @@ func (s *Slot[T]) accepts(v any) bool {
 // Middleware puts c on every request it passes on, with the path the
 // app's root saw (see [With]). Behind svc's telemetry wrapper (every
 // fxsvc app) c rides in the request's reqfacts.State, which costs no
-// allocation; elsewhere on a context and a request copy. The slot itself
-// is the key: it is a pointer, so the lookup boxes nothing.
+// allocation as long as the State has a place free in its context node
+// (behind the gate, whose three take those, the State allocates the
+// places for the others once per request; fxsvc puts its components in
+// one set instead); elsewhere on a context and a request copy. The slot
+// itself is the key: it is a pointer, so the lookup boxes nothing.
 func (s *Slot[T]) Middleware(c T, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if st := reqfacts.From(r.Context()); st != nil {

@@ -41,13 +41,35 @@ type Gate interface {
 	// DiscoveryURL is the discovery document of the gate's verifier when
 	// authn.Discover built it, else "".
 	DiscoveryURL() string
+	// DPoP tells whether the gate takes the DPoP scheme (authn.DPoP) and
+	// whether it requires it on every route.
+	DPoP() (accepted, required bool)
 	// Guard tells how a route is guarded, for `check`: excluded, anonymous
 	// or authenticated, and its scopes.
 	Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (mode string, scopes []string)
+	// ClaimsChallenges reports whether the gate runs a check hook
+	// (authn.Check), which may answer any request with a token by a claims
+	// challenge (authn.ClaimsChallenge), and whether those challenges name
+	// realm and authorization_uri (authn.ClaimsChallengeAuthority).
+	ClaimsChallenges() (checked, named bool)
+	// TrustedIssuers lists whom the gate's verifier trusts, for `check`
+	// and the start line: each issuer, an issuer template as written with
+	// the tenants it stands for. ok is false for a verifier that does not
+	// list its issuers.
+	TrustedIssuers() (issuers []Trusted, ok bool)
 	// SetLogger sets where the gate logs its own failures and security
 	// records, and gives the gate's *authn.JWTVerifier the same logger
 	// unless it was built with authn.Logger or has been opened.
 	SetLogger(l *zap.Logger)
+}
+
+// Trusted is one issuer a verifier trusts, as `check` shows it.
+type Trusted struct {
+	// Issuer is the issuer, or an issuer template with {tenantid}.
+	Issuer string
+	// Scope is "" for an issuer, and for a template the tenants it stands
+	// for: "any tenant", "tenant t1" or "tenants t1, t2".
+	Scope string
 }
 
 // Route is one pattern registered on an *authn.ServeMux.
@@ -76,10 +98,12 @@ var (
 	RefuseRoute func(w http.ResponseWriter, r *http.Request, ref error)
 
 	// SharedStores returns the authn.Option that keeps the state of the
-	// gate's authn.Bans and authn.Flood in the stores the app's replicas
-	// share, unless they were built with a store of their own. A nil store
-	// leaves that component in memory; neither turns bans or flood on.
-	SharedStores func(b bans.Store, f flood.Store) any
+	// gate's authn.Bans and authn.Flood, and the introspection answers of
+	// its verifier (introspections, an authn.IntrospectionStore), in the
+	// stores the app's replicas share, unless they were built with a store
+	// of their own. A nil store leaves that component in memory; none turns
+	// bans, flood or introspection on.
+	SharedStores func(b bans.Store, f flood.Store, introspections any) any
 
 	// WithCaller returns a copy of r whose context carries principal, an
 	// authn.Principal, and the token it was verified from, as the gate

@@ -27,6 +27,10 @@ type Client struct {
 	RefreshBefore    time.Duration `env:"REFRESH_BEFORE"`
 	RetryInterval    time.Duration `env:"RETRY_INTERVAL"`
 	AuthMethod       string        `env:"AUTH_METHOD"`
+	Bulkhead         int           `env:"BULKHEAD"`
+	Fetch            int           `env:"FETCH"`
+	TLSCertFile      string        `env:"TLS_CERT_FILE"`
+	TLSKeyFile       string        `env:"TLS_KEY_FILE"`
 }
 
 // Pattern lists a pattern's variables under [PatternPrefix].
@@ -34,6 +38,16 @@ type Pattern struct {
 	Audience string `env:"AUDIENCE"`
 	Resource string `env:"RESOURCE"`
 	Scopes   string `env:"SCOPES"`
+	Params   string `env:"PARAMS"` // extra token-request parameters, a URL query string
+}
+
+// Exchange lists the variables only exchange patterns have, under
+// [PatternPrefix]: the actor of RFC 8693 §2.1. ActorAssertionFile is read
+// by modules/oauthclient; Actor names another pattern, which only fxsvc,
+// holding every pattern of the app, can resolve.
+type Exchange struct {
+	Actor              string `env:"ACTOR"`                // a client-credentials pattern of the app
+	ActorAssertionFile string `env:"ACTOR_ASSERTION_FILE"` // a workload identity token file
 }
 
 // PatternPrefix is the prefix of the variables of the pattern named name:

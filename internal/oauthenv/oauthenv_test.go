@@ -22,7 +22,7 @@ func keys(t *testing.T, v any, prefix string) string {
 
 func TestVariablesAreTheOnesTheREADMENames(t *testing.T) {
 	got := keys(t, &Client{}, ClientPrefix)
-	for _, v := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", "SVC_OAUTHCLIENT_AUTH_METHOD"} {
+	for _, v := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_SECRET_FILE", "SVC_OAUTHCLIENT_AUTH_METHOD", "SVC_OAUTHCLIENT_TLS_CERT_FILE", "SVC_OAUTHCLIENT_TLS_KEY_FILE"} {
 		if !strings.Contains(got, v) {
 			t.Errorf("client variables = %s, want %s", got, v)
 		}
@@ -32,8 +32,8 @@ func TestVariablesAreTheOnesTheREADMENames(t *testing.T) {
 		exchange bool
 		want     string
 	}{
-		{"price-list", false, "SVC_CLIENTCREDENTIALS_PRICE_LIST_AUDIENCE SVC_CLIENTCREDENTIALS_PRICE_LIST_RESOURCE SVC_CLIENTCREDENTIALS_PRICE_LIST_SCOPES"},
-		{"ledger", true, "SVC_TOKENEXCHANGE_LEDGER_AUDIENCE SVC_TOKENEXCHANGE_LEDGER_RESOURCE SVC_TOKENEXCHANGE_LEDGER_SCOPES"},
+		{"price-list", false, "SVC_CLIENTCREDENTIALS_PRICE_LIST_AUDIENCE SVC_CLIENTCREDENTIALS_PRICE_LIST_RESOURCE SVC_CLIENTCREDENTIALS_PRICE_LIST_SCOPES SVC_CLIENTCREDENTIALS_PRICE_LIST_PARAMS"},
+		{"ledger", true, "SVC_TOKENEXCHANGE_LEDGER_AUDIENCE SVC_TOKENEXCHANGE_LEDGER_RESOURCE SVC_TOKENEXCHANGE_LEDGER_SCOPES SVC_TOKENEXCHANGE_LEDGER_PARAMS"},
 	} {
 		if got := keys(t, &Pattern{}, PatternPrefix(tc.name, tc.exchange)); got != tc.want {
 			t.Errorf("pattern %q (exchange %v) variables = %s, want %s", tc.name, tc.exchange, got, tc.want)

@@ -33,28 +33,40 @@ type Finder interface {
 }
 
 // State is what the gate tells the telemetry wrapper about one request.
+//
+// Its fields are laid out for size: the wrapper allocates one on every
+// request (in its context node, 256 bytes with the ID; every byte a
+// request allocates is paid again in the collector's work).
 type State struct {
-	route   string
-	finder  Finder
-	proxies *Proxies // a pointer: the State is allocated once per request
-	addr    string
-	subject string
-	found   bool
-	looked  bool
-	hasAddr bool
-	hasSubj bool
-	hasRoot bool
-
+	route      string
+	finder     Finder
+	proxies    *Proxies // a pointer: the State is allocated once per request
+	addr       string
+	subject    string
 	root       string
-	carried    [maxCarried]carried
 	components any
+	found      bool
+	looked     bool
+	hasAddr    bool
+	hasSubj    bool
+	hasRoot    bool
+
+	// The first values carried sit in place (the gate's three: an fxsvc
+	// app puts its components in one set, not here); more, which only a
+	// hand-built stack with component middlewares behind the gate
+	// carries, go in places allocated by the first Carry that needs them.
+	carried [inPlace]carried
+	more    *[maxCarried - inPlace]carried
 }
 
 // maxCarried is how many values a State carries: the four components
 // behind the gate, and the gate's own three (itself for its route
 // markers, the caller, and the verification budget's key). More ride on
-// the context instead.
-const maxCarried = 7
+// the context instead. inPlace of them need no allocation.
+const (
+	maxCarried = 7
+	inPlace    = 3
+)
 
 type carried struct{ key, val any }
 
@@ -144,6 +156,12 @@ func (s *State) Subject() (string, bool) { return s.subject, s.hasSubj }
 // wrapper nested in another hides none of them. Proxies of its own win.
 func (s *State) Inherit(outer *State) {
 	s.root, s.hasRoot, s.carried, s.components = outer.root, outer.hasRoot, outer.carried, outer.components
+	if outer.more != nil {
+		// A copy: what this State carries must not change what the
+		// outer one answers once this wrapper's handler returned.
+		more := *outer.more
+		s.more = &more
+	}
 	if s.proxies == nil || len(*s.proxies) == 0 {
 		s.proxies = outer.proxies
 	}
@@ -169,9 +187,19 @@ func (s *State) Components() any { return s.components }
 // middleware puts a value on the request without a context node and a
 // request copy; key is comparable, as a context key is.
 func (s *State) Carry(key, val any) bool {
+	// Places fill in order and are never freed: the first free one ends
+	// the keys carried.
 	for i := range s.carried {
-		c := &s.carried[i]
-		if c.key == nil || c.key == key {
+		if c := &s.carried[i]; c.key == nil || c.key == key {
+			c.key, c.val = key, val
+			return true
+		}
+	}
+	if s.more == nil {
+		s.more = new([maxCarried - inPlace]carried)
+	}
+	for i := range s.more {
+		if c := &s.more[i]; c.key == nil || c.key == key {
 			c.key, c.val = key, val
 			return true
 		}
@@ -181,15 +209,25 @@ func (s *State) Carry(key, val any) bool {
 
 // Carried returns what [State.Carry] put under key.
 func (s *State) Carried(key any) (any, bool) {
-	for i := range s.carried {
-		switch s.carried[i].key {
+	if v, ok, end := find(s.carried[:], key); ok || end || s.more == nil {
+		return v, ok
+	}
+	v, ok, _ := find(s.more[:], key)
+	return v, ok
+}
+
+// find looks key up in places; end reports a free place, after which
+// nothing is carried.
+func find(places []carried, key any) (val any, ok, end bool) {
+	for i := range places {
+		switch places[i].key {
 		case key:
-			return s.carried[i].val, true
+			return places[i].val, true, false
 		case nil:
-			return nil, false
+			return nil, false, true
 		}
 	}
-	return nil, false
+	return nil, false, false
 }
 
 // ClientAddress names the caller of r: by the request's State (the app's

@@ -123,3 +123,40 @@ func TestContextAnswersCarriedKeys(t *testing.T) {
 		t.Errorf("a nearer node lost to the State: %v", got)
 	}
 }
+
+// The places past the first few are allocated when needed; a nested
+// wrapper's State copies them, so that what it carries leaves the outer
+// State's answers alone.
+func TestCarryPastThePlacesInTheState(t *testing.T) {
+	var outer State
+	for i := range inPlace + 1 {
+		if !outer.Carry(i, "outer") {
+			t.Fatalf("Carry(%d) refused", i)
+		}
+	}
+	var inner State
+	inner.Inherit(&outer)
+	if !inner.Carry(inPlace, "inner") || !inner.Carry("new", "inner") {
+		t.Fatal("the inner State refused a key")
+	}
+	for _, tc := range []struct {
+		s    *State
+		key  any
+		want any
+	}{
+		{&outer, inPlace, "outer"}, {&outer, "new", nil}, {&outer, 0, "outer"},
+		{&inner, inPlace, "inner"}, {&inner, "new", "inner"}, {&inner, 0, "outer"},
+	} {
+		if v, _ := tc.s.Carried(tc.key); v != tc.want {
+			t.Errorf("Carried(%v) = %v, want %v", tc.key, v, tc.want)
+		}
+	}
+	if n := testing.AllocsPerRun(100, func() {
+		var s State
+		for i := range inPlace {
+			s.Carry(i, nil)
+		}
+	}); n != 0 {
+		t.Fatalf("carrying %d values allocates %v times, want 0", inPlace, n)
+	}
+}

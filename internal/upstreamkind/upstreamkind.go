@@ -20,6 +20,9 @@ const (
 	// the token it asked for; retrying will not help until the service's
 	// configuration changes.
 	Refused = "upstream-token-refused"
+	// BulkheadFull: an outbound call was refused because its API already
+	// had as many requests in flight as its bulkhead admits.
+	BulkheadFull = "bulkhead-full"
 )
 
 // Namer names the kind err answers with (Unavailable or Refused) and how

@@ -1,6 +1,7 @@
 package authn_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -48,4 +49,33 @@ func ExampleRequireACR() {
 	// Output:
 	// 401 Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="phr", max_age="300"
 	// 200
+}
+
+// A check hook asks for an Entra authentication context the token lacks;
+// the challenge names where to get it, as Microsoft's clients read it.
+func ExampleClaimsChallengeAuthority() {
+	r := chi.NewRouter()
+	r.Get("/records", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("records")) })
+	needsC1 := authn.Check(func(_ context.Context, p authn.Principal, _ *http.Request) (authn.Principal, error) {
+		if _, ok := p.Claims.Raw["acrs"]; !ok {
+			return authn.Principal{}, authn.ClaimsChallenge([]byte(`{"access_token":{"acrs":{"essential":true,"value":"c1"}}}`))
+		}
+		return p, nil
+	})
+	gate, err := authn.New(tokens{"plain": {Subject: "alice", Authenticated: true, Claims: &authn.Claims{}}}, needsC1,
+		authn.ClaimsChallengeAuthority("", "https://login.microsoftonline.com/common/oauth2/authorize"))
+	if err != nil {
+		panic(err)
+	}
+	h, err := gate.Handler(r)
+	if err != nil {
+		panic(err)
+	}
+	req := httptest.NewRequest("GET", "/records", nil)
+	req.Header.Set("Authorization", "Bearer plain")
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, req)
+	fmt.Println(rec.Code, rec.Header().Get("WWW-Authenticate"))
+	// Output:
+	// 401 Bearer realm="", authorization_uri="https://login.microsoftonline.com/common/oauth2/authorize", error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsiYWNycyI6eyJlc3NlbnRpYWwiOnRydWUsInZhbHVlIjoiYzEifX19"
 }

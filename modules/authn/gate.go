@@ -69,6 +69,14 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 	if g.cfg.certBound != nil && g.cfg.certBound.err != nil {
 		return nil, g.cfg.certBound.err
 	}
+	if g.cfg.actors != nil {
+		if problem := g.cfg.actors.problem(); problem != "" {
+			return nil, &ConfigError{Setting: "authn.Actors", Problem: problem}
+		}
+	}
+	if g.cfg.claimsAuthority != nil && g.cfg.claimsAuthority.err != nil {
+		return nil, g.cfg.claimsAuthority.err
+	}
 	var err error
 	if g.exclude, err = newExcludeSet(g.cfg.exclude); err != nil {
 		return nil, err
@@ -80,6 +88,9 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 	}
 	g.bans = guardhook.BansOf(g.cfg.bans, g.cfg.sharedBans)
 	g.flood = guardhook.FloodOf(g.cfg.flood, g.cfg.sharedFlood)
+	if s, ok := v.(introspectionSharer); ok && g.cfg.sharedIntrospections != nil {
+		s.shareIntrospections(g.cfg.sharedIntrospections)
+	}
 	g.records = newRecordLimiter(time.Now)
 	g.setLogger(zap.L())
 	return g, nil
@@ -136,7 +147,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		if wait, banned := g.bans.Banned(q.address()); banned {
 			// Counted, not written: a banned forger must not fill the log.
 			// The span still says it was refused.
-			g.countRefused(r.Context(), string(KindClientBanned), q.route(), "")
+			g.countRefused(r.Context(), string(KindClientBanned), q.route(), "", "")
 			if span := trace.SpanFromContext(r.Context()); span.IsRecording() {
 				span.SetAttributes(attribute.String("svc.authentication.refusal", string(KindClientBanned)))
 			}
@@ -173,6 +184,10 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		g.internalError(w, r, fmt.Errorf("authn: verifier %T returned a principal that is not Authenticated with a nil error", g.verifier))
 		return
 	}
+	if g.cfg.dpop == nil && dpopTyped(p) {
+		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: ReasonTokenType}, false)
+		return
+	}
 	if g.cfg.dpop != nil {
 		ref, err := g.cfg.dpop.admit(r, p, token, viaDPoP)
 		if err != nil {
@@ -199,6 +214,10 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 	g.countSuccess(r.Context(), q.issuer)
 	if g.cfg.endUser {
 		setEndUser(r.Context(), p.Subject)
+	}
+	if g.cfg.actors != nil && !g.cfg.actors.admits(p) {
+		q.refuseActor(w)
+		return
 	}
 	if g.flood != nil && routes != nil {
 		if _, _, found := routes.find(r); !found && !q.floodAllows(w) {
@@ -271,7 +290,7 @@ func (g *Gate) observeRefusal(r *http.Request, rec refusalRecord) {
 	if rec.authz {
 		g.countAuthz(r.Context(), rec.ref.word(), rec.route, rec.issuer)
 	} else {
-		g.countRefused(r.Context(), rec.ref.word(), rec.route, rec.issuer)
+		g.countRefused(r.Context(), rec.ref.word(), rec.route, rec.issuer, rec.ref.proofReason())
 	}
 	if write, suppressed := g.records.allow(rec.ref.word(), rec.addr); write {
 		g.writeRecord(r, rec, suppressed)
@@ -367,6 +386,11 @@ func (g *Gate) refuse(w http.ResponseWriter, r *http.Request, ref *Refusal) {
 	if g.meta != nil && ref.resourceMetadata != g.meta.url {
 		ref = ref.naming(g.meta.url)
 	}
+	if a := g.cfg.claimsAuthority; a != nil && ref.Kind == kindInsufficientClaims && ref.authority != a {
+		own := *ref
+		own.authority = a
+		ref = &own
+	}
 	if g.cfg.dpop != nil {
 		ref = g.cfg.dpop.challenged(ref)
 	}
@@ -401,6 +425,7 @@ type gateCtx struct {
 	routes   routeFinder
 	excluded bool
 	issuer   string // the label of the issuer that verified the caller
+	viaDPoP  bool   // the caller's token came with the DPoP scheme and a verified proof
 }
 
 func gateFrom(ctx context.Context) *gateCtx {

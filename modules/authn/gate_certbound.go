@@ -34,7 +34,8 @@ const (
 // read only from the app's trusted proxies (SVC_HTTP_TRUSTED_PROXIES), and
 // from them in place of the connection's certificate; from any other peer
 // it is ignored, so a bound token is then refused. New refuses another
-// header name. The binding is read from a JWT's cnf, as [DPoP]'s is.
+// header name. The binding is read from the token's cnf, a JWT's or an
+// introspection answer's, as [DPoP]'s is.
 func CertificateBound(proxyHeader string) Option {
 	return func(c *gateConfig) {
 		c.certBound = &certPolicy{header: http.CanonicalHeaderKey(proxyHeader)}

@@ -134,8 +134,14 @@ func (c *chiRoutes) load() error {
 // metadata path.
 func (g *Gate) validateRoute(method, pattern string, gd guard) error {
 	switch {
+	case gd.anonymous && gd.dpop:
+		return &installError{method, pattern, "is Anonymous and also requires DPoP (authn.RequireDPoP): make it one or the other"}
 	case gd.anonymous && gd.requires:
 		return &installError{method, pattern, "is Anonymous and also requires a caller (authn.Require): make it one or the other"}
+	case gd.dpop && g.cfg.dpop == nil:
+		return &installError{method, pattern, "requires DPoP (authn.RequireDPoP) but the gate takes no DPoP: give the gate authn.DPoP(verifier, false), or set SVC_AUTHN_DPOP=allowed with fxsvc.Authn"}
+	case gd.dpop && g.exclude.matchPattern(pattern):
+		return &installError{method, pattern, "is excluded from authentication but requires DPoP (authn.RequireDPoP): remove it from authn.Exclude or drop the marker"}
 	case len(gd.scopes) > 0 && g.exclude.matchPattern(pattern):
 		return &installError{method, pattern, "is excluded from authentication but requires scopes: remove it from authn.Exclude or drop the scopes"}
 	case !gd.step.none() && g.exclude.matchPattern(pattern):

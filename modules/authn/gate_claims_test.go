@@ -43,6 +43,15 @@ func TestClaimsChallengeHeaderAndBody(t *testing.T) {
 		"plain": {nil, `Bearer error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsiYWNycyI6eyJlc3NlbnRpYWwiOnRydWUsInZhbHVlIjoiYzEifX19"`},
 		"with Resource": {[]authn.Option{authn.Resource("https://api.example.com/")},
 			`Bearer error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsiYWNycyI6eyJlc3NlbnRpYWwiOnRydWUsInZhbHVlIjoiYzEifX19", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`},
+		// Microsoft's documented form, through the common endpoint.
+		"with the authority, common": {[]authn.Option{authn.ClaimsChallengeAuthority("", "https://login.microsoftonline.com/common/oauth2/authorize")},
+			`Bearer realm="", authorization_uri="https://login.microsoftonline.com/common/oauth2/authorize", error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsiYWNycyI6eyJlc3NlbnRpYWwiOnRydWUsInZhbHVlIjoiYzEifX19"`},
+		"with the authority and Resource": {[]authn.Option{authn.Resource("https://api.example.com/"),
+			authn.ClaimsChallengeAuthority("contoso.onmicrosoft.com", "https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize?p=x")},
+			`Bearer realm="contoso.onmicrosoft.com", authorization_uri="https://login.microsoftonline.com/contoso.onmicrosoft.com/oauth2/v2.0/authorize?p=x", error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsiYWNycyI6eyJlc3NlbnRpYWwiOnRydWUsInZhbHVlIjoiYzEifX19", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`},
+		// A quote or backslash is escaped: the header stays one challenge.
+		"a realm with a quote and a backslash": {[]authn.Option{authn.ClaimsChallengeAuthority(`te"n\ant, error="none"`, "https://login.example.com/authorize")},
+			`Bearer realm="te\"n\\ant, error=\"none\"", authorization_uri="https://login.example.com/authorize", error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsiYWNycyI6eyJlc3NlbnRpYWwiOnRydWUsInZhbHVlIjoiYzEifX19"`},
 	} {
 		srv := gateServer(t, svcerrors.New(), exampleRouter(), newCounting(), append(c.opts, authn.Check(claimsHook(" "+entraClaims+"\n")))...)
 		errs := make(chan string, 4)
@@ -131,5 +140,31 @@ func TestHostileClaimsAreNeverSent(t *testing.T) {
 			!strings.Contains(fmt.Sprint(e[0].ContextMap()["error"]), "authn.ClaimsChallenge") {
 			t.Errorf("%s: logged %v", name, logs.All())
 		}
+	}
+}
+
+// The authority of a claims challenge is checked when the gate is built:
+// what would break the header, or send the user to an unsafe or
+// credential-carrying URL, is refused naming the option. Other refusals
+// carry no realm.
+func TestClaimsChallengeAuthoritySettings(t *testing.T) {
+	for name, c := range map[string]struct{ realm, uri, want string }{
+		"CR LF in the realm": {"a\r\nSet-Cookie: s=1", "https://login.example.com/authorize", "realm holds a control character"},
+		"non-ASCII realm":    {"tenañt", "https://login.example.com/authorize", "realm holds a control character or a byte outside ASCII"},
+		"http":               {"", "http://login.example.com/authorize", "must be https"},
+		"user information":   {"", "https://user:pw@login.example.com/authorize", "carries user information"},
+		"a fragment":         {"", "https://login.example.com/authorize#x", "has a fragment"},
+		"relative":           {"", "/authorize", "authn.ClaimsChallengeAuthority: the authorization URI"},
+		"CR LF in the URI":   {"", "https://login.example.com/a\r\nX: y", "authorization URI holds a control character"},
+		"empty URI":          {"", "", "authn.ClaimsChallengeAuthority: the authorization URI"},
+	} {
+		_, err := authn.New(newFake(), authn.ClaimsChallengeAuthority(c.realm, c.uri))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "pw@") {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.ClaimsChallengeAuthority("t", "http://127.0.0.1:9/authorize"))
+	if got := do(t, srv, "GET", "/me", bearer("expired-token"), ""); got.status != 401 || strings.Contains(got.header.Get("WWW-Authenticate"), "realm") {
+		t.Fatalf("a rejected token's challenge: %d %q", got.status, got.header.Get("WWW-Authenticate"))
 	}
 }

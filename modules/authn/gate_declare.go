@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"slices"
+	"strings"
 
 	"go.uber.org/zap"
 
@@ -23,7 +24,10 @@ func init() {
 		// A missing scope or step-up is an authorization refusal.
 		refuseAtRoute(gateFrom(r.Context()), w, r, rf, rf.Kind == KindInsufficientScope || rf.Kind == KindInsufficientUserAuthentication)
 	}
-	gatehook.SharedStores = func(b bans.Store, f flood.Store) any { return sharedStores(b, f) }
+	gatehook.SharedStores = func(b bans.Store, f flood.Store, i any) any {
+		s, _ := i.(IntrospectionStore)
+		return sharedStores(b, f, s)
+	}
 	gatehook.WithCaller = func(r *http.Request, p any, token string) *http.Request {
 		return r.WithContext(withPrincipal(r.Context(), p.(Principal), token))
 	}
@@ -65,6 +69,13 @@ func (h hooked) Excluded(path string) bool { return h.g.exclude.Match(path) }
 func (h hooked) BansCallers() bool         { return h.g.bans != nil }
 func (h hooked) Documented() bool          { return h.g.cfg.openAPI }
 
+func (h hooked) DPoP() (accepted, required bool) {
+	if p := h.g.cfg.dpop; p != nil {
+		return true, p.required
+	}
+	return false, false
+}
+
 func (h hooked) DiscoveryURL() string {
 	if v, ok := h.g.verifier.(*JWTVerifier); ok {
 		return v.discoveryURL()
@@ -74,7 +85,9 @@ func (h hooked) DiscoveryURL() string {
 
 // Guard tells how a route is guarded, for the `check` command: excluded,
 // anonymous or authenticated, and what it requires: its scopes, then its
-// step-up as "acr=v1,v2" ([RequireACR]) and "max_age=300s" ([MaxAge]).
+// step-up as "acr=v1,v2" ([RequireACR]) and "max_age=300s" ([MaxAge]),
+// then, when the gate takes DPoP, "dpop=required" ([RequireDPoP], or
+// DPoP required by the gate) or "dpop=allowed".
 func (h hooked) Guard(method, pattern string, hd http.Handler, mws []func(http.Handler) http.Handler) (string, []string) {
 	gd := guardOf(hd, mws)
 	requires := gd.scopes
@@ -84,7 +97,56 @@ func (h hooked) Guard(method, pattern string, hd http.Handler, mws []func(http.H
 	if h.g.exclude.matchPattern(pattern) {
 		return "excluded", requires
 	}
+	if p := h.g.cfg.dpop; p != nil {
+		word := "dpop=allowed"
+		if p.required || gd.dpop {
+			word = "dpop=required"
+		}
+		requires = append(slices.Clip(requires), word)
+	}
 	return gd.mode(), requires
+}
+
+func (h hooked) ClaimsChallenges() (checked, named bool) {
+	return h.g.cfg.check != nil, h.g.cfg.claimsAuthority != nil
+}
+
+func (h hooked) TrustedIssuers() ([]gatehook.Trusted, bool) {
+	switch v := h.g.verifier.(type) {
+	case *JWTVerifier:
+		return v.trusted(), true
+	case *issuerSet:
+		return v.trusted(), true
+	case issuerLister:
+		var out []gatehook.Trusted
+		for _, iss := range v.Issuers() {
+			out = append(out, gatehook.Trusted{Issuer: iss})
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// trusted is whom the verifier trusts, for `check`: its issuer, or its
+// template with the tenants it stands for.
+func (v *JWTVerifier) trusted() []gatehook.Trusted {
+	switch {
+	case v.tenants != nil:
+		return []gatehook.Trusted{{Issuer: v.cfg.issuer, Scope: v.tenants.scope()}}
+	case v.cfg.issuer == "":
+		return nil
+	}
+	return []gatehook.Trusted{{Issuer: v.cfg.issuer}}
+}
+
+// trusted is whom the members trust, sorted by issuer.
+func (s *issuerSet) trusted() []gatehook.Trusted {
+	var out []gatehook.Trusted
+	for _, v := range s.members {
+		out = append(out, v.trusted()...)
+	}
+	slices.SortFunc(out, func(a, b gatehook.Trusted) int { return strings.Compare(a.Issuer, b.Issuer) })
+	return out
 }
 
 func (h hooked) SetLogger(l *zap.Logger) {

@@ -1,6 +1,7 @@
 package authn
 
 import (
+	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
@@ -35,9 +36,12 @@ const (
 // required, every token must come with the DPoP scheme. Challenges then
 // name the DPoP scheme with algs=, and, unless required, Bearer too.
 //
-// The binding is read from a JWT's cnf.jkt; a verifier that fills no
-// Claims (a custom one) binds no token. Websocket handshakes are held to
-// it as any request; gRPC and Huma's documentation are not covered yet.
+// The binding is read from the token's cnf.jkt, a JWT's or an
+// introspection answer's (token_type DPoP); a verifier that fills no
+// Claims (a custom one) binds no token. A gate without DPoP refuses a
+// token its issuer's introspection calls DPoP (ReasonTokenType). Websocket handshakes are held to
+// it as any request, and gRPC calls through authngrpc (the proof in the
+// `dpop` metadata).
 func DPoP(v *dpop.Verifier, required bool) Option {
 	return func(c *gateConfig) {
 		if v != nil {
@@ -145,6 +149,20 @@ func (p *dpopPolicy) challenged(ref *Refusal) *Refusal {
 	return &own
 }
 
+// dpopReasonAttr names, on a refused proof's security record and on the
+// attempts metric, the proof's own reason (a dpophook.Reason: htu, iat,
+// replayed, …), a fixed set beside the refusal's word dpop-proof.
+const dpopReasonAttr = "svc.dpop.reason"
+
+// proofReason is the reason a proof was refused, "" for any other
+// refusal.
+func (r *Refusal) proofReason() string {
+	if r.dpop == nil {
+		return ""
+	}
+	return r.dpop.proof
+}
+
 // dpopDetails are the bodies' details of DPoP refusals, which must not
 // tell the client to get a new token.
 var dpopDetails = map[Reason]string{
@@ -177,14 +195,32 @@ func (c *dpopChallenge) describe(d *svcerrors.Description, reason Reason) {
 	}
 }
 
+// unreadableCnf is the boundKey of a cnf that is not an object: it binds
+// to nothing a proof could match.
+const unreadableCnf = "\x00unreadable"
+
 // boundKey is the token's cnf.jkt (RFC 9449 §6.1), "" when it has none.
 func boundKey(p Principal) string {
 	c, ok := confirmation(p)
 	if !ok {
-		// A cnf that is not an object binds to nothing a proof could match.
-		return "\x00unreadable"
+		return unreadableCnf
 	}
 	return c.JKT
+}
+
+// dpopTyped reports whether the issuer said, introspecting the token, that
+// it is a DPoP token (token_type DPoP, RFC 9449 §6.2): a gate without
+// authn.DPoP refuses it, having no proof to check.
+func dpopTyped(p Principal) bool {
+	if p.Claims == nil {
+		return false
+	}
+	raw := p.Claims.Raw["token_type"]
+	if len(raw) == 0 || raw[0] != '"' {
+		return false
+	}
+	var s string
+	return json.Unmarshal(raw, &s) == nil && strings.EqualFold(s, "DPoP")
 }
 
 // dpopUnavailable answers a request whose proof's replay check could not

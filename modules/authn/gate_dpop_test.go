@@ -2,76 +2,27 @@ package authn_test
 
 import (
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/go-jose/go-jose/v4"
+	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/svckit/svc/internal/dpoptest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
-// dpopClient is a client's DPoP key.
-type dpopClient struct {
-	signer jose.Signer
-	jkt    string
-	jti    atomic.Int64
-}
-
-func newDPoPClient(t *testing.T) *dpopClient {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key}, (&jose.SignerOptions{EmbedJWK: true}).WithType("dpop+jwt"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tp, err := (&jose.JSONWebKey{Key: key.Public()}).Thumbprint(crypto.SHA256)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &dpopClient{signer: s, jkt: base64.RawURLEncoding.EncodeToString(tp)}
-}
-
-// proof signs a proof for method and url presented with token.
-func (c *dpopClient) proof(t *testing.T, method, url, token, nonce string) string {
-	t.Helper()
-	ath := sha256.Sum256([]byte(token))
-	claims := map[string]any{"jti": "p-" + strconv.FormatInt(c.jti.Add(1), 10),
-		"htm": method, "htu": url, "iat": time.Now().Unix(), "ath": base64.RawURLEncoding.EncodeToString(ath[:])}
-	if nonce != "" {
-		claims["nonce"] = nonce
-	}
-	b, _ := json.Marshal(claims)
-	jws, err := c.signer.Sign(b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, _ := jws.CompactSerialize()
-	return s
-}
-
 // dpopFake adds to the fake verifier a token bound to key (cnf.jkt) and
 // one bound to an unreadable cnf.
-func dpopFake(key *dpopClient) *fakeVerifier {
+func dpopFake(key *dpoptest.Key) *fakeVerifier {
 	f := newFake()
 	f.callers["bound-token"] = authn.Principal{Subject: "bob", Issuer: "https://idp.test", Authenticated: true,
-		Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`{"jkt":"` + key.jkt + `"}`)}}}
+		Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`{"jkt":"` + key.JKT + `"}`)}}}
 	f.callers["badcnf-token"] = authn.Principal{Subject: "carol", Issuer: "https://idp.test", Authenticated: true,
 		Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`"x"`)}}}
 	return f
@@ -87,7 +38,7 @@ func newDPoPVerifier(t *testing.T, opts ...dpop.Option) *dpop.Verifier {
 }
 
 func TestGateDPoP(t *testing.T) {
-	alice, mallory := newDPoPClient(t), newDPoPClient(t)
+	alice, mallory := dpoptest.New(t), dpoptest.New(t)
 	type req struct {
 		scheme, token string
 		proof         func(url string) string
@@ -103,34 +54,34 @@ func TestGateDPoP(t *testing.T) {
 		challenges []string
 	}{
 		{name: "bound token, DPoP scheme, good proof", req: func(t *testing.T) req {
-			return req{"DPoP", "bound-token", func(u string) string { return alice.proof(t, "GET", u, "bound-token", "") }}
+			return req{"DPoP", "bound-token", func(u string) string { return alice.Proof(t, "GET", u, "bound-token", "") }}
 		}, status: 200},
 		{name: "scheme case-insensitive", req: func(t *testing.T) req {
-			return req{"dpop", "bound-token", func(u string) string { return alice.proof(t, "GET", u, "bound-token", "") }}
+			return req{"dpop", "bound-token", func(u string) string { return alice.Proof(t, "GET", u, "bound-token", "") }}
 		}, status: 200},
 		{name: "bound token as Bearer (§7.2)", req: func(t *testing.T) req {
-			return req{"Bearer", "bound-token", func(u string) string { return alice.proof(t, "GET", u, "bound-token", "") }}
+			return req{"Bearer", "bound-token", func(u string) string { return alice.Proof(t, "GET", u, "bound-token", "") }}
 		}, status: 401, reason: "dpop-required", challenges: []string{invalidToken}},
 		{name: "unbound token as Bearer, DPoP allowed", req: func(*testing.T) req { return req{"Bearer", "alice-token", nil} }, status: 200},
 		{name: "unbound token as Bearer, DPoP required", required: true, req: func(*testing.T) req { return req{"Bearer", "alice-token", nil} },
 			status: 401, reason: "dpop-required", challenges: []string{invalidToken}},
 		{name: "unbound token with the DPoP scheme", req: func(t *testing.T) req {
-			return req{"DPoP", "alice-token", func(u string) string { return alice.proof(t, "GET", u, "alice-token", "") }}
+			return req{"DPoP", "alice-token", func(u string) string { return alice.Proof(t, "GET", u, "alice-token", "") }}
 		}, status: 401, reason: "dpop-binding", challenges: []string{invalidToken}},
 		{name: "unreadable cnf", req: func(t *testing.T) req {
-			return req{"DPoP", "badcnf-token", func(u string) string { return alice.proof(t, "GET", u, "badcnf-token", "") }}
+			return req{"DPoP", "badcnf-token", func(u string) string { return alice.Proof(t, "GET", u, "badcnf-token", "") }}
 		}, status: 401, reason: "dpop-binding", challenges: []string{invalidToken}},
 		{name: "proof by another key than the token's (stolen token)", req: func(t *testing.T) req {
-			return req{"DPoP", "bound-token", func(u string) string { return mallory.proof(t, "GET", u, "bound-token", "") }}
+			return req{"DPoP", "bound-token", func(u string) string { return mallory.Proof(t, "GET", u, "bound-token", "") }}
 		}, status: 401, reason: "dpop-binding", challenges: []string{invalidToken}},
 		{name: "proof for another URL", req: func(t *testing.T) req {
-			return req{"DPoP", "bound-token", func(u string) string { return alice.proof(t, "GET", u+"/other", "bound-token", "") }}
+			return req{"DPoP", "bound-token", func(u string) string { return alice.Proof(t, "GET", u+"/other", "bound-token", "") }}
 		}, status: 401, reason: "dpop-proof", challenges: []string{invalidProof}},
 		{name: "proof for another method", req: func(t *testing.T) req {
-			return req{"DPoP", "bound-token", func(u string) string { return alice.proof(t, "POST", u, "bound-token", "") }}
+			return req{"DPoP", "bound-token", func(u string) string { return alice.Proof(t, "POST", u, "bound-token", "") }}
 		}, status: 401, reason: "dpop-proof", challenges: []string{invalidProof}},
 		{name: "proof for another token (ath)", req: func(t *testing.T) req {
-			return req{"DPoP", "bound-token", func(u string) string { return alice.proof(t, "GET", u, "other-token", "") }}
+			return req{"DPoP", "bound-token", func(u string) string { return alice.Proof(t, "GET", u, "other-token", "") }}
 		}, status: 401, reason: "dpop-proof", challenges: []string{invalidProof}},
 		{name: "DPoP scheme without a proof", req: func(*testing.T) req { return req{"DPoP", "bound-token", nil} },
 			status: 401, reason: "dpop-proof", challenges: []string{invalidProof}},
@@ -141,7 +92,7 @@ func TestGateDPoP(t *testing.T) {
 		{name: "expired Bearer token, DPoP allowed", req: func(*testing.T) req { return req{"Bearer", "expired-token", nil} },
 			status: 401, reason: "expired", challenges: []string{`Bearer error="invalid_token"`, `DPoP algs="ES256"`}},
 		{name: "expired token with the DPoP scheme", req: func(t *testing.T) req {
-			return req{"DPoP", "expired-token", func(u string) string { return alice.proof(t, "GET", u, "expired-token", "") }}
+			return req{"DPoP", "expired-token", func(u string) string { return alice.Proof(t, "GET", u, "expired-token", "") }}
 		}, status: 401, reason: "expired", challenges: []string{invalidToken}},
 		{name: "malformed token with the DPoP scheme", req: func(*testing.T) req { return req{"DPoP", "a b", nil} },
 			status: 401, reason: "malformed", challenges: []string{invalidToken}},
@@ -179,7 +130,7 @@ func TestGateDPoP(t *testing.T) {
 }
 
 func TestGateDPoPReplayAndNonce(t *testing.T) {
-	alice := newDPoPClient(t)
+	alice := dpoptest.New(t)
 	nonces, err := dpop.NewNonceSource([]byte(strings.Repeat("n", 32)), time.Minute)
 	if err != nil {
 		t.Fatal(err)
@@ -189,13 +140,13 @@ func TestGateDPoPReplayAndNonce(t *testing.T) {
 		return do(t, srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {proof}}, "")
 	}
 	// Without the nonce: use_dpop_nonce and the nonce to use.
-	got := send(alice.proof(t, "GET", srv.URL+"/me", "bound-token", ""))
+	got := send(alice.Proof(t, "GET", srv.URL+"/me", "bound-token", ""))
 	nonce := got.header.Get("DPoP-Nonce")
 	if got.status != 401 || got.json["reason"] != "dpop-nonce" || nonce == "" ||
 		got.header.Get("WWW-Authenticate") != `DPoP algs="ES256", error="use_dpop_nonce"` {
 		t.Fatalf("without nonce: %d %v %s", got.status, got.header, got.body)
 	}
-	proof := alice.proof(t, "GET", srv.URL+"/me", "bound-token", nonce)
+	proof := alice.Proof(t, "GET", srv.URL+"/me", "bound-token", nonce)
 	if got := send(proof); got.status != 200 || got.body != "hello bob" {
 		t.Fatalf("with nonce: %d %s", got.status, got.body)
 	}
@@ -213,9 +164,9 @@ func (downReplay) Remember(context.Context, string, time.Duration) (bool, error)
 }
 
 func TestGateDPoPReplayStoreDownAnswers503(t *testing.T) {
-	alice := newDPoPClient(t)
+	alice := dpoptest.New(t)
 	srv := gateServer(t, svcerrors.New(), newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t, dpop.Replay(downReplay{})), false))
-	got := do(t, srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {alice.proof(t, "GET", srv.URL+"/me", "bound-token", "")}}, "")
+	got := do(t, srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {alice.Proof(t, "GET", srv.URL+"/me", "bound-token", "")}}, "")
 	if got.status != http.StatusServiceUnavailable || strings.Contains(got.body, "replay store down") {
 		t.Fatalf("%d %s", got.status, got.body)
 	}
@@ -225,7 +176,7 @@ func TestGateDPoPReplayStoreDownAnswers503(t *testing.T) {
 // tells it; the same headers from a peer that is not trusted are not
 // believed.
 func TestGateDPoPBehindATrustedProxy(t *testing.T) {
-	alice := newDPoPClient(t)
+	alice := dpoptest.New(t)
 	for _, tc := range []struct {
 		name   string
 		cidrs  []string
@@ -238,7 +189,7 @@ func TestGateDPoPBehindATrustedProxy(t *testing.T) {
 			srv := gateServerBehind(t, tc.cidrs, svcerrors.New(), newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t), false))
 			got := do(t, srv, "GET", "/me", http.Header{
 				"Authorization":     {"DPoP bound-token"},
-				"Dpop":              {alice.proof(t, "GET", "https://api.example/me", "bound-token", "")},
+				"Dpop":              {alice.Proof(t, "GET", "https://api.example/me", "bound-token", "")},
 				"X-Forwarded-Proto": {"https"},
 				"X-Forwarded-Host":  {"api.example"},
 			}, "")
@@ -249,18 +200,39 @@ func TestGateDPoPBehindATrustedProxy(t *testing.T) {
 	}
 }
 
-// A refused proof's record names the proof's own reason beside the word.
-func TestGateDPoPRecordNamesTheProofReason(t *testing.T) {
-	alice := newDPoPClient(t)
+// A refused proof's record and its count name the proof's own reason
+// beside the word.
+func TestGateDPoPRecordAndMetricNameTheProofReason(t *testing.T) {
+	m := installMetrics(t)
+	alice := dpoptest.New(t)
 	o := observedGate(t, newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t), false))
-	do(t, o.srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"},
-		"Dpop": {alice.proof(t, "GET", o.srv.URL+"/elsewhere", "bound-token", "")}}, "")
-	recs := o.security()
-	if len(recs) != 1 {
-		t.Fatalf("%d records", len(recs))
+	replayed := alice.Proof(t, "GET", o.srv.URL+"/me", "bound-token", "")
+	for _, proof := range []string{
+		alice.Proof(t, "GET", o.srv.URL+"/elsewhere", "bound-token", ""), // htu
+		alice.Proof(t, "POST", o.srv.URL+"/me", "bound-token", ""),       // htm
+		replayed, replayed, // admitted, then replayed
+		alice.Proof(t, "GET", o.srv.URL+"/me", "other-token", ""), // ath
+	} {
+		do(t, o.srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {proof}}, "")
 	}
-	f := recs[0].ContextMap()
-	if f["error.type"] != "dpop-proof" || f["svc.dpop.reason"] != "htu" {
+	do(t, o.srv, "GET", "/me", bearer("bound-token"), "") // dpop-required
+	recs := o.security()
+	if len(recs) == 0 {
+		t.Fatal("no records")
+	}
+	if f := recs[0].ContextMap(); f["error.type"] != "dpop-proof" || f["svc.dpop.reason"] != "htu" {
 		t.Fatalf("record %v", f)
+	}
+	s := attribute.String
+	for reason, want := range map[string]int64{"htu": 1, "htm": 1, "replayed": 1, "ath": 1} {
+		if n := m.sum(t, "svc.authentication.attempts", s("svc.outcome", "refused"), s("error.type", "dpop-proof"), s("svc.dpop.reason", reason)); n != want {
+			t.Errorf("dpop-proof %s counted %d, want %d", reason, n, want)
+		}
+	}
+	if n := m.sum(t, "svc.authentication.attempts", s("error.type", "dpop-proof")); n != 4 {
+		t.Errorf("dpop-proof counted %d, want 4", n)
+	}
+	if n := m.sum(t, "svc.authentication.attempts", s("error.type", "dpop-required")); n != 1 {
+		t.Errorf("dpop-required counted %d, want 1", n)
 	}
 }

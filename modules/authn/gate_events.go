@@ -201,8 +201,8 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	if rec.issuer != "" {
 		fields = append(fields, zap.String(issuerLabelAttr, rec.issuer))
 	}
-	if rec.ref.dpop != nil && rec.ref.dpop.proof != "" {
-		fields = append(fields, zap.String("svc.dpop.reason", rec.ref.dpop.proof))
+	if proof := rec.ref.proofReason(); proof != "" {
+		fields = append(fields, zap.String(dpopReasonAttr, proof))
 	}
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("svc.security.suppressed", suppressed))

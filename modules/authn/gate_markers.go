@@ -16,6 +16,7 @@ type marker struct {
 	requires  bool
 	scopes    []string
 	step      stepUp // RequireACR, MaxAge
+	dpop      bool   // RequireDPoP
 }
 
 // Require is a marker middleware: the routes it guards need an
@@ -53,6 +54,12 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		// Reached without a verified caller: an excluded path, or a stack
 		// without the gate. A route that requires a caller refuses.
 		refuseAtRoute(gc, w, r, &Refusal{Kind: KindAuthenticationRequired}, false)
+		return
+	}
+	if m.dpop && (gc == nil || !gc.viaDPoP) {
+		// Authentication before authorization: the token must come
+		// another way before its scopes count.
+		refuseAtRoute(gc, w, r, dpopRequiredRefusal(gc), false)
 		return
 	}
 	if !p.Scopes.Has(m.scopes...) || !stepUpMet(gc, m.step, p) {
@@ -113,6 +120,7 @@ type guard struct {
 	requires  bool
 	scopes    []string
 	step      stepUp // every RequireACR and MaxAge of the route
+	dpop      bool   // RequireDPoP
 	// outside names a component marker (rate limit, idempotency,
 	// conditional request, response cache) that wraps an authn.Require
 	// marker: it would run before the scope check.
@@ -146,6 +154,7 @@ func guardOf(h http.Handler, mws []func(http.Handler) http.Handler) guard {
 	seen := "" // the first component marker met so far
 	add := func(m *marker) {
 		gd.anonymous = gd.anonymous || m.anonymous
+		gd.dpop = gd.dpop || m.dpop
 		if m.requires {
 			if seen != "" && gd.outside == "" {
 				gd.outside = seen

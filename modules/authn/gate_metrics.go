@@ -85,19 +85,21 @@ func (g *Gate) countSuccess(ctx context.Context, issuer string) {
 		if last := g.lastSuccess.Load(); last != nil && last.issuer == issuer {
 			opts = last.opts
 		} else {
-			opts = g.outcome(false, "", "", issuer)
+			opts = g.outcome(outcomeKey{issuer: issuer})
 			g.lastSuccess.Store(&issuerOpts{issuer: issuer, opts: opts})
 		}
 	}
 	g.metrics().attempts.Add(ctx, 1, opts...)
 }
 
-func (g *Gate) countRefused(ctx context.Context, word, route, issuer string) {
-	g.metrics().attempts.Add(ctx, 1, g.outcome(false, word, route, issuer)...)
+// countRefused counts a refusal of the gate; proof is the reason of
+// a refused DPoP proof, "" for any other refusal.
+func (g *Gate) countRefused(ctx context.Context, word, route, issuer, proof string) {
+	g.metrics().attempts.Add(ctx, 1, g.outcome(outcomeKey{word: word, route: route, issuer: issuer, proof: proof})...)
 }
 
 func (g *Gate) countAuthz(ctx context.Context, word, route, issuer string) {
-	g.metrics().authz.Add(ctx, 1, g.outcome(true, word, route, issuer)...)
+	g.metrics().authz.Add(ctx, 1, g.outcome(outcomeKey{authz: true, word: word, route: route, issuer: issuer})...)
 }
 
 // issuerOpts are the success attributes of one issuer label.
@@ -106,19 +108,22 @@ type issuerOpts struct {
 	opts   []metric.AddOption
 }
 
+// outcomeKey is what an attempt is counted by: an authorization refusal
+// (authz) or an attempt, its word ("" for a success), its route and
+// issuer label, and the proof's own reason of a refused DPoP proof.
 type outcomeKey struct {
-	authz               bool
-	word, route, issuer string
+	authz                      bool
+	word, route, issuer, proof string
 }
 
-// outcome returns the attributes of an attempt (authz: of an authorization
-// refusal; word "": a success), built once per word, route and issuer
-// label: the labels are the configured issuers', so the cache stays small.
-func (g *Gate) outcome(authz bool, word, route, issuer string) []metric.AddOption {
-	key := outcomeKey{authz, word, route, issuer}
+// outcome returns the attributes of an attempt, built once per key: the
+// words and the proof reasons are fixed sets, the issuer labels the
+// configured issuers', so the cache stays small.
+func (g *Gate) outcome(key outcomeKey) []metric.AddOption {
 	if v, ok := g.outcomeOpts.Load(key); ok {
 		return v.([]metric.AddOption)
 	}
+	authz, word, route, issuer := key.authz, key.word, key.route, key.issuer
 	var attrs []attribute.KeyValue
 	switch {
 	case authz:
@@ -135,6 +140,9 @@ func (g *Gate) outcome(authz bool, word, route, issuer string) []metric.AddOptio
 	}
 	if issuer != "" {
 		attrs = append(attrs, attribute.String(issuerLabelAttr, issuer))
+	}
+	if key.proof != "" {
+		attrs = append(attrs, attribute.String(dpopReasonAttr, key.proof))
 	}
 	opts := []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attrs...))}
 	g.outcomeOpts.Store(key, opts)

@@ -41,8 +41,11 @@ type gateConfig struct {
 	flood                *flood.Limit
 	sharedBans           bans.Store
 	sharedFlood          flood.Store
+	sharedIntrospections IntrospectionStore
+	claimsAuthority      *challengeAuthority // ClaimsChallengeAuthority
 	dpop                 *dpopPolicy
 	certBound            *certPolicy
+	actors               *actorPolicy // Actors; nil accepts any chain
 }
 
 // Exclude names paths that are never authenticated: an exact path such as
@@ -101,11 +104,14 @@ func Flood(l *flood.Limit) Option { return func(c *gateConfig) { c.flood = l } }
 
 // sharedStores names the stores the gate's [Bans] and [Flood] keep their
 // state in when they were built without one (bans.WithStore,
-// flood.WithStore win): stores shared by the app's replicas, so that a ban
-// started on one replica refuses the caller on all of them and an address
-// has one flood budget. fxsvc passes the graph's stores (fxredis.Redis) this
-// way, through gatehook.SharedStores. A nil store leaves that component in
-// memory; neither turns Bans or Flood on.
-func sharedStores(b bans.Store, f flood.Store) Option {
-	return func(c *gateConfig) { c.sharedBans, c.sharedFlood = b, f }
+// flood.WithStore win), and the one its verifier shares introspection
+// answers in when it was built without one (ShareIntrospections wins):
+// stores shared by the app's replicas, so that a ban started on one
+// replica refuses the caller on all of them, an address has one flood
+// budget and a token is introspected once. fxsvc passes the graph's
+// stores (fxredis.Redis) this way, through gatehook.SharedStores. A nil
+// store leaves that component in memory; none turns Bans, Flood or
+// Introspect on.
+func sharedStores(b bans.Store, f flood.Store, i IntrospectionStore) Option {
+	return func(c *gateConfig) { c.sharedBans, c.sharedFlood, c.sharedIntrospections = b, f, i }
 }

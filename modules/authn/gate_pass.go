@@ -30,7 +30,7 @@ func (g *Gate) pass(w http.ResponseWriter, r *http.Request, next http.Handler, s
 // admit hands q's request to next with the gate and the caller p, kept in
 // q, which the request's verification already allocated.
 func (g *Gate) admit(w http.ResponseWriter, next http.Handler, q *gateRequest, p Principal, token string) {
-	q.gc, q.c = gateCtx{g: g, routes: q.routes, issuer: q.issuer}, caller{principal: p, token: token}
+	q.gc, q.c = gateCtx{g: g, routes: q.routes, issuer: q.issuer, viaDPoP: q.viaDPoP}, caller{principal: p, token: token}
 	if q.st != nil && q.st.Carry(gateKey{}, &q.gc) && q.st.Carry(callerKey{}, &q.c) {
 		next.ServeHTTP(w, q.r)
 		return

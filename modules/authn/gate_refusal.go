@@ -60,6 +60,9 @@ type Refusal struct {
 	MaxAge    time.Duration
 	// claims is the base64 claims of a claims challenge (ClaimsChallenge).
 	claims string
+	// authority is where the claims can be obtained, written before them
+	// (ClaimsChallengeAuthority); nil for none.
+	authority *challengeAuthority
 	// resourceMetadata is the metadata URL every Bearer challenge names when
 	// the gate has a Resource.
 	resourceMetadata string
@@ -107,6 +110,8 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"The user's authentication is not strong or recent enough for this resource. Authenticate again as WWW-Authenticate's acr_values and max_age ask, then retry with the new token."},
 	kindInsufficientClaims: {http.StatusUnauthorized, "Insufficient claims",
 		"The token lacks claims this resource requires. Get a new token asking for the claims in WWW-Authenticate, then retry with it."},
+	KindActorRefused: {http.StatusForbidden, "Actor refused",
+		"The token names a party acting for its subject that this service does not accept."},
 	KindIntrospectionUnavailable: {http.StatusServiceUnavailable, "Token introspection unavailable",
 		"The service could not ask the token's issuer about it. Retry after the time given."},
 }
@@ -159,6 +164,9 @@ func (r *Refusal) challenge() string {
 	case KindInsufficientUserAuthentication:
 		params = r.stepUpParams()
 	case kindInsufficientClaims:
+		if a := r.authority; a != nil {
+			params = append(params, "realm="+a.realm, "authorization_uri="+a.authorizationURI)
+		}
 		params = append(params, `error="insufficient_claims"`, `claims="`+r.claims+`"`)
 	default:
 		return ""

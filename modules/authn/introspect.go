@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sync/singleflight"
@@ -62,8 +63,11 @@ type introspectSettings struct {
 // An active answer is checked as a JWT's claims are: `iss` exact, `aud`
 // containing the audience, `exp` required, `exp`, `nbf` and `iat` with
 // leeway, `scope` read as Principal.Scopes, and `token_type`, when sent,
-// must be Bearer. Every member, `cnf` included, is kept in
-// Principal.Claims.Raw. `active: false` is refused with ReasonInactive.
+// must be Bearer, or DPoP with the key the token is bound to (`cnf.jkt`,
+// RFC 9449 §6.2; a gate without [DPoP] refuses such a token). Every
+// member, `cnf` included, is kept in Principal.Claims.Raw, so that the
+// gate's [DPoP] and [CertificateBound] bind an opaque token by its
+// `cnf.jkt` and `cnf.x5t#S256` as they bind a JWT. `active: false` is refused with ReasonInactive.
 // The request asks for a signed answer (RFC 9701,
 // application/token-introspection+jwt) and accepts plain JSON; a signed
 // answer must verify with the issuer's keys, name the issuer as `iss` and
@@ -139,6 +143,9 @@ type introspector struct {
 	cache    *introspectCache
 	flights  singleflight.Group
 	metrics  introspectMetrics
+	// shared is the store the service's replicas share answers in, nil
+	// for none (ShareIntrospections, or the app's through the gate).
+	shared atomic.Pointer[sharedAnswers]
 	// base is the context every introspection request runs under: its
 	// requests outlive the caller that started them (others wait for the
 	// same answer) and end with the verifier's Close.
@@ -176,6 +183,9 @@ func newIntrospector(v *JWTVerifier) *introspector {
 	}
 	if in.ttl == 0 {
 		in.ttl = defaultIntrospectionTTL
+	}
+	if v.cfg.introspectionStore != nil {
+		in.shared.Store(&sharedAnswers{in: in, store: v.cfg.introspectionStore})
 	}
 	in.base, in.cancel = context.WithCancel(context.Background())
 	return in
@@ -301,8 +311,10 @@ type answer struct {
 	err *TokenError
 }
 
-// introspect runs one request for token, caches its verdict and returns
-// it; a failure is returned as the error and cached nowhere.
+// introspect answers token from this replica's cache, else from the
+// store the replicas share, else by one request to the endpoint, and
+// caches the verdict (in both); a failure is returned as the error and
+// cached nowhere.
 func (in *introspector) introspect(token string, key [sha256.Size]byte) (any, error) {
 	now := in.v.cfg.clock()
 	if p, te, ok := in.cache.get(key, now); ok {
@@ -310,7 +322,16 @@ func (in *introspector) introspect(token string, key [sha256.Size]byte) (any, er
 		// started.
 		return answer{p: p, err: te}, nil
 	}
-	p, until, err := in.ask(token, now)
+	shared := in.shared.Load()
+	ctx, cancel := context.WithTimeout(in.base, in.v.cfg.fetchTimeout)
+	defer cancel()
+	if shared != nil {
+		if p, te, until, ok := shared.get(ctx, key, now); ok {
+			in.cache.put(key, p, te, until, now)
+			return answer{p: p, err: te}, nil
+		}
+	}
+	r, p, until, err := in.ask(token, now)
 	var te *TokenError
 	switch {
 	case err == nil:
@@ -318,20 +339,22 @@ func (in *introspector) introspect(token string, key [sha256.Size]byte) (any, er
 		if limit := now.Add(in.ttl); limit.Before(until) {
 			until = limit
 		}
-		in.cache.put(key, p, nil, until, now)
-		return answer{p: p}, nil
 	case errors.As(err, &te):
 		if te.Reason == ReasonInactive {
 			in.metrics.count(outcomeInactive)
 		} else {
 			in.metrics.count(outcomeRefused)
 		}
-		in.cache.put(key, Principal{}, te, now.Add(min(inactiveTTL, in.ttl)), now)
-		return answer{err: te}, nil
+		p, until = Principal{}, now.Add(min(inactiveTTL, in.ttl))
 	default:
 		in.metrics.count(outcomeFailed)
 		return nil, err
 	}
+	in.cache.put(key, p, te, until, now)
+	if shared != nil {
+		shared.put(ctx, key, r, until, now)
+	}
+	return answer{p: p, err: te}, nil
 }
 
 // close ends the introspection requests in flight.

@@ -24,26 +24,55 @@ const (
 // introspectionAccept asks for a signed answer and takes a plain one.
 const introspectionAccept = mediaIntrospection + ", " + mediaJSON + ";q=0.9"
 
+// received is an answer as the endpoint sent it: the body, and whether it
+// is an RFC 9701 signed answer (a JWT) rather than plain JSON. It is what
+// the shared store keeps, so that a replica reading it judges it as the
+// one that asked did.
+type received struct {
+	body   []byte
+	signed bool
+	iat    int64 // a signed answer's iat once judged, 0 for none
+}
+
 // ask sends one introspection request for token and judges the answer:
-// the principal and until when it may be cached, a *TokenError for a
-// token the answer refuses, or an error wrapping
+// the answer as received, the principal and until when it may be cached,
+// a *TokenError for a token the answer refuses, or an error wrapping
 // ErrIntrospectionUnavailable when there is no usable answer. No error
 // quotes the token, a credential, or the endpoint's query (it has none).
-func (in *introspector) ask(token string, now time.Time) (Principal, time.Time, error) {
+func (in *introspector) ask(token string, now time.Time) (received, Principal, time.Time, error) {
 	endpoint := in.target()
 	if endpoint == "" {
-		return Principal{}, time.Time{}, fmt.Errorf("%w: the introspection endpoint is not discovered yet (%w)", ErrIntrospectionUnavailable, in.v.keys.unavailable())
+		return received{}, Principal{}, time.Time{}, fmt.Errorf("%w: the introspection endpoint is not discovered yet (%w)", ErrIntrospectionUnavailable, in.v.keys.unavailable())
 	}
 	ctx, cancel := context.WithTimeout(in.base, in.v.cfg.fetchTimeout)
 	defer cancel()
+	r, err := in.post(ctx, endpoint, token)
+	if err != nil {
+		return received{}, Principal{}, time.Time{}, err
+	}
+	p, until, iat, err := in.judge(ctx, r, now)
+	r.iat = iat
+	if err != nil {
+		var te *TokenError
+		if errors.As(err, &te) {
+			return r, Principal{}, time.Time{}, te
+		}
+		return received{}, Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), err)
+	}
+	return r, p, until, nil
+}
+
+// post sends the request and reads a 200 answer of bounded size; any
+// other outcome is an error wrapping ErrIntrospectionUnavailable.
+func (in *introspector) post(ctx context.Context, endpoint, token string) (received, error) {
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
 	header := http.Header{}
 	if err := in.client.Authenticate(ctx, header, form); err != nil {
-		return Principal{}, time.Time{}, fmt.Errorf("%w: the client could not authenticate: %w", ErrIntrospectionUnavailable, err)
+		return received{}, fmt.Errorf("%w: the client could not authenticate: %w", ErrIntrospectionUnavailable, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
 	if err != nil {
-		return Principal{}, time.Time{}, fmt.Errorf("%w: the endpoint does not form a request", ErrIntrospectionUnavailable)
+		return received{}, fmt.Errorf("%w: the endpoint does not form a request", ErrIntrospectionUnavailable)
 	}
 	for k, v := range header {
 		req.Header[k] = v
@@ -52,34 +81,36 @@ func (in *introspector) ask(token string, now time.Time) (Principal, time.Time, 
 	req.Header.Set("Accept", introspectionAccept)
 	resp, err := in.http.Do(req)
 	if err != nil {
-		return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), transportCause(err))
+		return received{}, fmt.Errorf("%w: POST %s: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), transportCause(err))
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, maxDocumentSize+1))
 	switch {
 	case err != nil:
-		return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: reading the answer: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), transportCause(err))
+		return received{}, fmt.Errorf("%w: POST %s: reading the answer: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), transportCause(err))
 	case resp.StatusCode != http.StatusOK:
 		// The body is not quoted: a server may echo the request.
-		return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: status %d", ErrIntrospectionUnavailable, secret.URL(endpoint), resp.StatusCode)
+		return received{}, fmt.Errorf("%w: POST %s: status %d", ErrIntrospectionUnavailable, secret.URL(endpoint), resp.StatusCode)
 	case len(body) > maxDocumentSize:
-		return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: answer larger than %d bytes", ErrIntrospectionUnavailable, secret.URL(endpoint), maxDocumentSize)
+		return received{}, fmt.Errorf("%w: POST %s: answer larger than %d bytes", ErrIntrospectionUnavailable, secret.URL(endpoint), maxDocumentSize)
 	}
 	media, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-	if media == mediaIntrospection {
-		if body, err = in.v.openSignedIntrospection(ctx, body, in.client.ClientID()); err != nil {
-			return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), err)
+	return received{body: body, signed: media == mediaIntrospection}, nil
+}
+
+// judge reads an answer, fresh from the endpoint or kept by the shared
+// store: a signed one is opened with the issuer's keys first, and iat is
+// its `iat` (0 for a plain answer). A refusal of the token is a
+// *TokenError; any other error means the answer is not usable.
+func (in *introspector) judge(ctx context.Context, r received, now time.Time) (p Principal, until time.Time, iat int64, err error) {
+	body := r.body
+	if r.signed {
+		if body, iat, err = in.v.openSignedIntrospection(ctx, body, in.client.ClientID()); err != nil {
+			return Principal{}, time.Time{}, 0, err
 		}
 	}
-	p, until, err := in.v.readIntrospection(body, now)
-	if err != nil {
-		var te *TokenError
-		if errors.As(err, &te) {
-			return Principal{}, time.Time{}, te
-		}
-		return Principal{}, time.Time{}, fmt.Errorf("%w: POST %s: %w", ErrIntrospectionUnavailable, secret.URL(endpoint), err)
-	}
-	return p, until, nil
+	p, until, err = in.v.readIntrospection(body, now)
+	return p, until, iat, err
 }
 
 // transportCause is the network error inside a *url.Error, whose own

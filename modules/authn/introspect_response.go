@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -15,7 +16,7 @@ import (
 var (
 	errNoActive        = errors.New("answer has no boolean active member (RFC 7662 §2.2)")
 	errInactive        = errors.New("the issuer answered active: false")
-	errIntrospectType  = errors.New("token_type is not Bearer")
+	errIntrospectType  = errors.New("token_type is not Bearer, nor DPoP with a cnf.jkt")
 	errSignedIssuer    = errors.New("signed answer's iss is not the issuer")
 	errSignedAudience  = errors.New("signed answer's aud does not name the client ID")
 	errSignedNoContent = errors.New("signed answer has no token_introspection object (RFC 9701 §5)")
@@ -32,8 +33,9 @@ const maxSignedIntrospection = 64 << 10
 // unique member names and a boolean `active`, else an error (no usable
 // answer, 503). An inactive token is refused with ReasonInactive; an
 // active one has its claims typed and checked as a JWT's are (readClaims'
-// rules) and its token_type, when sent, must be Bearer; such a refusal is
-// a *TokenError marked Signed, the issuer having vouched for the claims.
+// rules) and its token_type, when sent, must be Bearer, or DPoP with the
+// key it is bound to (cnf.jkt, RFC 9449 §6.2); such a refusal is a
+// *TokenError marked Signed, the issuer having vouched for the claims.
 func (v *JWTVerifier) readIntrospection(body []byte, now time.Time) (Principal, time.Time, error) {
 	raw, reg, err := splitPayload(body, v.payloadWords)
 	if err != nil {
@@ -52,10 +54,11 @@ func (v *JWTVerifier) readIntrospection(body []byte, now time.Time) (Principal, 
 	}
 	if tt, ok := raw["token_type"]; ok {
 		var s string
-		if json.Unmarshal(tt, &s) != nil || !strings.EqualFold(s, "Bearer") {
-			// A DPoP-bound token (token_type DPoP) is refused until the
-			// gate checks proofs: sent as a bearer token, it would pass
-			// without its proof.
+		ok := json.Unmarshal(tt, &s) == nil
+		// A DPoP token binds by its cnf.jkt, which the gate's DPoP checks
+		// (and a gate without authn.DPoP refuses it: dpopTyped); without
+		// one it would pass without its proof.
+		if !ok || !strings.EqualFold(s, "Bearer") && !(strings.EqualFold(s, "DPoP") && boundKey(p) != "" && boundKey(p) != unreadableCnf) {
 			p.Authenticated = false
 			return Principal{}, time.Time{}, &TokenError{Reason: ReasonTokenType, Signed: true, Principal: p, Err: errIntrospectType}
 		}
@@ -66,33 +69,35 @@ func (v *JWTVerifier) readIntrospection(body []byte, now time.Time) (Principal, 
 // openSignedIntrospection verifies an RFC 9701 answer with the issuer's
 // keys, as a token's signature is verified (same algorithms, same keys,
 // same budget), checks its typ, `iss` (the issuer) and `aud` (the
-// client's ID), and returns the token_introspection object inside. Its
+// client's ID), and returns the token_introspection object inside and the
+// answer's `iat` (0 when it has none, or none that is a number). Its
 // errors wrap nothing: a signed answer that does not verify is the
 // issuer's failure, answered 503, never a refusal of the caller's token.
-func (v *JWTVerifier) openSignedIntrospection(ctx context.Context, body []byte, clientID string) ([]byte, error) {
+func (v *JWTVerifier) openSignedIntrospection(ctx context.Context, body []byte, clientID string) ([]byte, int64, error) {
 	s, terr := split(strings.TrimSpace(string(body)), maxSignedIntrospection)
 	if terr != nil {
-		return nil, fmt.Errorf("signed answer: %v", terr)
+		return nil, 0, fmt.Errorf("signed answer: %v", terr)
 	}
 	h, terr := readHeader(&s, v.algs, signedIntrospectionTypes)
 	if terr != nil {
-		return nil, fmt.Errorf("signed answer: %v", terr)
+		return nil, 0, fmt.Errorf("signed answer: %v", terr)
 	}
 	var buf [maxKidlessTries]*heldKey
 	keys, err := v.keysFor(ctx, h, buf[:0])
 	if err != nil {
-		return nil, fmt.Errorf("signed answer: %v", err)
+		return nil, 0, fmt.Errorf("signed answer: %v", err)
 	}
 	if _, err := v.checkSignature(ctx, h.alg, keys, &s); err != nil {
-		return nil, fmt.Errorf("signed answer: %v", err)
+		return nil, 0, fmt.Errorf("signed answer: %v", err)
 	}
 	var mbuf [16]jsonscan.Member
 	members, err := jsonscan.Members(s.payload, mbuf[:0], nil)
 	if err != nil || !uniqueNames(members) {
-		return nil, fmt.Errorf("signed answer: payload is not one JSON object with unique names")
+		return nil, 0, fmt.Errorf("signed answer: payload is not one JSON object with unique names")
 	}
 	var iss, content *jsonscan.Member
 	var aud []string
+	var iat int64
 	for i := range members {
 		switch m := &members[i]; m.Name {
 		case "iss":
@@ -105,15 +110,19 @@ func (v *JWTVerifier) openSignedIntrospection(ctx context.Context, body []byte, 
 			}
 		case "token_introspection":
 			content = m
+		case "iat":
+			if n, err := strconv.ParseInt(string(m.Value), 10, 64); err == nil && n > 0 {
+				iat = n
+			}
 		}
 	}
 	switch {
 	case iss == nil || !iss.IsText || iss.Text != v.cfg.issuer:
-		return nil, errSignedIssuer
+		return nil, 0, errSignedIssuer
 	case !slices.Contains(aud, clientID):
-		return nil, errSignedAudience
+		return nil, 0, errSignedAudience
 	case content == nil || len(content.Value) == 0 || content.Value[0] != '{':
-		return nil, errSignedNoContent
+		return nil, 0, errSignedNoContent
 	}
-	return content.Value, nil
+	return content.Value, iat, nil
 }

@@ -48,7 +48,15 @@ func TestIntrospectionRules(t *testing.T) {
 		{name: "aud missing", answer: with(func(a map[string]any) { delete(a, "aud") }), want: ReasonAudience},
 		{name: "scope with a tab", answer: with(func(a map[string]any) { a["scope"] = "read\tadmin" }), want: ReasonInvalidClaims},
 		{name: "scope a number", answer: with(func(a map[string]any) { a["scope"] = 7 }), want: ReasonInvalidClaims},
-		{name: "token_type DPoP", answer: with(func(a map[string]any) { a["token_type"] = "DPoP" }), want: ReasonTokenType},
+		{name: "token_type DPoP without cnf", answer: with(func(a map[string]any) { a["token_type"] = "DPoP"; delete(a, "cnf") }), want: ReasonTokenType},
+		{name: "token_type DPoP with cnf.jkt", answer: with(func(a map[string]any) { a["token_type"] = "DPoP" })},
+		{name: "token_type DPoP with cnf.x5t#S256 only", answer: with(func(a map[string]any) {
+			a["token_type"], a["cnf"] = "DPoP", map[string]string{"x5t#S256": "bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2"}
+		}), want: ReasonTokenType},
+		{name: "token_type DPoP with an empty cnf.jkt", answer: with(func(a map[string]any) {
+			a["token_type"], a["cnf"] = "DPoP", map[string]string{"jkt": ""}
+		}), want: ReasonTokenType},
+		{name: "token_type DPoP with a cnf not an object", answer: with(func(a map[string]any) { a["token_type"], a["cnf"] = "DPoP", "x" }), want: ReasonTokenType},
 		{name: "token_type not a string", answer: with(func(a map[string]any) { a["token_type"] = 1 }), want: ReasonTokenType},
 		{name: "active a string", answer: with(func(a map[string]any) { a["active"] = "true" }), down: true},
 		{name: "active missing", answer: with(func(a map[string]any) { delete(a, "active") }), down: true},

@@ -268,6 +268,14 @@ func (s *issuerSet) IntrospectionEndpoint() string {
 // Issuers lists the trusted issuers, sorted.
 func (s *issuerSet) Issuers() []string { return slices.Clone(s.listed) }
 
+// shareIntrospections gives the member with Introspect the app's shared
+// store, unless it has its own.
+func (s *issuerSet) shareIntrospections(st IntrospectionStore) {
+	if s.introspecting != nil {
+		s.introspecting.shareIntrospections(st)
+	}
+}
+
 // setLogger gives each verifier built without its own Logger the app's.
 func (s *issuerSet) setLogger(l *zap.Logger) {
 	for _, v := range s.members {

@@ -366,12 +366,35 @@ func (s *tenantSet) stop(ctx context.Context) error                  { return s.
 func (s *tenantSet) unavailable() error                              { return s.ready() }
 func (s *tenantSet) refresh(_ context.Context, seen *keySet) *keySet { return seen }
 
-// issuers are the issuers of the tenants named, sorted.
+// issuers are the issuers of the tenants named, sorted; for AnyTenant,
+// the template.
 func (s *tenantSet) issuers() []string {
+	if s.rule.any {
+		// No tenant is named: the template itself stands for them all,
+		// as Entra's multi-tenant discovery document writes its issuer.
+		return []string{s.issuerOf(tenantPlaceholder)}
+	}
 	var out []string
 	for id := range s.rule.allowed {
 		out = append(out, s.issuerOf(id))
 	}
 	slices.Sort(out)
 	return out
+}
+
+// scope says which tenants the template stands for, as `check` and the
+// start line show it beside the template.
+func (s *tenantSet) scope() string {
+	if s.rule.any {
+		return "any tenant"
+	}
+	ids := make([]string, 0, len(s.rule.allowed))
+	for id := range s.rule.allowed {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	if len(ids) == 1 {
+		return "tenant " + ids[0]
+	}
+	return "tenants " + strings.Join(ids, ", ")
 }

@@ -3,10 +3,12 @@ package authn
 import (
 	"context"
 	"crypto"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -304,5 +306,42 @@ func TestTenantDiscoveryStaysOnPublicAddressesAndItsHost(t *testing.T) {
 	t.Cleanup(redirect.Close)
 	if _, err := tenantHTTPClient(true).Get(redirect.URL); err == nil || !strings.Contains(err.Error(), "leaves the issuer's host") {
 		t.Fatalf("a redirect to another host: %v", err)
+	}
+}
+
+// Issue 20: the RFC 9728 metadata lists a template for what it stands
+// for: the named tenants' issuers for Tenants, the template itself for
+// AnyTenant (no tenant is named; Entra's multi-tenant discovery document
+// names the same string as its issuer), beside the plain issuers.
+func TestMetadataListsIssuerTemplates(t *testing.T) {
+	const tpl = "https://login.example.com/{tenantid}/v2.0"
+	plain := func() *JWTVerifier {
+		return KeySet("https://plain.example", "api", []crypto.PublicKey{keys(t).p256.Public()})
+	}
+	for _, tt := range []struct {
+		name string
+		v    Verifier
+		want []string
+	}{
+		{"AnyTenant", Discover(tpl, "api", AnyTenant()), []string{tpl}},
+		{"Tenants", Discover(tpl, "api", Tenants("t2", "t1")), []string{"https://login.example.com/t1/v2.0", "https://login.example.com/t2/v2.0"}},
+		{"AnyTenant in Issuers", Issuers(plain(), Discover(tpl, "api", AnyTenant())), []string{"https://login.example.com/{tenantid}/v2.0", "https://plain.example"}},
+		{"Tenants in Issuers", Issuers(plain(), Discover(tpl, "api", Tenants("t1"))), []string{"https://login.example.com/t1/v2.0", "https://plain.example"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			g, err := New(tt.v, Resource("https://api.example.com"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var doc struct {
+				AuthorizationServers []string `json:"authorization_servers"`
+			}
+			if err := json.Unmarshal(g.meta.body, &doc); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(doc.AuthorizationServers, tt.want) {
+				t.Fatalf("authorization_servers %q, want %q", doc.AuthorizationServers, tt.want)
+			}
+		})
 	}
 }

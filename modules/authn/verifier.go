@@ -134,6 +134,9 @@ func (v *JWTVerifier) Open(context.Context) error {
 	if v.err != nil {
 		return v.err
 	}
+	if v.intro != nil {
+		v.intro.openShared()
+	}
 	return v.keys.start()
 }
 
@@ -148,7 +151,10 @@ func (v *JWTVerifier) Close(ctx context.Context) error {
 }
 
 // Issuers returns the issuer the verifier trusts; for an issuer template,
-// the issuers of the tenants Tenants names (none for AnyTenant).
+// the issuers of the tenants Tenants names, or for AnyTenant the template
+// itself (no tenant is named; Entra's multi-tenant discovery document
+// names the same string as its issuer). The gate lists them as the
+// protected-resource metadata's authorization_servers.
 func (v *JWTVerifier) Issuers() []string {
 	if v.tenants != nil {
 		return v.tenants.issuers()

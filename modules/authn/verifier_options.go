@@ -58,8 +58,10 @@ type verifierConfig struct {
 	tenant           string      // a template's tenant: tid must name it
 	introspect       *introspectSettings
 	introspectionTTL time.Duration // 0: the default
-	discovers        bool          // built by Discover: an endpoint may be discovered
-	problems         []error
+	// introspectionStore is ShareIntrospections'.
+	introspectionStore IntrospectionStore
+	discovers          bool // built by Discover: an endpoint may be discovered
+	problems           []error
 }
 
 func defaultConfig(issuer, audience string) verifierConfig {

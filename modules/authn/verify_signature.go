@@ -2,30 +2,22 @@ package authn
 
 import (
 	"context"
-	"crypto"
-	"crypto/ecdsa"
-	"crypto/ed25519"
-	"crypto/rsa"
-	"crypto/sha256"
-	"crypto/sha512"
 	"errors"
 	"fmt"
 	"runtime"
 	"sync"
 	"time"
+
+	"github.com/svckit/svc/modules/authn/internal/jwsverify"
 )
 
 // The signature step checks the token's signature with the keys the key
 // step found, under the budget of fresh verifications (below): at most
 // MaxConcurrentVerifications run at once, the others wait their turn.
 //
-// The signature is checked with the standard library's primitives over the
-// token's own bytes rather than through go-jose's JWS object, for three
-// reasons: RSA-PSS must pin the salt length to the hash length (RFC 7518
-// §3.5), which go-jose does not; the signing input must be the segments as
-// sent, not a re-encoding of them (non-canonical base64 must not verify);
-// and a fresh verification should cost the signature and little else.
-// go-jose still parses and validates every JWK.
+// The signature is checked by package jwsverify, the one check a DPoP
+// proof's signature goes through too: the standard library's primitives
+// over the token's own bytes (see its doc for why not go-jose's JWS).
 
 var errSignature = errors.New("signature does not verify")
 
@@ -48,106 +40,15 @@ func (v *JWTVerifier) checkSignature(ctx context.Context, a alg, keys []*heldKey
 // verifySignature checks sig over signingInput with key k, which must fit a.
 func verifySignature(a alg, k *heldKey, signingInput string, sig []byte) bool {
 	info := &algs[a]
-	// One copy of the signing input for the hash or ed25519 to read: a
-	// read-only view of the string's bytes would save it, at about 0.2 % of
-	// a verification, but needs package unsafe, which security code avoids.
-	input := []byte(signingInput)
-	if info.family == familyEd25519 {
-		return len(sig) == ed25519.SignatureSize && ed25519.Verify(k.ed, input, sig)
-	}
-	// One scratch value for the digest and the DER signature: whatever of
-	// it escapes into crypto/ecdsa or crypto/rsa is one allocation.
-	var scratch struct {
-		digest [64]byte
-		der    [maxECDSADER]byte
-	}
-	digest := hashInput(&scratch.digest, info.hash, input)
 	switch info.family {
+	case familyEd25519:
+		return jwsverify.Ed25519(k.ed, signingInput, sig)
 	case familyRSA:
-		if info.pss {
-			return rsa.VerifyPSS(k.rsa, info.hash, digest, sig,
-				&rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash, Hash: info.hash}) == nil
-		}
-		return rsa.VerifyPKCS1v15(k.rsa, info.hash, digest, sig) == nil
+		return jwsverify.RSA(k.rsa, info.hash, info.pss, signingInput, sig)
 	case familyEC:
-		// JWS ECDSA signatures are R and S as fixed-size big-endian halves
-		// (RFC 7518 §3.4), not ASN.1.
-		size := (k.ec.Curve.Params().BitSize + 7) / 8
-		if len(sig) != 2*size {
-			return false
-		}
-		der, ok := appendECDSADER(scratch.der[:0], sig[:size], sig[size:])
-		return ok && ecdsa.VerifyASN1(k.ec, digest, der)
+		return jwsverify.ECDSA(k.ec, info.hash, signingInput, sig)
 	}
 	return false
-}
-
-// maxECDSADER is the longest DER signature appendECDSADER writes: a
-// SEQUENCE with a two-byte length around two INTEGERs of up to 66 bytes
-// (P-521) plus a sign byte each.
-const maxECDSADER = 3 + 2*(2+1+66)
-
-// appendECDSADER appends the ASN.1 DER form of the ECDSA signature (r, s),
-// given as unsigned big-endian bytes, to dst. It is the encoding
-// ecdsa.Verify makes of its big.Int arguments before it calls
-// ecdsa.VerifyASN1, written here without big.Int or a cryptobyte.Builder,
-// which cost a fresh verification about ten allocations. ok is false when
-// r or s is zero (ecdsa.Verify refuses those) or longer than a P-521
-// scalar.
-func appendECDSADER(dst, r, s []byte) (der []byte, ok bool) {
-	r, s = trimLeadingZeros(r), trimLeadingZeros(s)
-	if len(r) == 0 || len(s) == 0 || len(r) > 66 || len(s) > 66 {
-		return nil, false
-	}
-	body := derIntLen(r) + derIntLen(s)
-	dst = append(dst, 0x30) // SEQUENCE
-	if body >= 0x80 {
-		dst = append(dst, 0x81) // long form: one length byte follows
-	}
-	dst = append(dst, byte(body))
-	return appendDERInt(appendDERInt(dst, r), s), true
-}
-
-func trimLeadingZeros(b []byte) []byte {
-	for len(b) > 0 && b[0] == 0 {
-		b = b[1:]
-	}
-	return b
-}
-
-// derIntLen is the encoded length of a positive INTEGER: tag, length, a
-// zero byte when the top bit is set (or the value would read as
-// negative), then the value.
-func derIntLen(v []byte) int {
-	if v[0]&0x80 != 0 {
-		return 3 + len(v)
-	}
-	return 2 + len(v)
-}
-
-func appendDERInt(dst, v []byte) []byte {
-	if v[0]&0x80 != 0 {
-		dst = append(dst, 0x02, byte(len(v)+1), 0)
-	} else {
-		dst = append(dst, 0x02, byte(len(v)))
-	}
-	return append(dst, v...)
-}
-
-// hashInput digests the signing input with the algorithm's hash, without
-// the allocation of a hash.Hash.
-func hashInput(buf *[64]byte, h crypto.Hash, in []byte) []byte {
-	switch h {
-	case crypto.SHA256:
-		sum := sha256.Sum256(in)
-		return append(buf[:0], sum[:]...)
-	case crypto.SHA384:
-		sum := sha512.Sum384(in)
-		return append(buf[:0], sum[:]...)
-	default:
-		sum := sha512.Sum512(in)
-		return append(buf[:0], sum[:]...)
-	}
 }
 
 // budgetKeyer is what the gate puts in a Verify's context: the key a

@@ -86,13 +86,14 @@ var (
 
 // namedKinds are the kinds internal/upstreamkind may name.
 var namedKinds = map[string]Kind{
-	upstreamkind.Unavailable: kindUpstreamTokenUnavailable,
-	upstreamkind.Refused:     kindUpstreamTokenRefused,
+	upstreamkind.Unavailable:  kindUpstreamTokenUnavailable,
+	upstreamkind.Refused:      kindUpstreamTokenRefused,
+	upstreamkind.BulkheadFull: kindBulkheadFull,
 }
 
 // kindByAnchor returns the kind of an anchor internal/upstreamkind names:
-// upstream-token-unavailable or upstream-token-refused. ok is false for any
-// other anchor.
+// upstream-token-unavailable, upstream-token-refused or bulkhead-full. ok
+// is false for any other anchor.
 func kindByAnchor(anchor string) (k Kind, ok bool) {
 	k, ok = namedKinds[anchor]
 	return k, ok

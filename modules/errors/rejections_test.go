@@ -53,6 +53,8 @@ func rejectionTable() []kindCase {
 			Err: errors.New("token endpoint said: client_secret=hunter2")}, 503, "upstream-token-unavailable", "30"},
 		{"upstream-token-unavailable-no-hint", &oauthclient.UnavailableError{Reason: "timeout"}, 503, "upstream-token-unavailable", ""},
 		{"upstream-token-refused", &oauthclient.TokenRefusedError{Pattern: "billing", Status: 400, Code: "invalid_scope"}, 502, "upstream-token-refused", ""},
+		// Issue 22 item 5: an outbound call its pattern's bulkhead refused.
+		{"outbound-bulkhead-full", &oauthclient.BulkheadFullError{Pattern: "billing", Limit: 8}, 503, "bulkhead-full", ""},
 	}
 }
 

@@ -1,6 +1,7 @@
 package oauthclient
 
 import (
+	"context"
 	"encoding/base64"
 	"net/http"
 	"net/url"
@@ -12,7 +13,7 @@ import (
 )
 
 // ClientAuth is how the client proves its identity to the token endpoint:
-// [Secret], [PrivateKey] or [AssertionFile]. Pass one to [New]. Without
+// [Secret], [PrivateKey], [PrivateKeySigner] or [AssertionFile]. Pass one to [New]. Without
 // one, New picks Secret with the method SVC_OAUTHCLIENT_AUTH_METHOD names
 // when it is set, else AssertionFile when SVC_OAUTHCLIENT_ASSERTION_FILE is
 // set, else Secret(Auto) when a client secret is configured.
@@ -22,7 +23,7 @@ type ClientAuth interface {
 	check(cfg *clientConfig) error
 	// authenticate adds the credentials to one token request. It runs for
 	// every attempt, so assertions are never reused.
-	authenticate(c *Client, meta *metadata, h http.Header, form url.Values) error
+	authenticate(ctx context.Context, c *Client, meta *metadata, h http.Header, form url.Values) error
 	// method is the token_endpoint_auth_method in use, for errors.
 	method(meta *metadata) string
 	// rejectHint says what to check when the server answers invalid_client
@@ -136,7 +137,7 @@ func (a secretAuth) resolve(meta *metadata) SecretMethod {
 	return Basic
 }
 
-func (a secretAuth) authenticate(c *Client, meta *metadata, h http.Header, form url.Values) error {
+func (a secretAuth) authenticate(_ context.Context, c *Client, meta *metadata, h http.Header, form url.Values) error {
 	s, err := c.secret()
 	if err != nil {
 		return err

@@ -20,14 +20,19 @@ import (
 // running discovery if it has not run. It returns the discovery failure
 // (an *UnavailableError or a *DiscoveryError), a *ConfigError for an
 // unreadable secret or assertion file, or ErrClosed after Close. The
-// credentials it adds never appear in an error.
+// credentials it adds never appear in an error. With [TLSClientAuth] it
+// fails with a *ConfigError: the certificate belongs on the request's
+// connection, which Authenticate cannot reach.
 func (c *Client) Authenticate(ctx context.Context, header http.Header, form url.Values) error {
 	if c.closedFlag.Load() {
 		return ErrClosed
+	}
+	if c.cert != nil {
+		return errCertAuthenticate
 	}
 	meta, err := c.metadata(ctx, time.Time{})
 	if err != nil {
 		return err
 	}
-	return c.auth.authenticate(c, meta, header, form)
+	return c.auth.authenticate(ctx, c, meta, header, form)
 }

@@ -73,7 +73,7 @@ func TestAuthMethodFromEnvironment(t *testing.T) {
 		{"auto follows the metadata", "auto", nil, []string{"client_secret_post"}, true, ""},
 		{"code Auto lets the environment choose", "post", []oauthclient.Option{oauthclient.Secret(oauthclient.Auto)}, nil, true, ""},
 		{"code agrees", "post", []oauthclient.Option{oauthclient.Secret(oauthclient.Post)}, nil, true, ""},
-		{"unknown value", "client_secret_jwt", nil, nil, false, "want basic, post or auto"},
+		{"unknown value", "client_secret_jwt", nil, nil, false, "want basic, post, auto"},
 		{"code disagrees", "post", []oauthclient.Option{oauthclient.Secret(oauthclient.Basic)}, nil, false, "oauthclient.Secret(oauthclient.Basic)"},
 		{"code uses a private key", "basic", []oauthclient.Option{oauthclient.PrivateKey(rsaKeyPEM(t))}, nil, false, "private_key_jwt"},
 	}

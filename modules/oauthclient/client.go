@@ -44,9 +44,14 @@ type Client struct {
 	fetchLog      fetchLog // failed fetches, one line per kind a minute
 	allowHTTP     bool
 	jitter        func(max time.Duration) time.Duration
-	dpop          *dpopKey  // nil without oauthclient.DPoP
-	epoch         time.Time // the clock at New; cache marks count from it
-	sysClock      bool      // the clock is the system clock
+	dpop          *dpopKey       // nil without oauthclient.DPoP
+	cert          *clientCert    // nil unless the client authenticates with TLSClientAuth
+	tokenCerts    certTransports // token requests presenting the certificate
+	bound         boundBases     // API requests presenting it, per Pattern.Transport base
+	bulkhead      int            // each pattern's cap on requests in flight; 0 none
+	fetchTurns    chan struct{}  // MaxConcurrentFetches places; nil for no cap
+	epoch         time.Time      // the clock at New; cache marks count from it
+	sysClock      bool           // the clock is the system clock
 
 	meta    atomic.Pointer[metadata]
 	discoMu sync.Mutex
@@ -111,9 +116,17 @@ func New(opts ...Option) (*Client, error) {
 		allowHTTP:     cfg.allowHTTP,
 		jitter:        cfg.jitter,
 		dpop:          cfg.dpopKey,
+		bulkhead:      cfg.bulkhead,
+	}
+	if cfg.maxFetches > 0 {
+		c.fetchTurns = make(chan struct{}, cfg.maxFetches)
 	}
 	_, c.sysClock = c.clock.(systemClock)
 	c.epoch = c.clock.Now()
+	if _, ok := cfg.auth.(tlsAuth); ok {
+		c.cert = &clientCert{certFile: cfg.tlsCertFile, keyFile: cfg.tlsKeyFile}
+		c.tokenCerts.base = httpTransport(c.http.Transport) // tlsAuth.check saw that it is one
+	}
 	if cfg.tokenEndpoint != "" {
 		c.meta.Store(&metadata{tokenEndpoint: cfg.tokenEndpoint})
 	}
@@ -150,6 +163,14 @@ func (cfg *clientConfig) finish() error {
 		}
 		if *d.v == 0 {
 			*d.v = d.def
+		}
+	}
+	for _, n := range []struct {
+		v    int
+		name string
+	}{{cfg.bulkhead, "BULKHEAD"}, {cfg.maxFetches, "FETCH"}} {
+		if n.v < 0 {
+			errs = append(errs, &ConfigError{Setting: clientEnvPrefix + n.name, Problem: "must not be negative"})
 		}
 	}
 	errs = append(errs, cfg.finishAuth())
@@ -191,17 +212,28 @@ func (cfg *clientConfig) finishAuth() error {
 	if err := cfg.applyEnvMethod(); err != nil {
 		return err
 	}
+	certFiles := cfg.tlsCertFile != "" || cfg.tlsKeyFile != ""
 	if cfg.auth == nil {
 		switch {
 		case cfg.assertionFile != "":
 			cfg.auth = AssertionFile("")
 		case cfg.clientSecret != "" || cfg.clientSecretFile != "":
 			cfg.auth = Secret(Auto)
+		case certFiles:
+			cfg.auth = TLSClientAuth("", "")
 		default:
 			return &ConfigError{
 				Setting: clientEnvPrefix + "CLIENT_SECRET",
-				Problem: "no client authentication: set it, " + clientEnvPrefix + "CLIENT_SECRET_FILE or " + clientEnvPrefix + "ASSERTION_FILE, or pass oauthclient.Secret, oauthclient.PrivateKey or oauthclient.AssertionFile",
+				Problem: "no client authentication: set it, " + clientEnvPrefix + "CLIENT_SECRET_FILE, " + clientEnvPrefix + "ASSERTION_FILE or " + clientEnvPrefix + "TLS_CERT_FILE, or pass oauthclient.Secret, oauthclient.PrivateKey, oauthclient.AssertionFile or oauthclient.TLSClientAuth",
 			}
+		}
+	}
+	if _, ok := cfg.auth.(tlsAuth); certFiles && !ok {
+		// A certificate that would silently go unused is refused: the
+		// operator set it for a reason.
+		return &ConfigError{
+			Setting: clientEnvPrefix + "TLS_CERT_FILE",
+			Problem: "is set but the client authenticates with " + cfg.auth.method(nil) + ": set " + clientEnvPrefix + "AUTH_METHOD=" + methodTLS + " (or pass oauthclient.TLSClientAuth), or unset it and " + clientEnvPrefix + "TLS_KEY_FILE",
 		}
 	}
 	return cfg.auth.check(cfg)
@@ -227,10 +259,24 @@ func checkClientID(id string) error {
 // (no client authentication, or Secret(Auto)), and a code choice that says
 // otherwise is an error rather than a silent override either way.
 func (cfg *clientConfig) applyEnvMethod() error {
+	setting := clientEnvPrefix + "AUTH_METHOD"
+	if cfg.envTLS != "" {
+		switch a := cfg.auth.(type) {
+		case nil:
+			cfg.auth = tlsAuth{name: cfg.envTLS}
+		case tlsAuth:
+			// The code chose the certificate; the environment says which
+			// registration it is checked against.
+			a.name = cfg.envTLS
+			cfg.auth = a
+		default:
+			return &ConfigError{Setting: setting, Problem: "is " + cfg.envTLS + " but the code authenticates with " + a.method(nil) + ": unset it"}
+		}
+		return nil
+	}
 	if !cfg.envMethodSet {
 		return nil
 	}
-	setting := clientEnvPrefix + "AUTH_METHOD"
 	switch a := cfg.auth.(type) {
 	case nil:
 		if cfg.assertionFile != "" && cfg.clientSecret == "" && cfg.clientSecretFile == "" {
@@ -350,6 +396,8 @@ func (c *Client) Close(ctx context.Context) error {
 		return ctx.Err()
 	}
 	c.http.CloseIdleConnections()
+	c.tokenCerts.closeIdle()
+	c.bound.closeIdle()
 	return nil
 }
 

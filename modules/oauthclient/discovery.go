@@ -79,6 +79,11 @@ type metadataDocument struct {
 	Issuer      string   `json:"issuer"`
 	Token       string   `json:"token_endpoint"`
 	AuthMethods []string `json:"token_endpoint_auth_methods_supported"`
+	// Aliases are the endpoints for clients presenting a certificate
+	// (RFC 8705 §5).
+	Aliases struct {
+		Token string `json:"token_endpoint"`
+	} `json:"mtls_endpoint_aliases"`
 }
 
 func (c *Client) discover(ctx context.Context) (*metadata, error) {
@@ -110,10 +115,16 @@ func (c *Client) readMetadata(body []byte) (*metadata, error) {
 	if doc.Token == "" {
 		return nil, &DiscoveryError{Issuer: c.issuer, Reason: "the metadata has no token_endpoint"}
 	}
-	if err := checkURL(doc.Token, "token_endpoint", c.allowHTTP); err != nil {
-		return nil, &DiscoveryError{Issuer: c.issuer, Reason: "the metadata's " + err.(*ConfigError).Setting + " is unusable: " + err.(*ConfigError).Problem}
+	token, setting := doc.Token, "token_endpoint"
+	if c.cert != nil && doc.Aliases.Token != "" {
+		// A server may take certificates on other hosts than the rest
+		// (RFC 8705 §5): a client presenting one goes there.
+		token, setting = doc.Aliases.Token, "mtls_endpoint_aliases.token_endpoint"
 	}
-	return &metadata{tokenEndpoint: doc.Token, authMethods: doc.AuthMethods}, nil
+	if err := checkURL(token, setting, c.allowHTTP); err != nil {
+		return nil, &DiscoveryError{Issuer: c.issuer, Reason: "the metadata's " + setting + " is unusable: " + err.(*ConfigError).Problem}
+	}
+	return &metadata{tokenEndpoint: token, authMethods: doc.AuthMethods}, nil
 }
 
 // get fetches a document with the client's timeout.

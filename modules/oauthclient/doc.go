@@ -91,8 +91,8 @@
 // [Pattern.Transport] and [Pattern.Client] attach the token. When an API
 // answers 401 with a Bearer error="invalid_token" challenge, the token is
 // dropped (at most once per retry interval, concurrent refusals sharing
-// one fetch) and the request is repeated once — only for GET, HEAD,
-// OPTIONS, PUT and DELETE, and only when its body can be sent again.
+// one fetch) and the request is repeated once, whatever its method (a 401
+// means the API did not act on it), only when its body can be sent again.
 //
 // # Sender-constrained tokens
 //
@@ -113,8 +113,13 @@
 // sent and how to choose the other. [PrivateKey] signs a fresh one-minute assertion with a new
 // jti for every request, with go-jose: aud is the issuer and typ is
 // client-authentication+jwt (RFC 7523bis) unless [AudienceTokenEndpoint]
-// asks for the older form. [AssertionFile] sends an assertion read from a
-// file at every request.
+// asks for the older form. [PrivateKeySigner] does the same with any
+// crypto.Signer, so a key in a KMS, an HSM or a TPM never enters the
+// process; it is called outside every lock, so a slow signer delays only
+// the fetch that waits for it. [AssertionFile] sends an assertion read
+// from a file at every request. [TLSClientAuth] presents the client's TLS
+// certificate instead (RFC 8705 §2), and the tokens the server binds to
+// it are sent over it by [Pattern.Transport].
 //
 // # Environment
 //
@@ -123,8 +128,11 @@
 //	SVC_OAUTHCLIENT_CLIENT_ID              client ID
 //	SVC_OAUTHCLIENT_CLIENT_SECRET          client secret
 //	SVC_OAUTHCLIENT_CLIENT_SECRET_FILE     file holding the secret, read at every fetch
-//	SVC_OAUTHCLIENT_AUTH_METHOD            basic, post or auto: how the secret is sent
+//	SVC_OAUTHCLIENT_AUTH_METHOD            basic, post or auto: how the secret is sent;
+//	                                       tls_client_auth or self_signed_tls_client_auth
 //	SVC_OAUTHCLIENT_ASSERTION_FILE         file holding a client assertion, read at every fetch
+//	SVC_OAUTHCLIENT_TLS_CERT_FILE          client certificate (PEM) for TLS client auth, read at every fetch
+//	SVC_OAUTHCLIENT_TLS_KEY_FILE           its private key (PEM), read at every fetch
 //	SVC_OAUTHCLIENT_TIMEOUT                per request, default 10s
 //	SVC_OAUTHCLIENT_REFRESH_BEFORE         default 1m, capped at half the lifetime
 //	SVC_OAUTHCLIENT_RETRY_INTERVAL         default 10s
@@ -148,7 +156,10 @@
 // on_behalf_of), svc.oauthclient.trigger (first, expired, refresh,
 // dropped), svc.outcome (success, failure) and error.type on failure; and
 // the span svc.oauthclient.fetch linked to the request that started it.
-// No attribute carries a token, secret, subject or server text. With
+// Per refused token: the counter svc.oauthclient.refusals, with the
+// pattern and error.type, the API's challenge code (invalid_token,
+// insufficient_scope, invalid_request, invalid_dpop_proof, use_dpop_nonce,
+// other or none). No attribute carries a token, secret, subject or server text. With
 // [Logger], failed fetches are logged at warning level, once per pattern
 // and error type a minute, and a pattern's recovery once at info.
 package oauthclient

@@ -5,7 +5,6 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/rsa"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
@@ -16,7 +15,6 @@ import (
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/cryptosigner"
 )
 
 // dpopTyp is the typ header of a DPoP proof (RFC 9449 §4.2).
@@ -75,11 +73,8 @@ func newDPoPKey(s crypto.Signer) (*dpopKey, error) {
 	if err != nil {
 		return nil, err
 	}
-	if rk, ok := s.Public().(*rsa.PublicKey); ok && rk.N.BitLen() < 2048 {
-		return nil, &ConfigError{Setting: setting, Problem: "RSA keys under 2048 bits are refused"}
-	}
 	opts := (&jose.SignerOptions{EmbedJWK: true}).WithType(dpopTyp)
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: cryptosigner.Opaque(s)}, opts)
+	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: alg, Key: opaque(s)}, opts)
 	if err != nil {
 		return nil, &ConfigError{Setting: setting, Problem: "the key cannot sign " + string(alg)}
 	}

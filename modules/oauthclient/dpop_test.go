@@ -506,3 +506,50 @@ func TestDPoPConcurrentRequestsEachGetAProof(t *testing.T) {
 		}
 	}
 }
+
+// A DPoP key in a slow KMS delays the request whose proof it is signing
+// and no other: proofs are signed outside every lock.
+func TestSlowDPoPSignerDelaysOnlyItsOwnRequest(t *testing.T) {
+	k, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kms := &remoteKey{key: k, gate: make(chan struct{})}
+	var once sync.Once
+	release := func() { once.Do(func() { close(kms.gate) }) }
+	t.Cleanup(release)
+	a := newDPoPAS(t, false, false)
+	p := a.pattern(t, kms)
+	mustToken(t, p) // the token request's proof is the first call
+	kms.slow.Store(2)
+	hc := p.Client()
+	slowDone := make(chan error, 1)
+	go func() {
+		resp, err := hc.Get(a.api.URL + "/slow")
+		if err == nil {
+			resp.Body.Close()
+		}
+		slowDone <- err
+	}()
+	eventually(t, "the slow request's proof to reach the signer", func() bool { return kms.calls.Load() == 2 })
+	resp, err := hc.Get(a.api.URL + "/quick")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("the other request: status %d, refusals %v", resp.StatusCode, a.refusals())
+	}
+	select {
+	case err := <-slowDone:
+		t.Fatalf("the slow request ended before its proof was signed: %v", err)
+	default:
+	}
+	release()
+	if err := <-slowDone; err != nil {
+		t.Fatal(err)
+	}
+	if n := kms.calls.Load(); n != 3 {
+		t.Fatalf("signer called %d times, want 3: one token request, two API requests", n)
+	}
+}

@@ -22,6 +22,8 @@ var envFieldNames = map[string]string{
 	"Timeout":       clientEnvPrefix + "TIMEOUT",
 	"RefreshBefore": clientEnvPrefix + "REFRESH_BEFORE",
 	"RetryInterval": clientEnvPrefix + "RETRY_INTERVAL",
+	"Bulkhead":      clientEnvPrefix + "BULKHEAD",
+	"Fetch":         clientEnvPrefix + "FETCH",
 }
 
 // errBadDuration never repeats the value: the same parser serves every
@@ -42,10 +44,22 @@ func parseDuration(v string) (any, error) {
 	return time.Duration(f * float64(time.Second)), nil
 }
 
+// errBadCount, like errBadDuration, never repeats the value.
+var errBadCount = errors.New("want a whole number, 0 for no cap")
+
+// parseCount reads a cap such as SVC_OAUTHCLIENT_BULKHEAD.
+func parseCount(v string) (any, error) {
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return nil, errBadCount
+	}
+	return n, nil
+}
+
 func envOptions(prefix string) env.Options {
 	return env.Options{
 		Prefix:  prefix,
-		FuncMap: map[reflect.Type]env.ParserFunc{reflect.TypeFor[time.Duration](): parseDuration},
+		FuncMap: map[reflect.Type]env.ParserFunc{reflect.TypeFor[time.Duration](): parseDuration, reflect.TypeFor[int](): parseCount},
 	}
 }
 
@@ -67,14 +81,21 @@ func loadClientEnv(cfg *clientConfig) error {
 	cfg.clientSecret = e.ClientSecret
 	cfg.clientSecretFile = e.ClientSecretFile
 	cfg.assertionFile = e.AssertionFile
+	cfg.tlsCertFile = e.TLSCertFile
+	cfg.tlsKeyFile = e.TLSKeyFile
 	cfg.timeout = e.Timeout
 	cfg.refreshBefore = e.RefreshBefore
 	cfg.retryInterval = e.RetryInterval
+	cfg.bulkhead, cfg.maxFetches = e.Bulkhead, e.Fetch
 	if v := strings.TrimSpace(e.AuthMethod); v != "" {
+		if l := strings.ToLower(v); l == methodTLS || l == methodSelfSignedTLS {
+			cfg.envTLS = l
+			return nil
+		}
 		m, ok := parseSecretMethod(v)
 		if !ok {
 			// The value is not repeated: whatever it is, the fix is the same.
-			return &ConfigError{Setting: clientEnvPrefix + "AUTH_METHOD", Problem: "want basic, post or auto (client_secret_basic and client_secret_post are accepted too)"}
+			return &ConfigError{Setting: clientEnvPrefix + "AUTH_METHOD", Problem: "want basic, post, auto (client_secret_basic and client_secret_post are accepted too), " + methodTLS + " or " + methodSelfSignedTLS}
 		}
 		cfg.envMethod, cfg.envMethodSet = m, true
 	}
@@ -96,8 +117,8 @@ func parseSecretMethod(v string) (SecretMethod, bool) {
 }
 
 // envError turns a caarlos0/env error into a ConfigError naming the
-// variable. Only duration fields can fail to parse, and their parser never
-// repeats the value.
+// variable. Only duration and count fields can fail to parse, and the
+// message never repeats the value.
 func envError(err error, names map[string]string) error {
 	var agg env.AggregateError
 	if errors.As(err, &agg) {

@@ -70,6 +70,7 @@ const (
 	ReasonServerError = "server_error"     // 5xx, 408, 429 without Retry-After, or an unexpected status
 	ReasonRetryAfter  = "retry_after"      // 429 or 503 with Retry-After
 	ReasonBadResponse = "invalid_response" // a 2xx answer that holds no usable token
+	ReasonAssertion   = "assertion"        // the source of [Assertion] gave no assertion
 )
 
 // UnavailableError reports that the token server could not give a token for
@@ -170,7 +171,8 @@ func init() { upstreamkind.Register(upstreamKind) }
 // both): an [UnavailableError] 503 upstream-token-unavailable, as retrying
 // later can help; a [ClientRejectedError], [TokenRefusedError] or
 // [DiscoveryError] 502 upstream-token-refused, as waiting does not fix
-// them. Any other error is not named.
+// them; a [BulkheadFullError] 503 bulkhead-full, with no retry hint. Any
+// other error is not named.
 func upstreamKind(err error) (anchor string, retryAfter time.Duration, ok bool) {
 	var ue *UnavailableError
 	if errors.As(err, &ue) {
@@ -181,6 +183,10 @@ func upstreamKind(err error) (anchor string, retryAfter time.Duration, ok bool) 
 	var de *DiscoveryError
 	if errors.As(err, &cr) || errors.As(err, &tr) || errors.As(err, &de) {
 		return upstreamkind.Refused, 0, true
+	}
+	var bf *BulkheadFullError
+	if errors.As(err, &bf) {
+		return upstreamkind.BulkheadFull, 0, true
 	}
 	return "", 0, false
 }

@@ -39,6 +39,7 @@ type tokenRequest struct {
 	noRefreshAhead bool
 	alive          time.Time         // when the slot's cached token expires; zero for none (see memo.active)
 	link           trace.SpanContext // the request that started the fetch
+	actor          actorSource       // the exchange's actor token; nil for none
 }
 
 // fetch asks the token endpoint for one token. It runs on a goroutine the
@@ -48,6 +49,21 @@ type tokenRequest struct {
 func (c *Client) fetch(ctx context.Context, rq *tokenRequest) (*token, error) {
 	if err := c.memory.check(rq.grant, c.clock.Now(), rq.alive); err != nil {
 		return nil, err
+	}
+	if rq.actor != nil {
+		// Before taking a fetch turn: the actor's own fetch may need one.
+		// Its failure was counted and logged by that fetch.
+		if err := addActor(ctx, rq.actor, rq.form); err != nil {
+			return nil, err
+		}
+	}
+	if c.fetchTurns != nil {
+		select {
+		case c.fetchTurns <- struct{}{}:
+			defer func() { <-c.fetchTurns }()
+		case <-ctx.Done():
+			return nil, ErrClosed
+		}
 	}
 	start := time.Now()
 	ctx, span := c.startSpan(ctx, rq)
@@ -74,7 +90,7 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 			}
 		}
 		if err == nil {
-			tok, err := c.answer(rq, meta, r.status, r.header, r.body)
+			tok, err := c.answer(rq, meta, r)
 			return tok, r.status, err
 		}
 		var ue *UnavailableError
@@ -91,17 +107,19 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 	}
 }
 
-// post sends one token request and reads the answer.
 // reply is a token endpoint's answer. nonce is the DPoP nonce the
-// request's proof carried, fresh the one the answer gave.
+// request's proof carried, fresh the one the answer gave; cert the client
+// certificate the request presented.
 type reply struct {
 	status int
 	header http.Header
 	body   []byte
 	nonce  string
 	fresh  string
+	cert   *certificate
 }
 
+// post sends one token request and reads the answer.
 func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (reply, error) {
 	form := make(url.Values, len(rq.form)+4)
 	for k, v := range rq.form {
@@ -109,12 +127,19 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 	}
 	form.Set("grant_type", rq.grant)
 	header := make(http.Header, 3)
-	if err := c.auth.authenticate(c, meta, header, form); err != nil {
-		// An unreadable secret or assertion file: remembered like a server
-		// failure, so requests do not reread it in a loop.
-		now := c.clock.Now()
-		c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
-		return reply{}, err
+	if err := c.auth.authenticate(ctx, c, meta, header, form); err != nil {
+		return reply{}, c.rememberOwn(err)
+	}
+	hc := c.http
+	var cert *certificate
+	if c.cert != nil {
+		// Read at every request, as a secret or assertion file is: a
+		// rotated certificate is presented from the next fetch on.
+		var err error
+		if cert, err = c.cert.load(); err != nil {
+			return reply{}, c.rememberOwn(err)
+		}
+		hc = c.tokenHTTP(cert)
 	}
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
@@ -131,13 +156,11 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 	if c.dpop != nil {
 		var proof string
 		if proof, sent, err = c.dpop.proof(http.MethodPost, req.URL, ""); err != nil {
-			now := c.clock.Now()
-			c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
-			return reply{}, err
+			return reply{}, c.rememberOwn(err)
 		}
 		req.Header.Set("Dpop", proof)
 	}
-	resp, err := c.http.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		return reply{}, c.transportError(ctx, err)
 	}
@@ -158,11 +181,21 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 	if len(body) > maxDocument {
 		body = nil
 	}
-	r := reply{status: resp.StatusCode, header: resp.Header, body: body, nonce: sent}
+	r := reply{status: resp.StatusCode, header: resp.Header, body: body, nonce: sent, cert: cert}
 	if c.dpop != nil {
 		r.fresh = c.dpop.note(req.URL, resp.Header)
 	}
 	return r, nil
+}
+
+// rememberOwn remembers a failure of the client's own part of a token
+// request (an unreadable secret, assertion or certificate file, a signer
+// that failed) like a server failure, so that requests do not retry it in
+// a loop, and returns it.
+func (c *Client) rememberOwn(err error) error {
+	now := c.clock.Now()
+	c.memory.rememberClient(err, now, now.Add(c.retryInterval), false)
+	return err
 }
 
 // transportError classifies a request that got no answer. Its cause is the
@@ -193,10 +226,11 @@ func (c *Client) rememberUnavailable(ue *UnavailableError) {
 }
 
 // answer turns a token endpoint answer into a token or a remembered error.
-func (c *Client) answer(rq *tokenRequest, meta *metadata, status int, header http.Header, body []byte) (*token, error) {
+func (c *Client) answer(rq *tokenRequest, meta *metadata, r reply) (*token, error) {
+	status, header, body := r.status, r.header, r.body
 	now := c.clock.Now()
 	if status >= 200 && status < 300 {
-		tok, err := c.newToken(body, now, rq)
+		tok, err := c.newToken(body, now, rq, r.cert)
 		if err != nil {
 			ue := &UnavailableError{Reason: ReasonBadResponse, Status: status, Err: err}
 			c.rememberUnavailable(ue)

@@ -210,7 +210,13 @@ func newClient(t testing.TB, s *tokenServer, clk *fakeClock, opts ...oauthclient
 		// (issue 14 item 16). Tests of the timeout set their own.
 		oauthclient.Timeout(testTimeout),
 	}
-	c, err := oauthclient.New(append(base, opts...)...)
+	return openClient(t, append(base, opts...)...)
+}
+
+// openClient builds and opens a client, closed when the test ends.
+func openClient(t testing.TB, opts ...oauthclient.Option) *oauthclient.Client {
+	t.Helper()
+	c, err := oauthclient.New(opts...)
 	if err != nil {
 		t.Fatalf("New: %v", err)
 	}

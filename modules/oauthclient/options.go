@@ -52,12 +52,15 @@ type clientConfig struct {
 	clientSecret     secret.String
 	clientSecretFile string
 	assertionFile    string
+	tlsCertFile      string // SVC_OAUTHCLIENT_TLS_CERT_FILE or TLSClientAuth's
+	tlsKeyFile       string
 	timeout          time.Duration
 	refreshBefore    time.Duration
 	retryInterval    time.Duration
 	auth             ClientAuth
 	envMethod        SecretMethod // SVC_OAUTHCLIENT_AUTH_METHOD, when envMethodSet
 	envMethodSet     bool
+	envTLS           string // SVC_OAUTHCLIENT_AUTH_METHOD when it names an RFC 8705 method
 	httpClient       *http.Client
 	clock            clock
 	logger           *zap.Logger
@@ -66,6 +69,8 @@ type clientConfig struct {
 	dpop             bool          // oauthclient.DPoP was passed
 	dpopSigner       crypto.Signer // its signer; nil for a generated key
 	dpopKey          *dpopKey      // built by finish
+	bulkhead         int           // Bulkhead, SVC_OAUTHCLIENT_BULKHEAD
+	maxFetches       int           // MaxConcurrentFetches, SVC_OAUTHCLIENT_FETCH
 }
 
 type clientOption func(*clientConfig) error

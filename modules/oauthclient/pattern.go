@@ -39,11 +39,13 @@ type Pattern struct {
 	grant     string
 	grantKind string
 	client    *Client
-	form      url.Values // the fields every request of the pattern sends
-	target    string     // audience, resource and scopes, for the exchange cache key
+	form      url.Values  // the fields every request of the pattern sends
+	actor     actorSource // the exchange's actor token; nil for none
+	target    string      // audience, resource and scopes, for the exchange cache key
 
 	slot     slot           // client credentials
 	exchange *exchangeCache // token exchange
+	bulkhead bulkhead       // requests in flight through Transport
 
 	hcOnce sync.Once
 	hc     *http.Client
@@ -62,6 +64,8 @@ type patternConfig struct {
 	subjectTokenType           string
 	requestedTokenType         string
 	cacheSize                  int
+	params                     url.Values  // TokenParam and _PARAMS
+	actor                      actorSource // Actor, ActorAssertionFile
 }
 
 type patternOption func(*patternConfig) error
@@ -214,6 +218,22 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 			return nil, &ConfigError{Setting: envPrefix + "*", Problem: "could not be read"}
 		}
 		cfg.audience, cfg.resource, cfg.scopes = splitList(e.Audience), splitList(e.Resource), splitList(e.Scopes)
+		params, err := envParams(envPrefix+"PARAMS", e.Params)
+		if err != nil {
+			return nil, err
+		}
+		cfg.params = params
+		if kind == kindTokenExchange {
+			var x oauthenv.Exchange
+			if err := env.ParseWithOptions(&x, env.Options{Prefix: envPrefix}); err != nil {
+				return nil, &ConfigError{Setting: envPrefix + "*", Problem: "could not be read"}
+			}
+			if x.ActorAssertionFile != "" {
+				if err := ActorAssertionFile(x.ActorAssertionFile).applyPattern(&cfg); err != nil {
+					return nil, &ConfigError{Setting: envPrefix + "ACTOR_ASSERTION_FILE", Problem: err.(*ConfigError).Problem}
+				}
+			}
+		}
 	}
 	for _, o := range opts {
 		if o == nil {
@@ -233,10 +253,15 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 			return nil, &ConfigError{Setting: envPrefix + "SCOPES", Problem: err.(*ConfigError).Problem}
 		}
 	}
+	if cfg.actor != nil && kind != kindTokenExchange {
+		return nil, &ConfigError{Setting: "oauthclient.Actor", Problem: "pattern " + name + " is not a TokenExchange pattern: only RFC 8693 token exchange names an actor"}
+	}
 	if cfg.client == nil {
 		return nil, &ConfigError{Setting: "oauthclient.WithClient", Problem: "pattern " + name + " has no client: pass oauthclient.WithClient, or build it with fxsvc so it gets the app's client"}
 	}
 	p.client = cfg.client
+	p.actor = cfg.actor
+	p.bulkhead.limit = int64(cfg.client.bulkhead)
 	p.form = url.Values{}
 	for _, a := range cfg.audience {
 		p.form.Add("audience", a)
@@ -246,6 +271,9 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 	}
 	if len(cfg.scopes) > 0 {
 		p.form.Set("scope", strings.Join(cfg.scopes, " "))
+	}
+	for name, values := range cfg.params {
+		p.form[name] = values
 	}
 	switch kind {
 	case kindTokenExchange:
@@ -299,6 +327,7 @@ func (p *Pattern) request(spec fetchSpec, trigger string) *tokenRequest {
 		trigger:        trigger,
 		capExpiry:      spec.capExpiry,
 		noRefreshAhead: p.kind != kindClientCredentials,
+		actor:          p.actor,
 	}
 }
 

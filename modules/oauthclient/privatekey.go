@@ -1,6 +1,7 @@
 package oauthclient
 
 import (
+	"context"
 	"crypto"
 	"crypto/ecdsa"
 	"crypto/ed25519"
@@ -11,12 +12,14 @@ import (
 	"crypto/x509"
 	"encoding/base64"
 	"encoding/pem"
+	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/cryptosigner"
 	"github.com/go-jose/go-jose/v4/jwt"
 )
 
@@ -101,14 +104,48 @@ func Certificate(certPEM []byte) PrivateKeyOption {
 // A bad key fails New, not the first fetch: encrypted PEM (refused with an
 // error that says so; decrypt it first), a block that is not a private key,
 // RSA under 2048 bits, an unsupported curve, an algorithm the key cannot
-// sign with, or a certificate for another key.
+// sign with, or a certificate for another key. A key held outside the
+// process (a KMS, an HSM) goes to [PrivateKeySigner] instead.
 func PrivateKey(keyPEM []byte, opts ...PrivateKeyOption) ClientAuth {
-	k := &keyAuth{}
-	k.err = k.init(keyPEM, opts)
+	k := &keyAuth{setting: "oauthclient.PrivateKey"}
+	priv, err := parsePrivateKey(keyPEM)
+	if err != nil {
+		k.err = err
+		return k
+	}
+	k.err = k.init(priv, opts)
+	return k
+}
+
+// PrivateKeySigner is [PrivateKey] with the key behind a crypto.Signer, so
+// a key in a cloud KMS, an HSM (PKCS#11) or a TPM signs the assertions
+// without ever entering the process: RSA of 2048 bits or more (RS256 by
+// default; PS256, PS384, PS512 with [SigningAlgorithm], sent to the signer
+// as rsa.PSSOptions with the salt as long as the hash), or ECDSA P-256,
+// P-384, P-521 (ES256, ES384, ES512; the signer's ASN.1 signature is
+// converted to JOSE's form), or Ed25519.
+//
+// Sign is called once per token request, on the fetch's own goroutine and
+// under no lock the client shares: a slow signer delays that one fetch,
+// never another pattern's fetch nor a request served from the cache. The
+// signer is called with no deadline, so bound its own remote calls; a
+// fetch waiting for it ends at Close. Its error fails the fetch with a
+// *ConfigError naming oauthclient.PrivateKeySigner, without the signer's
+// own text (it may name the key or the KMS's address).
+//
+// New refuses a nil signer and the keys [PrivateKey] refuses.
+func PrivateKeySigner(signer crypto.Signer, opts ...PrivateKeyOption) ClientAuth {
+	k := &keyAuth{setting: "oauthclient.PrivateKeySigner"}
+	if signer == nil {
+		k.err = &ConfigError{Setting: k.setting, Problem: "the signer is nil"}
+		return k
+	}
+	k.err = k.init(signer, opts)
 	return k
 }
 
 type keyAuth struct {
+	setting  string // the constructor, for errors
 	audience keyAudience
 	kid      string
 	alg      jose.SignatureAlgorithm
@@ -125,7 +162,9 @@ func (k *keyAuth) applyClient(c *clientConfig) error {
 	return nil
 }
 
-func (k *keyAuth) init(keyPEM []byte, opts []PrivateKeyOption) error {
+// init builds the JOSE signer. Every key, parsed from PEM or held by a
+// KMS, signs through go-jose's opaque signer: one signing path to trust.
+func (k *keyAuth) init(key crypto.Signer, opts []PrivateKeyOption) error {
 	for _, o := range opts {
 		if o == nil {
 			continue
@@ -134,29 +173,29 @@ func (k *keyAuth) init(keyPEM []byte, opts []PrivateKeyOption) error {
 			return err
 		}
 	}
-	priv, err := parsePrivateKey(keyPEM)
-	if err != nil {
-		return err
-	}
-	if k.alg, err = chooseAlgorithm(priv.Public(), k.alg, "oauthclient.SigningAlgorithm"); err != nil {
+	var err error
+	if k.alg, err = chooseAlgorithm(key.Public(), k.alg, k.setting); err != nil {
 		return err
 	}
 	so := &jose.SignerOptions{}
 	if k.audience == audienceIssuer {
 		so = so.WithType(assertionTyp)
 	}
+	if k.kid != "" {
+		// The opaque signer's public JWK has no kid of its own.
+		so = so.WithHeader(jose.HeaderKey("kid"), k.kid)
+	}
 	if k.cert != nil {
-		pub, ok := priv.Public().(interface{ Equal(crypto.PublicKey) bool })
+		pub, ok := key.Public().(interface{ Equal(crypto.PublicKey) bool })
 		if !ok || !pub.Equal(k.cert.PublicKey) {
-			return &ConfigError{Setting: "oauthclient.Certificate", Problem: "the certificate is for another key than oauthclient.PrivateKey's"}
+			return &ConfigError{Setting: "oauthclient.Certificate", Problem: "the certificate is for another key than " + k.setting + "'s"}
 		}
 		sum := sha256.Sum256(k.cert.Raw)
 		so = so.WithHeader("x5t#S256", base64.RawURLEncoding.EncodeToString(sum[:]))
 	}
-	jwk := jose.JSONWebKey{Key: priv, KeyID: k.kid, Algorithm: string(k.alg)}
-	k.signer, err = jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: jwk}, so)
+	k.signer, err = jose.NewSigner(jose.SigningKey{Algorithm: k.alg, Key: opaque(key)}, so)
 	if err != nil {
-		return &ConfigError{Setting: "oauthclient.PrivateKey", Problem: "the key cannot sign " + string(k.alg)}
+		return &ConfigError{Setting: k.setting, Problem: "the key cannot sign " + string(k.alg)}
 	}
 	return nil
 }
@@ -191,31 +230,24 @@ func parsePrivateKey(data []byte) (crypto.Signer, error) {
 	if err != nil {
 		return nil, bad("the " + block.Type + " block does not parse")
 	}
-	switch key := key.(type) {
-	case *rsa.PrivateKey:
-		if key.N.BitLen() < 2048 {
-			return nil, bad("RSA keys under 2048 bits are refused")
-		}
-		return key, nil
-	case *ecdsa.PrivateKey:
-		switch key.Curve {
-		case elliptic.P256(), elliptic.P384(), elliptic.P521():
-			return key, nil
-		}
-		return nil, bad("only P-256, P-384 and P-521 EC keys are supported")
-	case ed25519.PrivateKey:
-		return key, nil
+	signer, ok := key.(crypto.Signer)
+	if !ok {
+		return nil, bad("unsupported key type: use RSA, EC (P-256, P-384, P-521) or Ed25519")
 	}
-	return nil, bad("unsupported key type: use RSA, EC (P-256, P-384, P-521) or Ed25519")
+	return signer, nil
 }
 
 // chooseAlgorithm picks the JWS algorithm for a public key: want when the
 // key can sign with it, else the key's first (RS256 for RSA, ES256/ES384/
-// ES512 by curve, EdDSA for Ed25519). setting names what to fix.
+// ES512 by curve, EdDSA for Ed25519). It refuses RSA under 2048 bits and
+// other curves or key types. setting names what to fix.
 func chooseAlgorithm(pub crypto.PublicKey, want jose.SignatureAlgorithm, setting string) (jose.SignatureAlgorithm, error) {
 	var allowed []jose.SignatureAlgorithm
 	switch k := pub.(type) {
 	case *rsa.PublicKey:
+		if k.N.BitLen() < 2048 {
+			return "", &ConfigError{Setting: setting, Problem: "RSA keys under 2048 bits are refused"}
+		}
 		allowed = []jose.SignatureAlgorithm{jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512}
 	case *ecdsa.PublicKey:
 		switch k.Curve {
@@ -255,7 +287,7 @@ func (k *keyAuth) check(cfg *clientConfig) error {
 
 func (k *keyAuth) method(*metadata) string { return "private_key_jwt" }
 
-func (k *keyAuth) authenticate(c *Client, meta *metadata, _ http.Header, form url.Values) error {
+func (k *keyAuth) authenticate(_ context.Context, c *Client, meta *metadata, _ http.Header, form url.Values) error {
 	aud := c.issuer
 	if k.audience == AudienceTokenEndpoint {
 		aud = meta.tokenEndpoint
@@ -271,7 +303,9 @@ func (k *keyAuth) authenticate(c *Client, meta *metadata, _ http.Header, form ur
 	}
 	assertion, err := jwt.Signed(k.signer).Claims(claims).Serialize()
 	if err != nil {
-		return &ConfigError{Setting: "oauthclient.PrivateKey", Problem: "signing the client assertion failed"}
+		// The signer's error is not wrapped: a KMS's text may name the
+		// key or its address.
+		return &ConfigError{Setting: k.setting, Problem: "signing the client assertion failed (check the signer)"}
 	}
 	form.Set("client_id", c.clientID)
 	form.Set("client_assertion_type", jwtBearerAssertion)
@@ -286,4 +320,19 @@ func (k *keyAuth) rejectHint(*metadata) string {
 		return "the client authenticated with private_key_jwt; check " + clientEnvPrefix + "CLIENT_ID and the client's registered key; the assertion's audience was the issuer — if the server expects the token endpoint (Ory Hydra does), pass oauthclient.AudienceTokenEndpoint to oauthclient.PrivateKey"
 	}
 	return "the client authenticated with private_key_jwt; check " + clientEnvPrefix + "CLIENT_ID and the client's registered key"
+}
+
+// opaque wraps a crypto.Signer for go-jose. go-jose's cryptosigner asks
+// for RSA-PSS with rsa.PSSSaltLengthAuto, which Go's own RSA keys take as
+// the longest salt that fits; RFC 7518 §3.5 wants the salt as long as the
+// hash, and strict verifiers refuse anything else. pssSalt puts that in.
+func opaque(s crypto.Signer) jose.OpaqueSigner { return cryptosigner.Opaque(pssSalt{s}) }
+
+type pssSalt struct{ crypto.Signer }
+
+func (p pssSalt) Sign(r io.Reader, digest []byte, opts crypto.SignerOpts) ([]byte, error) {
+	if o, ok := opts.(*rsa.PSSOptions); ok && o.SaltLength == rsa.PSSSaltLengthAuto {
+		opts = &rsa.PSSOptions{SaltLength: rsa.PSSSaltLengthEqualsHash, Hash: o.Hash}
+	}
+	return p.Signer.Sign(r, digest, opts)
 }

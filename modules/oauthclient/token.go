@@ -59,8 +59,11 @@ var farFuture = time.Unix(1<<62, 0)
 // token is a cached access token with its schedule.
 type token struct {
 	AccessToken
-	header    []string // {"Bearer <value>"} or {"DPoP <value>"}, shared by every request; never modified
-	ath       string   // the proofs' ath for a DPoP-bound token; empty for a bearer token
+	header []string // {"Bearer <value>"} or {"DPoP <value>"}, shared by every request; never modified
+	ath    string   // the proofs' ath for a DPoP-bound token; empty for a bearer token
+	// cert is the client certificate the token is bound to (RFC 8705
+	// §3), which every request sending it presents; nil for none.
+	cert      *certificate
 	refreshAt time.Time
 	expiresAt time.Time
 	// refreshMark is refreshAt as time since the client's epoch, which the
@@ -100,8 +103,9 @@ func (s seconds) duration() time.Duration { return time.Duration(float64(s) * fl
 var errNotBearer = errors.New("the token_type is neither Bearer nor, with oauthclient.DPoP, DPoP")
 var errNoToken = errors.New("the answer holds no usable access_token")
 
-// newToken builds a cached token from a token answer received at now.
-func (c *Client) newToken(body []byte, now time.Time, rq *tokenRequest) (*token, error) {
+// newToken builds a cached token from a token answer received at now,
+// over a connection that presented cert (nil for none).
+func (c *Client) newToken(body []byte, now time.Time, rq *tokenRequest, cert *certificate) (*token, error) {
 	var r tokenResponse
 	if err := json.Unmarshal(body, &r); err != nil {
 		return nil, errNoToken
@@ -134,6 +138,9 @@ func (c *Client) newToken(body []byte, now time.Time, rq *tokenRequest) (*token,
 	}
 	if r.TokenType == "DPoP" {
 		t.ath = tokenHash(r.AccessToken)
+	}
+	if cert != nil && certBound(r.AccessToken) {
+		t.cert = cert
 	}
 	t.header = t.header[:1:1]
 	if lifetime > 0 {
@@ -186,16 +193,26 @@ func validTokenValue(v string) bool {
 // CVE-2025-27144).
 const maxJWT = 16 << 10
 
-// jwtExpiry reads the exp claim of a compact JWT without verifying it. It
-// is used for timing only: an issued token (ours to send) and a caller
-// token that the inbound gate already verified.
-func jwtExpiry(tok string) (time.Time, bool) {
+// jwtPayload decodes the payload of a compact JWT, unverified, or reports
+// false when tok is not one.
+func jwtPayload(tok string) ([]byte, bool) {
 	if len(tok) > maxJWT || strings.Count(tok, ".") != 2 {
-		return time.Time{}, false
+		return nil, false
 	}
 	payload := tok[strings.IndexByte(tok, '.')+1 : strings.LastIndexByte(tok, '.')]
 	raw, err := base64.RawURLEncoding.DecodeString(payload)
 	if err != nil {
+		return nil, false
+	}
+	return raw, true
+}
+
+// jwtExpiry reads the exp claim of a compact JWT without verifying it. It
+// is used for timing only: an issued token (ours to send) and a caller
+// token that the inbound gate already verified.
+func jwtExpiry(tok string) (time.Time, bool) {
+	raw, ok := jwtPayload(tok)
+	if !ok {
 		return time.Time{}, false
 	}
 	var claims struct {

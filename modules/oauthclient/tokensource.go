@@ -22,7 +22,10 @@ import (
 // what it hands out as it is, and a DPoP token needs a fresh proof signed
 // for each request. Token refuses one with an error naming
 // [Pattern.Transport], which sends it with its proofs, rather than hand
-// out a token every API would refuse.
+// out a token every API would refuse. Nor can it carry a token bound to
+// the client's TLS certificate ([TLSClientAuth]): x/oauth2 sends it over
+// whatever transport it has, and Token refuses it the same way. An opaque
+// token fetched with a certificate counts as bound.
 func (p *Pattern) TokenSource(ctx context.Context) oauth2.TokenSource {
 	return patternSource{ctx: ctx, p: p}
 }
@@ -41,20 +44,14 @@ type patternSource struct {
 }
 
 func (s patternSource) Token() (*oauth2.Token, error) {
-	var (
-		t   AccessToken
-		err error
-	)
-	if s.exchange {
-		t, err = s.p.TokenFor(s.ctx, s.caller)
-	} else {
-		t, err = s.p.Token(s.ctx)
-	}
-	if err != nil {
+	t, _, err := s.p.token(s.ctx, s.caller, s.exchange)
+	switch {
+	case err != nil:
 		return nil, err
-	}
-	if t.TokenType == "DPoP" {
+	case t.ath != "":
 		return nil, errDPoPTokenSource
+	case t.cert != nil:
+		return nil, errBoundTokenSource
 	}
 	return &oauth2.Token{AccessToken: t.Value, TokenType: t.TokenType, Expiry: t.ExpiresAt}, nil
 }

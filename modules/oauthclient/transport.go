@@ -13,10 +13,11 @@ import (
 // When the API answers 401 with WWW-Authenticate: Bearer
 // error="invalid_token", the cached token is dropped (at most once per
 // retry interval; refusals arriving together share one fetch) and the
-// request is sent once more with a fresh token — only for GET, HEAD,
-// OPTIONS, PUT and DELETE, and only when the body can be sent twice (no
-// body, or Request.GetBody set, as http.NewRequest does for in-memory
-// bodies). Otherwise the 401 is returned to the caller.
+// request is sent once more with a fresh token — whatever its method,
+// since a 401 means the API did not act on it, and only when the body can
+// be sent twice (no body, or Request.GetBody set, as http.NewRequest does
+// for in-memory bodies); never a third time. Otherwise the 401 is
+// returned to the caller.
 //
 // A DPoP-bound token (see [DPoP]) is sent as Authorization: DPoP with a
 // fresh proof for each request: htm and htu of the request (query and
@@ -25,6 +26,12 @@ import (
 // DPoP-Nonce is answered by sending the request once more with that nonce
 // — any method, when the body can be sent twice; never a third time. Its
 // DPoP error="invalid_token" drops the token as the Bearer one does.
+//
+// A token bound to the client certificate ([TLSClientAuth], RFC 8705 §3)
+// is sent over a clone of base that presents the certificate the token
+// was fetched with; base must then be nil or an *http.Transport, else the
+// request fails with an error saying so. Unbound tokens go through base
+// as it is.
 //
 // A redirect that http.Client follows to another host (or from https to
 // http) is sent without the token, as net/http sends it without the
@@ -42,7 +49,7 @@ import (
 // at no cost beyond the headers when none is installed. A token fetched
 // because the request waits for it is a child of the request's span.
 func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
-	return &transport{p: p, base: traced(base)}
+	return &transport{p: p, raw: base, base: traced(base)}
 }
 
 // TransportFor is [Pattern.Transport] for a token-exchange pattern: every
@@ -52,7 +59,7 @@ func (p *Pattern) Transport(base http.RoundTripper) http.RoundTripper {
 // requests fail with [errNotExchange]. A token exchanged for a caller token
 // without exp is not cached, so a 401 for it is returned as it is.
 func (p *Pattern) TransportFor(callerToken string, base http.RoundTripper) http.RoundTripper {
-	return &transport{p: p, base: traced(base), caller: callerToken, exchange: true}
+	return &transport{p: p, raw: base, base: traced(base), caller: callerToken, exchange: true}
 }
 
 // Client returns an http.Client whose requests carry the pattern's token
@@ -71,32 +78,44 @@ func (p *Pattern) ClientFor(callerToken string) *http.Client {
 
 type transport struct {
 	p        *Pattern
-	base     http.RoundTripper
+	raw      http.RoundTripper // the caller's base; nil for http.DefaultTransport
+	base     http.RoundTripper // raw, traced
 	caller   string
 	exchange bool
 }
 
 func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
-	base := t.base
-	if base == nil {
-		base = http.DefaultTransport
+	bh := &t.p.bulkhead
+	if !bh.enter() {
+		closeBody(req.Body)
+		return nil, &BulkheadFullError{Pattern: t.p.name, Limit: int(bh.limit)}
 	}
+	resp, err := t.roundTrip(req)
+	if err != nil {
+		bh.leave()
+		return nil, err
+	}
+	bh.holdUntilClosed(resp)
+	return resp, nil
+}
+
+func (t *transport) roundTrip(req *http.Request) (*http.Response, error) {
 	if redirectedAway(req) {
 		// net/http dropped the caller's own Authorization for this hop;
 		// the token must not reach that host either (RFC 6750 §5.3).
-		return base.RoundTrip(req)
+		return t.base.RoundTrip(req)
 	}
 	tok, s, err := t.p.token(req.Context(), t.caller, t.exchange)
 	if err != nil {
 		closeBody(req.Body)
 		return nil, err
 	}
-	resp, err := t.send(base, req, tok)
+	resp, err := t.send(req, tok)
 	if err != nil || resp.StatusCode != http.StatusUnauthorized || s == nil || challengeError(resp.Header, tok.TokenType) != "invalid_token" {
 		return resp, err
 	}
 	c := t.p.client
-	if !s.invalidate(tok, c.clock.Now(), c.retryInterval) || !repeatable(req.Method) {
+	if !s.invalidate(tok, c.clock.Now(), c.retryInterval) {
 		return resp, nil
 	}
 	body, ok := replayBody(req)
@@ -111,22 +130,40 @@ func (t *transport) RoundTrip(req *http.Request) (*http.Response, error) {
 	drain(resp)
 	again := *req
 	again.Body = body
-	return t.send(base, &again, fresh)
+	return t.send(&again, fresh)
+}
+
+// roundTripper is what sends tok: the base, or for a token bound to the
+// client certificate, the base presenting that certificate.
+func (t *transport) roundTripper(tok *token) (http.RoundTripper, error) {
+	if tok.cert == nil {
+		return t.base, nil
+	}
+	return t.p.client.boundTransport(t.raw, tok.cert)
 }
 
 // send sends req with tok in its Authorization header and, for a
 // DPoP-bound token, a fresh proof; when the API answers use_dpop_nonce
 // with a new nonce (RFC 9449 §9) and the body can be sent again, it sends
 // the request once more with a proof carrying that nonce.
-func (t *transport) send(base http.RoundTripper, req *http.Request, tok *token) (*http.Response, error) {
+func (t *transport) send(req *http.Request, tok *token) (*http.Response, error) {
+	base, err := t.roundTripper(tok)
+	if err != nil {
+		closeBody(req.Body)
+		return nil, err
+	}
 	r, sent, err := t.authorized(req, tok)
 	if err != nil {
 		closeBody(req.Body)
 		return nil, err
 	}
 	resp, err := base.RoundTrip(r)
-	if err != nil || tok.ath == "" {
+	if err != nil {
 		return resp, err
+	}
+	t.p.countRefusal(req.Context(), resp, tok.TokenType)
+	if tok.ath == "" {
+		return resp, nil
 	}
 	k := t.p.client.dpop
 	if !retryWithNonce(resp.StatusCode, resp.Header, nil, sent, k.note(req.URL, resp.Header)) {
@@ -146,6 +183,7 @@ func (t *transport) send(base http.RoundTripper, req *http.Request, tok *token) 
 	resp, err = base.RoundTrip(r)
 	if err == nil {
 		k.note(req.URL, resp.Header)
+		t.p.countRefusal(req.Context(), resp, tok.TokenType)
 	}
 	return resp, err
 }
@@ -193,15 +231,6 @@ func (t *transport) authorized(req *http.Request, tok *token) (*http.Request, st
 	}
 	r.Header = h
 	return r, nonce, nil
-}
-
-// repeatable lists the methods a refused request may be repeated for.
-func repeatable(method string) bool {
-	switch method {
-	case http.MethodGet, http.MethodHead, http.MethodOptions, http.MethodPut, http.MethodDelete:
-		return true
-	}
-	return false
 }
 
 // replayBody returns a fresh copy of req's body, or reports false when the

@@ -142,7 +142,7 @@ func TestFurtherRefusalWithinIntervalKeepsTokenAndReturns401(t *testing.T) {
 	}
 }
 
-func TestRepeatOnlyForListedMethodsAndReplayableBodies(t *testing.T) {
+func TestRepeatAnyMethodOnlyWithReplayableBody(t *testing.T) {
 	cases := []struct {
 		method string
 		body   func() io.Reader
@@ -154,8 +154,10 @@ func TestRepeatOnlyForListedMethodsAndReplayableBodies(t *testing.T) {
 		{http.MethodDelete, nil, true},
 		{http.MethodPut, func() io.Reader { return strings.NewReader("payload") }, true}, // GetBody set
 		{http.MethodPut, func() io.Reader { return io.MultiReader(strings.NewReader("payload")) }, false},
-		{http.MethodPost, func() io.Reader { return strings.NewReader("payload") }, false},
-		{http.MethodPatch, func() io.Reader { return bytes.NewReader([]byte("payload")) }, false},
+		{http.MethodPost, func() io.Reader { return strings.NewReader("payload") }, true},
+		{http.MethodPatch, func() io.Reader { return bytes.NewReader([]byte("payload")) }, true},
+		{http.MethodPost, func() io.Reader { return io.MultiReader(strings.NewReader("payload")) }, false},
+		{"PROPFIND", nil, true},
 	}
 	for _, tc := range cases {
 		name := tc.method
@@ -187,6 +189,22 @@ func TestRepeatOnlyForListedMethodsAndReplayableBodies(t *testing.T) {
 				t.Fatalf("token after the refusal %q", got)
 			}
 		})
+	}
+}
+
+// A POST refused again with the fresh token is not sent a third time: the
+// second 401 goes back to the caller.
+func TestRepeatedPostNeverSentThreeTimes(t *testing.T) {
+	s := newTokenServer(t)
+	api := newAPI(t, func(string) bool { return true })
+	p := newCC(t, newClient(t, s, newClock()), "api")
+	resp := do(t, p.Client(), http.MethodPost, api.URL, strings.NewReader("payload"))
+	calls := api.calls()
+	if resp.StatusCode != 401 || len(calls) != 2 || calls[0] != "Bearer tok-1" || calls[1] != "Bearer tok-2" {
+		t.Fatalf("status %d, API calls %v: want two sends, the second with a fresh token", resp.StatusCode, calls)
+	}
+	if api.bodies[0] != "payload" || api.bodies[1] != "payload" {
+		t.Fatalf("bodies %q", api.bodies)
 	}
 }
 

@@ -19,6 +19,8 @@
 //     nothing.
 //   - DPoPReplay fails closed: a proof whose jti cannot be checked is
 //     refused 503 by the DPoP verifier.
+//   - Introspections falls back: a failed Get is a miss, and the verifier
+//     introspects the token at the issuer's endpoint (never failing open).
 //
 // No operation waits longer than Config.Timeout, whatever the caller's
 // context says.

@@ -10,8 +10,6 @@ package requestid
 
 import (
 	"context"
-	"encoding/binary"
-	"encoding/hex"
 	"math/rand/v2"
 )
 
@@ -60,13 +58,31 @@ func From(ctx context.Context) string {
 // read cost a system call's worth on every request. Nothing may use an ID
 // as a secret or a nonce.
 func New() string {
-	var raw [16]byte
-	binary.BigEndian.PutUint64(raw[:8], rand.Uint64())
-	binary.BigEndian.PutUint64(raw[8:], rand.Uint64())
 	var id [32]byte
-	hex.Encode(id[:], raw[:])
+	putHex(&id, 0, rand.Uint64())
+	putHex(&id, 16, rand.Uint64())
 	return string(id[:])
 }
+
+// putHex writes v as 16 hex digits into id from at, a byte (two digits)
+// at a time: New runs on every request, and encoding/hex's way, through
+// a byte slice it then reads back, cost a third of it.
+func putHex(id *[32]byte, at int, v uint64) {
+	for i := at + 14; i >= at; i -= 2 {
+		p := &hexPairs[byte(v)]
+		id[i], id[i+1] = p[0], p[1]
+		v >>= 8
+	}
+}
+
+// hexPairs holds the two lowercase hex digits of every byte value.
+var hexPairs = func() (t [256][2]byte) {
+	const digits = "0123456789abcdef"
+	for b := range t {
+		t[b] = [2]byte{digits[b>>4], digits[b&15]}
+	}
+	return t
+}()
 
 // Valid reports whether id may be taken from a caller: 1 to MaxLength
 // characters, each a letter, a digit or one of - _ . : / + = (enough for

@@ -158,9 +158,13 @@ type exchange struct {
 // copy.
 type requestContext struct {
 	context.Context
-	id   string // "" when IDs are off
-	st   reqfacts.State
-	echo [1]string // the X-Request-ID value, without a slice of its own
+	// id is the request ID ("" when IDs are off) and, as a slice, the
+	// X-Request-ID header's value: one string where two would make the
+	// node a size class larger. A handler that writes into that slice,
+	// rather than setting the header, changes the ID for what reads it
+	// later in the request.
+	id [1]string
+	st reqfacts.State
 }
 
 // begin gives c the request's ID, echoed on w, and the State's facts:
@@ -173,12 +177,11 @@ func (t *Telemetry) begin(c *requestContext, w http.ResponseWriter, r *http.Requ
 		// By the canonical key: Get and Set would canonicalize
 		// "X-Request-ID" into a new string on every request.
 		if v := r.Header[idHeader]; len(v) > 0 && requestid.Valid(v[0]) {
-			c.id = v[0]
+			c.id[0] = v[0]
 		} else {
-			c.id = requestid.New()
+			c.id[0] = requestid.New()
 		}
-		c.echo[0] = c.id
-		w.Header()[idHeader] = c.echo[:]
+		w.Header()[idHeader] = c.id[:]
 	}
 	c.st.SetProxies(&t.proxies)
 	if outer := reqfacts.From(c.Context); outer != nil {
@@ -188,8 +191,8 @@ func (t *Telemetry) begin(c *requestContext, w http.ResponseWriter, r *http.Requ
 
 func (c *requestContext) Value(k any) any {
 	if k == requestid.ContextKey() {
-		if c.id != "" {
-			return &c.id
+		if c.id[0] != "" {
+			return &c.id[0]
 		}
 	} else if v, ok := c.st.Value(k); ok {
 		return v
@@ -211,10 +214,17 @@ func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 		next.ServeHTTP(w, r.WithContext(rc))
 		return
 	}
+	t.observe(w, r, next, m, tracer, log)
+}
+
+// observe serves a request with metrics, a span or an access line: apart
+// from serve, so that a request with only its ID does not carry observe's
+// stack frame.
+func (t *Telemetry) observe(w http.ResponseWriter, r *http.Request, next http.Handler, m *httpMetrics, tracer trace.Tracer, log *zap.Logger) {
 	start := time.Now()
 	x := &exchange{requestContext: requestContext{Context: r.Context()}, rec: recorder{ResponseWriter: w}}
 	t.begin(&x.requestContext, w, r)
-	id := x.id
+	id := x.id[0]
 	if t.cfg.fallback != nil {
 		x.st.SetFinder(t.cfg.fallback)
 	}

@@ -244,6 +244,33 @@ func TestOAuthClientInterop(t *testing.T) {
 		if _, err := orders.TokenFor(context.Background(), subject); err != nil {
 			t.Fatalf("the refusal spread to another caller: %v", err)
 		}
+
+		// The service names itself as the actor (RFC 8693 §2.1, issue 22
+		// item 1): the issued token keeps the caller as sub and the
+		// service in act.
+		self, err := oauthclient.ClientCredentials("self", oauthclient.WithoutEnv(), oauthclient.WithClient(c),
+			oauthclient.Resource(p.Resource), oauthclient.Scopes("read"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		acting, err := oauthclient.TokenExchange("orders-acting", oauthclient.WithoutEnv(), oauthclient.WithClient(c),
+			oauthclient.Audience(ocDownstream), oauthclient.Scopes("read"), oauthclient.Actor(self))
+		if err != nil {
+			t.Fatal(err)
+		}
+		actTok, err := acting.TokenFor(context.Background(), subject)
+		if err != nil {
+			t.Fatalf("TokenFor with an actor: %v", err)
+		}
+		selfTok, err := self.Token(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		actClaims := ocVerify(t, p, actTok.Value)
+		act, _ := actClaims["act"].(map[string]any)
+		if actClaims["sub"] != subjectClaims["sub"] || act == nil || act["sub"] != ocVerify(t, p, selfTok.Value)["sub"] {
+			t.Fatalf("exchanged claims with an actor %v", actClaims)
+		}
 	})
 
 	t.Run("refusals", func(t *testing.T) {

@@ -10,10 +10,26 @@
 //	)
 //
 // Every method is authenticated unless a rule says otherwise. A refusal
-// that carries a Bearer challenge over HTTP carries it in the
-// `www-authenticate` header metadata. The gate sees
-// each call as `POST /package.Service/Method`, so its records and metrics
-// carry the full method name as `http.route`.
+// that carries a challenge over HTTP carries it in the `www-authenticate`
+// header metadata (each challenge one value). The gate sees each call as
+// `POST /package.Service/Method`, so its records and metrics carry the full
+// method name as `http.route`.
+//
+// Sender-constrained tokens work as over HTTP. With authn.DPoP, a call
+// sends `authorization: DPoP <token>` and its proof in the `dpop`
+// metadata; the proof's htm is POST and its htu the URL the client forms
+// for the call, https://AUTHORITY/package.Service/Method: the scheme https
+// when the connection is TLS (http on a plaintext one), the authority as
+// the client sent it (`:authority`, e.g. api.example.com or
+// api.example.com:8443), the full method as the path. A client library
+// signs the proof with that URL; no proxy header is read, so behind a
+// proxy that terminates TLS the scheme is the connection's (http). A
+// refused proof is Unauthenticated with the DPoP challenge
+// (error="invalid_dpop_proof"), and a missing nonce Unauthenticated with
+// error="use_dpop_nonce" and the nonce in the `dpop-nonce` header
+// metadata. With authn.CertificateBound, the client certificate is the
+// one the gRPC connection's TLS received (grpc.Creds with client
+// certificates requested or required); the proxy headers are not read.
 package authngrpc
 
 import (
@@ -27,6 +43,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/peer"
 	"google.golang.org/grpc/status"
@@ -52,28 +69,34 @@ func Require(fullMethod string, scopes ...string) Rule {
 // sent must still verify.
 func Anonymous(fullMethod string) Rule { return Rule{method: fullMethod, anonymous: true} }
 
-// With adds the step-up markers authn.RequireACR and authn.MaxAge to a
-// [Require] rule, as r.With adds them to a chi route:
+// With adds the step-up markers authn.RequireACR and authn.MaxAge, and
+// authn.RequireDPoP, to a [Require] rule, as r.With adds them to a chi
+// route:
 //
 //	authngrpc.Require("/bank.Payments/Send", "payments").
-//		With(authn.RequireACR("phr"), authn.MaxAge(5*time.Minute))
+//		With(authn.RequireACR("phr"), authn.MaxAge(5*time.Minute), authn.RequireDPoP)
 //
 // A call whose token falls short is refused codes.Unauthenticated, with the
 // gate's RFC 9470 challenge (error="insufficient_user_authentication",
-// acr_values, max_age) in the `www-authenticate` header metadata. With
-// panics on any other middleware (it would run on the gate's stand-in
-// request, not on the call), and the interceptors panic on an Anonymous
-// rule given a step-up, as the gate refuses such a route.
+// acr_values, max_age) or its DPoP challenge in the `www-authenticate`
+// header metadata. With panics on any other middleware (it would run on
+// the gate's stand-in request, not on the call), and the interceptors
+// panic on an Anonymous rule given one, and on authn.RequireDPoP with a
+// gate that takes no DPoP, as the gate refuses such a route.
 func (r Rule) With(markers ...func(http.Handler) http.Handler) Rule {
 	for _, m := range markers {
-		s, ok := m(http.NotFoundHandler()).(interface {
+		h := m(http.NotFoundHandler())
+		if d, ok := h.(interface{ DPoPRequired() bool }); ok && d.DPoPRequired() {
+			continue
+		}
+		s, ok := h.(interface {
 			StepUp() ([]string, time.Duration, bool)
 		})
 		if !ok {
-			panic("authngrpc: Rule.With takes authn.RequireACR and authn.MaxAge only")
+			panic("authngrpc: Rule.With takes authn.RequireACR, authn.MaxAge and authn.RequireDPoP only")
 		}
 		if _, _, ok := s.StepUp(); !ok {
-			panic("authngrpc: Rule.With takes authn.RequireACR and authn.MaxAge only; put scopes in authngrpc.Require")
+			panic("authngrpc: Rule.With takes authn.RequireACR, authn.MaxAge and authn.RequireDPoP only; put scopes in authngrpc.Require")
 		}
 	}
 	r.stepUps = append(slices.Clip(r.stepUps), markers...)
@@ -180,14 +203,30 @@ func (gh *guard) admit(ctx context.Context, fullMethod string) (context.Context,
 		for _, v := range md.Get("authorization") {
 			r.Header.Add("Authorization", v)
 		}
+		// Every value, so that the gate refuses two proofs as over HTTP.
+		for _, v := range md.Get("dpop") {
+			r.Header.Add("DPoP", v)
+		}
 		if ua := md.Get("user-agent"); len(ua) > 0 {
 			r.Header.Set("User-Agent", ua[0])
 		}
+		// The authority the client called: a DPoP proof's htu names it.
+		if a := md.Get(":authority"); len(a) == 1 {
+			r.Host = a[0]
+		}
 	}
-	if p, ok := peer.FromContext(ctx); ok && p.Addr != nil {
-		r.RemoteAddr = p.Addr.String()
-		if _, _, err := net.SplitHostPort(r.RemoteAddr); err != nil {
-			r.RemoteAddr = ""
+	if p, ok := peer.FromContext(ctx); ok {
+		if p.Addr != nil {
+			r.RemoteAddr = p.Addr.String()
+			if _, _, err := net.SplitHostPort(r.RemoteAddr); err != nil {
+				r.RemoteAddr = ""
+			}
+		}
+		if info, ok := p.AuthInfo.(credentials.TLSInfo); ok {
+			// The connection's TLS: its client certificate binds a token
+			// (authn.CertificateBound), and its scheme is https in htu.
+			state := info.State
+			r.TLS = &state
 		}
 	}
 	rec := &refusal{header: http.Header{}}
@@ -195,11 +234,19 @@ func (gh *guard) admit(ctx context.Context, fullMethod string) (context.Context,
 	if admitted != nil {
 		return admitted, nil
 	}
-	if challenge := rec.header.Get("WWW-Authenticate"); challenge != "" {
-		// The challenge tells a client what token to get (a scope, a
-		// step-up, claims), as it does over HTTP. Sent as header metadata,
-		// which gRPC delivers with the refusal's status.
-		_ = grpc.SetHeader(ctx, metadata.Pairs("www-authenticate", challenge))
+	// The challenges tell a client what token to get (a scope, a step-up,
+	// claims) or what proof to send, as they do over HTTP; with DPoP
+	// allowed there are two (Bearer and DPoP). Sent as header metadata,
+	// which gRPC delivers with the refusal's status.
+	md := metadata.MD{}
+	if challenges := rec.header.Values("WWW-Authenticate"); len(challenges) > 0 {
+		md["www-authenticate"] = challenges
+	}
+	if nonce := rec.header.Get("DPoP-Nonce"); nonce != "" {
+		md["dpop-nonce"] = []string{nonce}
+	}
+	if len(md) > 0 {
+		_ = grpc.SetHeader(ctx, md)
 	}
 	return nil, rec.status()
 }
@@ -222,10 +269,16 @@ func (r *refusal) WriteHeader(code int) {
 // status maps the gate's HTTP refusal to a gRPC status. The messages are
 // fixed: no token, claim or key detail reaches the caller.
 func (r *refusal) status() error {
-	challenge := r.header.Get("WWW-Authenticate")
+	challenge := strings.Join(r.header.Values("WWW-Authenticate"), ", ")
 	switch r.code {
 	case http.StatusUnauthorized:
 		switch {
+		case strings.Contains(challenge, `error="use_dpop_nonce"`):
+			return status.Error(codes.Unauthenticated, "the DPoP proof must carry the server's nonce: send a new proof with the nonce of the dpop-nonce metadata")
+		case strings.Contains(challenge, `error="invalid_dpop_proof"`):
+			return status.Error(codes.Unauthenticated, "the DPoP proof was refused: send a new proof for this call (htm POST, htu the call's URL), signed by the token's key")
+		case strings.HasPrefix(challenge, "DPoP ") && strings.Contains(challenge, `error="invalid_token"`):
+			return status.Error(codes.Unauthenticated, "the access token was rejected (a token bound to a key goes with the DPoP scheme and a proof)")
 		case strings.Contains(challenge, `error="invalid_token"`):
 			return status.Error(codes.Unauthenticated, "the bearer token was rejected")
 		case strings.Contains(challenge, `error="insufficient_user_authentication"`):

@@ -37,7 +37,8 @@ func TestStepUpAndClaimsChallengeOverGRPC(t *testing.T) {
 		}
 		return p, nil
 	}
-	g, err := authn.New(iss.Verifier(authn.Clock(func() time.Time { return now })), authn.Check(hook))
+	g, err := authn.New(iss.Verifier(authn.Clock(func() time.Time { return now })), authn.Check(hook),
+		authn.ClaimsChallengeAuthority("contoso.example", "https://login.example.com/contoso/oauth2/v2.0/authorize"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestStepUpAndClaimsChallengeOverGRPC(t *testing.T) {
 		{"weak acr and no scope", token("alice", "pwd", time.Minute), codes.Unauthenticated, "RFC 9470", acrRequired + `, scope="health:read"`},
 		{"strong, no scope", token("alice", "phr", time.Minute), codes.PermissionDenied, "health:read", `Bearer error="insufficient_scope", scope="health:read"`},
 		{"claims challenge", token("cae", "phr", time.Minute, "health:read"), codes.Unauthenticated, "claims",
-			`Bearer error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsieG1zX2NjIjp7InZhbHVlcyI6WyJjcDEiXX19fQ=="`},
+			`Bearer realm="contoso.example", authorization_uri="https://login.example.com/contoso/oauth2/v2.0/authorize", error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsieG1zX2NjIjp7InZhbHVlcyI6WyJjcDEiXX19fQ=="`},
 		{"no token", "", codes.Unauthenticated, "a bearer token is required", "Bearer"},
 	}
 	for _, c := range cases {

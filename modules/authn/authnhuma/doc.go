@@ -76,9 +76,14 @@
 // ("openIdConnect" for an authn.Discover verifier, "bearerAuth"
 // otherwise) and requires it on every operation the gate covers, with the
 // operation's scopes; an Anonymous operation lists it as optional beside an
-// empty alternative; an excluded path names none. Each covered operation
+// empty alternative; an excluded path names none. A gate that takes DPoP
+// (authn.DPoP) adds the "DPoP" scheme (type http, scheme DPoP) as a
+// second alternative, or as the only one where DPoP is required. Each covered operation
 // lists its 401, its 403 where scopes are required and its 429 when bans
-// are on, in the registered error model. authn.OpenAPI(false) leaves all of
+// are on, in the registered error model; its 401 says what the operation
+// may answer (its step-up, and a claims challenge when the gate has a check
+// hook), and its WWW-Authenticate header lists only the errors that
+// operation can send. authn.OpenAPI(false) leaves all of
 // that out. With [Errors], Huma's own error responses are republished with
 // the format's media type and model (svcerrors.ProblemDetail or
 // svcerrors.TMFError) and Huma's ErrorModel is dropped once nothing refers

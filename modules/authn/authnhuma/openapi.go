@@ -25,6 +25,9 @@ const (
 	// schemeOpenIDConnect is the scheme published for an authn.Discover
 	// verifier, pointing at its discovery document.
 	schemeOpenIDConnect = "openIdConnect"
+	// schemeDPoP is the HTTP DPoP scheme (RFC 9449 §7.1) published beside
+	// the bearer one when the gate takes DPoP (authn.DPoP).
+	schemeDPoP = "DPoP"
 )
 
 // documenter keeps the API document in line with the gate and the error
@@ -32,8 +35,12 @@ const (
 type documenter struct {
 	s      *settings
 	oapi   *huma.OpenAPI
-	scheme string // "" when the document names none
-	model  string // the $ref of the error model
+	scheme string // the bearer scheme, "" when the document names none or DPoP is required everywhere
+	// dpop is schemeDPoP when the gate takes DPoP, else "";
+	// dpopEverywhere when it requires it on every route.
+	dpop           string
+	dpopEverywhere bool
+	model          string // the $ref of the error model
 
 	mu         sync.Mutex
 	ours       map[*huma.Response]bool // responses this package wrote
@@ -51,18 +58,27 @@ func (s *settings) document(oapi *huma.OpenAPI) {
 	d := &documenter{s: s, oapi: oapi, ours: map[*huma.Response]bool{}, candidates: map[string]bool{}, kept: map[string]bool{}, scanned: map[string]bool{}}
 	d.model = d.errorModel()
 	if s.gate != nil && gatehook.Of(s.gate).Documented() {
-		d.scheme = schemeBearer
-		scheme := &huma.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "JWT",
-			Description: "A bearer access token (RFC 6750) in the Authorization header."}
-		if u := gatehook.Of(s.gate).DiscoveryURL(); u != "" {
-			d.scheme = schemeOpenIDConnect
-			scheme = &huma.SecurityScheme{Type: "openIdConnect", OpenIDConnectURL: u,
-				Description: "A bearer access token (RFC 6750) from this OpenID Connect provider, in the Authorization header."}
-		}
 		if oapi.Components.SecuritySchemes == nil {
 			oapi.Components.SecuritySchemes = map[string]*huma.SecurityScheme{}
 		}
-		oapi.Components.SecuritySchemes[d.scheme] = scheme
+		accepted, required := gatehook.Of(s.gate).DPoP()
+		if accepted {
+			d.dpop, d.dpopEverywhere = schemeDPoP, required
+			oapi.Components.SecuritySchemes[schemeDPoP] = &huma.SecurityScheme{Type: "http", Scheme: "DPoP",
+				Description: "An access token bound to the client's key (RFC 9449), in the Authorization header with the DPoP scheme, " +
+					"and a proof signed by that key in the DPoP header."}
+		}
+		if !required {
+			d.scheme = schemeBearer
+			scheme := &huma.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "JWT",
+				Description: "A bearer access token (RFC 6750) in the Authorization header."}
+			if u := gatehook.Of(s.gate).DiscoveryURL(); u != "" {
+				d.scheme = schemeOpenIDConnect
+				scheme = &huma.SecurityScheme{Type: "openIdConnect", OpenIDConnectURL: u,
+					Description: "A bearer access token (RFC 6750) from this OpenID Connect provider, in the Authorization header."}
+			}
+			oapi.Components.SecuritySchemes[d.scheme] = scheme
+		}
 	}
 	oapi.OnAddOperation = append(oapi.OnAddOperation, d.onAdd, s.mendSchemaExamples)
 }
@@ -108,7 +124,10 @@ func (d *documenter) onAdd(_ *huma.OpenAPI, op *huma.Operation) {
 	d.dropOrphans(op)
 }
 
-func (d *documenter) errorResponse(description string, header string) *huma.Response {
+// errorResponse is a response in the registered error format; header
+// names the one header it describes, and challenge is the description of
+// a WWW-Authenticate header (challengeDoc's).
+func (d *documenter) errorResponse(description, header, challenge string) *huma.Response {
 	resp := &huma.Response{
 		Description: description,
 		Content:     map[string]*huma.MediaType{d.s.format().MediaType(): {Schema: &huma.Schema{Ref: d.model}}},
@@ -116,9 +135,12 @@ func (d *documenter) errorResponse(description string, header string) *huma.Resp
 	d.ours[resp] = true
 	switch header {
 	case "WWW-Authenticate":
-		resp.Headers = map[string]*huma.Param{header: {Description: "The RFC 6750 Bearer challenge. Its error says why: invalid_token, " +
-			"insufficient_scope (with scope), insufficient_user_authentication (RFC 9470 step-up, with acr_values and max_age) " +
-			"or insufficient_claims (a claims challenge, with claims: base64 of the JSON claims request).", Schema: &huma.Schema{Type: huma.TypeString}}}
+		desc := challenge
+		if d.dpop != "" {
+			desc += " With DPoP, the DPoP challenge (RFC 9449 §7.1) too, with algs and an error: invalid_dpop_proof, " +
+				"use_dpop_nonce (the nonce to use in DPoP-Nonce) or invalid_token."
+		}
+		resp.Headers = map[string]*huma.Param{header: {Description: desc, Schema: &huma.Schema{Type: huma.TypeString}}}
 	case "Retry-After":
 		resp.Headers = map[string]*huma.Param{header: {Description: "Seconds to wait before retrying.", Schema: &huma.Schema{Type: huma.TypeInteger}}}
 	}
@@ -159,7 +181,7 @@ func (d *documenter) republish(op *huma.Operation) {
 			if status == http.StatusUnauthorized || status == http.StatusForbidden {
 				header = "WWW-Authenticate"
 			}
-			op.Responses[code] = d.errorResponse(resp.Description, header)
+			op.Responses[code] = d.errorResponse(resp.Description, header, d.challengeDoc(op))
 		}
 	}
 }
@@ -169,7 +191,7 @@ func (d *documenter) republish(op *huma.Operation) {
 // Anonymous one), and the 401, 403 and 429 it can answer. An excluded path
 // names no scheme.
 func (d *documenter) secure(op *huma.Operation) {
-	if d.scheme == "" || d.s.gate == nil {
+	if d.scheme == "" && d.dpop == "" || d.s.gate == nil {
 		return
 	}
 	g := gatehook.Of(d.s.gate)
@@ -181,23 +203,35 @@ func (d *documenter) secure(op *huma.Operation) {
 	if scopes == nil {
 		scopes = []string{}
 	}
-	if gd.anonymous && !gd.requires {
-		op.Security = []map[string][]string{{d.scheme: {}}, {}}
-	} else {
-		op.Security = []map[string][]string{{d.scheme: scopes}}
+	anonymous := gd.anonymous && !gd.requires
+	op.Security = nil
+	for _, scheme := range d.schemes(gd) {
+		if anonymous {
+			op.Security = append(op.Security, map[string][]string{scheme: {}})
+		} else {
+			op.Security = append(op.Security, map[string][]string{scheme: scopes})
+		}
+	}
+	if anonymous {
+		op.Security = append(op.Security, map[string][]string{})
 	}
 	if op.Responses == nil {
 		op.Responses = map[string]*huma.Response{}
 	}
+	challenge := d.challengeDoc(op)
 	add := func(code, description, header string) {
 		if _, declared := op.Responses[code]; !declared {
-			op.Responses[code] = d.errorResponse(description, header)
+			op.Responses[code] = d.errorResponse(description, header, challenge)
 		}
 	}
 	unauthorized := "Authentication required, or the bearer token did not verify (see WWW-Authenticate)."
 	if step := stepUpDoc(gd); step != "" {
 		unauthorized = "Authentication required, the bearer token did not verify, or the user's authentication is too weak or too old for this operation " +
 			"(RFC 9470 step-up: WWW-Authenticate's error is insufficient_user_authentication, with " + step + ")."
+	}
+	if checked, _ := g.ClaimsChallenges(); checked {
+		unauthorized = strings.TrimSuffix(unauthorized, ".") + ", or the token lacks claims the service asks for " +
+			"(a claims challenge: WWW-Authenticate's error is insufficient_claims, with the claims to ask the issuer for)."
 	}
 	add("401", unauthorized, "WWW-Authenticate")
 	if len(gd.scopes) > 0 {
@@ -206,6 +240,19 @@ func (d *documenter) secure(op *huma.Operation) {
 	if g.BansCallers() {
 		add("429", "The client is banned for a while; retry after Retry-After.", "Retry-After")
 	}
+}
+
+// schemes are the security schemes an operation takes, each an
+// alternative: bearer, and DPoP when the gate takes it; DPoP alone where
+// the gate requires it.
+func (d *documenter) schemes(gd opGuard) []string {
+	switch {
+	case d.dpop != "" && (d.dpopEverywhere || gd.dpop):
+		return []string{d.dpop}
+	case d.dpop != "":
+		return []string{d.scheme, d.dpop}
+	}
+	return []string{d.scheme}
 }
 
 // declareRejections lists the rejections an operation returns ([Rejects]).
@@ -227,7 +274,7 @@ func (d *documenter) declareRejections(op *huma.Operation) {
 			if desc.Status == http.StatusTooManyRequests || desc.Status == http.StatusServiceUnavailable || desc.Status == http.StatusConflict {
 				header = "Retry-After"
 			}
-			op.Responses[code] = d.errorResponse(desc.Title+".", header)
+			op.Responses[code] = d.errorResponse(desc.Title+".", header, "")
 		case d.ours[resp] && !strings.Contains(resp.Description, desc.Title):
 			resp.Description = strings.TrimSuffix(resp.Description, ".") + ", or " + desc.Title + "."
 		}
@@ -320,4 +367,33 @@ func deref(t reflect.Type) reflect.Type {
 		t = t.Elem()
 	}
 	return t
+}
+
+// challengeDoc describes the WWW-Authenticate header of op's refusals:
+// the errors its Bearer challenge can carry on this operation, and no
+// other (a step-up only where the operation has one, a claims challenge
+// only when the gate runs a check hook).
+func (d *documenter) challengeDoc(op *huma.Operation) string {
+	gd := guardOf(op)
+	errs := []string{"invalid_token"}
+	if len(gd.scopes) > 0 {
+		errs = append(errs, "insufficient_scope (with scope)")
+	}
+	if len(gd.stepUps) > 0 {
+		errs = append(errs, "insufficient_user_authentication (RFC 9470 step-up, with acr_values and max_age)")
+	}
+	if d.s.gate != nil {
+		if checked, named := gatehook.Of(d.s.gate).ClaimsChallenges(); checked {
+			claims := "insufficient_claims (a claims challenge, with claims: base64 of the JSON claims request"
+			if named {
+				claims += ", after realm and authorization_uri, where to obtain them"
+			}
+			errs = append(errs, claims+")")
+		}
+	}
+	last := len(errs) - 1
+	if last == 0 {
+		return "The RFC 6750 Bearer challenge. Its error says why: invalid_token."
+	}
+	return "The RFC 6750 Bearer challenge. Its error says why: " + strings.Join(errs[:last], ", ") + " or " + errs[last] + "."
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -307,4 +308,69 @@ func mustJSON(t *testing.T, v any) map[string]any {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// Issue 21: a gate that takes DPoP names the DPoP scheme (type http,
+// scheme DPoP) beside bearer, each an alternative of every operation; a
+// gate that requires it names DPoP alone.
+func TestOpenAPIDocumentsDPoP(t *testing.T) {
+	v, err := dpop.New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name             string
+		required         bool
+		me, hello, items string
+		bearerScheme     bool
+	}{
+		{"allowed", false, `[{"bearerAuth":[]},{"DPoP":[]}]`, `[{"bearerAuth":[]},{"DPoP":[]},{}]`,
+			`[{"bearerAuth":["items:write"]},{"DPoP":["items:write"]}]`, true},
+		{"required", true, `[{"DPoP":[]}]`, `[{"DPoP":[]},{}]`, `[{"DPoP":["items:write"]}]`, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			o := appOptions{gateOpt: []authn.Option{authn.DPoP(v, c.required)}}
+			each(t, o, func(t *testing.T, a *app, _ string, _ *svcerrors.Responses) {
+				// Read from the API: serving it takes a DPoP proof.
+				d := document{raw: mustJSON(t, a.api.OpenAPI())}
+				validate(t, mustBytes(t, a.api.OpenAPI()))
+				down, err := a.api.OpenAPI().Downgrade()
+				if err != nil {
+					t.Fatal(err)
+				}
+				validate(t, down)
+				s, _ := d.get("components", "securitySchemes", "DPoP").(map[string]any)
+				if s["type"] != "http" || s["scheme"] != "DPoP" {
+					t.Fatalf("DPoP scheme %v", d.get("components", "securitySchemes"))
+				}
+				if _, ok := d.get("components", "securitySchemes", "bearerAuth").(map[string]any); ok != c.bearerScheme {
+					t.Fatalf("bearerAuth published: %v, want %v", ok, c.bearerScheme)
+				}
+				for path, want := range map[string]string{"/me": c.me, "/hello": c.hello} {
+					if got := d.security("GET", path); got != want {
+						t.Errorf("GET %s security %s, want %s", path, got, want)
+					}
+				}
+				if got := d.security("POST", "/items"); got != c.items {
+					t.Errorf("POST /items security %s, want %s", got, c.items)
+				}
+				resps, _ := d.op("GET", "/me")["responses"].(map[string]any)
+				h, _ := d.getIn(resps, "401", "headers", "WWW-Authenticate", "description").(string)
+				if !strings.Contains(h, "invalid_dpop_proof") {
+					t.Errorf("the 401's WWW-Authenticate does not describe the DPoP challenge: %q", h)
+				}
+			})
+		})
+	}
+}
+
+func (document) getIn(v any, path ...string) any {
+	for _, p := range path {
+		m, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = m[p]
+	}
+	return v
 }

@@ -25,7 +25,8 @@ type opGuard struct {
 	anonymous bool
 	requires  bool
 	scopes    []string
-	stepUps   []func(http.Handler) http.Handler // authn.RequireACR, authn.MaxAge (see Use)
+	stepUps   []func(http.Handler) http.Handler // authn.RequireACR, authn.MaxAge, authn.RequireDPoP (see Use)
+	dpop      bool                              // authn.RequireDPoP is among stepUps
 	rejects   []svcerrors.Rejection
 	docs      []markerDoc                       // see markerDocs
 	notes     []func(http.Handler) http.Handler // see Notes

@@ -21,6 +21,10 @@ type stepUpper interface {
 	StepUp() (acrValues []string, maxAge time.Duration, ok bool)
 }
 
+// dpopRequirer is authn.RequireDPoP, which joins the operation's guard as
+// the step-up markers do.
+type dpopRequirer interface{ DPoPRequired() bool }
+
 // stepUpOf reports whether mw is a step-up marker.
 func stepUpOf(mw func(http.Handler) http.Handler) (stepUpper, bool) {
 	s, ok := mw(probe).(stepUpper)
@@ -31,10 +35,17 @@ func stepUpOf(mw func(http.Handler) http.Handler) (stepUpper, bool) {
 	return s, ok
 }
 
-// splitStepUps tells the step-up markers among markers from the others.
+// requiresDPoP reports whether mw is authn.RequireDPoP.
+func requiresDPoP(mw func(http.Handler) http.Handler) bool {
+	d, ok := mw(probe).(dpopRequirer)
+	return ok && d.DPoPRequired()
+}
+
+// splitStepUps tells the markers that join the guard (step-up markers and
+// authn.RequireDPoP) among markers from the others.
 func splitStepUps(markers []func(http.Handler) http.Handler) (steps, rest []func(http.Handler) http.Handler) {
 	for _, m := range markers {
-		if _, ok := stepUpOf(m); ok {
+		if _, ok := stepUpOf(m); ok || requiresDPoP(m) {
 			steps = append(steps, m)
 		} else {
 			rest = append(rest, m)
@@ -43,12 +54,13 @@ func splitStepUps(markers []func(http.Handler) http.Handler) (steps, rest []func
 	return steps, rest
 }
 
-// addStepUps puts step-up markers into op's guard.
+// addStepUps puts the guard's markers into op's guard.
 func addStepUps(op *huma.Operation, steps []func(http.Handler) http.Handler) {
 	if len(steps) > 0 {
 		update(op, func(gd *opGuard) {
 			gd.requires = true
 			gd.stepUps = append(gd.stepUps, steps...)
+			gd.dpop = gd.dpop || slices.ContainsFunc(steps, requiresDPoP)
 		}, true)
 	}
 }
@@ -75,7 +87,10 @@ func stepUpDoc(gd opGuard) string {
 	acrSet := false
 	var age time.Duration
 	for _, m := range gd.stepUps {
-		s, _ := stepUpOf(m)
+		s, ok := stepUpOf(m)
+		if !ok {
+			continue // authn.RequireDPoP
+		}
 		values, maxAge, _ := s.StepUp()
 		if values != nil {
 			if acrSet {

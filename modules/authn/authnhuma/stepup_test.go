@@ -141,8 +141,9 @@ func TestStepUpIsDocumentedAndChecked(t *testing.T) {
 	if resp == nil || !strings.Contains(resp.Description, "insufficient_user_authentication, with acr_values=phr, max_age=300") {
 		t.Fatalf("401: %+v", resp)
 	}
-	if h := resp.Headers["WWW-Authenticate"]; h == nil || !strings.Contains(h.Description, "insufficient_claims") {
-		t.Fatalf("401 header: %+v", resp.Headers)
+	if h := resp.Headers["WWW-Authenticate"]; h == nil || !strings.Contains(h.Description, "insufficient_user_authentication") ||
+		!strings.Contains(h.Description, "insufficient_scope") || strings.Contains(h.Description, "insufficient_claims") {
+		t.Fatalf("401 header: %+v (a gate without a check hook sends no claims challenge)", resp.Headers["WWW-Authenticate"])
 	}
 	if got := op.Security; len(got) != 1 || strings.Join(got[0]["bearerAuth"], " ") != "admin" {
 		t.Fatalf("security %v", got)
@@ -161,5 +162,70 @@ func TestStepUpIsDocumentedAndChecked(t *testing.T) {
 	}
 	if got := found["GET /api/vault/open"]; got != "authenticated acr=phr" {
 		t.Fatalf("check: %q", got)
+	}
+}
+
+// Issue 20: an operation the gate's check hook covers documents the claims
+// challenge on its own 401 (description and WWW-Authenticate header), with
+// realm and authorization_uri when the gate names them; an excluded one,
+// or any one behind a gate without a hook, does not.
+func TestClaimsChallengeIsDocumentedPerOperation(t *testing.T) {
+	hook := authn.Check(func(_ context.Context, p authn.Principal, _ *http.Request) (authn.Principal, error) { return p, nil })
+	for _, c := range []struct {
+		name  string
+		opts  []authn.Option
+		want  []string // in /pay's 401 header description
+		claim bool
+	}{
+		{"no check hook", nil, []string{"insufficient_user_authentication", "insufficient_scope"}, false},
+		{"a check hook", []authn.Option{hook}, []string{"insufficient_user_authentication", "insufficient_scope",
+			"insufficient_claims (a claims challenge, with claims: base64 of the JSON claims request)"}, true},
+		{"a check hook and an authority", []authn.Option{hook, authn.ClaimsChallengeAuthority("", "https://login.example.com/authorize")},
+			[]string{"insufficient_claims (a claims challenge, with claims: base64 of the JSON claims request, after realm and authorization_uri, where to obtain them)"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := newChiApp(t, appOptions{verify: stepUpVerifier{}, hook: stepUpOperations, res: svcerrors.New(), gateOpt: append(c.opts, authn.Exclude("/api/status"))})
+			doc, err := json.Marshal(a.api.OpenAPI())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var parsed struct {
+				Paths map[string]map[string]struct {
+					Responses map[string]struct {
+						Description string `json:"description"`
+						Headers     map[string]struct {
+							Description string `json:"description"`
+						} `json:"headers"`
+					} `json:"responses"`
+				} `json:"paths"`
+			}
+			if err := json.Unmarshal(doc, &parsed); err != nil {
+				t.Fatal(err)
+			}
+			if r, ok := parsed.Paths["/status"]["get"].Responses["401"]; ok {
+				t.Errorf("an excluded operation documents a 401: %+v", r)
+			}
+			for path, method := range map[string]string{"/pay": "post", "/me": "get"} {
+				r401, ok := parsed.Paths[path][method].Responses["401"]
+				if !ok {
+					t.Fatalf("%s has no 401 in %s", path, doc)
+				}
+				header := r401.Headers["WWW-Authenticate"].Description
+				if got := strings.Contains(header, "insufficient_claims") && strings.Contains(r401.Description, "insufficient_claims"); got != c.claim {
+					t.Errorf("%s: claims challenge documented %v, want %v: %q / %q", path, got, c.claim, r401.Description, header)
+				}
+				if path == "/me" && strings.Contains(header, "insufficient_user_authentication") {
+					t.Errorf("/me has no step-up, yet its header names one: %q", header)
+				}
+				if path != "/pay" {
+					continue
+				}
+				for _, w := range c.want {
+					if !strings.Contains(header, w) {
+						t.Errorf("/pay's WWW-Authenticate %q lacks %q", header, w)
+					}
+				}
+			}
+		})
 	}
 }

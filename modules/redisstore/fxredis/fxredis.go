@@ -15,7 +15,9 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/kitlog"
 	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/dpop"
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/modules/store"
@@ -45,10 +47,14 @@ func (in redisIn) logger() (*zap.Logger, error) {
 // redisstore.FromEnv) and puts the shared state of the components behind
 // the gate there: it provides the *redisstore.Client and, from it,
 // store.Rates, store.Idempotency and store.Cache, which RateLimits,
-// Idempotency and ResponseCache pick up, and bans.Store and flood.Store,
+// Idempotency and ResponseCache pick up, bans.Store and flood.Store,
 // which the gate's authn.Bans and authn.Flood of fxsvc.Authn pick up (the ban
 // store's subscriber, one pub/sub connection, opens and closes with the
-// app). The client PINGs Redis when the
+// app), authn.IntrospectionStore, where fxsvc.Authn's verifier shares
+// introspection answers (authn.Introspect; see authn.ShareIntrospections),
+// and dpop.ReplayStore, where the DPoP proofs fxsvc.Authn takes
+// under SVC_AUTHN_DPOP are remembered, so that a proof one replica
+// accepted is a replay at every other. The client PINGs Redis when the
 // app starts (a wrong address, password or CA fails the start naming
 // SVC_REDIS_URL; see redisstore.Client.Check) and closes when it stops; /readyz (see fxsvc.Health) checks
 // it with a PING under the name "redis".
@@ -96,6 +102,8 @@ var redisProvides = fx.Options(
 		func(c *redisstore.Client) store.Cache { return c.Cache() },
 		redisBans,
 		func(c *redisstore.Client) flood.Store { return c.Flood() },
+		func(c *redisstore.Client) authn.IntrospectionStore { return c.Introspections() },
+		func(c *redisstore.Client) dpop.ReplayStore { return c.DPoPReplay() },
 	),
 	fxsvc.Readiness(func(c *redisstore.Client) fxsvc.ReadinessCheck {
 		return fxsvc.ReadinessCheck{Name: "redis", Check: c.Check}
@@ -143,7 +151,7 @@ func inMemory() fx.Option {
 				return err
 			}
 			in.Lifecycle.Append(fx.Hook{OnStart: func(context.Context) error {
-				log.Info("svc.redis: SVC_REDIS_URL is not set: rate limits, idempotency records, cached responses, bans and flood limits stay in this process's memory, not shared with other replicas")
+				log.Info("svc.redis: SVC_REDIS_URL is not set: rate limits, idempotency records, cached responses, bans, flood limits, DPoP proof ids and introspection answers stay in this process's memory, not shared with other replicas")
 				return nil
 			}})
 			return nil

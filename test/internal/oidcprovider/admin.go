@@ -20,6 +20,10 @@ type TokenRequest struct {
 	BasicClientID string `json:"basic_client_id"`
 	// DPoP reports whether a DPoP header was sent.
 	DPoP bool `json:"dpop"`
+	// MTLS reports whether the request came to the mutual-TLS listener (Options.MTLS), and
+	// Certificate is the x5t#S256 of the client certificate it presented, or "".
+	MTLS        bool   `json:"mtls"`
+	Certificate string `json:"certificate"`
 	// Status is the answer's status; Error its OAuth error code, or "".
 	Status int    `json:"status"`
 	Error  string `json:"error"`

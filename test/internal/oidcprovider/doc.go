@@ -7,7 +7,8 @@
 // RFC 9068 JWT access tokens (header typ "at+jwt", signed ES256 by default) for a resource
 // (audience) through the client_credentials grant and RFC 8693 token exchange, and
 // authenticates clients with client_secret_basic, client_secret_post, client_secret_jwt or
-// private_key_jwt. Test-only admin routes (guarded by a random per-run token) rotate its keys,
+// private_key_jwt, and with Options.MTLS also tls_client_auth and self_signed_tls_client_auth
+// (RFC 8705) on a second, https listener whose certificate Start makes. Test-only admin routes (guarded by a random per-run token) rotate its keys,
 // inject failures and delays at the token endpoint, and count requests.
 //
 // Behaviours of oidc-provider 9.13.3 the tests pin (other packages may rely on them):
@@ -39,4 +40,12 @@
 //     Options.JWTIntrospection it answers a client sending
 //     Accept: application/token-introspection+jwt with an RFC 9701 JWT (typ
 //     token-introspection+jwt, RS256, aud the client's ID, the answer in token_introspection).
+//   - With Options.MTLS, discovery (on either listener) names the https listener's token
+//     endpoint in mtls_endpoint_aliases (oidc-provider publishes no aliases itself; the harness
+//     adds them). There a tls_client_auth client is accepted with a certificate that chains to
+//     Options.ClientCA and whose subject is its SubjectDN, a self_signed_tls_client_auth client
+//     with a certificate whose x5t#S256 matches an x5c in its JWKS; a certificate it does not
+//     know answers 401 invalid_client. client_id in the body is all the request needs besides
+//     the certificate. A CertificateBound client's JWT access token carries cnf.x5t#S256 of the
+//     certificate presented, and token_type stays "Bearer".
 package oidcprovider

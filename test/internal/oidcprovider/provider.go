@@ -2,6 +2,7 @@ package oidcprovider
 
 import (
 	"crypto/rand"
+	"crypto/x509"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -64,6 +65,16 @@ type Options struct {
 	// DPoP itself is always on: a token request with a proof gets a token bound to its key
 	// (token_type DPoP, cnf.jkt).
 	DPoPNonce bool
+	// MTLS adds a second listener, https on 127.0.0.1 with a server certificate made at Start
+	// (Provider.MTLSRoots trusts it), that requests client certificates (RFC 8705). Discovery
+	// publishes its token endpoint as mtls_endpoint_aliases.token_endpoint; there
+	// tls_client_auth (a certificate chaining to ClientCA, whose subject is the client's
+	// SubjectDN) and self_signed_tls_client_auth (a certificate in the client's JWKS x5c) are
+	// accepted, and a CertificateBound client's tokens are bound to the certificate presented
+	// (cnf.x5t#S256).
+	MTLS bool
+	// ClientCA is the PEM certificate of the CA tls_client_auth certificates chain to.
+	ClientCA []byte
 }
 
 // Client is a client registration.
@@ -84,6 +95,12 @@ type Client struct {
 	// OpaqueAccessTokens makes the client's access tokens opaque (oidc-provider's random
 	// strings, for RFC 7662 introspection) instead of JWTs, for every resource.
 	OpaqueAccessTokens bool
+	// SubjectDN is the tls_client_auth_subject_dn of a tls_client_auth client, in the form
+	// Node.js prints a subject ("CN=name" for a single-name subject).
+	SubjectDN string
+	// CertificateBound asks for tokens bound to the client certificate
+	// (tls_client_certificate_bound_access_tokens); a token request without one is refused.
+	CertificateBound bool
 }
 
 // Provider is a running oidc-provider. Its methods may be called from any goroutine.
@@ -96,6 +113,10 @@ type Provider struct {
 	IntrospectionEndpoint string
 	ClientID              string // DefaultClientID
 	ClientSecret          string // DefaultClientSecret
+	// MTLSTokenEndpoint is the token endpoint on the mutual-TLS listener (Options.MTLS), as
+	// discovery's mtls_endpoint_aliases names it; MTLSRoots trusts that listener's certificate.
+	MTLSTokenEndpoint string
+	MTLSRoots         *x509.CertPool
 
 	tb         reporter
 	adminToken string
@@ -110,6 +131,9 @@ type reporter interface {
 
 var authMethods = []string{"client_secret_basic", "client_secret_post", "client_secret_jwt", "private_key_jwt"}
 
+// mtlsAuthMethods are accepted besides authMethods with Options.MTLS.
+var mtlsAuthMethods = []string{"tls_client_auth", "self_signed_tls_client_auth"}
+
 // serverConfig is what server.mjs reads.
 type serverConfig struct {
 	AdminToken       string           `json:"adminToken"`
@@ -123,6 +147,16 @@ type serverConfig struct {
 	DPoPNonce        bool             `json:"dpopNonce,omitempty"`
 	// OpaqueClients get opaque access tokens.
 	OpaqueClients []string `json:"opaqueClients,omitempty"`
+	// MTLS configures the mutual-TLS listener.
+	MTLS *mtlsConfig `json:"mtls,omitempty"`
+}
+
+// mtlsConfig is the mutual-TLS listener's PEM certificate and key, and the CA its
+// tls_client_auth clients chain to.
+type mtlsConfig struct {
+	Cert string `json:"cert"`
+	Key  string `json:"key"`
+	CA   string `json:"ca"`
 }
 
 func buildConfig(opts Options) (serverConfig, error) {
@@ -132,6 +166,13 @@ func buildConfig(opts Options) (serverConfig, error) {
 		SigningAlg:       opts.SigningAlg,
 		JWTIntrospection: opts.JWTIntrospection,
 		DPoPNonce:        opts.DPoPNonce,
+	}
+	if opts.MTLS {
+		m, err := newMTLSConfig(opts.ClientCA)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.MTLS = m
 	}
 	if cfg.Resource == "" {
 		cfg.Resource = DefaultResource
@@ -171,7 +212,7 @@ func buildConfig(opts Options) (serverConfig, error) {
 		if c.OpaqueAccessTokens {
 			cfg.OpaqueClients = append(cfg.OpaqueClients, c.ID)
 		}
-		meta, err := clientMetadata(c)
+		meta, err := clientMetadata(c, opts.MTLS)
 		if err != nil {
 			return cfg, err
 		}
@@ -181,7 +222,7 @@ func buildConfig(opts Options) (serverConfig, error) {
 }
 
 // clientMetadata turns c into oidc-provider's (RFC 7591) client metadata.
-func clientMetadata(c Client) (map[string]any, error) {
+func clientMetadata(c Client, mtls bool) (map[string]any, error) {
 	method := c.AuthMethod
 	if method == "" {
 		method = "client_secret_basic"
@@ -189,8 +230,11 @@ func clientMetadata(c Client) (map[string]any, error) {
 			method = "private_key_jwt"
 		}
 	}
-	if !slices.Contains(authMethods, method) {
-		return nil, fmt.Errorf("client %q: AuthMethod %q: want one of %s", c.ID, method, strings.Join(authMethods, ", "))
+	if slices.Contains(mtlsAuthMethods, method) && !mtls {
+		return nil, fmt.Errorf("client %q: AuthMethod %q needs Options.MTLS", c.ID, method)
+	}
+	if !slices.Contains(authMethods, method) && !slices.Contains(mtlsAuthMethods, method) {
+		return nil, fmt.Errorf("client %q: AuthMethod %q: want one of %s", c.ID, method, strings.Join(append(authMethods, mtlsAuthMethods...), ", "))
 	}
 	grants := c.GrantTypes
 	if len(grants) == 0 {
@@ -208,10 +252,18 @@ func clientMetadata(c Client) (map[string]any, error) {
 		"redirect_uris":              []string{},
 		"response_types":             []string{},
 	}
+	if c.CertificateBound {
+		meta["tls_client_certificate_bound_access_tokens"] = true
+	}
 	switch method {
-	case "private_key_jwt":
+	case "tls_client_auth":
+		if c.SubjectDN == "" {
+			return nil, fmt.Errorf("client %q: tls_client_auth needs Client.SubjectDN", c.ID)
+		}
+		meta["tls_client_auth_subject_dn"] = c.SubjectDN
+	case "private_key_jwt", "self_signed_tls_client_auth":
 		if len(c.JWKS) == 0 {
-			return nil, fmt.Errorf("client %q: private_key_jwt needs Client.JWKS", c.ID)
+			return nil, fmt.Errorf("client %q: %s needs Client.JWKS", c.ID, method)
 		}
 		var jwks map[string]any
 		if err := json.Unmarshal(c.JWKS, &jwks); err != nil {

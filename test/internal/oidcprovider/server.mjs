@@ -4,11 +4,14 @@
 // Usage: node server.mjs CONFIG.json
 //
 // It listens on 127.0.0.1:0 first, so the issuer (http://127.0.0.1:PORT) is known before the
-// provider is built, then prints one JSON line {"issuer": ...} on stdout. The test-only admin
-// routes under /__admin/ need the X-Admin-Token header from the config.
+// provider is built, then prints one JSON line {"issuer": ...} on stdout; with config.mtls a
+// second listener, https on 127.0.0.1 requesting client certificates, serves the same provider
+// and the line names it too ({"issuer": ..., "mtls": "https://127.0.0.1:PORT2"}). The
+// test-only admin routes under /__admin/ need the X-Admin-Token header from the config.
 import * as crypto from 'node:crypto';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import * as querystring from 'node:querystring';
 import { promisify } from 'node:util';
 
@@ -31,6 +34,7 @@ const state = {
   tokenLog: [],
   provider: undefined,
   handler: undefined,
+  mtlsBase: undefined, // the mutual-TLS listener, https://127.0.0.1:PORT, with config.mtls
 };
 
 // newKeys makes a fresh ES256 and RS256 key pair off the main thread (RSA takes a while).
@@ -150,6 +154,18 @@ async function tokenExchange(ctx) {
   };
 }
 
+// peerCertificate is the client certificate presented to the mutual-TLS listener, or undefined.
+function peerCertificate(ctx) {
+  const { socket } = ctx.req;
+  if (typeof socket.getPeerCertificate !== 'function') return undefined;
+  const { raw } = socket.getPeerCertificate();
+  return raw ? new crypto.X509Certificate(raw) : undefined;
+}
+
+function certificateThumbprint(cert) {
+  return cert ? crypto.hash('sha256', cert.raw, 'base64url') : '';
+}
+
 const DISCOVERY = new Set(['/.well-known/openid-configuration', '/.well-known/oauth-authorization-server']);
 const BODY_LIMIT = 56 * 1024;
 
@@ -177,7 +193,16 @@ function tokenEndpointMiddleware(provider) {
   return async (ctx, next) => {
     if (ctx.path === jwksPath) state.counts.jwks += 1;
     if (ctx.path === introspectionPath) state.counts.introspection += 1;
-    if (DISCOVERY.has(ctx.path)) state.counts.discovery += 1;
+    if (DISCOVERY.has(ctx.path)) {
+      state.counts.discovery += 1;
+      await next();
+      // RFC 8705 §5: oidc-provider serves one host; the harness's mutual-TLS listener is the
+      // alias clients with a certificate use.
+      if (state.mtlsBase && ctx.body && typeof ctx.body === 'object') {
+        ctx.body.mtls_endpoint_aliases = { token_endpoint: state.mtlsBase + tokenPath };
+      }
+      return undefined;
+    }
     if (ctx.path !== tokenPath || ctx.method !== 'POST') {
       return next();
     }
@@ -186,6 +211,8 @@ function tokenEndpointMiddleware(provider) {
       authorization: (ctx.get('authorization').split(' ')[0] || ''),
       basic_client_id: basicClientID(ctx.get('authorization')),
       dpop: ctx.get('dpop') !== '',
+      mtls: !!ctx.req.socket.encrypted,
+      certificate: certificateThumbprint(peerCertificate(ctx)),
     };
     const form = await readForm(ctx);
     if (form === null) {
@@ -248,6 +275,10 @@ function buildProvider(issuer) {
     scopes: [...scopes],
     cookies: { keys: [crypto.randomBytes(32).toString('hex')] },
     clockTolerance: 5,
+    clientAuthMethods: [
+      'client_secret_basic', 'client_secret_jwt', 'client_secret_post', 'private_key_jwt', 'none',
+      ...(config.mtls ? ['tls_client_auth', 'self_signed_tls_client_auth'] : []),
+    ],
     features: {
       devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
@@ -261,6 +292,20 @@ function buildProvider(issuer) {
       dPoP: config.dpopNonce
         ? { enabled: true, nonceSecret: crypto.randomBytes(32), requireNonce: () => true }
         : { enabled: true },
+      // RFC 8705, on the mutual-TLS listener: the listener verifies a chain to config.mtls.ca
+      // (socket.authorized) without requiring one, so self-signed certificates reach
+      // self_signed_tls_client_auth.
+      mTLS: {
+        enabled: !!config.mtls,
+        certificateBoundAccessTokens: true,
+        tlsClientAuth: true,
+        selfSignedTlsClientAuth: true,
+        getCertificate: peerCertificate,
+        certificateAuthorized: (ctx) => ctx.req.socket.authorized === true,
+        certificateSubjectMatches(ctx, property, expected) {
+          return property === 'tls_client_auth_subject_dn' && peerCertificate(ctx)?.subject === expected;
+        },
+      },
       resourceIndicators: {
         enabled: true,
         defaultResource: () => config.resource,
@@ -368,12 +413,28 @@ const server = http.createServer((req, res) => {
   state.handler(req, res);
 });
 
-server.listen(0, '127.0.0.1', () => {
-  const { port } = server.address();
-  const issuer = `http://127.0.0.1:${port}`;
-  install(issuer);
-  process.stdout.write(`${JSON.stringify({ issuer })}\n`);
-});
+function listen(srv) {
+  return new Promise((resolve) => {
+    srv.listen(0, '127.0.0.1', () => resolve(srv.address().port));
+  });
+}
+
+const [port, mtlsPort] = await Promise.all([
+  listen(server),
+  config.mtls
+    ? listen(https.createServer({
+      cert: config.mtls.cert,
+      key: config.mtls.key,
+      ca: config.mtls.ca,
+      requestCert: true,
+      rejectUnauthorized: false,
+    }, (req, res) => state.handler(req, res)))
+    : undefined,
+]);
+const issuer = `http://127.0.0.1:${port}`;
+if (mtlsPort) state.mtlsBase = `https://127.0.0.1:${mtlsPort}`;
+install(issuer);
+process.stdout.write(`${JSON.stringify({ issuer, mtls: state.mtlsBase })}\n`);
 
 // The Go side closes our stdin when the test ends: a crashed or killed test never leaves us behind.
 process.stdin.on('end', () => process.exit(0));

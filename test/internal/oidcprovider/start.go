@@ -101,11 +101,15 @@ func Start(t testing.TB, opts Options) *Provider {
 	}
 	var hello struct {
 		Issuer string `json:"issuer"`
+		MTLS   string `json:"mtls"`
 	}
-	if err := json.Unmarshal([]byte(line), &hello); err != nil || hello.Issuer == "" {
+	if err := json.Unmarshal([]byte(line), &hello); err != nil || hello.Issuer == "" || (cfg.MTLS != nil) != (hello.MTLS != "") {
 		t.Fatalf("oidcprovider: unexpected first line %q from server.mjs: %v", line, err)
 	}
 	p.Issuer = hello.Issuer
+	if cfg.MTLS != nil {
+		p.MTLSRoots = cfg.MTLS.roots()
+	}
 	if err := p.discover(); err != nil {
 		t.Fatalf("oidcprovider: %v; output:\n%s", err, logs.String())
 	}
@@ -125,6 +129,9 @@ func (p *Provider) discover() error {
 		TokenEndpoint string `json:"token_endpoint"`
 		JWKSURI       string `json:"jwks_uri"`
 		Introspection string `json:"introspection_endpoint"`
+		Aliases       struct {
+			Token string `json:"token_endpoint"`
+		} `json:"mtls_endpoint_aliases"`
 	}
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("discovery answered %s", resp.Status)
@@ -136,6 +143,10 @@ func (p *Provider) discover() error {
 		return fmt.Errorf("discovery document names issuer %q, token endpoint %q, jwks_uri %q", doc.Issuer, doc.TokenEndpoint, doc.JWKSURI)
 	}
 	p.TokenEndpoint, p.JWKSURI, p.IntrospectionEndpoint = doc.TokenEndpoint, doc.JWKSURI, doc.Introspection
+	p.MTLSTokenEndpoint = doc.Aliases.Token
+	if (p.MTLSRoots != nil) != (p.MTLSTokenEndpoint != "") {
+		return fmt.Errorf("discovery names mtls_endpoint_aliases.token_endpoint %q", p.MTLSTokenEndpoint)
+	}
 	return nil
 }
 

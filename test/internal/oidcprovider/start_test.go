@@ -1,8 +1,15 @@
 package oidcprovider
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"encoding/json"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -20,7 +27,11 @@ func TestBuildConfigRefusals(t *testing.T) {
 	}{
 		{"duplicate client", Options{Clients: []Client{{ID: DefaultClientID, Secret: "x"}}}, `client ID "svc-test-client" is empty or used twice`},
 		{"empty client ID", Options{Clients: []Client{{Secret: "x"}}}, `client ID "" is empty or used twice`},
-		{"unknown auth method", Options{Clients: []Client{{ID: "a", Secret: "x", AuthMethod: "tls_client_auth"}}}, `AuthMethod "tls_client_auth"`},
+		{"unknown auth method", Options{Clients: []Client{{ID: "a", Secret: "x", AuthMethod: "attest_jwt_client_auth"}}}, `AuthMethod "attest_jwt_client_auth": want one of`},
+		{"certificate method without MTLS", Options{Clients: []Client{{ID: "a", AuthMethod: "tls_client_auth", SubjectDN: "CN=a"}}}, `AuthMethod "tls_client_auth" needs Options.MTLS`},
+		{"MTLS without a client CA", Options{MTLS: true}, "Options.MTLS needs Options.ClientCA"},
+		{"tls_client_auth without a subject", Options{MTLS: true, ClientCA: testCA, Clients: []Client{{ID: "a", AuthMethod: "tls_client_auth"}}}, "tls_client_auth needs Client.SubjectDN"},
+		{"self_signed_tls_client_auth without JWKS", Options{MTLS: true, ClientCA: testCA, Clients: []Client{{ID: "a", AuthMethod: "self_signed_tls_client_auth"}}}, "self_signed_tls_client_auth needs Client.JWKS"},
 		{"private_key_jwt without JWKS", Options{Clients: []Client{{ID: "a", AuthMethod: "private_key_jwt"}}}, "private_key_jwt needs Client.JWKS"},
 		{"JWKS not JSON", Options{Clients: []Client{{ID: "a", JWKS: json.RawMessage(`[`)}}}, "Client.JWKS is not a JWK Set"},
 		{"secret method without secret", Options{Clients: []Client{{ID: "a", AuthMethod: "client_secret_post"}}}, "client_secret_post needs Client.Secret"},
@@ -146,3 +157,18 @@ func TestStartRefusals(t *testing.T) {
 		})
 	}
 }
+
+// testCA is a CA certificate for the MTLS options, made for this run.
+var testCA = func() []byte {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		panic(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		panic(err)
+	}
+	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
+}()

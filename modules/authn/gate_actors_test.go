@@ -1,0 +1,127 @@
+package authn_test
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// actVerifier verifies any token, reading the token itself as the
+// base64url JSON of its act claim ("-" for none).
+type actVerifier struct{}
+
+func (actVerifier) Verify(_ context.Context, token string) (authn.Principal, error) {
+	claims := &authn.Claims{Subject: "alice", Issuer: "https://as.example", Raw: map[string]json.RawMessage{}}
+	if token != "-" {
+		act, err := base64.RawURLEncoding.DecodeString(token)
+		if err != nil {
+			return authn.Principal{}, err
+		}
+		claims.Raw["act"] = json.RawMessage(act)
+	}
+	return authn.Principal{Subject: "alice", Issuer: "https://as.example", Claims: claims, Authenticated: true}, nil
+}
+
+func actToken(act string) string {
+	if act == "-" {
+		return act
+	}
+	return base64.RawURLEncoding.EncodeToString([]byte(act))
+}
+
+func TestPrincipalActorsReadsTheChain(t *testing.T) {
+	for _, tc := range []struct {
+		act  string
+		want string // subjects, current first; "error" for a refusal
+	}{
+		{"-", ""},
+		{`{"sub":"orders"}`, "orders"},
+		{`{"sub":"orders","iss":"https://as.example","act":{"sub":"gateway"}}`, "orders gateway"},
+		{`{"sub":"a","act":{"sub":"b","act":{"sub":"c"}}}`, "a b c"},
+		{`"orders"`, "error"},
+		{`{"sub":""}`, "error"},
+		{`{"sub":7}`, "error"},
+		{`{"sub":"a","iss":["x"]}`, "error"},
+		{`{"sub":"a","act":"b"}`, "error"},
+		{`{"sub":"a","act":null}`, "error"},
+		{strings.Repeat(`{"sub":"x","act":`, 17) + `{"sub":"y"}` + strings.Repeat("}", 17), "error"},
+	} {
+		p, _ := actVerifier{}.Verify(context.Background(), actToken(tc.act))
+		chain, err := p.Actors()
+		var got []string
+		for _, a := range chain {
+			got = append(got, a.Subject)
+		}
+		if tc.want == "error" {
+			if err == nil || chain != nil {
+				t.Errorf("act %s: chain %v, err %v: want a refusal", tc.act, chain, err)
+			}
+			continue
+		}
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("act %s: chain %v, err %v, want %q", tc.act, got, err, tc.want)
+		}
+	}
+	if chain, err := (authn.Principal{Authenticated: true}).Actors(); chain != nil || err != nil {
+		t.Errorf("no claims: %v %v", chain, err)
+	}
+}
+
+// Issue 22 item 1 (inbound): the gate's policy bounds the chain's depth
+// and the actors at each level; a refused chain is 403 actor-refused with
+// no challenge.
+func TestActorsPolicy(t *testing.T) {
+	srv := gateServer(t, svcerrors.New(), exampleRouter(), actVerifier{},
+		authn.Actors(2, []string{"orders", "billing"}, []string{"gateway"}))
+	for _, tc := range []struct {
+		act    string
+		status int
+	}{
+		{"-", 200},
+		{`{"sub":"orders"}`, 200},
+		{`{"sub":"billing","act":{"sub":"gateway"}}`, 200},
+		{`{"sub":"mallory"}`, 403},                                          // not allowed at level 0
+		{`{"sub":"orders","act":{"sub":"mallory"}}`, 403},                   // not allowed at level 1
+		{`{"sub":"orders","act":{"sub":"gateway","act":{"sub":"x"}}}`, 403}, // deeper than 2
+		{`{"sub":""}`, 403},                                                 // malformed
+	} {
+		got := do(t, srv, "GET", "/me", bearer(actToken(tc.act)), "")
+		if got.status != tc.status {
+			t.Errorf("act %s: status %d, want %d (%s)", tc.act, got.status, tc.status, got.body)
+			continue
+		}
+		if tc.status == 403 {
+			if got.json["type"] != docs+"actor-refused" || got.json["title"] != "Actor refused" ||
+				got.header.Get("WWW-Authenticate") != "" || got.header.Get("Content-Type") != "application/problem+json" {
+				t.Errorf("act %s: %v %v", tc.act, got.header, got.body)
+			}
+			if strings.Contains(got.body, "mallory") {
+				t.Errorf("the refusal names the actor: %s", got.body)
+			}
+		}
+	}
+
+	none := gateServer(t, svcerrors.New(), exampleRouter(), actVerifier{}, authn.Actors(0))
+	if got := do(t, none, "GET", "/me", bearer(actToken(`{"sub":"orders"}`)), ""); got.status != 403 {
+		t.Errorf("Actors(0) let an actor through: %d", got.status)
+	}
+	if got := do(t, none, "GET", "/me", bearer("-"), ""); got.status != 200 {
+		t.Errorf("Actors(0) refused a token without actors: %d", got.status)
+	}
+}
+
+func TestActorsPolicyRefusedWhenBuilt(t *testing.T) {
+	for _, opt := range []authn.Option{authn.Actors(-1), authn.Actors(1, nil, []string{"x"})} {
+		_, err := authn.New(actVerifier{}, opt)
+		var ce *authn.ConfigError
+		if !errors.As(err, &ce) || ce.Setting != "authn.Actors" {
+			t.Errorf("err = %v, want a ConfigError naming authn.Actors", err)
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package oauthclient
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"sync/atomic"
+)
+
+// Bulkhead caps the requests of each pattern in flight through its
+// [Pattern.Transport] at n, from the request's start until its response
+// body is closed, so one slow API cannot hold every connection and
+// goroutine of the service. A request over the cap is refused at once
+// with a [*BulkheadFullError] (503 bulkhead-full when a handler returns
+// it); nothing waits. 0, the default, is no cap. It refuses a negative n.
+// Overrides SVC_OAUTHCLIENT_BULKHEAD.
+func Bulkhead(n int) Option {
+	return clientOption(func(c *clientConfig) error {
+		if n < 0 {
+			return &ConfigError{Setting: "oauthclient.Bulkhead", Problem: "must not be negative"}
+		}
+		c.bulkhead = n
+		return nil
+	})
+}
+
+// MaxConcurrentFetches caps the token fetches running at once across all the
+// client's patterns at n; a fetch over the cap waits for a turn (requests
+// waiting for its token still end with their own context). 0, the
+// default, is no cap. It refuses a negative n. Overrides
+// SVC_OAUTHCLIENT_FETCH.
+func MaxConcurrentFetches(n int) Option {
+	return clientOption(func(c *clientConfig) error {
+		if n < 0 {
+			return &ConfigError{Setting: "oauthclient.MaxConcurrentFetches", Problem: "must not be negative"}
+		}
+		c.maxFetches = n
+		return nil
+	})
+}
+
+// BulkheadFullError is a request [Bulkhead] refused: its pattern already
+// had Limit requests in flight. Retrying at once will likely meet the
+// same; it carries no retry hint. Handlers that return it answer 503
+// bulkhead-full.
+type BulkheadFullError struct {
+	Pattern string
+	Limit   int
+}
+
+func (e *BulkheadFullError) Error() string {
+	return fmt.Sprintf("oauthclient: pattern %q already has %d requests in flight, its bulkhead (SVC_OAUTHCLIENT_BULKHEAD, oauthclient.Bulkhead)", e.Pattern, e.Limit)
+}
+
+// bulkhead counts a pattern's requests in flight. The zero value (limit
+// 0) admits everything without counting.
+type bulkhead struct {
+	limit    int64
+	inFlight atomic.Int64
+}
+
+// enter takes a place, or reports false when all limit places are taken.
+func (b *bulkhead) enter() bool {
+	if b.limit == 0 {
+		return true
+	}
+	if b.inFlight.Add(1) > b.limit {
+		b.inFlight.Add(-1)
+		return false
+	}
+	return true
+}
+
+func (b *bulkhead) leave() {
+	if b.limit != 0 {
+		b.inFlight.Add(-1)
+	}
+}
+
+// holdUntilClosed keeps the place taken until resp's body is closed: the
+// request is in flight while its answer is being read.
+func (b *bulkhead) holdUntilClosed(resp *http.Response) {
+	if b.limit == 0 {
+		return
+	}
+	resp.Body = &leaveOnClose{ReadCloser: resp.Body, b: b}
+}
+
+type leaveOnClose struct {
+	io.ReadCloser
+	b    *bulkhead
+	done atomic.Bool
+}
+
+func (l *leaveOnClose) Close() error {
+	err := l.ReadCloser.Close()
+	if l.done.CompareAndSwap(false, true) {
+		l.b.leave()
+	}
+	return err
+}
