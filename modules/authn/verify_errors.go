@@ -4,7 +4,8 @@ import "errors"
 
 // The causes a refused token's TokenError wraps, by the step of Verify
 // that meets them first (split, header, claims; some serve several
-// steps). Each says what was wrong and never repeats the token.
+// steps), then those of an introspection answer. Each says what was wrong
+// and never repeats the token.
 var (
 	// split
 	errTooLarge     = errors.New("token longer than the size limit")
@@ -40,4 +41,12 @@ var (
 	errExpired     = errors.New("exp is past")
 	errNotBefore   = errors.New("nbf is in the future")
 	errIssuedAt    = errors.New("iat is in the future")
+
+	// introspection
+	errNoActive        = errors.New("answer has no boolean active member (RFC 7662 §2.2)")
+	errInactive        = errors.New("the issuer answered active: false")
+	errIntrospectType  = errors.New("token_type is not Bearer, nor DPoP with a cnf.jkt")
+	errSignedIssuer    = errors.New("signed answer's iss is not the issuer")
+	errSignedAudience  = errors.New("signed answer's aud does not name the client ID")
+	errSignedNoContent = errors.New("signed answer has no token_introspection object (RFC 9701 §5)")
 )
