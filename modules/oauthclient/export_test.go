@@ -41,3 +41,13 @@ var (
 // InvalidTokenChallenge reports whether h holds a Bearer invalid_token
 // challenge.
 func InvalidTokenChallenge(h http.Header) bool { return challengeError(h, "Bearer") == "invalid_token" }
+
+// The reasons an UnavailableError carries, for tests that compare them.
+const (
+	ReasonTimeout     = reasonTimeout
+	ReasonConnection  = reasonConnection
+	ReasonServerError = reasonServerError
+	ReasonRetryAfter  = reasonRetryAfter
+	ReasonBadResponse = reasonBadResponse
+	ReasonAssertion   = reasonAssertion
+)

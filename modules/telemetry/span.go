@@ -66,7 +66,7 @@ func startSpan(ctx context.Context, tracer trace.Tracer, r *http.Request, method
 		attrs = append(attrs, attribute.String("http.request.method_original", r.Method))
 	}
 	if id != "" {
-		attrs = append(attrs, attribute.String(requestid.SpanAttribute, id))
+		attrs = append(attrs, attribute.String(requestid.LogField, id))
 	}
 	// Named by method alone until the route is known: the gate finds it
 	// inside, the name is completed when the request ends.
