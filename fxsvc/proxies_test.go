@@ -17,7 +17,6 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/ratelimit"
-	"github.com/svckit/svc/modules/telemetry"
 )
 
 // TestClientsBehindATrustedProxyAreToldApart: behind a proxy that writes
@@ -88,7 +87,7 @@ func TestClientsBehindATrustedProxyAreToldApart(t *testing.T) {
 
 			// The access log names each client.
 			var named []string
-			for _, e := range logs.FilterLoggerName(telemetry.AccessLogger).All() {
+			for _, e := range logs.FilterLoggerName("svc.http.access").All() {
 				named = append(named, e.ContextMap()["client.address"].(string))
 			}
 			if strings.Join(named, " ") != want["a"]+" "+want["a"]+" "+wantB {

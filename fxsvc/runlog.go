@@ -17,22 +17,13 @@ import (
 	"github.com/svckit/svc/internal/kitlog"
 )
 
-// SharedState is where the components behind the gate (rate limits,
-// idempotency records, the response cache, bans and flood budgets) keep
-// the state an app's replicas share. fxsvc.Redis provides it; without one
-// each replica keeps its own, in memory. The start line of [Run] says
-// which, as shared_state.
-type SharedState struct {
-	// Store names the store: "redis".
-	Store string
-	// Address is where it is, as a URL without user information or query
-	// (the start line strips them whatever is given).
-	Address string
-}
+// sharedState is where the replicas' shared state lives (fxredis
+// provides it through package kitlog).
+type sharedState = kitlog.SharedState
 
 // describe is the start line's shared_state: the store and its address,
 // or "in-memory" when replicas share nothing.
-func (s *SharedState) describe() string {
+func describeShared(s *sharedState) string {
 	if s == nil || s.Store == "" {
 		return "in-memory (not shared between replicas)"
 	}
@@ -66,7 +57,7 @@ type runInfo struct {
 	log       *zap.Logger
 	ownLogger bool
 	server    *Server
-	shared    *SharedState
+	shared    *sharedState
 	parts     []startInfo
 	wrappers  []string
 	stopStart time.Time
@@ -77,7 +68,7 @@ type runInfoIn struct {
 	fx.In
 	Log    logIn
 	Server *Server      `optional:"true"`
-	Shared *SharedState `optional:"true"`
+	Shared *sharedState `optional:"true"`
 	Parts  []startInfo  `group:"svc.start.info"`
 	// Wrappers name the request-path components (health, cors,
 	// ratelimit, …); Serve builds them anyway.
@@ -131,7 +122,7 @@ func (i *runInfo) started(stopBudget time.Duration) {
 	if i.server != nil {
 		fields = append(fields, zap.String("server.address", i.server.Addr()))
 	}
-	fields = append(fields, zap.String("shared_state", i.shared.describe()), zap.Strings("components", i.components()),
+	fields = append(fields, zap.String("shared_state", describeShared(i.shared)), zap.Strings("components", i.components()),
 		zap.Object("config", zapcore.ObjectMarshalerFunc(func(enc zapcore.ObjectEncoder) error {
 			i.encodeConfig(enc, stopBudget)
 			return nil

@@ -15,10 +15,10 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/internal/reqid"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/metrics"
 	"github.com/svckit/svc/modules/requestid"
-	"github.com/svckit/svc/modules/telemetry"
 )
 
 type tokenVerifier struct{}
@@ -75,11 +75,11 @@ func TestServeTelemetryOutsideTheGate(t *testing.T) {
 		status int
 	}{{"", 401}, {"good", 200}} {
 		resp := get(t, base+"/orders/7", c.token)
-		if resp.StatusCode != c.status || !requestid.Valid(resp.Header.Get(requestid.Header)) {
+		if resp.StatusCode != c.status || !reqid.Valid(resp.Header.Get(requestid.Header)) {
 			t.Fatalf("token %q: %d, X-Request-ID %q", c.token, resp.StatusCode, resp.Header.Get(requestid.Header))
 		}
 	}
-	records := logs.FilterLoggerName(telemetry.AccessLogger).All()
+	records := logs.FilterLoggerName("svc.http.access").All()
 	if len(records) != 2 {
 		t.Fatalf("%d access records, want 2 (AccessLog twice is one log): %v", len(records), records)
 	}
@@ -122,10 +122,10 @@ func TestServeAccessLogIsOptIn(t *testing.T) {
 			app, srv := startApp(t, fx.Supply(zap.New(core)), fx.Provide(telemetryRouter), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
 			defer app.RequireStop()
 			resp := get(t, "http://"+srv.Addr()+"/orders/1", "")
-			if !requestid.Valid(resp.Header.Get(requestid.Header)) {
+			if !reqid.Valid(resp.Header.Get(requestid.Header)) {
 				t.Fatalf("X-Request-ID %q", resp.Header.Get(requestid.Header))
 			}
-			got := logs.FilterLoggerName(telemetry.AccessLogger).All()
+			got := logs.FilterLoggerName("svc.http.access").All()
 			if len(got) != tc.want {
 				t.Fatalf("%d access records, want %d", len(got), tc.want)
 			}

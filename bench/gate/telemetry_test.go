@@ -34,6 +34,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/bench/internal/pair"
+	"github.com/svckit/svc/internal/reqid"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/requestid"
 	"github.com/svckit/svc/modules/telemetry"
@@ -194,7 +195,7 @@ func TestTelemetryContendersAnswer(t *testing.T) {
 	} {
 		w := newDiscardWriter()
 		h.ServeHTTP(w, request(k.one.auth))
-		if w.status != http.StatusOK || !requestid.Valid(w.Header().Get(requestid.Header)) {
+		if w.status != http.StatusOK || !reqid.Valid(w.Header().Get(requestid.Header)) {
 			t.Fatalf("%s: %d, X-Request-ID %q", name, w.status, w.Header().Get(requestid.Header))
 		}
 	}
@@ -248,10 +249,10 @@ func BenchmarkTelemetry(b *testing.B) {
 func peerRequestID(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get(requestid.Header)
-		if !requestid.Valid(id) {
-			id = requestid.New()
+		if !reqid.Valid(id) {
+			id = reqid.New()
 		}
 		w.Header().Set(requestid.Header, id)
-		next.ServeHTTP(w, r.WithContext(requestid.With(r.Context(), id)))
+		next.ServeHTTP(w, r.WithContext(reqid.With(r.Context(), id)))
 	})
 }

@@ -2,8 +2,8 @@
 // graph to the kit's wiring that lives apart from it (fxredis, svctest),
 // so that a component outside fxsvc logs and starts like one inside: the
 // kit's default logger for an app that provides no *zap.Logger, a
-// component's part of the start line, and the test kit's overrides of
-// fxsvc.Serve's options. It is internal: apps meet none of them.
+// component's part of the start line, where the replicas' shared state
+// lives, and the test kit's overrides of fxsvc.Serve's options. It is internal: apps meet none of them.
 package kitlog
 
 import (
@@ -32,4 +32,17 @@ const StartGroup = "svc.start.info"
 type StartPart struct {
 	Name   string
 	Encode func(zapcore.ObjectEncoder)
+}
+
+// SharedState is where the components behind the gate (rate limits,
+// idempotency records, the response cache, bans and flood budgets) keep
+// the state an app's replicas share. fxredis.Redis provides it; without
+// one each replica keeps its own, in memory. The start line of fxsvc.Run
+// says which, as shared_state.
+type SharedState struct {
+	// Store names the store: "redis".
+	Store string
+	// Address is where it is, as a URL without user information or query
+	// (the start line strips them whatever is given).
+	Address string
 }

@@ -25,10 +25,6 @@ type certs struct {
 // newCerts writes an ECDSA P-256 CA and a server certificate for
 // 127.0.0.1 (valid one day, so that no test outlives it) into dir.
 func newCerts(dir string) (certs, error) {
-	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return certs{}, fmt.Errorf("CA key: %w", err)
-	}
 	now := time.Now()
 	caTmpl := &x509.Certificate{
 		SerialNumber:          big.NewInt(1),
@@ -39,17 +35,9 @@ func newCerts(dir string) (certs, error) {
 		BasicConstraintsValid: true,
 		IsCA:                  true,
 	}
-	caDER, err := x509.CreateCertificate(rand.Reader, caTmpl, caTmpl, &caKey.PublicKey, caKey)
+	caKey, ca, err := issue(caTmpl, nil, nil)
 	if err != nil {
 		return certs{}, fmt.Errorf("CA certificate: %w", err)
-	}
-	ca, err := x509.ParseCertificate(caDER)
-	if err != nil {
-		return certs{}, fmt.Errorf("CA certificate: %w", err)
-	}
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return certs{}, fmt.Errorf("server key: %w", err)
 	}
 	tmpl := &x509.Certificate{
 		SerialNumber: big.NewInt(2),
@@ -60,7 +48,7 @@ func newCerts(dir string) (certs, error) {
 		KeyUsage:     x509.KeyUsageDigitalSignature,
 		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
 	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
+	key, cert, err := issue(tmpl, ca, caKey)
 	if err != nil {
 		return certs{}, fmt.Errorf("server certificate: %w", err)
 	}
@@ -78,10 +66,28 @@ func newCerts(dir string) (certs, error) {
 	for _, f := range []struct {
 		path, kind string
 		der        []byte
-	}{{c.caFile, "CERTIFICATE", caDER}, {c.certFile, "CERTIFICATE", der}, {c.keyFile, "PRIVATE KEY", keyDER}} {
+	}{{c.caFile, "CERTIFICATE", ca.Raw}, {c.certFile, "CERTIFICATE", cert.Raw}, {c.keyFile, "PRIVATE KEY", keyDER}} {
 		if err := os.WriteFile(f.path, pem.EncodeToMemory(&pem.Block{Type: f.kind, Bytes: f.der}), 0o600); err != nil {
 			return certs{}, err
 		}
 	}
 	return c, nil
+}
+
+// issue makes a P-256 key and its certificate from tmpl, signed by
+// parentKey as parent, or by the new key itself when parent is nil (a CA).
+func issue(tmpl, parent *x509.Certificate, parentKey *ecdsa.PrivateKey) (*ecdsa.PrivateKey, *x509.Certificate, error) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		return nil, nil, err
+	}
+	if parent == nil {
+		parent, parentKey = tmpl, key
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, parent, &key.PublicKey, parentKey)
+	if err != nil {
+		return nil, nil, err
+	}
+	cert, err := x509.ParseCertificate(der)
+	return key, cert, err
 }

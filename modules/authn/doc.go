@@ -37,7 +37,8 @@
 // its key_ops, if any, lists verify; an RSA key with the ROCA fingerprint
 // (CVE-2017-15361) is not used. The payload is read as JSON only once its
 // signature verified. JWTVerifier.Verify lists the steps, each in its own
-// verify_*.go file, in the order a token meets them.
+// verify_*.go file, in the order a token meets them (verify_errors.go
+// names the causes they refuse with).
 //
 // Fresh signature checks run under a budget (MaxConcurrentVerifications,
 // default GOMAXPROCS). The others wait their turn, taken round-robin

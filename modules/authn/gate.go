@@ -13,9 +13,8 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/guardhook"
 	"github.com/svckit/svc/internal/reqfacts"
-	"github.com/svckit/svc/modules/authn/bans"
-	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -35,8 +34,8 @@ type Gate struct {
 	cfg      gateConfig
 	exclude  excludeSet
 	meta     *metadata
-	bans     *bans.Bans
-	flood    *flood.Limit
+	bans     guardhook.Bans  // nil without authn.Bans
+	flood    guardhook.Flood // nil without authn.Flood
 	log      *zap.Logger
 	events   *zap.Logger
 	records  *recordLimiter
@@ -87,13 +86,8 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 			return nil, err
 		}
 	}
-	g.bans, g.flood = g.cfg.bans, g.cfg.flood
-	if g.bans != nil {
-		g.bans = g.bans.Shared(g.cfg.sharedBans)
-	}
-	if g.flood != nil {
-		g.flood = g.flood.Shared(g.cfg.sharedFlood)
-	}
+	g.bans = guardhook.BansOf(g.cfg.bans, g.cfg.sharedBans)
+	g.flood = guardhook.FloodOf(g.cfg.flood, g.cfg.sharedFlood)
 	if s, ok := v.(introspectionSharer); ok && g.cfg.sharedIntrospections != nil {
 		s.shareIntrospections(g.cfg.sharedIntrospections)
 	}
@@ -355,7 +349,7 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 		}
 		if g.bans != nil && te.Reason.forged() {
 			if s, started := g.bans.Fail(q.address()); started {
-				g.writeBanStarted(g.bans, s)
+				g.writeBanStarted(q.address(), s)
 				g.countBanStarted(q.r.Context())
 			}
 		}

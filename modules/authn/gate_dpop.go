@@ -8,14 +8,15 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
 // The reason words of DPoP refusals (RFC 9449), beside the token's own.
 const (
-	// ReasonDPoPProof: the request's DPoP proof was refused (any
-	// dpop.Reason but the nonce's): challenge error="invalid_dpop_proof".
+	// ReasonDPoPProof: the request's DPoP proof was refused (for any
+	// reason but the nonce's): challenge error="invalid_dpop_proof".
 	ReasonDPoPProof Reason = "dpop-proof"
 	// ReasonDPoPNonce: the proof lacks the server's current nonce; the
 	// answer carries the nonce to use in DPoP-Nonce (error="use_dpop_nonce").
@@ -44,7 +45,7 @@ const (
 func DPoP(v *dpop.Verifier, required bool) Option {
 	return func(c *gateConfig) {
 		if v != nil {
-			c.dpop = &dpopPolicy{v: v, required: required, algs: strings.Join(v.Algorithms(), " ")}
+			c.dpop = &dpopPolicy{v: v, required: required, algs: strings.Join(dpophook.Algorithms(v), " ")}
 		}
 	}
 }
@@ -61,7 +62,7 @@ type dpopChallenge struct {
 	code      string // the error parameter, "" for none
 	nonce     string // DPoP-Nonce to send
 	bearerToo bool   // the Bearer challenge is sent as well
-	// proof is the dpop.Reason of a refused proof (ReasonDPoPProof), for
+	// proof is the reason a proof was refused (ReasonDPoPProof), for
 	// the security record's svc.dpop.reason.
 	proof string
 }
@@ -97,16 +98,16 @@ func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP 
 		}
 		return nil, nil
 	}
-	proof, err := p.v.Verify(r, token)
+	proof, err := dpophook.Verify(p.v, r, token)
 	if err != nil {
-		var e *dpop.Error
+		var e *dpophook.Error
 		if !errors.As(err, &e) {
 			return nil, err
 		}
 		switch e.Reason {
-		case dpop.ReasonUnavailable:
+		case dpophook.ReasonUnavailable:
 			return nil, err
-		case dpop.ReasonNonce:
+		case dpophook.ReasonNonce:
 			return p.refusal(ReasonDPoPNonce, e.Code(), e.Nonce), nil
 		}
 		ref := p.refusal(ReasonDPoPProof, e.Code(), "")
@@ -149,11 +150,11 @@ func (p *dpopPolicy) challenged(ref *Refusal) *Refusal {
 }
 
 // dpopReasonAttr names, on a refused proof's security record and on the
-// attempts metric, the proof's own reason (a dpop.Reason: htu, iat,
+// attempts metric, the proof's own reason (a dpophook.Reason: htu, iat,
 // replayed, …), a fixed set beside the refusal's word dpop-proof.
 const dpopReasonAttr = "svc.dpop.reason"
 
-// proofReason is the dpop.Reason of a refused proof, "" for any other
+// proofReason is the reason a proof was refused, "" for any other
 // refusal.
 func (r *Refusal) proofReason() string {
 	if r.dpop == nil {

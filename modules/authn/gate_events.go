@@ -16,7 +16,7 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/internal/guardhook"
 	"github.com/svckit/svc/modules/requestid"
 )
 
@@ -164,6 +164,15 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	}
 	route := clean(rec.route)
 	method := clean(r.Method)
+	// The refusal's facts, written once for the record and the span event.
+	facts := []attribute.KeyValue{
+		attribute.String("event.action", action),
+		attribute.String("error.type", word),
+		attribute.String("http.request.method", method),
+		attribute.String("http.route", route),
+		attribute.Int("http.response.status_code", status),
+		attribute.String("client.address", clean(rec.addr)),
+	}
 	fields := make([]zap.Field, 0, 16)
 	fields = append(fields,
 		// One event name for every refusal (the record's schema); event.action
@@ -173,14 +182,15 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 		zap.Strings("event.category", []string{category}),
 		zap.Strings("event.type", []string{"start"}),
 		zap.String("event.outcome", "failure"),
-		zap.String("event.action", action),
-		zap.String("error.type", word),
-		zap.String("http.request.method", method),
-		zap.String("http.route", route),
-		zap.Int("http.response.status_code", status),
-		zap.String("client.address", clean(rec.addr)),
-		zap.String("user_agent.original", clean(r.UserAgent())),
 	)
+	for _, f := range facts {
+		if f.Value.Type() == attribute.INT64 {
+			fields = append(fields, zap.Int64(string(f.Key), f.Value.AsInt64()))
+		} else {
+			fields = append(fields, zap.String(string(f.Key), f.Value.AsString()))
+		}
+	}
+	fields = append(fields, zap.String("user_agent.original", clean(r.UserAgent())))
 	sc := trace.SpanContextFromContext(r.Context())
 	if sc.IsValid() {
 		fields = append(fields, zap.String("trace_id", sc.TraceID().String()), zap.String("span_id", sc.SpanID().String()))
@@ -211,29 +221,21 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	span := trace.SpanFromContext(r.Context())
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String("svc.authentication.refusal", word))
-		attrs := []attribute.KeyValue{
-			attribute.String("event.action", action),
-			attribute.String("error.type", word),
-			attribute.String("http.request.method", method),
-			attribute.String("http.route", route),
-			attribute.Int("http.response.status_code", status),
-			attribute.String("client.address", clean(rec.addr)),
-		}
 		if rec.issuer != "" {
-			attrs = append(attrs, attribute.String(issuerLabelAttr, rec.issuer))
+			facts = append(facts, attribute.String(issuerLabelAttr, rec.issuer))
 		}
-		span.AddEvent("svc.authentication.refused", trace.WithAttributes(attrs...))
+		span.AddEvent("svc.authentication.refused", trace.WithAttributes(facts...))
 	}
 }
 
-func (g *Gate) writeBanStarted(b *bans.Bans, s bans.Started) {
-	g.events.Warn(fmt.Sprintf("client %s banned for %s after %d forged tokens", clean(s.Addr), s.Duration, s.Failures),
+func (g *Gate) writeBanStarted(addr string, s guardhook.Ban) {
+	g.events.Warn(fmt.Sprintf("client %s banned for %s after %d forged tokens", clean(addr), s.Duration, s.Failures),
 		zap.String("otel.event.name", "svc.client_bans.started"),
 		zap.Strings("event.category", []string{"intrusion_detection"}),
 		zap.Strings("event.type", []string{"denied"}),
 		zap.String("event.outcome", "success"),
-		zap.String("client.address", clean(s.Addr)),
-		zap.String("svc.client_bans.name", b.Name()),
+		zap.String("client.address", clean(addr)),
+		zap.String("svc.client_bans.name", g.bans.Name()),
 		zap.Int("svc.client_bans.failures", s.Failures),
 		zap.Float64("svc.client_bans.duration", s.Duration.Seconds()),
 		zap.String("svc.client_bans.until", s.Until.Format(time.RFC3339)),

@@ -92,7 +92,7 @@ func (g *Gate) countSuccess(ctx context.Context, issuer string) {
 	g.metrics().attempts.Add(ctx, 1, opts...)
 }
 
-// countRefused counts a refusal of the gate; proof is the dpop.Reason of
+// countRefused counts a refusal of the gate; proof is the reason of
 // a refused DPoP proof, "" for any other refusal.
 func (g *Gate) countRefused(ctx context.Context, word, route, issuer, proof string) {
 	g.metrics().attempts.Add(ctx, 1, g.outcome(outcomeKey{word: word, route: route, issuer: issuer, proof: proof})...)

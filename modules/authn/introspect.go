@@ -56,8 +56,9 @@ type introspectSettings struct {
 // discovery document; JWKSURL and KeySet then refuse it.
 //
 // client authenticates the requests as it does its own token requests
-// (client_secret_basic, client_secret_post or private_key_jwt; see
-// oauthclient.Client.Authenticate). The app owns it: the verifier neither
+// (client_secret_basic, client_secret_post or private_key_jwt; a client
+// with TLSClientAuth is refused, the certificate belonging on a connection
+// of its own). The app owns it: the verifier neither
 // opens nor closes it.
 //
 // An active answer is checked as a JWT's claims are: `iss` exact, `aud`

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svckit/svc/internal/clientkey"
 	"github.com/svckit/svc/secret"
 )
 
@@ -67,7 +68,7 @@ func (in *introspector) ask(token string, now time.Time) (received, Principal, t
 func (in *introspector) post(ctx context.Context, endpoint, token string) (received, error) {
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
 	header := http.Header{}
-	if err := in.client.Authenticate(ctx, header, form); err != nil {
+	if err := clientkey.Authenticate(in.client, ctx, header, form); err != nil {
 		return received{}, fmt.Errorf("%w: the client could not authenticate: %w", ErrIntrospectionUnavailable, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
@@ -105,7 +106,7 @@ func (in *introspector) post(ctx context.Context, endpoint, token string) (recei
 func (in *introspector) judge(ctx context.Context, r received, now time.Time) (p Principal, until time.Time, iat int64, err error) {
 	body := r.body
 	if r.signed {
-		if body, iat, err = in.v.openSignedIntrospection(ctx, body, in.client.ClientID()); err != nil {
+		if body, iat, err = in.v.openSignedIntrospection(ctx, body, clientkey.ClientID(in.client)); err != nil {
 			return Principal{}, time.Time{}, 0, err
 		}
 	}

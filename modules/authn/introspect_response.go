@@ -3,7 +3,6 @@ package authn
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,15 +10,6 @@ import (
 	"time"
 
 	"github.com/svckit/svc/modules/authn/internal/jsonscan"
-)
-
-var (
-	errNoActive        = errors.New("answer has no boolean active member (RFC 7662 §2.2)")
-	errInactive        = errors.New("the issuer answered active: false")
-	errIntrospectType  = errors.New("token_type is not Bearer, nor DPoP with a cnf.jkt")
-	errSignedIssuer    = errors.New("signed answer's iss is not the issuer")
-	errSignedAudience  = errors.New("signed answer's aud does not name the client ID")
-	errSignedNoContent = errors.New("signed answer has no token_introspection object (RFC 9701 §5)")
 )
 
 // signedIntrospectionTypes is the typ a signed answer must carry (RFC

@@ -2,7 +2,6 @@ package authn
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -18,21 +17,6 @@ import (
 // time anyone issues, and refusing it keeps time arithmetic from
 // overflowing.
 const maxNumericDate = 253402300799
-
-var (
-	errNoExp       = errors.New("exp missing")
-	errDate        = errors.New("a NumericDate claim is not a number in range")
-	errStringClaim = errors.New("iss, sub or jti is not a string")
-	errAudShape    = errors.New("aud is not a string or an array of strings")
-	errScopeShape  = errors.New("scope or scp has the wrong shape")
-	errScopeToken  = errors.New("scope or scp holds a byte RFC 6749 §3.3 does not allow in a scope-token (%x21 / %x23-5B / %x5D-7E; only the space separates tokens)")
-	errScopeEmpty  = errors.New("scp holds an empty scope (an array element must be one scope-token, RFC 6749 §3.3)")
-	errIssuer      = errors.New("iss is not the trusted issuer")
-	errAudience    = errors.New("aud does not contain the audience")
-	errExpired     = errors.New("exp is past")
-	errNotBefore   = errors.New("nbf is in the future")
-	errIssuedAt    = errors.New("iat is in the future")
-)
 
 // The claims step reads the payload of a token whose signature verified,
 // and only then: one JSON object with unique member names, the registered

@@ -3,7 +3,6 @@ package authn
 import (
 	"crypto"
 	"crypto/elliptic"
-	"errors"
 	"fmt"
 	"strings"
 
@@ -20,18 +19,6 @@ type header struct {
 	alg alg
 	kid string // "" when the token names no key
 }
-
-var (
-	errDuplicate  = errors.New("duplicate JSON member name")
-	errNoAlg      = errors.New("header has no alg string")
-	errKid        = errors.New("header kid is not a string")
-	errCrit       = errors.New("header has crit: no extension is understood")
-	errB64        = errors.New("header has b64: unencoded payloads are not accepted")
-	errJWEHeader  = errors.New("header has enc or zip: not a JWS")
-	errAlgNone    = errors.New("alg none")
-	errAlgRefused = errors.New("alg not accepted")
-	errTokenType  = errors.New("typ is not one the verifier requires")
-)
 
 // headerWords are the header values read often enough to be worth not
 // allocating: the algorithm names and the usual typ values.

@@ -2,7 +2,6 @@ package authn
 
 import (
 	"encoding/base64"
-	"errors"
 	"strings"
 	"unicode/utf8"
 )
@@ -26,17 +25,6 @@ type segments struct {
 	payload      []byte // decoded, valid UTF-8; read as JSON only once signed
 	sig          []byte // empty when the token has no signature (alg none)
 }
-
-var (
-	errTooLarge     = errors.New("token longer than the size limit")
-	errEmpty        = errors.New("empty token")
-	errEncrypted    = errors.New("token is a JWE (five segments)")
-	errSegments     = errors.New("not three dot-separated segments")
-	errAlphabet     = errors.New("line break inside the token")
-	errEmptySegment = errors.New("empty segment")
-	errBase64       = errors.New("segment is not canonical base64url")
-	errUTF8         = errors.New("segment is not valid UTF-8")
-)
 
 func refuse(r Reason, err error) *TokenError { return &TokenError{Reason: r, Err: err} }
 

@@ -9,7 +9,7 @@
 // or, without it, If-Modified-Since against the handler's Last-Modified
 // with 304 Not Modified. [Match] and [Require] check a write's If-Match
 // (strong comparison) or If-Unmodified-Since, then If-None-Match, against
-// the resource's current validators, which the app's [CurrentFunc] reads:
+// the resource's current validators, which the app's function reads:
 // stale answers 412 precondition-failed; on [Require] a write with none of
 // If-Match, If-Unmodified-Since or "If-None-Match: *" answers 428
 // precondition-required (RFC 6585). Refusals use the app's registered
@@ -89,7 +89,7 @@ var slot = behind.NewSlot(func() (*Component, error) { return New() })
 func componentFor(r *http.Request) *Component { return slot.For(r) }
 
 // ETagOf is the strong entity tag [ETags] gives body: a quoted, truncated
-// SHA-256. A [CurrentFunc] computes the current tag of a resource with it
+// SHA-256. The function given to [Match] computes the current tag of a resource with it
 // from the same representation a GET would send.
 func ETagOf(body []byte) string {
 	sum := sha256.Sum256(body)

@@ -10,11 +10,9 @@ import (
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
-// CurrentFunc reads the current validators of the resource a write
-// targets: its entity tag ("" when it does not exist) and its last
-// modification time (zero when unknown). An error answers 500 and is
-// logged, never sent.
-type CurrentFunc func(r *http.Request) (etag string, lastModified time.Time, err error)
+// currentFunc reads the current validators of the resource a write
+// targets (see Match).
+type currentFunc = func(r *http.Request) (etag string, lastModified time.Time, err error)
 
 // Match is a marker middleware for writes: a request carrying If-Match
 // (strong comparison; "*" matches any existing resource) or, without it,
@@ -23,7 +21,12 @@ type CurrentFunc func(r *http.Request) (etag string, lastModified time.Time, err
 // against current before the handler runs, and answers 412
 // precondition-failed when stale (RFC 9110 §13.2.2). A write without these
 // headers runs as usual. GET, HEAD, OPTIONS and TRACE pass through.
-func Match(current CurrentFunc) func(http.Handler) http.Handler {
+//
+// current reads the current validators of the resource a write targets:
+// its entity tag ("" when it does not exist) and its last modification
+// time (zero when unknown). An error answers 500 and is logged, never
+// sent.
+func Match(current func(r *http.Request) (etag string, lastModified time.Time, err error)) func(http.Handler) http.Handler {
 	return matcher("conditional.Match", "conditional=match", current, false)
 }
 
@@ -31,13 +34,13 @@ func Match(current CurrentFunc) func(http.Handler) http.Handler {
 // write carrying neither If-Match, If-Unmodified-Since nor
 // "If-None-Match: *", so that no client overwrites a change it has not
 // seen (RFC 6585 §3).
-func Require(current CurrentFunc) func(http.Handler) http.Handler {
+func Require(current func(r *http.Request) (etag string, lastModified time.Time, err error)) func(http.Handler) http.Handler {
 	return matcher("conditional.Require", "conditional=require", current, true)
 }
 
-func matcher(name, says string, current CurrentFunc, required bool) func(http.Handler) http.Handler {
+func matcher(name, says string, current currentFunc, required bool) func(http.Handler) http.Handler {
 	if current == nil {
-		panic("conditional: Match and Require need a CurrentFunc that reads the resource's current ETag")
+		panic("conditional: Match and Require need a function that reads the resource's current ETag")
 	}
 	return behind.MarkerOf(name, says, func(b behind.Marker) *matchMarker {
 		return &matchMarker{Marker: b, current: current, required: required}
@@ -46,7 +49,7 @@ func matcher(name, says string, current CurrentFunc, required bool) func(http.Ha
 
 type matchMarker struct {
 	behind.Marker
-	current  CurrentFunc
+	current  currentFunc
 	required bool
 }
 

@@ -16,8 +16,24 @@ import (
 // Printing a Config (fmt, JSON, zap, slog) shows Endpoint with its
 // credentials masked, and Headers values and BasicAuthPassword as ***.
 type Config struct {
-	// Exporter is where metrics go; "" means auto.
-	Exporter Exporter `env:"EXPORTER" json:"exporter,omitempty"`
+	// Exporter is where metrics go, as SVC_METRICS_EXPORTER spells it,
+	// read case-insensitively:
+	//
+	//   - "auto" (the default, also "") resolves to "otlp-http" when an endpoint is
+	//     configured, else to "none".
+	//   - "otlp-http" pushes OTLP over HTTP (protobuf) every export_interval;
+	//     package modules/metrics/otlphttp links it.
+	//   - "otlp-grpc" pushes OTLP over gRPC every export_interval; package
+	//     modules/metrics/otlpgrpc links it.
+	//   - "prometheus" keeps metrics for scraping through Handler; package
+	//     modules/metrics/prometheus links it.
+	//   - "console" writes metrics as JSON lines every export_interval (to
+	//     standard output unless WithConsoleWriter says otherwise); package
+	//     modules/metrics/console links it.
+	//   - "none" disables the component: inactive, no-op meters.
+	//
+	// Any other value is refused with a *ConfigError.
+	Exporter string `env:"EXPORTER" json:"exporter,omitempty"`
 	// Export holds the settings tracing has too: service name, endpoint,
 	// headers, Basic credentials, export and shutdown timeouts, resource
 	// attributes. Its fields read as Config's own (cfg.Endpoint).

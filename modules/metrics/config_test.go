@@ -102,14 +102,14 @@ func TestEnvFallbacks(t *testing.T) {
 			func(c metrics.Config) string { return eq(c.ServiceName, "svc-c") }},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT is a base URL", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c.example:4318"}, nil,
 			func(c metrics.Config) string {
-				return eq(c.Endpoint.Value(), "http://c.example:4318/v1/metrics") + eq(string(c.Exporter), "otlp-http")
+				return eq(c.Endpoint.Value(), "http://c.example:4318/v1/metrics") + eq(c.Exporter, "otlp-http")
 			}},
 		{"OTEL_EXPORTER_OTLP_ENDPOINT base with a path", map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c.example:4318/otlp/"}, nil,
 			func(c metrics.Config) string { return eq(c.Endpoint.Value(), "http://c.example:4318/otlp/v1/metrics") }},
 		{"OTEL_EXPORTER_OTLP_METRICS_ENDPOINT used as given and wins", map[string]string{
 			"OTEL_EXPORTER_OTLP_ENDPOINT": "http://a.example:4318", "OTEL_EXPORTER_OTLP_METRICS_ENDPOINT": "http://b.example:9/custom"}, nil,
 			func(c metrics.Config) string {
-				return eq(c.Endpoint.Value(), "http://b.example:9/custom") + eq(string(c.Exporter), "otlp-http")
+				return eq(c.Endpoint.Value(), "http://b.example:9/custom") + eq(c.Exporter, "otlp-http")
 			}},
 		// OTel env spec: the per-signal URL is used as is; without a path
 		// it gets the root path, never /v1/metrics.
@@ -137,16 +137,16 @@ func TestEnvFallbacks(t *testing.T) {
 			"SVC_ENV_LOAD": "false", "SVC_METRICS_SERVICE_NAME": "ignored", "OTEL_SERVICE_NAME": "kept"}, nil,
 			func(c metrics.Config) string { return eq(c.ServiceName, "kept") }},
 		{"SVC_ENV_LOAD=0 skips SVC_METRICS_*", map[string]string{"SVC_ENV_LOAD": "0", "SVC_METRICS_EXPORTER": "prometheus"}, nil,
-			func(c metrics.Config) string { return eq(string(c.Exporter), "none") }},
+			func(c metrics.Config) string { return eq(c.Exporter, "none") }},
 		{"SVC_ENV_LOAD=TRUE reads them", map[string]string{"SVC_ENV_LOAD": "TRUE", "SVC_METRICS_EXPORTER": "prometheus"}, nil,
-			func(c metrics.Config) string { return eq(string(c.Exporter), "prometheus") }},
+			func(c metrics.Config) string { return eq(c.Exporter, "prometheus") }},
 		{"WithDefaultExporter replaces auto", nil, []metrics.Option{metrics.WithDefaultExporter("prometheus")},
-			func(c metrics.Config) string { return eq(string(c.Exporter), "prometheus") }},
+			func(c metrics.Config) string { return eq(c.Exporter, "prometheus") }},
 		{"SVC_METRICS_EXPORTER wins over WithDefaultExporter", map[string]string{"SVC_METRICS_EXPORTER": "console"},
 			[]metrics.Option{metrics.WithDefaultExporter("prometheus")},
-			func(c metrics.Config) string { return eq(string(c.Exporter), "console") }},
+			func(c metrics.Config) string { return eq(c.Exporter, "console") }},
 		{"auto with endpoint is otlp-http", map[string]string{"SVC_METRICS_EXPORTER": "auto", "SVC_METRICS_ENDPOINT": "http://x.example:4318"}, nil,
-			func(c metrics.Config) string { return eq(string(c.Exporter), "otlp-http") }},
+			func(c metrics.Config) string { return eq(c.Exporter, "otlp-http") }},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -203,7 +203,7 @@ func TestFromConfigBypassesEnv(t *testing.T) {
 
 // Exporter values are case-insensitive on every path.
 func TestExporterCaseInsensitive(t *testing.T) {
-	cases := map[string]metrics.Exporter{
+	cases := map[string]string{
 		"AUTO": "none", "Otlp-Http": "otlp-http", "OTLP-GRPC": "otlp-grpc",
 		"Prometheus": "prometheus", " console ": "console", "NONE": "none",
 	}
@@ -214,10 +214,10 @@ func TestExporterCaseInsensitive(t *testing.T) {
 				t.Errorf("env: %q → %q, want %q", in, got, want)
 			}
 			cleanEnv(t)
-			if got := newResolved(t, metrics.WithConfig(metrics.Config{Exporter: metrics.Exporter(in)})).Exporter; got != want {
+			if got := newResolved(t, metrics.WithConfig(metrics.Config{Exporter: in})).Exporter; got != want {
 				t.Errorf("option: %q → %q, want %q", in, got, want)
 			}
-			m, err := metrics.FromConfig(metrics.Config{Exporter: metrics.Exporter(in)})
+			m, err := metrics.FromConfig(metrics.Config{Exporter: in})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -69,8 +69,8 @@
 // failure) and, with [RecordInFlight], <name>.active. Names are fixed at
 // wrap time and instruments resolved once per component, so wrapping at
 // package init is fine; a call with no active component costs one atomic
-// load and allocates nothing. [Measurement] is the same without a
-// wrapper, for methods and hand-written hot paths.
+// load and allocates nothing. A method is wrapped as a method value
+// (metrics.WrapCtxErr(s.charge)).
 //
 // # Pull endpoint
 //

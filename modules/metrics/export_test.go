@@ -19,9 +19,6 @@ var (
 	Current        = currentComponent
 )
 
-// BaseName returns the measurement's base metric name.
-func (m *Measurement) BaseName() string { return m.name }
-
 // GlobalProvider returns the provider the bridge forwards to, or nil.
 func GlobalProvider() metric.MeterProvider {
 	if t := current.Load(); t != nil {

@@ -15,7 +15,7 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 )
 
-// MeasureOption configures a Measurement or a Wrap* wrapper.
+// MeasureOption configures a Wrap* wrapper.
 type MeasureOption func(*measureConfig)
 
 type measureConfig struct {
@@ -24,14 +24,14 @@ type measureConfig struct {
 }
 
 // Name sets the base metric name; the default comes from the wrapped
-// function (see Wrap). With NewMeasurement it is required.
+// function (see Wrap).
 func Name(name string) MeasureOption { return func(c *measureConfig) { c.name = name } }
 
 // RecordInFlight adds the <name>.active up/down counter: +1 on entry, -1
 // on return or panic.
 func RecordInFlight() MeasureOption { return func(c *measureConfig) { c.inFlight = true } }
 
-// Measurement times and counts calls under one base name:
+// measurement times and counts calls under one base name:
 //
 //	<name>.duration  histogram, seconds (unit "s", buckets from 5 ms to 10 s)
 //	<name>.calls     counter, outcome=success|error, error.type on failure
@@ -39,9 +39,9 @@ func RecordInFlight() MeasureOption { return func(c *measureConfig) { c.inFlight
 //
 // It records into the metrics component that is open and active at the
 // time of the call (the one the global bridge forwards to); with none it
-// records nothing and costs one atomic load. Build it once (at init or wrap
-// time), use it from any goroutine.
-type Measurement struct {
+// records nothing and costs one atomic load. Built once, at wrap time, it
+// is used from any goroutine.
+type measurement struct {
 	name     string
 	inFlight bool
 	success  []metric.AddOption
@@ -62,25 +62,8 @@ type measureBinding struct {
 	active   metric.Int64UpDownCounter
 }
 
-// NewMeasurement builds a Measurement. Name(...) is required here. Errors
-// are the OpenTelemetry SDK's for a name it refuses, when a component is
-// active at the time; otherwise they are reported through otel.Handle when
-// a component first records.
-func NewMeasurement(opts ...MeasureOption) (*Measurement, error) {
-	var c measureConfig
-	for _, o := range opts {
-		if o != nil {
-			o(&c)
-		}
-	}
-	if c.name == "" {
-		return nil, errors.New("metrics: NewMeasurement needs metrics.Name(...)")
-	}
-	return newMeasurement(c)
-}
-
-func newMeasurement(c measureConfig) (*Measurement, error) {
-	m := &Measurement{
+func newMeasurement(c measureConfig) (*measurement, error) {
+	m := &measurement{
 		name:     c.name,
 		inFlight: c.inFlight,
 		success:  []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("outcome", "success")))},
@@ -93,7 +76,7 @@ func newMeasurement(c measureConfig) (*Measurement, error) {
 }
 
 // binding returns the instruments on t, resolving them on first use.
-func (m *Measurement) binding(t *target) *measureBinding {
+func (m *measurement) binding(t *target) *measureBinding {
 	if b := m.bound.Load(); b != nil && b.t == t {
 		return b
 	}
@@ -104,7 +87,7 @@ func (m *Measurement) binding(t *target) *measureBinding {
 	return b
 }
 
-func (m *Measurement) bind(t *target) (*measureBinding, error) {
+func (m *measurement) bind(t *target) (*measureBinding, error) {
 	mt := t.mp.Meter(scopeName)
 	b := &measureBinding{t: t}
 	var errs [3]error
@@ -133,38 +116,28 @@ func (m *Measurement) bind(t *target) (*measureBinding, error) {
 	return b, errors.Join(errs[:]...)
 }
 
-// Call is one timed call, returned by Start and finished by End. It is a
+// call is one timed call, begun by startOn and finished by end. It is a
 // value: starting and ending a call allocates nothing.
-type Call struct {
+type call struct {
 	b     *measureBinding
-	m     *Measurement
+	m     *measurement
 	ctx   context.Context
 	start time.Time
 }
 
-// Start begins a call. With no active component it returns a Call whose
-// End does nothing.
-func (m *Measurement) Start(ctx context.Context) Call {
-	t := current.Load()
-	if t == nil {
-		return Call{}
-	}
-	return m.startOn(ctx, t)
-}
-
-func (m *Measurement) startOn(ctx context.Context, t *target) Call {
+func (m *measurement) startOn(ctx context.Context, t *target) call {
 	b := m.binding(t)
 	if m.inFlight {
 		b.active.Add(ctx, 1)
 	}
-	return Call{b: b, m: m, ctx: ctx, start: time.Now()}
+	return call{b: b, m: m, ctx: ctx, start: time.Now()}
 }
 
-// End records the call: its duration, and a call with outcome success (err
+// end records the call: its duration, and a call with outcome success (err
 // nil) or error with error.type set to err's type name. It records into the
-// component Start saw, even if another became current meanwhile, so the
+// component startOn saw, even if another became current meanwhile, so the
 // in-flight count of each component balances.
-func (c Call) End(err error) {
+func (c call) end(err error) {
 	b := c.b
 	if b == nil {
 		return
@@ -180,7 +153,7 @@ func (c Call) End(err error) {
 	}
 }
 
-func (m *Measurement) errorOpts(err error) []metric.AddOption {
+func (m *measurement) errorOpts(err error) []metric.AddOption {
 	t := reflect.TypeOf(err)
 	if mp := m.errOpts.Load(); mp != nil {
 		if o, ok := (*mp)[t]; ok {

@@ -4,7 +4,7 @@ import (
 	"context"
 )
 
-// The Wrap* functions return fn wrapped in a Measurement, so each call
+// The Wrap* functions return fn wrapped in a measurement, so each call
 // records <name>.duration, <name>.calls and, with RecordInFlight,
 // <name>.active. The base name is Name(...) or, by default, fn's package
 // path and name, lowercased and dotted (see funcName).
@@ -18,7 +18,7 @@ import (
 //
 // Functions without a context record with context.Background().
 
-func measurementFor(fn any, opts []MeasureOption) *Measurement {
+func measurementFor(fn any, opts []MeasureOption) *measurement {
 	var c measureConfig
 	for _, o := range opts {
 		if o != nil {
@@ -51,12 +51,12 @@ func Wrap(fn func(), opts ...MeasureOption) func() {
 		done := false
 		defer func() {
 			if !done {
-				c.End(errPanicked{})
+				c.end(errPanicked{})
 			}
 		}()
 		fn()
 		done = true
-		c.End(nil)
+		c.end(nil)
 	}
 }
 
@@ -75,12 +75,12 @@ func WrapErr(fn func() error, opts ...MeasureOption) func() error {
 		done := false
 		defer func() {
 			if !done {
-				c.End(errPanicked{})
+				c.end(errPanicked{})
 			}
 		}()
 		err := fn()
 		done = true
-		c.End(err)
+		c.end(err)
 		return err
 	}
 }
@@ -100,12 +100,12 @@ func WrapResult[T any](fn func() T, opts ...MeasureOption) func() T {
 		done := false
 		defer func() {
 			if !done {
-				c.End(errPanicked{})
+				c.end(errPanicked{})
 			}
 		}()
 		v := fn()
 		done = true
-		c.End(nil)
+		c.end(nil)
 		return v
 	}
 }
@@ -125,12 +125,12 @@ func WrapResultErr[T any](fn func() (T, error), opts ...MeasureOption) func() (T
 		done := false
 		defer func() {
 			if !done {
-				c.End(errPanicked{})
+				c.end(errPanicked{})
 			}
 		}()
 		v, err := fn()
 		done = true
-		c.End(err)
+		c.end(err)
 		return v, err
 	}
 }
@@ -151,12 +151,12 @@ func WrapCtx(fn func(context.Context), opts ...MeasureOption) func(context.Conte
 		done := false
 		defer func() {
 			if !done {
-				c.End(errPanicked{})
+				c.end(errPanicked{})
 			}
 		}()
 		fn(ctx)
 		done = true
-		c.End(nil)
+		c.end(nil)
 	}
 }
 
@@ -175,12 +175,12 @@ func WrapCtxErr(fn func(context.Context) error, opts ...MeasureOption) func(cont
 		done := false
 		defer func() {
 			if !done {
-				c.End(errPanicked{})
+				c.end(errPanicked{})
 			}
 		}()
 		err := fn(ctx)
 		done = true
-		c.End(err)
+		c.end(err)
 		return err
 	}
 }
@@ -200,12 +200,12 @@ func WrapCtxResult[T any](fn func(context.Context) T, opts ...MeasureOption) fun
 		done := false
 		defer func() {
 			if !done {
-				c.End(errPanicked{})
+				c.end(errPanicked{})
 			}
 		}()
 		v := fn(ctx)
 		done = true
-		c.End(nil)
+		c.end(nil)
 		return v
 	}
 }
@@ -225,12 +225,12 @@ func WrapCtxResultErr[T any](fn func(context.Context) (T, error), opts ...Measur
 		done := false
 		defer func() {
 			if !done {
-				c.End(errPanicked{})
+				c.end(errPanicked{})
 			}
 		}()
 		v, err := fn(ctx)
 		done = true
-		c.End(err)
+		c.end(err)
 		return v, err
 	}
 }

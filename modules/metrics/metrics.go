@@ -72,7 +72,7 @@ func (m *Metrics) Close(ctx context.Context) error {
 // newMetrics builds the component around its shared half: the linked
 // exporter's factory (build checked it is) and the state it prepares.
 func newMetrics(c *otelcore.Component, cfg Config) *Metrics {
-	factory, _ := registry.Readers.Lookup(string(cfg.Exporter))
+	factory, _ := registry.Readers.Lookup(cfg.Exporter)
 	m := &Metrics{c: c, cfg: cfg.clone(), factory: factory, meters: map[string]metric.Meter{}}
 	if factory.Prepare != nil {
 		m.expState = factory.Prepare()

@@ -22,8 +22,8 @@ func WithConfig(cfg Config) Option { return func(b *otelcore.Builder[Config]) { 
 // neither SVC_METRICS_EXPORTER nor Config.Exporter (WithConfig) chose an
 // exporter. An example or dev build can default to prometheus while a
 // deployment still picks otlp-http through the environment.
-func WithDefaultExporter(e Exporter) Option {
-	return func(b *otelcore.Builder[Config]) { b.DefaultExporter = string(e) }
+func WithDefaultExporter(e string) Option {
+	return func(b *otelcore.Builder[Config]) { b.DefaultExporter = e }
 }
 
 // WithName names the component (default "default"); it shows in errors,

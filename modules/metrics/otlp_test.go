@@ -285,7 +285,7 @@ func TestShutdownBoundWithHangingReceiver(t *testing.T) {
 			}
 			core, logs := observer.New(zap.WarnLevel)
 			m, err := metrics.New(metrics.WithConfig(metrics.Config{
-				Exporter: metrics.Exporter(kind),
+				Exporter: kind,
 				Export: metrics.Export{
 					Endpoint:        secret.URL(endpoint),
 					ExportTimeout:   time.Hour,

@@ -110,7 +110,7 @@ func (a assertionFunc) authenticate(ctx context.Context, c *Client, _ *metadata,
 		err = errors.New("the assertion source returned an empty assertion")
 	}
 	if err != nil {
-		return &UnavailableError{Reason: ReasonAssertion, Err: err}
+		return &UnavailableError{Reason: reasonAssertion, Err: err}
 	}
 	form.Set("client_id", c.clientID)
 	form.Set("client_assertion_type", jwtBearerAssertion)

@@ -15,13 +15,7 @@ import (
 // it); nothing waits. 0, the default, is no cap. It refuses a negative n.
 // Overrides SVC_OAUTHCLIENT_BULKHEAD.
 func Bulkhead(n int) Option {
-	return clientOption(func(c *clientConfig) error {
-		if n < 0 {
-			return &ConfigError{Setting: "oauthclient.Bulkhead", Problem: "must not be negative"}
-		}
-		c.bulkhead = n
-		return nil
-	})
+	return countOption("oauthclient.Bulkhead", n, func(c *clientConfig) *int { return &c.bulkhead })
 }
 
 // MaxConcurrentFetches caps the token fetches running at once across all the
@@ -30,11 +24,17 @@ func Bulkhead(n int) Option {
 // default, is no cap. It refuses a negative n. Overrides
 // SVC_OAUTHCLIENT_FETCH.
 func MaxConcurrentFetches(n int) Option {
+	return countOption("oauthclient.MaxConcurrentFetches", n, func(c *clientConfig) *int { return &c.maxFetches })
+}
+
+// countOption sets the count field returns to n, refusing a negative n
+// under setting, the option's name.
+func countOption(setting string, n int, field func(*clientConfig) *int) Option {
 	return clientOption(func(c *clientConfig) error {
 		if n < 0 {
-			return &ConfigError{Setting: "oauthclient.MaxConcurrentFetches", Problem: "must not be negative"}
+			return &ConfigError{Setting: setting, Problem: "must not be negative"}
 		}
-		c.maxFetches = n
+		*field(c) = n
 		return nil
 	})
 }

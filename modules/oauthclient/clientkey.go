@@ -1,8 +1,11 @@
 package oauthclient
 
 import (
+	"context"
 	"crypto/hkdf"
 	"crypto/sha256"
+	"net/http"
+	"net/url"
 
 	"github.com/svckit/svc/internal/clientkey"
 )
@@ -11,6 +14,10 @@ func init() {
 	clientkey.Derive = func(client any, info string, size int) ([]byte, bool, error) {
 		return client.(*Client).deriveKey(info, size)
 	}
+	clientkey.Authenticate = func(client any, ctx context.Context, header http.Header, form url.Values) error {
+		return client.(*Client).authenticate(ctx, header, form)
+	}
+	clientkey.ClientID = func(client any) string { return client.(*Client).clientID }
 }
 
 // deriveKey derives a key from the client secret (read again from its file

@@ -97,7 +97,7 @@ func (c *Client) discover(ctx context.Context) (*metadata, error) {
 		case status == http.StatusOK:
 			return c.readMetadata(body)
 		case status >= 500 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests:
-			return nil, &UnavailableError{Reason: ReasonServerError, Status: status}
+			return nil, &UnavailableError{Reason: reasonServerError, Status: status}
 		}
 		statuses = append(statuses, strconv.Itoa(status))
 	}

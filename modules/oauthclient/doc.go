@@ -48,12 +48,12 @@
 // again by every request:
 //
 //	server down, timeout, 5xx, 408, 429 without Retry-After   whole client, retry interval   *UnavailableError
-//	429 or 503 with Retry-After                                whole client, the asked time   *UnavailableError (ReasonRetryAfter)
+//	429 or 503 with Retry-After                                whole client, the asked time   *UnavailableError (retry_after)
 //	                                                           (1 s to 1 h)
 //	invalid_client                                             whole client, retry interval   *ClientRejectedError
 //	unauthorized_client                                        that grant, retry interval     *ClientRejectedError
 //	any other 4xx, with or without error code                  that token, retry interval     *TokenRefusedError
-//	a 2xx without a usable Bearer token                        whole client, retry interval   *UnavailableError (ReasonBadResponse)
+//	a 2xx without a usable Bearer token                        whole client, retry interval   *UnavailableError (invalid_response)
 //	an unreadable secret or assertion file                     whole client, retry interval   *ConfigError
 //	metadata unusable (another issuer, no token_endpoint)      whole client, retry interval   *DiscoveryError
 //

@@ -62,15 +62,16 @@ func (e *DiscoveryError) Error() string {
 	return "oauthclient: discovery for issuer " + secret.URL(e.Issuer).String() + " (SVC_OAUTHCLIENT_ISSUER): " + e.Reason
 }
 
-// Reasons an [UnavailableError] carries. They are also the values of the
-// error.type attribute on fetch metrics and spans.
+// Reasons an [UnavailableError] carries (its Reason field lists them).
+// They are also the values of the error.type attribute on fetch metrics
+// and spans.
 const (
-	ReasonTimeout     = "timeout"          // no (complete) answer within the timeout; not retried
-	ReasonConnection  = "connection"       // the connection failed or was lost before any answer, twice
-	ReasonServerError = "server_error"     // 5xx, 408, 429 without Retry-After, or an unexpected status
-	ReasonRetryAfter  = "retry_after"      // 429 or 503 with Retry-After
-	ReasonBadResponse = "invalid_response" // a 2xx answer that holds no usable token
-	ReasonAssertion   = "assertion"        // the source of [Assertion] gave no assertion
+	reasonTimeout     = "timeout"          // no (complete) answer within the timeout; not retried
+	reasonConnection  = "connection"       // the connection failed or was lost before any answer, twice
+	reasonServerError = "server_error"     // 5xx, 408, 429 without Retry-After, or an unexpected status
+	reasonRetryAfter  = "retry_after"      // 429 or 503 with Retry-After
+	reasonBadResponse = "invalid_response" // a 2xx answer that holds no usable token
+	reasonAssertion   = "assertion"        // the source of [Assertion] gave no assertion
 )
 
 // UnavailableError reports that the token server could not give a token for
@@ -79,7 +80,13 @@ const (
 // client until Until: every fetch before then returns this error without
 // contacting the server (a cached token is still served meanwhile).
 type UnavailableError struct {
-	Reason     string        // one of the Reason constants
+	// Reason says why: timeout (no complete answer within the timeout),
+	// connection (the connection failed or was lost before any answer,
+	// twice), server_error (5xx, 408, 429 without Retry-After, or an
+	// unexpected status), retry_after (429 or 503 with Retry-After),
+	// invalid_response (a 2xx answer that holds no usable token) or
+	// assertion (the source given to Assertion gave no assertion).
+	Reason     string
 	Status     int           // HTTP status, 0 when no answer arrived
 	RetryAfter time.Duration // the server's Retry-After, capped at one hour
 	Until      time.Time     // no new fetch before this time

@@ -48,3 +48,13 @@ func Sleeping(r Resilience, f func(context.Context, time.Duration) error) Resili
 	r.sleep = f
 	return r
 }
+
+// The reasons an UnavailableError carries, for tests that compare them.
+const (
+	ReasonTimeout     = reasonTimeout
+	ReasonConnection  = reasonConnection
+	ReasonServerError = reasonServerError
+	ReasonRetryAfter  = reasonRetryAfter
+	ReasonBadResponse = reasonBadResponse
+	ReasonAssertion   = reasonAssertion
+)

@@ -94,7 +94,7 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 			return tok, r.status, err
 		}
 		var ue *UnavailableError
-		if attempt == 0 && errors.As(err, &ue) && ue.Reason == ReasonConnection {
+		if attempt == 0 && errors.As(err, &ue) && ue.Reason == reasonConnection {
 			// Lost before any answer: once more at once, with a fresh
 			// assertion since the first may have reached the server.
 			span.AddEvent("svc.oauthclient.retry")
@@ -174,9 +174,9 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 		}
 		if ctx.Err() != nil {
 			// The body was still coming when the timeout ran out.
-			return reply{}, &UnavailableError{Reason: ReasonTimeout, Status: resp.StatusCode, Err: context.DeadlineExceeded}
+			return reply{}, &UnavailableError{Reason: reasonTimeout, Status: resp.StatusCode, Err: context.DeadlineExceeded}
 		}
-		return reply{}, &UnavailableError{Reason: ReasonServerError, Status: resp.StatusCode, Err: errors.New("the answer broke off")}
+		return reply{}, &UnavailableError{Reason: reasonServerError, Status: resp.StatusCode, Err: errors.New("the answer broke off")}
 	}
 	if len(body) > maxDocument {
 		body = nil
@@ -207,13 +207,13 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 	}
 	var ne net.Error
 	if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || (errors.As(err, &ne) && ne.Timeout()) {
-		return &UnavailableError{Reason: ReasonTimeout, Err: context.DeadlineExceeded}
+		return &UnavailableError{Reason: reasonTimeout, Err: context.DeadlineExceeded}
 	}
 	var ue *url.Error
 	if errors.As(err, &ue) {
 		err = ue.Err
 	}
-	return &UnavailableError{Reason: ReasonConnection, Err: err}
+	return &UnavailableError{Reason: reasonConnection, Err: err}
 }
 
 func (c *Client) rememberUnavailable(ue *UnavailableError) {
@@ -232,7 +232,7 @@ func (c *Client) answer(rq *tokenRequest, meta *metadata, r reply) (*token, erro
 	if status >= 200 && status < 300 {
 		tok, err := c.newToken(body, now, rq, r.cert)
 		if err != nil {
-			ue := &UnavailableError{Reason: ReasonBadResponse, Status: status, Err: err}
+			ue := &UnavailableError{Reason: reasonBadResponse, Status: status, Err: err}
 			c.rememberUnavailable(ue)
 			return nil, ue
 		}
@@ -240,13 +240,13 @@ func (c *Client) answer(rq *tokenRequest, meta *metadata, r reply) (*token, erro
 	}
 	if status == http.StatusTooManyRequests || status == http.StatusServiceUnavailable {
 		if d, ok := c.retryAfter(header.Get("Retry-After"), now); ok {
-			ue := &UnavailableError{Reason: ReasonRetryAfter, Status: status, RetryAfter: d}
+			ue := &UnavailableError{Reason: reasonRetryAfter, Status: status, RetryAfter: d}
 			c.rememberUnavailable(ue)
 			return nil, ue
 		}
 	}
 	if status < 400 || status >= 500 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests {
-		ue := &UnavailableError{Reason: ReasonServerError, Status: status}
+		ue := &UnavailableError{Reason: reasonServerError, Status: status}
 		c.rememberUnavailable(ue)
 		return nil, ue
 	}

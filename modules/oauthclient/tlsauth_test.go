@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/svckit/svc/internal/clientkey"
 	"github.com/svckit/svc/modules/oauthclient"
 )
 
@@ -431,7 +432,7 @@ func TestTLSClientAuthNeedsHTTPS(t *testing.T) {
 	if s.count.Load() != 0 {
 		t.Fatal("a token request went out over plain http")
 	}
-	if err := c.Authenticate(context.Background(), http.Header{}, map[string][]string{}); !errors.As(err, &ce) || ce.Setting != "oauthclient.TLSClientAuth" {
+	if err := clientkey.Authenticate(c, context.Background(), http.Header{}, map[string][]string{}); !errors.As(err, &ce) || ce.Setting != "oauthclient.TLSClientAuth" {
 		t.Fatalf("Authenticate err = %v, want a ConfigError naming oauthclient.TLSClientAuth", err)
 	}
 }

@@ -31,7 +31,7 @@ type headerTable struct {
 // larger of the two budgets a GCRA limit has: Count per Period when the
 // burst fits in it ("10/s burst 5": q=10;w=1), else the burst and the time
 // it takes to refill ("5/s burst 10": q=10;w=2, the same rate).
-func newHeaderTable(name string, s Spec) *headerTable {
+func newHeaderTable(name string, s limitSpec) *headerTable {
 	t := &headerTable{name: name}
 	quota, window := s.Count, s.Period
 	if s.Burst > s.Count {

@@ -13,35 +13,35 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-// Spec is a parsed limit: Count requests per Period, Burst at once.
-type Spec struct {
+// limitSpec is a parsed limit: Count requests per Period, Burst at once.
+type limitSpec struct {
 	Count  int
 	Period time.Duration
 	Burst  int
 }
 
 // String is the limit as written: "10/s burst 20".
-func (s Spec) String() string {
+func (s limitSpec) String() string {
 	return fmt.Sprintf("%d/%s burst %d", s.Count, periodString(s.Period), s.Burst)
 }
 
-func (s Spec) rate() store.Rate {
+func (s limitSpec) rate() store.Rate {
 	return store.Rate{Interval: s.Period / time.Duration(s.Count), Burst: s.Burst}
 }
 
-// Parse reads a limit such as "10/s", "600/m", "1000/h", "5/d" or
+// parse reads a limit such as "10/s", "600/m", "1000/h", "5/d" or
 // "100/10s" (a count, a slash and a unit or a Go duration). A burst below 1
 // is 1: no request beyond the steady rate at once. It refuses a count below
 // 1, a period under a millisecond and a rate finer than one request per
 // nanosecond.
-func Parse(limit string, burst int) (Spec, error) {
+func parse(limit string, burst int) (limitSpec, error) {
 	countText, periodText, ok := strings.Cut(strings.TrimSpace(limit), "/")
 	if !ok {
-		return Spec{}, fmt.Errorf("ratelimit: limit %q: write it as COUNT/PERIOD, for example \"10/s\" or \"100/10s\"", limit)
+		return limitSpec{}, fmt.Errorf("ratelimit: limit %q: write it as COUNT/PERIOD, for example \"10/s\" or \"100/10s\"", limit)
 	}
 	count, err := strconv.Atoi(countText)
 	if err != nil || count < 1 {
-		return Spec{}, fmt.Errorf("ratelimit: limit %q: the count must be a whole number of at least 1", limit)
+		return limitSpec{}, fmt.Errorf("ratelimit: limit %q: the count must be a whole number of at least 1", limit)
 	}
 	var period time.Duration
 	switch periodText {
@@ -55,13 +55,13 @@ func Parse(limit string, burst int) (Spec, error) {
 		period = 24 * time.Hour
 	default:
 		if period, err = time.ParseDuration(periodText); err != nil {
-			return Spec{}, fmt.Errorf("ratelimit: limit %q: the period must be s, m, h, d or a duration such as 10s", limit)
+			return limitSpec{}, fmt.Errorf("ratelimit: limit %q: the period must be s, m, h, d or a duration such as 10s", limit)
 		}
 	}
 	if period < time.Millisecond || period/time.Duration(count) < 1 {
-		return Spec{}, fmt.Errorf("ratelimit: limit %q: the period is too short for the count", limit)
+		return limitSpec{}, fmt.Errorf("ratelimit: limit %q: the period is too short for the count", limit)
 	}
-	return Spec{Count: count, Period: period, Burst: max(burst, 1)}, nil
+	return limitSpec{Count: count, Period: period, Burst: max(burst, 1)}, nil
 }
 
 // LimitOption configures one [Limit].
@@ -74,12 +74,12 @@ type LimitOption func(*marker)
 func Name(name string) LimitOption { return func(m *marker) { m.name = name } }
 
 // KeyByRoute tells callers apart with fn on this limit only; see [KeyBy].
-func KeyByRoute(fn KeyFunc) LimitOption { return func(m *marker) { m.key = fn } }
+func KeyByRoute(fn func(r *http.Request) string) LimitOption { return func(m *marker) { m.key = fn } }
 
 var declarations atomic.Int64
 
 // Limit is a marker middleware: the routes it guards admit each caller at
-// most limit (see [Parse]) with burst requests at once, sharing one budget
+// most limit (see parse) with burst requests at once, sharing one budget
 // per caller across those routes. Use it with chi's r.With, r.Use and
 // r.Group, wrap a ServeMux handler in it, or pass it to authnhuma.Use on a
 // Huma operation (authnhuma.Group on a Huma group). Put authn.Require before it (outer), so that a caller
@@ -88,10 +88,10 @@ var declarations atomic.Int64
 //
 // A request over the budget answers 429 rate-limit-exceeded with
 // Retry-After. A store failure answers 500 and is logged. Limit panics on a
-// limit [Parse] refuses: routes are declared in code, and a bad one must
+// limit parse refuses: routes are declared in code, and a bad one must
 // not start.
 func Limit(limit string, burst int, opts ...LimitOption) func(http.Handler) http.Handler {
-	spec, err := Parse(limit, burst)
+	spec, err := parse(limit, burst)
 	if err != nil {
 		panic(err)
 	}
@@ -115,10 +115,10 @@ func Limit(limit string, burst int, opts ...LimitOption) func(http.Handler) http
 // marker is one route's limit.
 type marker struct {
 	behind.Marker
-	spec    Spec
+	spec    limitSpec
 	rate    store.Rate
 	name    string
-	key     KeyFunc
+	key     keyFunc
 	headers *headerTable
 }
 

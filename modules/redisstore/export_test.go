@@ -4,6 +4,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/svckit/svc/modules/authn/bans"
 )
 
 // RoundIntervalsAbove sets roundAbove for a test and restores it after.
@@ -25,6 +27,21 @@ var (
 // LinkOption configures NewBans and NewFlood.
 type LinkOption = linkOption
 
+// Bans is the ban store Client.Bans returns, with its Open, Close and
+// Synced (closed at the first full read of the ban set).
+type Bans = banStore
+
+// Synced starts s, a Client.Bans store, and returns its Synced.
+func Synced(s bans.Store) <-chan struct{} {
+	b := s.(*banStore)
+	b.start()
+	return b.synced
+}
+
+// Synced is closed once the local copy has been read from Redis in full
+// for the first time.
+func (b *banStore) Synced() <-chan struct{} { return b.synced }
+
 // NewBansEvery is NewBans reading the whole ban set again every d (0:
 // the default).
 func NewBansEvery(client redis.UniversalClient, prefix string, d time.Duration, opts ...LinkOption) *Bans {
@@ -33,4 +50,22 @@ func NewBansEvery(client redis.UniversalClient, prefix string, d time.Duration, 
 		b.resyncEvery = d
 	}
 	return b
+}
+
+// Stopped reports whether s, a Client.Bans store, is closed and its
+// subscriber (if it ran) has exited.
+func Stopped(s bans.Store) bool {
+	b := s.(*banStore)
+	b.runMu.Lock()
+	done, closed := b.done, b.closed
+	b.runMu.Unlock()
+	if done == nil {
+		return closed
+	}
+	select {
+	case <-done:
+		return closed
+	default:
+		return false
+	}
 }

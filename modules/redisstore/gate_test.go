@@ -61,11 +61,7 @@ func testClientStoresUseItsPrefixTimeoutAndMetrics(t *testing.T, engine redistes
 	t.Cleanup(func() { _ = c.Close() })
 	b, f := c.Bans(), c.Flood()
 	ctx := context.Background()
-	if err := b.Open(ctx); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = b.Close(ctx) })
-	<-b.Synced()
+	<-redisstore.Synced(b)
 	if _, started, err := b.Fail(ctx, "a", time.Now(), bans.Rule{Name: "default", Threshold: 1, Window: time.Minute, Duration: time.Minute}); !started || err != nil {
 		t.Fatalf("Fail: %v %v", started, err)
 	}
@@ -100,5 +96,35 @@ func testClientStoresUseItsPrefixTimeoutAndMetrics(t *testing.T, engine redistes
 	}
 	if m, _ := roundTrips(t, reader, "bans.resync"); m == 0 {
 		t.Error("the resync is not measured")
+	}
+}
+
+// The client owns the subscribers of its ban stores: one starts at the
+// store's first use, Close stops it, and a closed store does not start it
+// again.
+func TestClientCloseStopsTheBanSubscriber(t *testing.T) {
+	srv := redistest.Start(t)
+	c, err := redisstore.New(redisstore.Config{URL: secret.URL(srv.URL), Timeout: 200 * time.Millisecond},
+		redisstore.Logger(zap.NewNop()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := c.Bans()
+	if redisstore.Stopped(b) {
+		t.Fatal("a new store reports itself stopped")
+	}
+	select {
+	case <-redisstore.Synced(b):
+	case <-time.After(10 * time.Second):
+		t.Fatal("the ban store never read the ban set")
+	}
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !redisstore.Stopped(b) {
+		t.Fatal("Close left the ban subscriber running")
+	}
+	if _, banned := b.Banned("default", "203.0.113.7", time.Now()); banned || !redisstore.Stopped(b) {
+		t.Fatal("a closed store started its subscriber again")
 	}
 }

@@ -55,6 +55,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/caarlos0/env/v11"
@@ -203,6 +204,9 @@ type Client struct {
 	meters   metric.MeterProvider
 	failOpen *failOpen // the rate-limit store's
 	watch    *watch
+
+	mu        sync.Mutex
+	banStores []*banStore // their subscribers stop at Close
 }
 
 // Option configures [Open].
@@ -297,12 +301,27 @@ func (c *Client) ping(ctx context.Context) error {
 	})
 }
 
-// Close closes the pool; the stores fail after it. go-redis's log lines
-// go to another open client's logger from then on, if there is one.
+// Close stops the subscribers of the ban stores (waiting at most
+// closeWait for each) and closes the pool; the stores fail after it.
+// go-redis's log lines go to another open client's logger from then on, if
+// there is one.
 func (c *Client) Close() error {
+	c.mu.Lock()
+	stores := c.banStores
+	c.mu.Unlock()
+	var errs []error
+	for _, b := range stores {
+		ctx, cancel := context.WithTimeout(context.Background(), closeWait)
+		errs = append(errs, b.Close(ctx))
+		cancel()
+	}
 	goRedisLogs.detach(c)
-	return c.rdb.Close()
+	return errors.Join(append(errs, c.rdb.Close())...)
 }
+
+// closeWait bounds how long Close waits for a ban store's subscriber,
+// which stops at once unless it is stuck in a dial.
+const closeWait = 5 * time.Second
 
 // Redis returns the go-redis client, for the app's own commands (prefix
 // its keys with Config.Prefix): a *redis.Client for the single and sentinel modes,

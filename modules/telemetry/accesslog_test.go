@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/svckit/svc/internal/reqid"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/requestid"
@@ -70,7 +71,7 @@ func TestAccessLogRecordsEveryAnswerOfTheGate(t *testing.T) {
 			if d, ok := f["event.duration"].(int64); !ok || d <= 0 {
 				t.Errorf("event.duration %#v", f["event.duration"])
 			}
-			if !requestid.Valid(id) || e.Message != "GET "+tc.route+" "+strconv.Itoa(tc.status) {
+			if !reqid.Valid(id) || e.Message != "GET "+tc.route+" "+strconv.Itoa(tc.status) {
 				t.Errorf("request id %q, message %q", id, e.Message)
 			}
 		})
@@ -135,7 +136,7 @@ func TestAccessLogOffWritesNothing(t *testing.T) {
 	if n := logs.FilterLoggerName(telemetry.AccessLogger).Len(); n != 0 {
 		t.Fatalf("%d access records with the access log off", n)
 	}
-	if !requestid.Valid(w.Header().Get(requestid.Header)) {
+	if !reqid.Valid(w.Header().Get(requestid.Header)) {
 		t.Fatalf("request IDs are on by default: %q", w.Header().Get(requestid.Header))
 	}
 }

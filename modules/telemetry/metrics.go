@@ -35,7 +35,7 @@ type durationKey struct {
 type activeKey struct{ method, scheme string }
 
 func newHTTPMetrics(mp metric.MeterProvider) *httpMetrics {
-	meter := mp.Meter(Scope)
+	meter := mp.Meter(scope)
 	m := &httpMetrics{}
 	// An instrument the provider refuses comes back as a no-op with the
 	// error, which the provider also reports to otel's error handler.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/svckit/svc/internal/reqid"
 	"github.com/svckit/svc/modules/requestid"
 	"github.com/svckit/svc/modules/telemetry"
 )
@@ -52,14 +53,14 @@ func TestRequestIDRoundTrip(t *testing.T) {
 
 func TestMalformedRequestIDIsReplaced(t *testing.T) {
 	h, logs := stack(t, nil)
-	for _, bad := range []string{"has space", "new\nline", string(make([]byte, requestid.MaxLength+1))} {
+	for _, bad := range []string{"has space", "new\nline", string(make([]byte, reqid.MaxLength+1))} {
 		logs.TakeAll()
 		r := httptest.NewRequest(http.MethodGet, "/hello", nil)
 		r.Header.Set(requestid.Header, bad)
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
 		got := w.Header().Get(requestid.Header)
-		if got == bad || !requestid.Valid(got) || len(got) != 32 {
+		if got == bad || !reqid.Valid(got) || len(got) != 32 {
 			t.Fatalf("%q answered with ID %q, want a new one", bad, got)
 		}
 		if f := fieldsOf(only(t, logs, telemetry.AccessLogger)); f[requestid.LogField] != got {
@@ -106,9 +107,9 @@ func TestWellFormedRequestIDsAreKeptAndOthersReplaced(t *testing.T) {
 		{"uuid", "3f2b8c1e-9a4d-4e6f-8b7a-1c2d3e4f5a6b", true},
 		{"ulid", "01HZX3J8K9M2N4P6Q8R0S2T4V6", true},
 		{"base64", "aGVsbG8+d29ybGQ/Zm9v=", true},
-		{"at the limit", strings.Repeat("a", requestid.MaxLength), true},
+		{"at the limit", strings.Repeat("a", reqid.MaxLength), true},
 		{"absent", "", false},
-		{"too long", strings.Repeat("a", requestid.MaxLength+1), false},
+		{"too long", strings.Repeat("a", reqid.MaxLength+1), false},
 		{"space", "abc def", false},
 		{"newline", "abc\ndef", false},
 		{"quote", `abc"def`, false},
@@ -134,7 +135,7 @@ func TestWellFormedRequestIDsAreKeptAndOthersReplaced(t *testing.T) {
 			if c.kept != (seen == c.in) {
 				t.Fatalf("in %q → %q, kept = %t, want %t", c.in, seen, seen == c.in, c.kept)
 			}
-			if !c.kept && (len(seen) != 32 || !requestid.Valid(seen)) {
+			if !c.kept && (len(seen) != 32 || !reqid.Valid(seen)) {
 				t.Fatalf("generated ID %q is not 32 valid characters", seen)
 			}
 		})
@@ -183,7 +184,7 @@ func TestRequestIDsUniqueAcrossConcurrentRequests(t *testing.T) {
 				body, _ := io.ReadAll(resp.Body)
 				resp.Body.Close()
 				id := resp.Header.Get(requestid.Header)
-				if resp.StatusCode != k.status || len(id) != 32 || !requestid.Valid(id) {
+				if resp.StatusCode != k.status || len(id) != 32 || !reqid.Valid(id) {
 					errs <- fmt.Errorf("%s: %d with ID %q, want %d and 32 hex digits", k.path, resp.StatusCode, id, k.status)
 					return
 				}

@@ -45,7 +45,7 @@ func (t *Telemetry) tracer() trace.Tracer {
 		// Safe: only comparable providers are cached, so == cannot panic.
 		return s.tracer
 	}
-	tracer := tp.Tracer(Scope)
+	tracer := tp.Tracer(scope)
 	if reflect.TypeOf(tp).Comparable() {
 		t.tracers.Store(&tracerSlot{tp: tp, tracer: tracer})
 	}
@@ -66,7 +66,7 @@ func startSpan(ctx context.Context, tracer trace.Tracer, r *http.Request, method
 		attrs = append(attrs, attribute.String("http.request.method_original", r.Method))
 	}
 	if id != "" {
-		attrs = append(attrs, attribute.String(requestid.SpanAttribute, id))
+		attrs = append(attrs, attribute.String(requestid.LogField, id))
 	}
 	// Named by method alone until the route is known: the gate finds it
 	// inside, the name is completed when the request ends.

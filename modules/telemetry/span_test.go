@@ -58,10 +58,10 @@ func TestServerSpanNamedByRouteContinuesTheCallersTrace(t *testing.T) {
 	}
 	a := spanAttrs(s)
 	for k, v := range map[attribute.Key]string{
-		"http.route":            "/orders/{id}",
-		"http.request.method":   "GET",
-		"enduser.id":            "alice",
-		requestid.SpanAttribute: w.Header().Get(requestid.Header),
+		"http.route":          "/orders/{id}",
+		"http.request.method": "GET",
+		"enduser.id":          "alice",
+		requestid.LogField:    w.Header().Get(requestid.Header),
 	} {
 		if a[k].AsString() != v {
 			t.Errorf("%s = %q, want %q", k, a[k].AsString(), v)

@@ -26,14 +26,15 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/reqfacts"
+	"github.com/svckit/svc/internal/reqid"
 	"github.com/svckit/svc/modules/requestid"
 )
 
-// Scope is the instrumentation scope of the wrapper's metrics and spans.
-const Scope = "github.com/svckit/svc/modules/telemetry"
+// scope is the instrumentation scope of the wrapper's metrics and spans.
+const scope = "github.com/svckit/svc/modules/telemetry"
 
-// AccessLogger is the name of the access log's logger.
-const AccessLogger = "svc.http.access"
+// accessLogger is the name of the access log's logger.
+const accessLogger = "svc.http.access"
 
 // idHeader is X-Request-ID as net/http keys it.
 var idHeader = http.CanonicalHeaderKey(requestid.Header)
@@ -60,7 +61,7 @@ func AccessLog(l *zap.Logger) Option {
 			c.log = nil
 			return
 		}
-		c.log = zap.New(l.Core()).Named(AccessLogger)
+		c.log = zap.New(l.Core()).Named(accessLogger)
 	}
 }
 
@@ -176,10 +177,10 @@ func (t *Telemetry) begin(c *requestContext, w http.ResponseWriter, r *http.Requ
 	if !t.cfg.noIDs {
 		// By the canonical key: Get and Set would canonicalize
 		// "X-Request-ID" into a new string on every request.
-		if v := r.Header[idHeader]; len(v) > 0 && requestid.Valid(v[0]) {
+		if v := r.Header[idHeader]; len(v) > 0 && reqid.Valid(v[0]) {
 			c.id[0] = v[0]
 		} else {
-			c.id[0] = requestid.New()
+			c.id[0] = reqid.New()
 		}
 		w.Header()[idHeader] = c.id[:]
 	}
@@ -190,7 +191,7 @@ func (t *Telemetry) begin(c *requestContext, w http.ResponseWriter, r *http.Requ
 }
 
 func (c *requestContext) Value(k any) any {
-	if k == requestid.ContextKey() {
+	if k == (reqid.Key{}) {
 		if c.id[0] != "" {
 			return &c.id[0]
 		}
@@ -229,7 +230,7 @@ func (t *Telemetry) observe(w http.ResponseWriter, r *http.Request, next http.Ha
 		x.st.SetFinder(t.cfg.fallback)
 	}
 	var ctx context.Context = &x.requestContext
-	method := Method(r.Method)
+	method := methodName(r.Method)
 	var span trace.Span
 	if tracer != nil {
 		ctx, span = startSpan(ctx, tracer, r, method, id, x.st.ClientAddress(r))
@@ -268,10 +269,10 @@ func (t *Telemetry) finish(ctx context.Context, r *http.Request, x *exchange, m 
 	}
 }
 
-// Method is the request method as telemetry names it: one of the methods
+// methodName is the request method as telemetry names it: one of the methods
 // of RFC 9110 and PATCH, else "_OTHER" (the OpenTelemetry rule), so that a
 // caller cannot make up label values.
-func Method(m string) string {
+func methodName(m string) string {
 	switch m {
 	case http.MethodGet, http.MethodHead, http.MethodPost, http.MethodPut, http.MethodDelete,
 		http.MethodConnect, http.MethodOptions, http.MethodTrace, http.MethodPatch:

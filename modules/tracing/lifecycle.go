@@ -15,7 +15,7 @@ import (
 // registered exporter behind a batch span processor, so that ending a span
 // never waits on the network.
 func (t *Tracing) newProvider(ctx context.Context) (otelcore.Provider, error) {
-	factory, _ := registry.Exporters.Lookup(string(t.cfg.Exporter)) // New checked it is linked
+	factory, _ := registry.Exporters.Lookup(t.cfg.Exporter) // New checked it is linked
 	exp, err := factory(ctx, t.c.Setup())
 	if err != nil {
 		return nil, fmt.Errorf("tracing: build the %s exporter: %w", t.cfg.Exporter, otelcore.RedactExport(err, t.cfg.Export))

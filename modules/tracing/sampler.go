@@ -11,38 +11,24 @@ import (
 	"github.com/svckit/svc/internal/otelcore"
 )
 
-// Sampler names a sampling rule with OpenTelemetry's OTEL_TRACES_SAMPLER
-// values, read case-insensitively:
-//
-//   - "always_on" records every trace, ignoring the caller's decision.
-//   - "always_off" records nothing.
-//   - "traceidratio" records the SamplerRatio share of traces, by trace ID,
-//     ignoring the caller's decision.
-//   - "parentbased_always_on" (the default) follows the caller's sampled
-//     flag and records every trace that starts here.
-//   - "parentbased_always_off" follows the caller's sampled flag and
-//     records no trace that starts here.
-//   - "parentbased_traceidratio" follows the caller's sampled flag and
-//     records the SamplerRatio share of the traces that start here.
-type Sampler string
-
+// The values of Config.Sampler.
 const (
-	samplerAlwaysOn                Sampler = "always_on"
-	samplerAlwaysOff               Sampler = "always_off"
-	samplerTraceIDRatio            Sampler = "traceidratio"
-	samplerParentBasedAlwaysOn     Sampler = "parentbased_always_on"
-	samplerParentBasedAlwaysOff    Sampler = "parentbased_always_off"
-	samplerParentBasedTraceIDRatio Sampler = "parentbased_traceidratio"
+	samplerAlwaysOn                = "always_on"
+	samplerAlwaysOff               = "always_off"
+	samplerTraceIDRatio            = "traceidratio"
+	samplerParentBasedAlwaysOn     = "parentbased_always_on"
+	samplerParentBasedAlwaysOff    = "parentbased_always_off"
+	samplerParentBasedTraceIDRatio = "parentbased_traceidratio"
 )
 
-var samplers = []Sampler{samplerAlwaysOn, samplerAlwaysOff, samplerTraceIDRatio,
+var samplers = []string{samplerAlwaysOn, samplerAlwaysOff, samplerTraceIDRatio,
 	samplerParentBasedAlwaysOn, samplerParentBasedAlwaysOff, samplerParentBasedTraceIDRatio}
 
 // parseSampler reads s case-insensitively (surrounding spaces ignored). It
 // refuses anything but the six values above; OpenTelemetry's remote
 // samplers (jaeger_remote, xray) are not built in.
-func parseSampler(s string) (Sampler, error) {
-	v := Sampler(strings.ToLower(strings.TrimSpace(s)))
+func parseSampler(s string) (string, error) {
+	v := strings.ToLower(strings.TrimSpace(s))
 	for _, e := range samplers {
 		if v == e {
 			return e, nil
@@ -52,8 +38,8 @@ func parseSampler(s string) (Sampler, error) {
 		"parentbased_always_on, parentbased_always_off, parentbased_traceidratio", s)
 }
 
-// takesRatio reports whether the sampler reads SamplerRatio.
-func (s Sampler) takesRatio() bool {
+// takesRatio reports whether the sampler s reads SamplerRatio.
+func takesRatio(s string) bool {
 	return s == samplerTraceIDRatio || s == samplerParentBasedTraceIDRatio
 }
 
@@ -65,18 +51,18 @@ func checkSampler(c *Config, src map[string]string) (err error) {
 }
 
 // resolveSampler defaults and checks the sampler and its ratio.
-func resolveSampler(s Sampler, ratio *float64, src map[string]string) (Sampler, *float64, error) {
+func resolveSampler(s string, ratio *float64, src map[string]string) (string, *float64, error) {
 	if s == "" {
 		s = samplerParentBasedAlwaysOn
 	}
-	s, err := parseSampler(string(s))
+	s, err := parseSampler(s)
 	if err != nil {
 		return s, ratio, sig.Fail(src, "sampler", "%v", err)
 	}
 	if ratio == nil {
 		return s, nil, nil
 	}
-	if !s.takesRatio() {
+	if !takesRatio(s) {
 		return s, ratio, sig.Fail(src, "sampler_ratio", "the %s sampler takes no ratio; use traceidratio or parentbased_traceidratio, or unset the ratio", s)
 	}
 	if r := *ratio; math.IsNaN(r) || r < 0 || r > 1 {
@@ -106,7 +92,7 @@ func samplerFallbacks(c *Config, src map[string]string) error {
 		}
 	}
 	// The sampler may still be as SVC_TRACING_SAMPLER spelled it.
-	if s, _ := parseSampler(string(c.Sampler)); c.SamplerRatio != nil || !s.takesRatio() {
+	if s, _ := parseSampler(c.Sampler); c.SamplerRatio != nil || !takesRatio(s) {
 		return nil
 	}
 	v := otelcore.Lookup(envSamplerArg)
@@ -122,7 +108,7 @@ func samplerFallbacks(c *Config, src map[string]string) error {
 }
 
 // sdkSampler builds the SDK's sampler for a resolved config.
-func sdkSampler(s Sampler, ratio *float64) sdktrace.Sampler {
+func sdkSampler(s string, ratio *float64) sdktrace.Sampler {
 	r := 1.0
 	if ratio != nil {
 		r = *ratio

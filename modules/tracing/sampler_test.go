@@ -11,7 +11,7 @@ import (
 // unsampled remote parent.
 func TestSamplers(t *testing.T) {
 	for _, tc := range []struct {
-		sampler                tracing.Sampler
+		sampler                string
 		ratio                  *float64
 		root, sampled, unsampl bool
 	}{

@@ -302,7 +302,7 @@ func TestOAuthClientInterop(t *testing.T) {
 		p.FailTokenRequests(t, 1, 503, "30", "temporarily_unavailable")
 		_, err = api3.Token(context.Background())
 		var ue *oauthclient.UnavailableError
-		if !errors.As(err, &ue) || ue.Reason != oauthclient.ReasonRetryAfter || ue.RetryAfter != 30*time.Second {
+		if !errors.As(err, &ue) || ue.Reason != "retry_after" || ue.RetryAfter != 30*time.Second {
 			t.Fatalf("503: %v", err)
 		}
 		if _, err := api3.Token(context.Background()); err == nil || p.TokenRequests() != 1 {

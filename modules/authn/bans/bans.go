@@ -18,6 +18,8 @@ package bans
 import (
 	"context"
 	"time"
+
+	"github.com/svckit/svc/internal/guardhook"
 )
 
 // Defaults of a Bans.
@@ -105,11 +107,11 @@ func New(opts ...Option) *Bans {
 	return b
 }
 
-// Shared returns Bans with b's settings whose state lives in s, or b
+// shared returns Bans with b's settings whose state lives in s, or b
 // itself when b was built WithStore (an explicit store wins) or s is nil.
 // It is how a container hands the gate's Bans the store its replicas
 // share; b and the result do not share state.
-func (b *Bans) Shared(s Store) *Bans {
+func (b *Bans) shared(s Store) *Bans {
 	if b.explicit || s == nil {
 		return b
 	}
@@ -123,12 +125,9 @@ func (b *Bans) rule() Rule {
 	return Rule{Name: b.name, Threshold: b.threshold, Window: b.window, Duration: b.duration}
 }
 
-// Name is the component's name.
-func (b *Bans) Name() string { return b.name }
-
-// Banned reports whether addr is banned now, and for how much longer. It
-// never waits on a network: a shared store answers from its local copy.
-func (b *Bans) Banned(addr string) (remaining time.Duration, banned bool) {
+// banned reports whether addr is banned now, and for how much longer
+// (guardhook.Bans.Banned).
+func (b *Bans) banned(addr string) (remaining time.Duration, banned bool) {
 	now := b.now()
 	until, ok := b.store.Banned(b.name, addr, now)
 	if !ok || !now.Before(until) {
@@ -145,12 +144,8 @@ type Started struct {
 	Until    time.Time
 }
 
-// Fail records one forged token from addr. It returns the ban it started,
-// if this failure reached the threshold; a caller already banned starts
-// nothing new. When the store fails (a shared store that cannot be
-// reached) nothing is started: bans fail open, and the store reports
-// its failure itself.
-func (b *Bans) Fail(addr string) (Started, bool) {
+// fail records one forged token from addr (guardhook.Bans.Fail).
+func (b *Bans) fail(addr string) (Started, bool) {
 	s, started, err := b.store.Fail(context.Background(), addr, b.now(), b.rule())
 	if err != nil {
 		return Started{}, false
@@ -158,6 +153,30 @@ func (b *Bans) Fail(addr string) (Started, bool) {
 	return s, started
 }
 
-// Active counts the bans in force now (for a shared store: those its local
-// copy knows).
-func (b *Bans) Active() int { return b.store.Active(b.name, b.now()) }
+// active counts the bans in force now (guardhook.Bans.Active).
+func (b *Bans) active() int { return b.store.Active(b.name, b.now()) }
+
+// The gate asks a Bans about each request's address through
+// internal/guardhook; an app only builds it.
+func init() {
+	guardhook.BansOf = func(b, shared any) guardhook.Bans {
+		bb, _ := b.(*Bans)
+		if bb == nil {
+			return nil
+		}
+		s, _ := shared.(Store)
+		return gateSide{bb.shared(s)}
+	}
+}
+
+// gateSide is a Bans as the gate sees it.
+type gateSide struct{ b *Bans }
+
+func (g gateSide) Name() string                             { return g.b.name }
+func (g gateSide) Banned(addr string) (time.Duration, bool) { return g.b.banned(addr) }
+func (g gateSide) Active() int                              { return g.b.active() }
+
+func (g gateSide) Fail(addr string) (guardhook.Ban, bool) {
+	s, started := g.b.fail(addr)
+	return guardhook.Ban{Failures: s.Failures, Duration: s.Duration, Until: s.Until}, started
+}

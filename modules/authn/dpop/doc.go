@@ -2,7 +2,7 @@
 // JWT a client signs with its own key for each request, so that an access
 // token bound to that key (its cnf.jkt) is useless to anyone without it.
 //
-// [Verifier.Verify] checks a request's proof completely, in this order:
+// A [Verifier] checks a request's proof completely, in this order:
 // one DPoP header, at most 8 KiB; compact JWS, canonical
 // base64url; typ dpop+jwt; an asymmetric alg from the allow-list
 // ([Algorithms], default ES256; never none or HMAC); a public jwk in the
@@ -12,14 +12,14 @@
 // ignored; both sides normalized per RFC 3986 §6); iat within the window
 // ([Window], default 60s old to 5s ahead); ath the hash of the access
 // token presented; the server nonce, when [RequireNonce] is set; and jti
-// unused within the window ([Replay], default an in-memory store). It
-// returns the key's RFC 7638 thumbprint: [Proof.Bind] compares it with
-// the access token's cnf.jkt.
+// unused within the window ([Replay], default an in-memory store). The
+// key's RFC 7638 thumbprint must then be the access token's cnf.jkt.
 //
-// Every refusal is an [*Error] whose Reason is one word of a fixed set,
-// for the WWW-Authenticate error (Error.Code) and for metrics; no
-// refusal repeats the proof or any of its claims.
+// Every refusal has a reason, one word of a fixed set (docs/authn.md
+// lists them), for the WWW-Authenticate error and the security record;
+// no refusal repeats the proof or any of its claims.
 //
-// The package verifies proofs; it does not read the Authorization header.
-// The gate takes the DPoP scheme with authn.DPoP (see docs/authn.md).
+// The package builds the verifier; the gate runs it. It reads no
+// Authorization header: hand the verifier to the gate with authn.DPoP
+// (see docs/authn.md).
 package dpop

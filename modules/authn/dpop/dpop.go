@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/maypok86/otter/v2"
+
+	"github.com/svckit/svc/internal/dpophook"
 )
 
 // maxProofBytes bounds a DPoP header: a proof with an RSA-4096 key is
@@ -82,8 +84,8 @@ func Window(maxAge, ahead time.Duration) Option {
 func Replay(s ReplayStore) Option { return func(v *Verifier) { v.replay = s } }
 
 // RequireNonce makes every proof carry the current nonce of n (RFC 9449
-// §8): a proof without it is refused with ReasonNonce and the nonce to
-// use.
+// §8): a proof without it is refused, its answer carrying the nonce
+// to use.
 func RequireNonce(n *NonceSource) Option { return func(v *Verifier) { v.nonces = n } }
 
 // New returns a Verifier. It refuses an algorithm it does not verify and
@@ -113,9 +115,9 @@ func New(opts ...Option) (*Verifier, error) {
 	return v, nil
 }
 
-// Algorithms lists the algorithms allowed, in the order given, for the
+// algorithms lists the algorithms allowed, in the order given, for the
 // algs parameter of a WWW-Authenticate: DPoP challenge.
-func (v *Verifier) Algorithms() []string {
+func (v *Verifier) algorithms() []string {
 	out := make([]string, len(v.algs))
 	for i, a := range v.algs {
 		out[i] = string(a)
@@ -123,77 +125,56 @@ func (v *Verifier) Algorithms() []string {
 	return out
 }
 
-// Proof is what a verified proof tells the caller.
-type Proof struct {
-	// Thumbprint is the RFC 7638 SHA-256 thumbprint of the proof's key,
-	// base64url: the cnf.jkt of a token bound to it.
-	Thumbprint string
-	// IssuedAt is the proof's iat.
-	IssuedAt time.Time
-}
-
-// Bind refuses (ReasonBinding) when jkt, an access token's cnf.jkt, is not
-// the proof key's thumbprint; an empty jkt (a token bound to no key) is
-// refused too.
-func (p Proof) Bind(jkt string) error {
-	if jkt == "" || subtle.ConstantTimeCompare([]byte(jkt), []byte(p.Thumbprint)) != 1 {
-		return refuse(ReasonBinding)
-	}
-	return nil
-}
-
-// Verify checks the DPoP proof of r, presented with accessToken ("" when
-// none is, as at a token endpoint: ath is then not checked). It returns
-// an *Error for every refusal. The jti is remembered only once every other
-// check passed, so a refused proof spends nothing.
-func (v *Verifier) Verify(r *http.Request, accessToken string) (Proof, error) {
+// verify checks the DPoP proof of r (dpophook.Verify says how), in the
+// order the package doc lists.
+func (v *Verifier) verify(r *http.Request, accessToken string) (dpophook.Proof, error) {
 	raw, err := proofHeader(r)
 	if err != nil {
-		return Proof{}, err
+		return dpophook.Proof{}, err
 	}
 	seg, ok := split(raw)
 	if !ok {
-		return Proof{}, refuse(ReasonMalformed)
+		return dpophook.Proof{}, refuse(dpophook.ReasonMalformed)
 	}
 	key, err := v.key(seg.head)
 	if err != nil {
-		return Proof{}, err
+		return dpophook.Proof{}, err
 	}
 	if !verifySignature(key, seg.input, seg.sig) {
-		return Proof{}, refuse(ReasonSignature)
+		return dpophook.Proof{}, refuse(dpophook.ReasonSignature)
 	}
 	c, err := readClaims(seg.payload)
 	if err != nil {
-		return Proof{}, err
+		return dpophook.Proof{}, err
 	}
 	if c.Method != r.Method {
-		return Proof{}, refuse(ReasonMethod)
+		return dpophook.Proof{}, refuse(dpophook.ReasonMethod)
 	}
 	if !sameURL(c.URL, r) {
-		return Proof{}, refuse(ReasonURL)
+		return dpophook.Proof{}, refuse(dpophook.ReasonURL)
 	}
 	now := v.now()
 	iat := time.Unix(int64(c.IssuedAt), 0)
 	if iat.Before(now.Add(-v.maxAge)) || iat.After(now.Add(v.ahead)) {
-		return Proof{}, refuse(ReasonIssuedAt)
+		return dpophook.Proof{}, refuse(dpophook.ReasonIssuedAt)
 	}
 	if accessToken != "" {
 		sum := sha256.Sum256([]byte(accessToken))
 		want := base64.RawURLEncoding.EncodeToString(sum[:])
 		if subtle.ConstantTimeCompare([]byte(c.TokenHash), []byte(want)) != 1 {
-			return Proof{}, refuse(ReasonTokenHash)
+			return dpophook.Proof{}, refuse(dpophook.ReasonTokenHash)
 		}
 	}
 	if v.nonces != nil && !v.nonces.valid(c.Nonce, now) {
-		return Proof{}, &Error{Reason: ReasonNonce, Nonce: v.nonces.current(now)}
+		return dpophook.Proof{}, &dpophook.Error{Reason: dpophook.ReasonNonce, Nonce: v.nonces.current(now)}
 	}
-	p := Proof{Thumbprint: key.thumbprint, IssuedAt: iat}
+	p := dpophook.Proof{Thumbprint: key.thumbprint, IssuedAt: iat}
 	fresh, err := v.replay.Remember(r.Context(), replayID(p.Thumbprint, c.ID), v.maxAge+v.ahead)
 	if err != nil {
-		return Proof{}, &Error{Reason: ReasonUnavailable, Err: err}
+		return dpophook.Proof{}, &dpophook.Error{Reason: dpophook.ReasonUnavailable, Err: err}
 	}
 	if !fresh {
-		return Proof{}, refuse(ReasonReplayed)
+		return dpophook.Proof{}, refuse(dpophook.ReasonReplayed)
 	}
 	return p, nil
 }

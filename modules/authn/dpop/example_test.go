@@ -2,17 +2,13 @@ package dpop_test
 
 import (
 	"crypto/rand"
-	"errors"
-	"fmt"
-	"net/http/httptest"
 	"time"
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/dpop"
 )
 
-// A verifier with server nonces, given to the gate: DPoP beside Bearer.
-// A proof without the nonce is refused with the nonce to use.
+// A verifier with server nonces, given to the gate.
 func ExampleNew() {
 	secret := make([]byte, 32) // the same on every replica
 	_, _ = rand.Read(secret)
@@ -24,14 +20,7 @@ func ExampleNew() {
 	if err != nil {
 		panic(err)
 	}
-	_ = authn.DPoP(v, false) // authn.New(verifier, authn.DPoP(v, false))
-
-	r := httptest.NewRequest("GET", "https://api.example/orders", nil)
-	_, err = v.Verify(r, "access-token")
-	var e *dpop.Error
-	if errors.As(err, &e) {
-		fmt.Println(e.Status(), e.Code(), e.Reason)
-	}
-	// Output:
-	// 401 invalid_dpop_proof missing
+	// The gate takes the DPoP scheme beside Bearer and answers a proof
+	// without the nonce with the nonce to use.
+	_ = authn.DPoP(v, false) // authn.New(tokenVerifier, authn.DPoP(v, false))
 }

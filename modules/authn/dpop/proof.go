@@ -13,6 +13,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	josejson "github.com/go-jose/go-jose/v4/json"
+
+	"github.com/svckit/svc/internal/dpophook"
 )
 
 // minRSABits is the smallest RSA modulus a proof key may have.
@@ -27,11 +29,11 @@ func proofHeader(r *http.Request) (string, error) {
 	vals := r.Header.Values("DPoP")
 	switch {
 	case len(vals) == 0 || vals[0] == "":
-		return "", refuse(ReasonMissing)
+		return "", refuse(dpophook.ReasonMissing)
 	case len(vals) > 1:
-		return "", refuse(ReasonMultiple)
+		return "", refuse(dpophook.ReasonMultiple)
 	case len(vals[0]) > maxProofBytes:
-		return "", refuse(ReasonOversized)
+		return "", refuse(dpophook.ReasonOversized)
 	}
 	return vals[0], nil
 }
@@ -85,35 +87,35 @@ type header struct {
 func (v *Verifier) readHeader(head string) (*proofKey, error) {
 	hb, err := base64.RawURLEncoding.Strict().DecodeString(head)
 	if err != nil {
-		return nil, refuse(ReasonMalformed)
+		return nil, refuse(dpophook.ReasonMalformed)
 	}
 	var h header
 	if err := josejson.Unmarshal(hb, &h); err != nil || h.Crit != nil {
-		return nil, refuse(ReasonMalformed)
+		return nil, refuse(dpophook.ReasonMalformed)
 	}
 	if !strings.EqualFold(h.Type, "dpop+jwt") {
-		return nil, refuse(ReasonType)
+		return nil, refuse(dpophook.ReasonType)
 	}
 	alg, ok := v.allowed(h.Alg)
 	if !ok {
-		return nil, refuse(ReasonAlgorithm)
+		return nil, refuse(dpophook.ReasonAlgorithm)
 	}
 	var members map[string]josejson.RawMessage
 	if h.JWK == nil || josejson.Unmarshal(h.JWK, &members) != nil || members == nil {
-		return nil, refuse(ReasonKey)
+		return nil, refuse(dpophook.ReasonKey)
 	}
 	for _, m := range privateMembers {
 		if _, ok := members[m]; ok {
-			return nil, refuse(ReasonKey)
+			return nil, refuse(dpophook.ReasonKey)
 		}
 	}
 	var jwk jose.JSONWebKey
 	if err := jwk.UnmarshalJSON(h.JWK); err != nil || !jwk.Valid() || !jwk.IsPublic() || !fits(alg, jwk.Key) {
-		return nil, refuse(ReasonKey)
+		return nil, refuse(dpophook.ReasonKey)
 	}
 	tp, err := jwk.Thumbprint(crypto.SHA256)
 	if err != nil {
-		return nil, refuse(ReasonKey)
+		return nil, refuse(dpophook.ReasonKey)
 	}
 	return &proofKey{alg: alg, key: jwk.Key, thumbprint: base64.RawURLEncoding.EncodeToString(tp)}, nil
 }
@@ -157,17 +159,17 @@ func readClaims(payload []byte) (claims, error) {
 	var c claims
 	d := json.NewDecoder(bytes.NewReader(payload))
 	if err := d.Decode(&c); err != nil || d.More() {
-		return claims{}, refuse(ReasonMalformed)
+		return claims{}, refuse(dpophook.ReasonMalformed)
 	}
 	switch {
 	case c.ID == "":
-		return claims{}, refuse(ReasonID)
+		return claims{}, refuse(dpophook.ReasonID)
 	case c.Method == "":
-		return claims{}, refuse(ReasonMethod)
+		return claims{}, refuse(dpophook.ReasonMethod)
 	case c.URL == "":
-		return claims{}, refuse(ReasonURL)
+		return claims{}, refuse(dpophook.ReasonURL)
 	case !(c.IssuedAt > 0 && c.IssuedAt < 1<<40):
-		return claims{}, refuse(ReasonIssuedAt)
+		return claims{}, refuse(dpophook.ReasonIssuedAt)
 	}
 	return c, nil
 }

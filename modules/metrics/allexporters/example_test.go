@@ -10,7 +10,7 @@ import (
 // With every exporter linked, the deployment chooses one by name; each
 // is built here (and never opened, so nothing is sent).
 func Example() {
-	for _, e := range []metrics.Exporter{"prometheus", "console", "otlp-http", "otlp-grpc"} {
+	for _, e := range []string{"prometheus", "console", "otlp-http", "otlp-grpc"} {
 		_, err := metrics.FromConfig(metrics.Config{Exporter: e, Export: metrics.Export{Endpoint: "http://127.0.0.1:4318", ServiceName: "shop"}})
 		fmt.Println(e, err)
 	}

@@ -18,7 +18,7 @@ func TestRegistryOnlyForPrometheus(t *testing.T) {
 	if metricsprom.Registry(nil) != nil {
 		t.Error("Registry(nil) must be nil")
 	}
-	for _, e := range []metrics.Exporter{"none", "auto"} {
+	for _, e := range []string{"none", "auto"} {
 		m, err := metrics.FromConfig(metrics.Config{Exporter: e})
 		if err != nil {
 			t.Fatal(err)

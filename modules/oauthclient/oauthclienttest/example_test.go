@@ -27,7 +27,7 @@ func ExampleNewServer() {
 		srv.Fail(oauthclienttest.Unavailable(30 * time.Second)) // next answer: 503 + Retry-After
 		_, err = billing.Token(t.Context())
 		var down *oauthclient.UnavailableError
-		if !errors.As(err, &down) || down.Reason != oauthclient.ReasonRetryAfter {
+		if !errors.As(err, &down) || down.Reason != "retry_after" {
 			t.Fatalf("token while the server is down: %v", err)
 		}
 		if len(srv.Requests()) != 1 {

@@ -110,14 +110,9 @@ var redisProvides = fx.Options(
 	}),
 )
 
-// redisBans builds the gate's ban store, its subscriber on the app's
-// lifecycle (registered after the client's hooks, so it stops before the
-// client closes).
-func redisBans(lc fx.Lifecycle, c *redisstore.Client) bans.Store {
-	b := c.Bans()
-	lifecycle.Register(lc, b)
-	return b
-}
+// redisBans builds the gate's ban store; the client runs its subscriber
+// from its first use until the client closes with the app.
+func redisBans(c *redisstore.Client) bans.Store { return c.Bans() }
 
 // newRedis builds the client and opens it with the app; by names the
 // option that asked for it in errors.
@@ -168,7 +163,7 @@ func inMemory() fx.Option {
 // Redis, and where: the topology (mode, the Sentinel set's master name)
 // and its addresses, which hold no password. It is the one place the
 // start line names Redis.
-func sharedState(c *redisstore.Client) *fxsvc.SharedState {
+func sharedState(c *redisstore.Client) *kitlog.SharedState {
 	t := c.Topology()
 	store := "redis"
 	if t.Mode != "" && t.Mode != "single" {
@@ -177,5 +172,5 @@ func sharedState(c *redisstore.Client) *fxsvc.SharedState {
 	if t.MasterName != "" {
 		store += " master=" + t.MasterName
 	}
-	return &fxsvc.SharedState{Store: store, Address: "redis://" + strings.Join(t.Addrs, ",")}
+	return &kitlog.SharedState{Store: store, Address: "redis://" + strings.Join(t.Addrs, ",")}
 }

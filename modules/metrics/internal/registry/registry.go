@@ -51,7 +51,7 @@ type Scraper interface {
 }
 
 // Readers holds the factory of each linked exporter, by its
-// metrics.Exporter value.
+// metrics.Config.Exporter value.
 var Readers = otelcore.NewRegistry[Factory]("metrics")
 
 // Register adds the factory for the exporter name. It panics on a second

@@ -21,7 +21,7 @@ import (
 type Factory func(ctx context.Context, s otelcore.Setup) (sdktrace.SpanExporter, error)
 
 // Exporters holds the factory of each linked exporter, by its
-// tracing.Exporter value.
+// tracing.Config.Exporter value.
 var Exporters = otelcore.NewRegistry[Factory]("tracing")
 
 // Register adds the factory for the exporter name; it panics on a second

@@ -1,0 +1,108 @@
+// Package dpophook reaches the side of a DPoP proof verifier
+// (modules/authn/dpop) that only svc's own packages use: the gate verifies
+// a request's proof with it and answers a refusal by its reason. An app
+// builds a verifier and hands it to authn.DPoP; it never verifies a proof
+// itself, so package dpop exports neither the check nor its verdicts.
+//
+// Package dpop fills the variables in its init. Every package that reads
+// them imports dpop (it holds a *dpop.Verifier to pass), so they are set
+// before anything reads them. The verifier is passed as any because this
+// package sits below dpop and cannot name its type; a value that is not a
+// *dpop.Verifier is a defect of svc and panics.
+package dpophook
+
+import (
+	"crypto/subtle"
+	"net/http"
+	"time"
+)
+
+var (
+	// Verify checks the DPoP proof of r with v, a *dpop.Verifier,
+	// presented with accessToken ("" when none is, as at a token endpoint:
+	// ath is then not checked). Every refusal is an *Error. The jti is
+	// remembered only once every other check passed, so a refused proof
+	// spends nothing.
+	Verify func(v any, r *http.Request, accessToken string) (Proof, error)
+
+	// Algorithms lists the algorithms v, a *dpop.Verifier, allows, in the
+	// order given, for the algs parameter of a WWW-Authenticate: DPoP
+	// challenge.
+	Algorithms func(v any) []string
+)
+
+// Proof is what a verified proof tells the gate.
+type Proof struct {
+	// Thumbprint is the RFC 7638 SHA-256 thumbprint of the proof's key,
+	// base64url: the cnf.jkt of a token bound to it.
+	Thumbprint string
+	// IssuedAt is the proof's iat.
+	IssuedAt time.Time
+}
+
+// Bind refuses (ReasonBinding) when jkt, an access token's cnf.jkt, is not
+// the proof key's thumbprint; an empty jkt (a token bound to no key) is
+// refused too.
+func (p Proof) Bind(jkt string) error {
+	if jkt == "" || subtle.ConstantTimeCompare([]byte(jkt), []byte(p.Thumbprint)) != 1 {
+		return &Error{Reason: ReasonBinding}
+	}
+	return nil
+}
+
+// Reasons a proof is refused: the Reason of an [*Error], one word each so
+// that a metric labelled by it stays bounded. docs/authn.md lists them.
+const (
+	ReasonMissing     = "missing"     // no DPoP header
+	ReasonMultiple    = "multiple"    // more than one DPoP header
+	ReasonOversized   = "oversized"   // over the verifier's bound
+	ReasonMalformed   = "malformed"   // not a compact JWS of canonical base64url JSON
+	ReasonType        = "typ"         // typ is not dpop+jwt
+	ReasonAlgorithm   = "alg"         // alg not in the allow-list
+	ReasonKey         = "jwk"         // jwk missing, private or unusable
+	ReasonSignature   = "signature"   // the signature does not verify
+	ReasonMethod      = "htm"         // htm is not the request's method
+	ReasonURL         = "htu"         // htu is not the request's URL
+	ReasonIssuedAt    = "iat"         // iat missing or outside the window
+	ReasonID          = "jti"         // jti missing or empty
+	ReasonReplayed    = "replayed"    // jti seen within the window
+	ReasonTokenHash   = "ath"         // ath missing or not the access token's hash
+	ReasonNonce       = "nonce"       // the server nonce is missing or stale
+	ReasonBinding     = "jkt"         // the proof's key is not the token's cnf.jkt
+	ReasonUnavailable = "unavailable" // the replay store did not answer
+)
+
+// Error is a refused proof. Its message names the reason, never a claim.
+type Error struct {
+	// Reason is one of the Reason constants.
+	Reason string
+	// Nonce is the nonce the client must use, set when Reason is
+	// ReasonNonce: the gate sends it in a DPoP-Nonce header.
+	Nonce string
+	// Err is the replay store's failure when Reason is ReasonUnavailable.
+	Err error
+}
+
+func (e *Error) Error() string {
+	msg := "dpop: proof refused: " + e.Reason
+	if e.Err != nil {
+		msg += ": " + e.Err.Error()
+	}
+	return msg
+}
+
+// Unwrap returns the replay store's failure, if any.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Code is the error of the WWW-Authenticate challenge (RFC 9449 §7.1,
+// §8): use_dpop_nonce for a missing or stale nonce, invalid_token for a
+// token bound to another key, else invalid_dpop_proof.
+func (e *Error) Code() string {
+	switch e.Reason {
+	case ReasonNonce:
+		return "use_dpop_nonce"
+	case ReasonBinding:
+		return "invalid_token"
+	}
+	return "invalid_dpop_proof"
+}
