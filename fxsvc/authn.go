@@ -367,7 +367,7 @@ func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
 		}
 		enc.AddString("dpop", policy)
 	}
-	if iv, ok := v.(interface{ IntrospectionEndpoint() string }); ok && iv.IntrospectionEndpoint() != "" {
-		enc.AddString("introspection_endpoint", secret.URL(iv.IntrospectionEndpoint()).String())
+	if ep := gatehook.IntrospectionEndpoint(v); ep != "" {
+		enc.AddString("introspection_endpoint", secret.URL(ep).String())
 	}
 }

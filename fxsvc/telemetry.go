@@ -12,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 
+	"github.com/svckit/svc/internal/telemetryhook"
 	"github.com/svckit/svc/modules/telemetry"
 )
 
@@ -93,11 +94,11 @@ func newTelemetry(in telemetryIn) (part, error) {
 				if err != nil {
 					return fmt.Errorf("fxsvc.Serve: HTTP server metrics: %w", err)
 				}
-				t.SetMeterProvider(p)
+				telemetryhook.SetMeterProvider(t, p)
 				return nil
 			},
 			OnStop: func(context.Context) error {
-				t.SetMeterProvider(nil)
+				telemetryhook.SetMeterProvider(t, nil)
 				return nil
 			},
 		})

@@ -116,6 +116,11 @@ var (
 	// opens.
 	VerifierErr func(v any) error
 
+	// IntrospectionEndpoint is where v, an authn.Verifier svc built,
+	// introspects opaque tokens (the endpoint given to authn.Introspect,
+	// or the discovered one); "" for none: for the start line.
+	IntrospectionEndpoint func(v any) string
+
 	// Challenging returns ref, an *authn.Refusal, as the gate that admitted
 	// ctx's request would write it: its Bearer challenge names the
 	// protected-resource metadata when the gate has a Resource. For an

@@ -37,6 +37,12 @@ func init() {
 		}
 		return nil
 	}
+	gatehook.IntrospectionEndpoint = func(v any) string {
+		if iv, ok := v.(interface{ introspectionEndpoint() string }); ok {
+			return iv.introspectionEndpoint()
+		}
+		return ""
+	}
 	gatehook.Challenging = func(ctx context.Context, ref error) error {
 		rf := ref.(*Refusal)
 		if gc := gateFrom(ctx); gc != nil && gc.g.meta != nil && rf.resourceMetadata != gc.g.meta.url {

@@ -192,10 +192,11 @@ func newIntrospector(v *JWTVerifier) *introspector {
 	return in
 }
 
-// IntrospectionEndpoint returns where opaque tokens are introspected: the
+// introspectionEndpoint returns where opaque tokens are introspected: the
 // endpoint given to Introspect, or the discovered one once discovery ran;
-// "" for a verifier without Introspect or before discovery.
-func (v *JWTVerifier) IntrospectionEndpoint() string {
+// "" for a verifier without Introspect or before discovery. The start
+// line names it (gatehook.IntrospectionEndpoint).
+func (v *JWTVerifier) introspectionEndpoint() string {
 	if v.intro == nil {
 		return ""
 	}

@@ -135,7 +135,7 @@ func TestIssuersRouteOpaqueTokens(t *testing.T) {
 	if p, err := s.Verify(context.Background(), opaqueToken); err != nil || p.Issuer != testIssuer {
 		t.Fatalf("%+v %v", p, err)
 	}
-	if got := s.(*issuerSet).IntrospectionEndpoint(); got != srv.URL+"/introspect" {
+	if got := s.(*issuerSet).introspectionEndpoint(); got != srv.URL+"/introspect" {
 		t.Fatalf("endpoint %q", got)
 	}
 	// A JWT of the other issuer still goes to its keys, not the endpoint.
@@ -189,13 +189,13 @@ func TestDiscoverFindsIntrospectionEndpoint(t *testing.T) {
 			ep.setAnswer(t, a)
 			_, err := v.Verify(context.Background(), opaqueToken)
 			if tt.works {
-				if err != nil || v.IntrospectionEndpoint() != tt.endpoint {
-					t.Fatalf("%v, endpoint %q", err, v.IntrospectionEndpoint())
+				if err != nil || v.introspectionEndpoint() != tt.endpoint {
+					t.Fatalf("%v, endpoint %q", err, v.introspectionEndpoint())
 				}
 				return
 			}
-			if !errors.Is(err, ErrIntrospectionUnavailable) || v.IntrospectionEndpoint() != "" {
-				t.Fatalf("%v, endpoint %q", err, v.IntrospectionEndpoint())
+			if !errors.Is(err, ErrIntrospectionUnavailable) || v.introspectionEndpoint() != "" {
+				t.Fatalf("%v, endpoint %q", err, v.introspectionEndpoint())
 			}
 		})
 	}

@@ -256,13 +256,13 @@ func (s *issuerSet) Ready() error {
 // settingsError returns the construction error, as JWTVerifier's does.
 func (s *issuerSet) settingsError() error { return s.err }
 
-// IntrospectionEndpoint returns the endpoint of the member with
+// introspectionEndpoint returns the endpoint of the member with
 // Introspect, "" for none.
-func (s *issuerSet) IntrospectionEndpoint() string {
+func (s *issuerSet) introspectionEndpoint() string {
 	if s.introspecting == nil {
 		return ""
 	}
-	return s.introspecting.IntrospectionEndpoint()
+	return s.introspecting.introspectionEndpoint()
 }
 
 // Issuers lists the trusted issuers, sorted.

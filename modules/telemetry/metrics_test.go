@@ -10,6 +10,7 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	"github.com/svckit/svc/internal/telemetryhook"
 	"github.com/svckit/svc/modules/telemetry"
 )
 
@@ -139,9 +140,9 @@ func TestSetMeterProviderTurnsMetricsOnAndOff(t *testing.T) {
 		return n
 	}
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
-	tel.SetMeterProvider(mp)
+	telemetryhook.SetMeterProvider(tel, mp)
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
-	tel.SetMeterProvider(nil)
+	telemetryhook.SetMeterProvider(tel, nil)
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	if n := count(); n != 1 {
 		t.Fatalf("%d requests measured, want only the one while the provider was set", n)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/internal/reqid"
+	"github.com/svckit/svc/internal/telemetryhook"
 	"github.com/svckit/svc/modules/requestid"
 )
 
@@ -124,14 +125,18 @@ func New(opts ...Option) (*Telemetry, error) {
 	if t.proxies, err = reqfacts.ParseProxies(t.cfg.proxies); err != nil {
 		return nil, fmt.Errorf("telemetry.TrustedProxies: %w", err)
 	}
-	t.SetMeterProvider(t.cfg.meters)
+	t.setMeterProvider(t.cfg.meters)
 	return t, nil
 }
 
-// SetMeterProvider records the HTTP server metrics into mp from the next
-// request on; nil turns them off. fxsvc calls it when the metrics component
-// opens and closes.
-func (t *Telemetry) SetMeterProvider(mp metric.MeterProvider) {
+func init() {
+	telemetryhook.SetMeterProvider = func(t any, mp metric.MeterProvider) { t.(*Telemetry).setMeterProvider(mp) }
+}
+
+// setMeterProvider records the HTTP server metrics into mp from the next
+// request on; nil turns them off. fxsvc calls it (through telemetryhook)
+// when the metrics component opens and closes.
+func (t *Telemetry) setMeterProvider(mp metric.MeterProvider) {
 	if mp == nil {
 		t.meters.Store(nil)
 		return

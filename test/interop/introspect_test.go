@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -122,8 +123,8 @@ func TestOpaqueTokensOfARealProvider(t *testing.T) {
 			wantSigned := clientID == introspector
 			p := opaqueProvider(t, wantSigned)
 			srv, v := introspectingGate(t, p, clientID, authn.IntrospectionTTL(time.Second))
-			if v.IntrospectionEndpoint() != p.IntrospectionEndpoint || p.IntrospectionEndpoint == "" {
-				t.Fatalf("discovered %q, provider's %q", v.IntrospectionEndpoint(), p.IntrospectionEndpoint)
+			if got := gatehook.IntrospectionEndpoint(v); got != p.IntrospectionEndpoint || p.IntrospectionEndpoint == "" {
+				t.Fatalf("discovered %q, provider's %q", got, p.IntrospectionEndpoint)
 			}
 			tok := opaqueToken(t, p, "read")
 			if signed := answersSigned(t, p, clientID, tok); signed != wantSigned {
