@@ -105,15 +105,8 @@ func (h *host) again(now time.Time) (ok bool, budget bool) {
 	if h.breaker && h.state != stateClosed {
 		return false, true
 	}
-	var requests, retries int
-	first := h.slice(now) - windowBuckets + 1
-	for i := range h.buckets {
-		if b := &h.buckets[i]; b.slice >= first {
-			requests += int(b.requests)
-			retries += int(b.retries)
-		}
-	}
-	if float64(retries+1) > float64(h.cfg.MinRetries)+h.cfg.RetryBudget*float64(requests) {
+	w := h.window(now)
+	if float64(w.retries+1) > float64(h.cfg.MinRetries)+h.cfg.RetryBudget*float64(w.requests) {
 		return false, false
 	}
 	if b := h.bucket(now); b != nil {
@@ -175,15 +168,8 @@ func (h *host) record(now time.Time, o outcome, probe, first bool) (from, to bre
 		return from, from
 	}
 	b.failures++
-	var answers, failures int
-	oldest := h.slice(now) - windowBuckets + 1
-	for i := range h.buckets {
-		if b := &h.buckets[i]; b.slice >= oldest {
-			answers += int(b.answers)
-			failures += int(b.failures)
-		}
-	}
-	if answers >= h.cfg.MinRequests && float64(failures) >= h.cfg.FailureRate*float64(answers) {
+	w := h.window(now)
+	if int(w.answers) >= h.cfg.MinRequests && float64(w.failures) >= h.cfg.FailureRate*float64(w.answers) {
 		h.state, h.openUntil = stateOpen, now.Add(h.cfg.OpenFor)
 	}
 	return from, h.state
@@ -211,4 +197,18 @@ func (h *host) bucket(now time.Time) *bucket {
 		*b = bucket{slice: s}
 	}
 	return b
+}
+
+// window sums the buckets of the last Window; the caller holds h.mu.
+func (h *host) window(now time.Time) (sum bucket) {
+	first := h.slice(now) - windowBuckets + 1
+	for i := range h.buckets {
+		if b := &h.buckets[i]; b.slice >= first {
+			sum.answers += b.answers
+			sum.failures += b.failures
+			sum.requests += b.requests
+			sum.retries += b.retries
+		}
+	}
+	return sum
 }
