@@ -46,10 +46,16 @@ func (a assertionFile) authenticate(_ context.Context, c *Client, _ *metadata, _
 	if err != nil {
 		return err
 	}
-	form.Set("client_id", c.clientID)
+	setAssertion(form, c.clientID, assertion)
+	return nil
+}
+
+// setAssertion authenticates a token request with a client assertion
+// (RFC 7523 §2.2), whichever source made it: a key, a file or a fetch.
+func setAssertion(form url.Values, clientID, assertion string) {
+	form.Set("client_id", clientID)
 	form.Set("client_assertion_type", jwtBearerAssertion)
 	form.Set("client_assertion", assertion)
-	return nil
 }
 
 func readAssertion(path string) (string, error) {
@@ -112,8 +118,6 @@ func (a assertionFunc) authenticate(ctx context.Context, c *Client, _ *metadata,
 	if err != nil {
 		return &UnavailableError{Reason: reasonAssertion, Err: err}
 	}
-	form.Set("client_id", c.clientID)
-	form.Set("client_assertion_type", jwtBearerAssertion)
-	form.Set("client_assertion", assertion)
+	setAssertion(form, c.clientID, assertion)
 	return nil
 }

@@ -307,9 +307,7 @@ func (k *keyAuth) authenticate(_ context.Context, c *Client, meta *metadata, _ h
 		// key or its address.
 		return &ConfigError{Setting: k.setting, Problem: "signing the client assertion failed (check the signer)"}
 	}
-	form.Set("client_id", c.clientID)
-	form.Set("client_assertion_type", jwtBearerAssertion)
-	form.Set("client_assertion", assertion)
+	setAssertion(form, c.clientID, assertion)
 	return nil
 }
 
