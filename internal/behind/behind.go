@@ -98,6 +98,9 @@ func NewPaths(option string, include, exclude []string) (Paths, error) {
 // from a route such as "/{id}", and a handler that cleans paths serves
 // "/public/../x" as "/x". Either way the component applies.
 func (p Paths) Applies(r *http.Request) bool {
+	if p.include.Empty() && p.exclude.Empty() {
+		return true
+	}
 	raw := Root(r)
 	path := raw
 	if strings.IndexByte(raw, '%') >= 0 {

@@ -126,6 +126,10 @@ func peerAddr(remote string) (name string, peer netip.Addr, ok bool) {
 	if err != nil {
 		return "", netip.Addr{}, false
 	}
+	if a.Is4() {
+		// netip spells an IPv4 address one way only, the way it parses.
+		return host, a, true
+	}
 	peer = a.Unmap().WithZone("")
 	var buf [64]byte
 	if string(peer.AppendTo(buf[:0])) == host {
