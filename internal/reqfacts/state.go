@@ -24,6 +24,7 @@ package reqfacts
 import (
 	"context"
 	"net/http"
+	"sync/atomic"
 )
 
 // Finder finds the route template a request is dispatched to, "" and false
@@ -57,7 +58,17 @@ type State struct {
 	// carries, go in places allocated by the first Carry that needs them.
 	carried [inPlace]carried
 	more    *[maxCarried - inPlace]carried
+
+	// router is the router's own context value while it dispatches (see
+	// [State.SetRouterValue]): atomic, because the State answers the
+	// request context's lookups, which goroutines the request started
+	// (an outbound call's transport) still make while it is cleared.
+	router atomic.Pointer[RouterValue]
 }
+
+// A RouterValue is a router's own context value (chi's route context),
+// answered under Key while the router dispatches.
+type RouterValue struct{ Key, Val any }
 
 // maxCarried is how many values a State carries: the four components
 // behind the gate, and the gate's own three (itself for its route
@@ -100,8 +111,19 @@ func (s *State) Value(k any) (any, bool) {
 	if k == (key{}) {
 		return s, true
 	}
+	if rv := s.router.Load(); rv != nil && k == rv.Key {
+		return rv.Val, true
+	}
 	return s.Carried(k)
 }
+
+// SetRouterValue makes the State answer rv.Key with rv.Val, and forget
+// it when rv is nil: the router's own context value (chi's route context)
+// while the router dispatches, which the router then finds on the request
+// instead of making a context node and a request copy to carry it. Unlike
+// [State.Carry], the value is the router's for one dispatch, cleared once
+// the router returned; rv must not change while it is set.
+func (s *State) SetRouterValue(rv *RouterValue) { s.router.Store(rv) }
 
 // From returns the request's State, nil when no telemetry wrapper put one.
 func From(ctx context.Context) *State {
