@@ -77,6 +77,7 @@ type options struct {
 	tls            bool
 	user, password string
 	extra          []string // further arguments (a replica's)
+	noReplicas     bool     // StartCluster: primaries only
 }
 
 type engine struct{ name, binary, pkg string }
@@ -96,6 +97,11 @@ func Valkey() Option { return func(o *options) { o.engine = valkeyEngine } }
 // signed by a CA made for the test (Server.CAFile, Server.CertPool).
 // Clients are not asked for a certificate.
 func TLS() Option { return func(o *options) { o.tls = true } }
+
+// NoReplicas makes [StartCluster] start three primaries and no replica:
+// for benchmarks on one machine, where a replica competes with its
+// primary for the same cores, as it does not in production.
+func NoReplicas() Option { return func(o *options) { o.noReplicas = true } }
 
 // Password asks every client for password (--requirepass).
 func Password(password string) Option {

@@ -149,3 +149,22 @@ func TestStartCluster(t *testing.T) {
 	p.Stop()
 	c.WaitOK(t, "k", p.Addr)
 }
+
+func TestStartClusterWithoutReplicas(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a Cluster is three processes")
+	}
+	c := redistest.StartCluster(t, redistest.NoReplicas())
+	if len(c.Nodes) != 3 {
+		t.Fatalf("%d nodes, want 3 primaries", len(c.Nodes))
+	}
+	seen := map[string]bool{}
+	for _, k := range []string{"a", "b", "c", "d", "e", "f", "g", "h"} {
+		seen[c.PrimaryOf(t, k).Addr] = true
+	}
+	for _, n := range c.Nodes {
+		if !seen[n.Addr] {
+			t.Errorf("node %s is the primary of none of eight keys: is it a replica?", n.Addr)
+		}
+	}
+}

@@ -157,7 +157,8 @@ func (s *Sentinel) WaitPromoted(t testing.TB, old string) time.Time {
 }
 
 // Cluster is a Redis Cluster owned by one test: three primaries, each
-// with one replica, each its own process on loopback.
+// with one replica (none with [NoReplicas]), each its own process on
+// loopback.
 type Cluster struct {
 	Nodes []*Server
 	// URL is the Cluster in go-redis's form (SVC_REDIS_MODE=cluster),
@@ -181,8 +182,16 @@ func StartCluster(t testing.TB, opts ...Option) *Cluster {
 		}
 		t.Skip("redistest: redis-cli is not on PATH; install it (Debian package redis-tools) to run the Cluster tests")
 	}
+	var o options
+	for _, opt := range opts {
+		opt(&o)
+	}
+	nodes, replicas := 6, "1"
+	if o.noReplicas {
+		nodes, replicas = 3, "0"
+	}
 	c := &Cluster{}
-	for range 6 {
+	for range nodes {
 		n := startWith(t, func(s *Server) error {
 			bus, err := freePort()
 			if err != nil {
@@ -206,7 +215,7 @@ func StartCluster(t testing.TB, opts ...Option) *Cluster {
 	for _, n := range c.Nodes {
 		args = append(args, n.Addr)
 	}
-	args = append(args, "--cluster-replicas", "1", "--cluster-yes")
+	args = append(args, "--cluster-replicas", replicas, "--cluster-yes")
 	if c.Nodes[0].Password != "" {
 		args = append(args, "-a", c.Nodes[0].Password, "--no-auth-warning")
 		if c.Nodes[0].User != "" {
