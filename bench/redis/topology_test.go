@@ -21,11 +21,12 @@ import (
 //     same check through a plain one-Redis client (SVC_REDIS_MODE=single)
 //     to the same primary. It is what the topology itself costs svc: the
 //     Sentinel goal ("the same as on one Redis") is ≈ 1.0 here.
+//
 //   - svc/ping: the check against one PING to the primary (through the
 //     Sentinel client; on a Cluster to the primary of the budget's key,
 //     the node the check goes to). The Cluster goal is ≤ 1.3 here.
 //
-//	cd bench && go test -run '^$' -bench 'TopologiesPaired' -benchmem -count 6 ./redis
+//     cd bench && go test -run '^$' -bench 'TopologiesPaired' -benchmem -count 6 ./redis
 func BenchmarkRateLimitTopologiesPaired(b *testing.B) {
 	r := rates[0]
 	ctx := context.Background()
