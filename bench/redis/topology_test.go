@@ -26,7 +26,9 @@ import (
 //     Sentinel client; on a Cluster to the primary of the budget's key,
 //     the node the check goes to). The Cluster goal is ≤ 1.3 here.
 //
-//     cd bench && go test -run '^$' -bench 'TopologiesPaired' -benchmem -count 6 ./redis
+// Run it with:
+//
+//	cd bench && go test -run '^$' -bench 'TopologiesPaired' -benchmem -count 6 ./redis
 func BenchmarkRateLimitTopologiesPaired(b *testing.B) {
 	r := rates[0]
 	ctx := context.Background()
