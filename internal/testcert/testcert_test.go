@@ -4,10 +4,8 @@ import (
 	"crypto/ecdsa"
 	"crypto/elliptic"
 	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"encoding/base64"
 	"os"
 	"path/filepath"
 	"testing"
@@ -98,8 +96,8 @@ func TestWriteAndThumbprint(t *testing.T) {
 	if entries, _ := os.ReadDir(dir); len(entries) != 3 {
 		t.Fatalf("files %v, want tls.crt, tls.key and only.key", entries)
 	}
-	sum := sha256.Sum256(c.Leaf.Raw)
-	if got, want := testcert.Thumbprint(c.Certificate[0]), base64.RawURLEncoding.EncodeToString(sum[:]); got != want {
+	// SHA-256 of "abc" (FIPS 180-2 B.1), base64url without padding.
+	if got, want := testcert.Thumbprint([]byte("abc")), "ungWv48Bz-pBQUDeXa4iI7ADYaOWF3qctBD_YfIAFa0"; got != want {
 		t.Fatalf("Thumbprint %q, want %q", got, want)
 	}
 }
