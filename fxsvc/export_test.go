@@ -2,20 +2,15 @@ package fxsvc
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
+	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
-	"net"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/testcert"
 )
 
 // SetShutdownSleep replaces the timer of s's shutdown delay, so that a
@@ -43,58 +38,26 @@ func SetTLSReloadInterval(d time.Duration) (restore func()) {
 }
 
 // WriteSelfSigned writes a fresh self-signed ECDSA certificate for
-// 127.0.0.1 and its key as PEM files certName and keyName under dir, and
-// returns the certificate. Tests only: never for a deployment.
+// svc.test and 127.0.0.1 and its key as PEM files certName and keyName
+// under dir (skipping a name that is ""), and returns the certificate.
+// Tests only: never for a deployment.
 func WriteSelfSigned(t testing.TB, dir, certName, keyName string) *x509.Certificate {
 	t.Helper()
-	der, keyDER := selfSigned(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
-	cert, _ := x509.ParseCertificate(der)
-	// Written beside and renamed into place, as a secret mount or certbot
-	// does, so a reader never sees half a file.
-	for name, block := range map[string]*pem.Block{certName: {Type: "CERTIFICATE", Bytes: der}, keyName: {Type: "PRIVATE KEY", Bytes: keyDER}} {
+	c := selfSigned(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
+	path := func(name string) string {
 		if name == "" {
-			continue
+			return ""
 		}
-		tmp := filepath.Join(dir, "."+name+".tmp")
-		if err := os.WriteFile(tmp, pem.EncodeToMemory(block), 0o600); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-			t.Fatal(err)
-		}
+		return filepath.Join(dir, name)
 	}
-	return cert
+	testcert.Write(t, c, path(certName), path(keyName))
+	return c.Leaf
 }
 
-// selfSigned makes a self-signed ECDSA certificate for svc.test and
-// 127.0.0.1, valid from notBefore to notAfter, and its PKCS #8 key, as DER.
-func selfSigned(t testing.TB, notBefore, notAfter time.Time) (der, keyDER []byte) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 62))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial,
-		Subject:      pkix.Name{CommonName: "svc test"},
-		NotBefore:    notBefore,
-		NotAfter:     notAfter,
-		DNSNames:     []string{"svc.test"},
-		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	if der, err = x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key); err != nil {
-		t.Fatal(err)
-	}
-	if keyDER, err = x509.MarshalPKCS8PrivateKey(key); err != nil {
-		t.Fatal(err)
-	}
-	return der, keyDER
+// selfSigned makes a self-signed certificate for svc.test and 127.0.0.1,
+// valid from notBefore to notAfter.
+func selfSigned(t testing.TB, notBefore, notAfter time.Time) tls.Certificate {
+	return testcert.SelfSigned(t, testcert.Name("svc test"), testcert.Hosts("svc.test", "127.0.0.1"), testcert.Valid(notBefore, notAfter))
 }
 
 // NewCertReloader returns what a server with certFile and keyFile would

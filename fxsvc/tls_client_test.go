@@ -1,47 +1,24 @@
 package fxsvc_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"io"
-	"math/big"
 	"net/http"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
 	"go.uber.org/fx/fxtest"
 
 	"github.com/svckit/svc/fxsvc"
+	"github.com/svckit/svc/internal/testcert"
 )
-
-// clientCertificate is a fresh self-signed client certificate.
-func clientCertificate(t *testing.T) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(7), Subject: pkix.Name{CommonName: "client"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
 
 // A client's certificate reaches the handler only when the server asks for
 // it; a client without one is still served.
 func TestServeTLSClientCertificates(t *testing.T) {
-	mine := clientCertificate(t)
+	mine := testcert.SelfSigned(t, testcert.Name("client"))
 	for _, tc := range []struct {
 		name    string
 		env     string

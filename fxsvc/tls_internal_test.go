@@ -10,14 +10,16 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/svckit/svc/internal/testcert"
 )
 
 // pemPair makes a self-signed certificate valid from notBefore to notAfter
 // and its key, as PEM.
 func pemPair(t *testing.T, notBefore, notAfter time.Time) (certPEM, keyPEM []byte) {
 	t.Helper()
-	der, keyDER := selfSigned(t, notBefore, notAfter)
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER})
+	c := selfSigned(t, notBefore, notAfter)
+	return testcert.CertPEM(c.Certificate...), testcert.KeyPEM(t, c)
 }
 
 // A replacement the reloader must not serve: the previous pair stays, and

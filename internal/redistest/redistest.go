@@ -162,10 +162,7 @@ func startWith(t testing.TB, prepare func(*Server) error, opts ...Option) *Serve
 	}
 	s := &Server{Engine: e.name, User: cfg.user, Password: cfg.password, cfg: cfg, bin: bin, dir: t.TempDir(), t: t}
 	if cfg.tls {
-		c, err := newCerts(s.dir)
-		if err != nil {
-			t.Fatalf("redistest: TLS certificates: %v", err)
-		}
+		c := newCerts(t, s.dir)
 		s.cert, s.CAFile, s.CertPool = c, c.caFile, c.pool
 	}
 	var last error

@@ -1,18 +1,11 @@
 package authn_test
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"encoding/pem"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -22,55 +15,10 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
+	"github.com/svckit/svc/internal/testcert"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
-
-// testCA issues client certificates.
-type testCA struct {
-	cert *x509.Certificate
-	key  *ecdsa.PrivateKey
-}
-
-func newTestCA(t *testing.T) *testCA {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, _ := x509.ParseCertificate(der)
-	return &testCA{cert: cert, key: key}
-}
-
-// issue is a client certificate of the CA, with its key.
-func (ca *testCA) issue(t *testing.T, name string, serial int64) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, ca.cert, &key.PublicKey, ca.key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
-}
-
-// x5t is a certificate's x5t#S256 (RFC 8705 §3.1).
-func x5t(c tls.Certificate) string {
-	sum := sha256.Sum256(c.Certificate[0])
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
 
 // certFake adds to the fake verifier a token bound to cert, one bound to
 // a key (cnf.jkt only) and one with an unreadable cnf.
@@ -80,7 +28,7 @@ func certFake(cert tls.Certificate) *fakeVerifier {
 		return authn.Principal{Subject: "alice", Issuer: "https://idp.test", Authenticated: true,
 			Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(cnf)}}}
 	}
-	f.callers["cert-token"] = with(`{"x5t#S256":"` + x5t(cert) + `"}`)
+	f.callers["cert-token"] = with(`{"x5t#S256":"` + testcert.Thumbprint(cert.Certificate[0]) + `"}`)
 	f.callers["jkt-token"] = with(`{"jkt":"0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}`)
 	f.callers["badcnf-token"] = with(`"x"`)
 	return f
@@ -148,8 +96,8 @@ func checkCertRefusal(t *testing.T, got served) {
 }
 
 func TestGateCertificateBoundOverTLS(t *testing.T) {
-	ca := newTestCA(t)
-	alice, mallory := ca.issue(t, "alice", 2), ca.issue(t, "mallory", 3)
+	ca := testcert.NewCA(t)
+	alice, mallory := ca.Client(t, "alice"), ca.Client(t, "mallory")
 	srv := tlsGate(t, nil, certFake(alice), authn.CertificateBound(""))
 	for _, tc := range []struct {
 		name   string
@@ -185,8 +133,8 @@ func TestGateCertificateBoundOverTLS(t *testing.T) {
 
 // Over plain HTTP there is no certificate: a bound token is refused.
 func TestGateCertificateBoundWithoutTLS(t *testing.T) {
-	ca := newTestCA(t)
-	srv := gateServer(t, svcerrors.New(), newPlainChi(), certFake(ca.issue(t, "alice", 2)), authn.CertificateBound(""))
+	ca := testcert.NewCA(t)
+	srv := gateServer(t, svcerrors.New(), newPlainChi(), certFake(ca.Client(t, "alice")), authn.CertificateBound(""))
 	checkCertRefusal(t, do(t, srv, "GET", "/me", bearer("cert-token"), ""))
 	if got := do(t, srv, "GET", "/me", bearer("alice-token"), ""); got.status != 200 {
 		t.Fatalf("unbound token: %d %s", got.status, got.body)
@@ -194,15 +142,15 @@ func TestGateCertificateBoundWithoutTLS(t *testing.T) {
 }
 
 func TestGateCertificateBoundFromAProxyHeader(t *testing.T) {
-	ca := newTestCA(t)
-	alice, mallory := ca.issue(t, "alice", 2), ca.issue(t, "mallory", 3)
+	ca := testcert.NewCA(t)
+	alice, mallory := ca.Client(t, "alice"), ca.Client(t, "mallory")
 	sfBinary := func(c tls.Certificate) string { return ":" + base64.StdEncoding.EncodeToString(c.Certificate[0]) + ":" }
 	hash := func(c tls.Certificate) string {
 		sum := sha256.Sum256(c.Certificate[0])
 		return hex.EncodeToString(sum[:])
 	}
 	pemOf := func(c tls.Certificate) string {
-		return url.PathEscape(string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.Certificate[0]})))
+		return url.PathEscape(string(testcert.CertPEM(c.Certificate[0])))
 	}
 	trusted, untrusted := []string{"127.0.0.0/8"}, []string{"10.0.0.0/8"}
 	for _, tc := range []struct {
@@ -259,8 +207,8 @@ func TestGateCertificateBoundFromAProxyHeader(t *testing.T) {
 // Behind a trusted proxy that connects over TLS with a certificate of its
 // own, the header is the client's certificate, never the proxy's.
 func TestGateCertificateBoundTrustsTheHeaderOverTheProxysCertificate(t *testing.T) {
-	ca := newTestCA(t)
-	proxy := ca.issue(t, "proxy", 4)
+	ca := testcert.NewCA(t)
+	proxy := ca.Client(t, "proxy")
 	srv := tlsGate(t, []string{"127.0.0.0/8"}, certFake(proxy), authn.CertificateBound("Client-Cert"))
 	checkCertRefusal(t, doTLS(t, srv, proxy, bearer("cert-token")))
 }
@@ -275,8 +223,8 @@ func TestCertificateBoundRefusesAnotherHeader(t *testing.T) {
 // A refusal is recorded and counted as any token rejection.
 func TestGateCertificateBindingRecordAndMetric(t *testing.T) {
 	m := installMetrics(t)
-	ca := newTestCA(t)
-	o := observedGate(t, newPlainChi(), certFake(ca.issue(t, "alice", 2)), authn.CertificateBound(""))
+	ca := testcert.NewCA(t)
+	o := observedGate(t, newPlainChi(), certFake(ca.Client(t, "alice")), authn.CertificateBound(""))
 	do(t, o.srv, "GET", "/me", bearer("cert-token"), "")
 	recs := o.security()
 	if len(recs) != 1 || recs[0].ContextMap()["error.type"] != "certificate-binding" {

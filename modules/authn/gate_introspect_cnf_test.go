@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/svckit/svc/internal/dpoptest"
+	"github.com/svckit/svc/internal/testcert"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -60,9 +61,9 @@ func TestGateDPoPBindsAnIntrospectedToken(t *testing.T) {
 // Issue 21: an introspection answer's cnf.x5t#S256 binds the opaque token
 // to the client certificate (RFC 8705 §3) as a JWT's does.
 func TestGateCertificateBindsAnIntrospectedToken(t *testing.T) {
-	ca := newTestCA(t)
-	alice, other := ca.issue(t, "alice", 2), ca.issue(t, "other", 3)
-	answer := boundAnswer("Bearer", map[string]string{"x5t#S256": x5t(alice)})
+	ca := testcert.NewCA(t)
+	alice, other := ca.Client(t, "alice"), ca.Client(t, "other")
+	answer := boundAnswer("Bearer", map[string]string{"x5t#S256": testcert.Thumbprint(alice.Certificate[0])})
 	v, _ := introspectingGateVerifier(t, answerJSON(200, answer))
 	srv := tlsGate(t, nil, v, authn.CertificateBound(""))
 	if got := doTLS(t, srv, alice, bearer(gateOpaque)); got.status != 200 {

@@ -6,13 +6,10 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/pem"
 	"errors"
-	"math/big"
 	"net/http"
 	"net/url"
 	"os"
@@ -25,6 +22,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/svckit/svc/internal/testcert"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
 )
@@ -53,14 +51,10 @@ func rsaKeyPEM(t testing.TB) []byte {
 	return pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der})
 }
 
+// certPEM is a self-signed certificate of key, as PEM and as DER.
 func certPEM(t testing.TB, key *rsa.PrivateKey) ([]byte, []byte) {
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "svc-client"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), der
+	c := testcert.SelfSigned(t, testcert.Name("svc-client"), testcert.Key(key))
+	return testcert.CertPEM(c.Certificate[0]), c.Certificate[0]
 }
 
 // basicCreds decodes client_secret_basic, undoing the form-encoding.
@@ -212,8 +206,7 @@ func TestPrivateKeyAssertion(t *testing.T) {
 		if _, ok := h.ExtraHeaders["typ"]; ok {
 			t.Fatalf("typ sent with the token endpoint audience: %v", h.ExtraHeaders)
 		}
-		sum := sha256.Sum256(certDER)
-		if h.ExtraHeaders["x5t#S256"] != base64.RawURLEncoding.EncodeToString(sum[:]) {
+		if h.ExtraHeaders["x5t#S256"] != testcert.Thumbprint(certDER) {
 			t.Fatalf("x5t#S256 = %v", h.ExtraHeaders["x5t#S256"])
 		}
 		if _, ok := h.ExtraHeaders["x5t"]; ok {

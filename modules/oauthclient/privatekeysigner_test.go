@@ -8,8 +8,6 @@ import (
 	"crypto/elliptic"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"io"
 	"strings"
@@ -20,6 +18,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
+	"github.com/svckit/svc/internal/testcert"
 	"github.com/svckit/svc/modules/oauthclient"
 )
 
@@ -128,8 +127,7 @@ func TestPrivateKeySignerWithCertificateThumbprint(t *testing.T) {
 	c := newClient(t, s, newClock(), oauthclient.PrivateKeySigner(publicOnly{&remoteKey{key: key}}, oauthclient.Certificate(cert)))
 	mustToken(t, newCC(t, c, "api"))
 	_, h := verifyAssertion(t, s.form(0).Get("client_assertion"), &key.PublicKey)
-	sum := sha256.Sum256(der)
-	if h.ExtraHeaders["x5t#S256"] != base64.RawURLEncoding.EncodeToString(sum[:]) {
+	if h.ExtraHeaders["x5t#S256"] != testcert.Thumbprint(der) {
 		t.Fatalf("x5t#S256 = %v", h.ExtraHeaders["x5t#S256"])
 	}
 }

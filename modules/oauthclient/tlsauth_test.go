@@ -2,20 +2,12 @@ package oauthclient_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -26,6 +18,7 @@ import (
 	"time"
 
 	"github.com/svckit/svc/internal/clientkey"
+	"github.com/svckit/svc/internal/testcert"
 	"github.com/svckit/svc/modules/oauthclient"
 )
 
@@ -33,33 +26,10 @@ import (
 // key to dir and returns the paths and the certificate's x5t#S256.
 func clientCertFiles(t testing.TB, dir, name string) (certFile, keyFile, thumb string) {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(time.Now().UnixNano()), Subject: pkix.Name{CommonName: "svc-client " + name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth}}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := testcert.SelfSigned(t, testcert.Name("svc-client "+name))
 	certFile, keyFile = filepath.Join(dir, "client.crt"), filepath.Join(dir, "client.key")
-	writeFile(t, certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-	writeFile(t, keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}))
-	sum := sha256.Sum256(der)
-	return certFile, keyFile, base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-func writeFile(t testing.TB, path string, b []byte) {
-	t.Helper()
-	if err := os.WriteFile(path, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	testcert.Write(t, c, certFile, keyFile)
+	return certFile, keyFile, testcert.Thumbprint(c.Certificate[0])
 }
 
 // peerThumb is the x5t#S256 of the certificate a request's client
@@ -68,8 +38,7 @@ func peerThumb(r *http.Request) string {
 	if r.TLS == nil || len(r.TLS.PeerCertificates) == 0 {
 		return ""
 	}
-	sum := sha256.Sum256(r.TLS.PeerCertificates[0].Raw)
-	return base64.RawURLEncoding.EncodeToString(sum[:])
+	return testcert.Thumbprint(r.TLS.PeerCertificates[0].Raw)
 }
 
 // mtlsAS is an authorization server and an API on one TLS listener on

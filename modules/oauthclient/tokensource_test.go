@@ -2,13 +2,7 @@ package oauthclient_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
-	"math/big"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -26,6 +20,7 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
+	"github.com/svckit/svc/internal/testcert"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/modules/oauthclient/oauthclienttest"
 )
@@ -141,7 +136,7 @@ func TestTokenSourceForExchangesTheCallersToken(t *testing.T) {
 // credentials/oauth.TokenSource fed by the pattern.
 func TestTokenSourceCarriesTokensOnGRPC(t *testing.T) {
 	_, p := kitPattern(t)
-	cert := selfSigned(t)
+	cert := testcert.SelfSigned(t, testcert.Hosts("127.0.0.1"))
 	var got []string
 	check := func(ctx context.Context, req any, _ *grpc.UnaryServerInfo, h grpc.UnaryHandler) (any, error) {
 		md, _ := metadata.FromIncomingContext(ctx)
@@ -160,8 +155,7 @@ func TestTokenSourceCarriesTokensOnGRPC(t *testing.T) {
 	go func() { _ = gs.Serve(ln) }()
 	defer gs.Stop()
 
-	pool := x509.NewCertPool()
-	pool.AddCert(cert.Leaf)
+	pool := testcert.Pool(cert.Leaf)
 	conn, err := grpc.NewClient(ln.Addr().String(),
 		grpc.WithTransportCredentials(credentials.NewClientTLSFromCert(pool, "127.0.0.1")),
 		grpc.WithPerRPCCredentials(grpcoauth.TokenSource{TokenSource: p.TokenSource(context.Background())}))
@@ -178,29 +172,4 @@ func TestTokenSourceCarriesTokensOnGRPC(t *testing.T) {
 	if resp.GetStatus() != healthpb.HealthCheckResponse_SERVING || len(got) != 1 {
 		t.Fatalf("status %v, authorization seen %q", resp.GetStatus(), got)
 	}
-}
-
-func selfSigned(t *testing.T) tls.Certificate {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: big.NewInt(1),
-		NotBefore:    time.Now().Add(-time.Minute),
-		NotAfter:     time.Now().Add(time.Hour),
-		IPAddresses:  []net.IP{net.ParseIP("127.0.0.1")},
-		KeyUsage:     x509.KeyUsageDigitalSignature,
-		ExtKeyUsage:  []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	leaf, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}
 }

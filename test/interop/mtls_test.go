@@ -2,22 +2,14 @@ package interop_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/base64"
 	"encoding/json"
-	"encoding/pem"
 	"errors"
 	"io"
-	"math/big"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -25,85 +17,16 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
+	"github.com/svckit/svc/internal/testcert"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/test/internal/oidcprovider"
 )
 
-// testCert is a certificate made for one test run: never a committed key.
-type testCert struct {
-	cert     *x509.Certificate
-	key      *ecdsa.PrivateKey
-	certFile string // PEM, for oauthclient.TLSClientAuth
-	keyFile  string
-}
-
-// issue makes a certificate for cn, signed by parent (self-signed when parent is nil).
-func issue(t *testing.T, cn string, parent *testCert, isCA bool) *testCert {
+// jwks registers c's key, with the certificate, for self_signed_tls_client_auth.
+func jwks(t *testing.T, c tls.Certificate) json.RawMessage {
 	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 64))
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber: serial, Subject: pkix.Name{CommonName: cn},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth},
-	}
-	if isCA {
-		tmpl.KeyUsage |= x509.KeyUsageCertSign
-		tmpl.BasicConstraintsValid, tmpl.IsCA = true, true
-	}
-	signer, signerKey := tmpl, key
-	if parent != nil {
-		signer, signerKey = parent.cert, parent.key
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, signer, &key.PublicKey, signerKey)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cert, err := x509.ParseCertificate(der)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	c := &testCert{cert: cert, key: key, certFile: filepath.Join(dir, "tls.crt"), keyFile: filepath.Join(dir, "tls.key")}
-	if err := os.WriteFile(c.certFile, c.pem(), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(c.keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	return c
-}
-
-func (c *testCert) pem() []byte {
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: c.cert.Raw})
-}
-
-// thumbprint is the certificate's x5t#S256 (RFC 8705 §3.1).
-func (c *testCert) thumbprint() string {
-	sum := sha256.Sum256(c.cert.Raw)
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-func (c *testCert) tls() tls.Certificate {
-	return tls.Certificate{Certificate: [][]byte{c.cert.Raw}, PrivateKey: c.key, Leaf: c.cert}
-}
-
-// jwks registers the certificate's key, with the certificate, for
-// self_signed_tls_client_auth.
-func (c *testCert) jwks(t *testing.T) json.RawMessage {
-	t.Helper()
-	raw, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: &c.key.PublicKey, Certificates: []*x509.Certificate{c.cert}}}})
+	raw, err := json.Marshal(jose.JSONWebKeySet{Keys: []jose.JSONWebKey{{Key: c.Leaf.PublicKey, Certificates: []*x509.Certificate{c.Leaf}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -116,16 +39,16 @@ func (c *testCert) jwks(t *testing.T) json.RawMessage {
 // guarded by authn.CertificateBound over TLS with the same certificate;
 // the token with another certificate, or none, is refused.
 func TestMTLSBoundTokenEndToEnd(t *testing.T) {
-	ca := issue(t, "svc test client CA", nil, true)
-	pki := issue(t, "svc-mtls-client", ca, false)
-	mallory := issue(t, "svc-mtls-client", ca, false) // same CA, same subject, another key
-	self := issue(t, "svc-self-signed-client", nil, false)
+	ca := testcert.NewCA(t, testcert.Name("svc test client CA"))
+	pki := ca.Client(t, "svc-mtls-client")
+	mallory := ca.Client(t, "svc-mtls-client") // same CA, same subject, another key
+	self := testcert.SelfSigned(t, testcert.Name("svc-self-signed-client"))
 	p := oidcprovider.Start(t, oidcprovider.Options{
 		MTLS:     true,
-		ClientCA: ca.pem(),
+		ClientCA: testcert.CertPEM(ca.Cert.Raw),
 		Clients: []oidcprovider.Client{
 			{ID: "mtls-pki", AuthMethod: "tls_client_auth", SubjectDN: "CN=svc-mtls-client", CertificateBound: true},
-			{ID: "mtls-self", AuthMethod: "self_signed_tls_client_auth", JWKS: self.jwks(t), CertificateBound: true},
+			{ID: "mtls-self", AuthMethod: "self_signed_tls_client_auth", JWKS: jwks(t, self), CertificateBound: true},
 		},
 	})
 	v := openDiscover(t, p)
@@ -144,7 +67,7 @@ func TestMTLSBoundTokenEndToEnd(t *testing.T) {
 
 	for _, tc := range []struct {
 		method, clientID string
-		cert             *testCert
+		cert             tls.Certificate
 	}{
 		{"tls_client_auth", "mtls-pki", pki},
 		{"self_signed_tls_client_auth", "mtls-self", self},
@@ -162,9 +85,10 @@ func TestMTLSBoundTokenEndToEnd(t *testing.T) {
 			if resp.StatusCode != http.StatusOK || string(body) != "ok" {
 				t.Fatalf("API call with the bound token: status %d, body %s", resp.StatusCode, body)
 			}
+			thumbprint := testcert.Thumbprint(tc.cert.Certificate[0])
 			log := p.TokenRequestLog(t)
-			if len(log) != 1 || !log[0].MTLS || log[0].Certificate != tc.cert.thumbprint() || log[0].Status != http.StatusOK {
-				t.Fatalf("token requests %+v, want one to the mtls alias presenting %s", log, tc.cert.thumbprint())
+			if len(log) != 1 || !log[0].MTLS || log[0].Certificate != thumbprint || log[0].Status != http.StatusOK {
+				t.Fatalf("token requests %+v, want one to the mtls alias presenting %s", log, thumbprint)
 			}
 			if log[0].Form["client_id"] != tc.clientID || log[0].Form["client_secret"] != nil || log[0].Authorization != "" {
 				t.Fatalf("token request form %v, Authorization %q: want client_id alone", log[0].Form, log[0].Authorization)
@@ -173,18 +97,18 @@ func TestMTLSBoundTokenEndToEnd(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := cnfThumbprint(t, tok.Value); got != tc.cert.thumbprint() {
-				t.Fatalf("cnf.x5t#S256 = %q, want the client certificate's %q", got, tc.cert.thumbprint())
+			if got := cnfThumbprint(t, tok.Value); got != thumbprint {
+				t.Fatalf("cnf.x5t#S256 = %q, want the client certificate's %q", got, thumbprint)
 			}
 			if _, err := pat.TokenSource(context.Background()).Token(); err == nil || !strings.Contains(err.Error(), "Pattern.Transport") {
 				t.Fatalf("TokenSource handed out a bound token: %v", err)
 			}
 
 			// The same token over another certificate, or none, is refused.
-			for name, cert := range map[string]*testCert{"another certificate": mallory, "no certificate": nil} {
+			for name, cert := range map[string]tls.Certificate{"another certificate": mallory, "no certificate": {}} {
 				tr := api.Client().Transport.(*http.Transport).Clone()
-				if cert != nil {
-					tr.TLSClientConfig.Certificates = []tls.Certificate{cert.tls()}
+				if cert.Certificate != nil {
+					tr.TLSClientConfig.Certificates = []tls.Certificate{cert}
 				}
 				req := mustRequest(t, api.URL+"/orders")
 				req.Header.Set("Authorization", "Bearer "+tok.Value)
@@ -212,10 +136,13 @@ func TestMTLSBoundTokenEndToEnd(t *testing.T) {
 
 // certPattern is a client-credentials pattern for p's resource, of a client
 // that authenticates with cert and trusts p's mutual-TLS listener.
-func certPattern(t *testing.T, p *oidcprovider.Provider, clientID string, cert *testCert) *oauthclient.Pattern {
+func certPattern(t *testing.T, p *oidcprovider.Provider, clientID string, cert tls.Certificate) *oauthclient.Pattern {
 	t.Helper()
+	dir := t.TempDir()
+	certFile, keyFile := filepath.Join(dir, "tls.crt"), filepath.Join(dir, "tls.key")
+	testcert.Write(t, cert, certFile, keyFile)
 	c := ocClient(t, p, &ocClock{now: time.Now()}, oauthclient.ClientID(clientID),
-		oauthclient.TLSClientAuth(cert.certFile, cert.keyFile),
+		oauthclient.TLSClientAuth(certFile, keyFile),
 		oauthclient.HTTPClient(&http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: p.MTLSRoots}}}))
 	pat, err := oauthclient.ClientCredentials("api", oauthclient.WithoutEnv(), oauthclient.WithClient(c),
 		oauthclient.Resource(p.Resource), oauthclient.Scopes("read"))

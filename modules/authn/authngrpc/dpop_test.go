@@ -2,15 +2,8 @@ package authngrpc_test
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/sha256"
 	"crypto/tls"
 	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/base64"
-	"math/big"
 	"net"
 	"strings"
 	"testing"
@@ -26,6 +19,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/svckit/svc/internal/dpoptest"
+	"github.com/svckit/svc/internal/testcert"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authngrpc"
 	"github.com/svckit/svc/modules/authn/authntest"
@@ -189,42 +183,18 @@ func TestDPoPNonceOverGRPC(t *testing.T) {
 }
 
 // tlsFixture is a server certificate for 127.0.0.1 and two client
-// certificates, all self-signed.
+// certificates of one CA.
 type tlsFixture struct {
 	server       tls.Certificate
 	roots        *x509.CertPool
 	alice, other tls.Certificate
 }
 
-func selfSigned(t *testing.T, name string, serial int64, ip net.IP) (tls.Certificate, *x509.Certificate) {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(serial), Subject: pkix.Name{CommonName: name},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
-		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageClientAuth, x509.ExtKeyUsageServerAuth}}
-	if ip != nil {
-		tmpl.IPAddresses = []net.IP{ip}
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, _ := x509.ParseCertificate(der)
-	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}, c
-}
-
 func newTLSFixture(t *testing.T) *tlsFixture {
 	t.Helper()
-	f := &tlsFixture{roots: x509.NewCertPool()}
-	var leaf *x509.Certificate
-	f.server, leaf = selfSigned(t, "server", 1, net.IPv4(127, 0, 0, 1))
-	f.roots.AddCert(leaf)
-	f.alice, _ = selfSigned(t, "alice", 2, nil)
-	f.other, _ = selfSigned(t, "other", 3, nil)
-	return f
+	ca := testcert.NewCA(t)
+	return &tlsFixture{server: ca.Server(t, testcert.Hosts("127.0.0.1")), roots: testcert.Pool(ca.Cert),
+		alice: ca.Client(t, "alice"), other: ca.Client(t, "other")}
 }
 
 // client dials the fixture's server presenting cert (none when empty).
@@ -234,11 +204,6 @@ func (f *tlsFixture) client(cert tls.Certificate) credentials.TransportCredentia
 		c.Certificates = []tls.Certificate{cert}
 	}
 	return credentials.NewTLS(c)
-}
-
-func x5t(c tls.Certificate) string {
-	sum := sha256.Sum256(c.Certificate[0])
-	return base64.RawURLEncoding.EncodeToString(sum[:])
 }
 
 // Issue 21: over a TLS connection, a certificate-bound token is admitted
@@ -257,7 +222,7 @@ func TestCertificateBindingAndDPoPOverGRPCWithTLS(t *testing.T) {
 		t.Fatal(err)
 	}
 	server := credentials.NewTLS(&tls.Config{Certificates: []tls.Certificate{f.server}, ClientAuth: tls.RequestClientCert, MinVersion: tls.VersionTLS12})
-	certBound := iss.Token(authntest.Claim("cnf", map[string]string{"x5t#S256": x5t(f.alice)}))
+	certBound := iss.Token(authntest.Claim("cnf", map[string]string{"x5t#S256": testcert.Thumbprint(f.alice.Certificate[0])}))
 	keyBound := iss.Token(authntest.Claim("cnf", map[string]string{"jkt": key.JKT}))
 	const rejected = `Bearer error="invalid_token"`
 	for _, c := range []struct {

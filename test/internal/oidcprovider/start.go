@@ -28,6 +28,9 @@ func Start(t testing.TB, opts Options) *Provider {
 	if err != nil {
 		t.Fatalf("oidcprovider: %v", err)
 	}
+	if cfg.MTLS != nil {
+		cfg.MTLS.addListenerCert(t)
+	}
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Fatalf("oidcprovider: node (Node.js 20+) is not on PATH: install Node.js and npm, then run `make interop-deps`")

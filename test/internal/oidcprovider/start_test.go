@@ -1,25 +1,21 @@
 package oidcprovider
 
 import (
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"crypto/x509"
-	"crypto/x509/pkix"
 	"encoding/json"
-	"encoding/pem"
 	"fmt"
-	"math/big"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/svckit/svc/internal/testcert"
 )
 
 func TestBuildConfigRefusals(t *testing.T) {
 	t.Parallel()
+	testCA := testcert.CertPEM(testcert.NewCA(t).Cert.Raw)
 	cases := []struct {
 		name string
 		opts Options
@@ -157,18 +153,3 @@ func TestStartRefusals(t *testing.T) {
 		})
 	}
 }
-
-// testCA is a CA certificate for the MTLS options, made for this run.
-var testCA = func() []byte {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		panic(err)
-	}
-	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "test CA"},
-		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour), IsCA: true, BasicConstraintsValid: true}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		panic(err)
-	}
-	return pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-}()
