@@ -39,9 +39,11 @@ const (
 // The binding is read from the token's cnf.jkt, a JWT's or an
 // introspection answer's (token_type DPoP); a verifier that fills no
 // Claims (a custom one) binds no token. A gate without DPoP refuses a
-// token its issuer's introspection calls DPoP (ReasonTokenType). Websocket handshakes are held to
-// it as any request, and gRPC calls through authngrpc (the proof in the
-// `dpop` metadata).
+// token bound to a key (cnf.jkt, or a cnf that is not an object) and one
+// its issuer's introspection calls DPoP (ReasonTokenType): it has no
+// proof to check, and must not take such a token as a bearer token.
+// Websocket handshakes are held to it as any request, and gRPC calls
+// through authngrpc (the proof in the `dpop` metadata).
 func DPoP(v *dpop.Verifier, required bool) Option {
 	return func(c *gateConfig) {
 		if v != nil {
