@@ -25,6 +25,13 @@ var (
 	// spends nothing.
 	Verify func(v any, r *http.Request, accessToken string) (Proof, error)
 
+	// VerifyBound is Verify for a proof presented with an access token
+	// bound to jkt (its cnf.jkt; "" for a token bound to no key): a proof
+	// whose key is not jkt's is refused (ReasonBinding, as Proof.Bind)
+	// before its jti is remembered, so that anyone holding some valid
+	// token cannot fill the replay store with proofs of throw-away keys.
+	VerifyBound func(v any, r *http.Request, accessToken, jkt string) (Proof, error)
+
 	// Algorithms lists the algorithms v, a *dpop.Verifier, allows, in the
 	// order given, for the algs parameter of a WWW-Authenticate: DPoP
 	// challenge.

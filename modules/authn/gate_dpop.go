@@ -100,7 +100,9 @@ func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP 
 		}
 		return nil, nil
 	}
-	proof, err := dpophook.Verify(p.v, r, token)
+	// The binding is compared before the proof's jti is remembered: a
+	// proof of another key spends nothing in the replay store.
+	_, err := dpophook.VerifyBound(p.v, r, token, jkt)
 	if err != nil {
 		var e *dpophook.Error
 		if !errors.As(err, &e) {
@@ -111,13 +113,12 @@ func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP 
 			return nil, err
 		case dpophook.ReasonNonce:
 			return p.refusal(ReasonDPoPNonce, e.Code(), e.Nonce), nil
+		case dpophook.ReasonBinding:
+			return p.refusal(ReasonDPoPBinding, "invalid_token", ""), nil
 		}
 		ref := p.refusal(ReasonDPoPProof, e.Code(), "")
 		ref.dpop.proof = e.Reason
 		return ref, nil
-	}
-	if proof.Bind(jkt) != nil {
-		return p.refusal(ReasonDPoPBinding, "invalid_token", ""), nil
 	}
 	return nil, nil
 }
