@@ -45,6 +45,11 @@ type Proof struct {
 	Thumbprint string
 	// IssuedAt is the proof's iat.
 	IssuedAt time.Time
+	// Nonce is the server's current nonce when the proof carried the
+	// previous step's (still accepted), "" otherwise: the gate sends it
+	// in DPoP-Nonce on the answer (RFC 9449 §8.2), so that the client
+	// moves on before its nonce is refused.
+	Nonce string
 }
 
 // Bind refuses (ReasonBinding) when jkt, an access token's cnf.jkt, is not

@@ -189,7 +189,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		return
 	}
 	if g.cfg.dpop != nil {
-		ref, err := g.cfg.dpop.admit(r, p, token, viaDPoP)
+		ref, err := g.cfg.dpop.admit(w, r, p, token, viaDPoP)
 		if err != nil {
 			g.dpopUnavailable(w, r, err)
 			return

@@ -90,9 +90,12 @@ func (g *Gate) credential(r *http.Request) (token string, viaDPoP bool, ref *Ref
 	return token, false, ref
 }
 
-// admitDPoP holds a verified token to the gate's DPoP policy: nil to
-// admit, a refusal, or an error when the replay check could not run.
-func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP bool) (*Refusal, error) {
+// admit holds a verified token to the gate's DPoP policy: nil to admit,
+// a refusal, or an error when the replay check could not run. A proof
+// admitted with the previous step's nonce sets the current one in w's
+// DPoP-Nonce (RFC 9449 §8.2), so that the client moves on before its
+// nonce is refused; one with the current nonce sets none.
+func (p *dpopPolicy) admit(w http.ResponseWriter, r *http.Request, pr Principal, token string, viaDPoP bool) (*Refusal, error) {
 	jkt := boundKey(pr)
 	if !viaDPoP {
 		if jkt != "" || p.required {
@@ -102,7 +105,7 @@ func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP 
 	}
 	// The binding is compared before the proof's jti is remembered: a
 	// proof of another key spends nothing in the replay store.
-	_, err := dpophook.VerifyBound(p.v, r, token, jkt)
+	proof, err := dpophook.VerifyBound(p.v, r, token, jkt)
 	if err != nil {
 		var e *dpophook.Error
 		if !errors.As(err, &e) {
@@ -119,6 +122,9 @@ func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP 
 		ref := p.refusal(ReasonDPoPProof, e.Code(), "")
 		ref.dpop.proof = e.Reason
 		return ref, nil
+	}
+	if proof.Nonce != "" {
+		w.Header().Set("DPoP-Nonce", proof.Nonce)
 	}
 	return nil, nil
 }

@@ -167,10 +167,14 @@ func (v *Verifier) verify(r *http.Request, accessToken string, bound bool, jkt s
 			return dpophook.Proof{}, refuse(dpophook.ReasonTokenHash)
 		}
 	}
-	if v.nonces != nil && !v.nonces.valid(c.Nonce, now) {
-		return dpophook.Proof{}, &dpophook.Error{Reason: dpophook.ReasonNonce, Nonce: v.nonces.current(now)}
+	var next string
+	if v.nonces != nil {
+		var valid bool
+		if valid, next = v.nonces.check(c.Nonce, now); !valid {
+			return dpophook.Proof{}, &dpophook.Error{Reason: dpophook.ReasonNonce, Nonce: v.nonces.current(now)}
+		}
 	}
-	p := dpophook.Proof{Thumbprint: key.thumbprint, IssuedAt: iat}
+	p := dpophook.Proof{Thumbprint: key.thumbprint, IssuedAt: iat, Nonce: next}
 	if bound {
 		if err := p.Bind(jkt); err != nil {
 			return dpophook.Proof{}, err
