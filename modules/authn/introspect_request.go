@@ -52,6 +52,11 @@ func (in *introspector) ask(ctx context.Context, f *flight, token string, now ti
 	if err := in.v.budget.acquire(ctx); err != nil {
 		return received{}, Principal{}, time.Time{}, err
 	}
+	if err := context.Cause(ctx); err != nil {
+		// Handed a turn as every caller left: no request for nobody.
+		in.v.budget.release()
+		return received{}, Principal{}, time.Time{}, fmt.Errorf("%w: every request waiting for the introspection ended: %w", ErrBusy, err)
+	}
 	f.asking.Store(true)
 	ctx, cancel := context.WithTimeout(ctx, in.v.cfg.fetchTimeout)
 	defer cancel()
