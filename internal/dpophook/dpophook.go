@@ -25,6 +25,13 @@ var (
 	// spends nothing.
 	Verify func(v any, r *http.Request, accessToken string) (Proof, error)
 
+	// VerifyBound is Verify for a proof presented with an access token
+	// bound to jkt (its cnf.jkt; "" for a token bound to no key): a proof
+	// whose key is not jkt's is refused (ReasonBinding, as Proof.Bind)
+	// before its jti is remembered, so that anyone holding some valid
+	// token cannot fill the replay store with proofs of throw-away keys.
+	VerifyBound func(v any, r *http.Request, accessToken, jkt string) (Proof, error)
+
 	// Algorithms lists the algorithms v, a *dpop.Verifier, allows, in the
 	// order given, for the algs parameter of a WWW-Authenticate: DPoP
 	// challenge.
@@ -38,6 +45,11 @@ type Proof struct {
 	Thumbprint string
 	// IssuedAt is the proof's iat.
 	IssuedAt time.Time
+	// Nonce is the server's current nonce when the proof carried the
+	// previous step's (still accepted), "" otherwise: the gate sends it
+	// in DPoP-Nonce on the answer (RFC 9449 §8.2), so that the client
+	// moves on before its nonce is refused.
+	Nonce string
 }
 
 // Bind refuses (ReasonBinding) when jkt, an access token's cnf.jkt, is not

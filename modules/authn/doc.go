@@ -40,8 +40,9 @@
 // verify_*.go file, in the order a token meets them (verify_errors.go
 // names the causes they refuse with).
 //
-// Fresh signature checks run under a budget (MaxConcurrentVerifications,
-// default GOMAXPROCS). The others wait their turn, taken round-robin
+// Fresh signature checks, and introspection requests for opaque tokens
+// (Introspect), run under a budget (MaxConcurrentVerifications, default
+// GOMAXPROCS). The others wait their turn, taken round-robin
 // between client addresses (the gate hands the address over), for at most
 // VerificationWait (default 2 s); then Verify returns an error wrapping
 // ErrBusy (the gate answers 503 with Retry-After, and bans never count

@@ -184,12 +184,12 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		g.internalError(w, r, fmt.Errorf("authn: verifier %T returned a principal that is not Authenticated with a nil error", g.verifier))
 		return
 	}
-	if g.cfg.dpop == nil && dpopTyped(p) {
-		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: ReasonTokenType}, false)
+	if ref := g.cfg.uncheckedBinding(p); ref != nil {
+		q.refuse(w, ref, false)
 		return
 	}
 	if g.cfg.dpop != nil {
-		ref, err := g.cfg.dpop.admit(r, p, token, viaDPoP)
+		ref, err := g.cfg.dpop.admit(w, r, p, token, viaDPoP)
 		if err != nil {
 			g.dpopUnavailable(w, r, err)
 			return

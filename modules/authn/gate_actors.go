@@ -16,7 +16,12 @@ const KindActorRefused RefusalKind = "actor-refused"
 // deeper than maxDepth, or names at level i an actor whose sub is not in
 // allowed[i] (level 0 is the current actor, the one that called), is
 // refused 403 actor-refused; a level with no list, or an empty one,
-// accepts any actor. A malformed act claim is refused the same way.
+// accepts any actor. A listed sub names an actor of the token's own
+// issuer: an actor matches an entry only when its act claim names no iss,
+// or names the principal's issuer (RFC 8693 §4.1: iss and sub together
+// identify an actor), so under Issuers or an issuer template another
+// trusted issuer's "orders" is not the local "orders". A malformed act
+// claim is refused the same way.
 // Actors(0) refuses every token that names an actor. Without this option
 // the gate accepts any chain, and a handler reads it with
 // [Principal.Actors]. A negative maxDepth, or more lists than maxDepth
@@ -50,11 +55,17 @@ func (a *actorPolicy) admits(p Principal) bool {
 		return false
 	}
 	for i, actor := range chain {
-		if i < len(a.allowed) && len(a.allowed[i]) > 0 && !slices.Contains(a.allowed[i], actor.Subject) {
+		if i < len(a.allowed) && len(a.allowed[i]) > 0 && !listed(a.allowed[i], actor, p.Issuer) {
 			return false
 		}
 	}
 	return true
+}
+
+// listed reports whether actor is one of the subjects of list, which name
+// actors of issuer.
+func listed(list []string, actor Actor, issuer string) bool {
+	return (actor.Issuer == "" || actor.Issuer == issuer) && slices.Contains(list, actor.Subject)
 }
 
 // refuseActor answers a verified caller whose chain the policy refused.

@@ -125,3 +125,41 @@ func TestActorsPolicyRefusedWhenBuilt(t *testing.T) {
 		}
 	}
 }
+
+// An allowed sub names an actor of the token's own issuer (RFC 8693 §4.1:
+// iss and sub together identify an actor): another issuer's "orders" is
+// not the local one, at any level of the chain.
+func TestActorsPolicyMatchesTheIssuerToo(t *testing.T) {
+	const own, other = "https://as.example", "https://other.example" // actVerifier's issuer, and another
+	srv := gateServer(t, svcerrors.New(), exampleRouter(), actVerifier{},
+		authn.Actors(3, []string{"orders"}, []string{"gateway"}, []string{"edge"}))
+	for _, tc := range []struct {
+		name   string
+		act    string
+		status int
+	}{
+		{"act without iss", `{"sub":"orders"}`, 200},
+		{"act of the token's issuer", `{"sub":"orders","iss":"` + own + `"}`, 200},
+		{"act of another issuer", `{"sub":"orders","iss":"` + other + `"}`, 403},
+		{"act of an issuer spelled with a trailing slash", `{"sub":"orders","iss":"` + own + `/"}`, 403},
+		{"nested, every level without iss", `{"sub":"orders","act":{"sub":"gateway","act":{"sub":"edge"}}}`, 200},
+		{"nested, every level of the token's issuer", `{"sub":"orders","iss":"` + own + `","act":{"sub":"gateway","iss":"` + own + `","act":{"sub":"edge","iss":"` + own + `"}}}`, 200},
+		{"nested, level 1 of another issuer", `{"sub":"orders","act":{"sub":"gateway","iss":"` + other + `"}}`, 403},
+		{"nested, the deepest level of another issuer", `{"sub":"orders","act":{"sub":"gateway","act":{"sub":"edge","iss":"` + other + `"}}}`, 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := do(t, srv, "GET", "/me", bearer(actToken(tc.act)), "")
+			if got.status != tc.status {
+				t.Fatalf("status %d, want %d: %s", got.status, tc.status, got.body)
+			}
+			if tc.status == 403 && (got.json["type"] != docs+"actor-refused" || got.header.Get("WWW-Authenticate") != "") {
+				t.Errorf("%v %s", got.header, got.body)
+			}
+		})
+	}
+	// A level with no list accepts any actor, of any issuer.
+	open := gateServer(t, svcerrors.New(), exampleRouter(), actVerifier{}, authn.Actors(1))
+	if got := do(t, open, "GET", "/me", bearer(actToken(`{"sub":"orders","iss":"`+other+`"}`)), ""); got.status != 200 {
+		t.Errorf("a level without a list refused another issuer's actor: %d", got.status)
+	}
+}

@@ -12,7 +12,8 @@ import (
 
 // ReasonCertificateBinding: the token is bound to a client certificate
 // (cnf.x5t#S256, RFC 8705 §3) and the request came with another one, or
-// with none the gate believes.
+// with none the gate believes; or the gate checks no certificates (no
+// CertificateBound) and the token is bound to one.
 const ReasonCertificateBinding Reason = "certificate-binding"
 
 // The proxy headers [CertificateBound] reads the client certificate from.
@@ -36,6 +37,10 @@ const (
 // it is ignored, so a bound token is then refused. New refuses another
 // header name. The binding is read from the token's cnf, a JWT's or an
 // introspection answer's, as [DPoP]'s is.
+//
+// A gate without CertificateBound refuses a token with cnf.x5t#S256
+// (ReasonCertificateBinding, its detail saying the resource checks no
+// certificates) rather than take it as a bearer token.
 func CertificateBound(proxyHeader string) Option {
 	return func(c *gateConfig) {
 		c.certBound = &certPolicy{header: http.CanonicalHeaderKey(proxyHeader)}

@@ -111,7 +111,7 @@ func TestGateCertificateBoundOverTLS(t *testing.T) {
 		{"unreadable cnf", "badcnf-token", alice, 401},
 		{"token without cnf, no certificate", "alice-token", tls.Certificate{}, 200},
 		{"token without cnf, a certificate", "alice-token", mallory, 200},
-		{"token bound to a key only", "jkt-token", tls.Certificate{}, 200},
+		{"token bound to a key only (no DPoP to check it)", "jkt-token", tls.Certificate{}, 401},
 		{"expired token, its own reason", "expired-token", alice, 401},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -120,8 +120,9 @@ func TestGateCertificateBoundOverTLS(t *testing.T) {
 			case tc.status == 200 && got.status != 200:
 				t.Fatalf("status %d: %s", got.status, got.body)
 			case tc.status == 200:
-			case tc.token == "expired-token":
-				if r, _ := got.json["reason"].(string); got.status != 401 || r != "expired" {
+			case tc.token == "expired-token", tc.token == "jkt-token":
+				want := map[string]string{"expired-token": "expired", "jkt-token": "token-type"}[tc.token]
+				if r, _ := got.json["reason"].(string); got.status != 401 || r != want {
 					t.Fatalf("status %d: %s", got.status, got.body)
 				}
 			default:

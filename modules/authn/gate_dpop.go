@@ -39,9 +39,11 @@ const (
 // The binding is read from the token's cnf.jkt, a JWT's or an
 // introspection answer's (token_type DPoP); a verifier that fills no
 // Claims (a custom one) binds no token. A gate without DPoP refuses a
-// token its issuer's introspection calls DPoP (ReasonTokenType). Websocket handshakes are held to
-// it as any request, and gRPC calls through authngrpc (the proof in the
-// `dpop` metadata).
+// token bound to a key (cnf.jkt, or a cnf that is not an object) and one
+// its issuer's introspection calls DPoP (ReasonTokenType): it has no
+// proof to check, and must not take such a token as a bearer token.
+// Websocket handshakes are held to it as any request, and gRPC calls
+// through authngrpc (the proof in the `dpop` metadata).
 func DPoP(v *dpop.Verifier, required bool) Option {
 	return func(c *gateConfig) {
 		if v != nil {
@@ -88,9 +90,12 @@ func (g *Gate) credential(r *http.Request) (token string, viaDPoP bool, ref *Ref
 	return token, false, ref
 }
 
-// admitDPoP holds a verified token to the gate's DPoP policy: nil to
-// admit, a refusal, or an error when the replay check could not run.
-func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP bool) (*Refusal, error) {
+// admit holds a verified token to the gate's DPoP policy: nil to admit,
+// a refusal, or an error when the replay check could not run. A proof
+// admitted with the previous step's nonce sets the current one in w's
+// DPoP-Nonce (RFC 9449 §8.2), so that the client moves on before its
+// nonce is refused; one with the current nonce sets none.
+func (p *dpopPolicy) admit(w http.ResponseWriter, r *http.Request, pr Principal, token string, viaDPoP bool) (*Refusal, error) {
 	jkt := boundKey(pr)
 	if !viaDPoP {
 		if jkt != "" || p.required {
@@ -98,7 +103,9 @@ func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP 
 		}
 		return nil, nil
 	}
-	proof, err := dpophook.Verify(p.v, r, token)
+	// The binding is compared before the proof's jti is remembered: a
+	// proof of another key spends nothing in the replay store.
+	proof, err := dpophook.VerifyBound(p.v, r, token, jkt)
 	if err != nil {
 		var e *dpophook.Error
 		if !errors.As(err, &e) {
@@ -109,13 +116,15 @@ func (p *dpopPolicy) admit(r *http.Request, pr Principal, token string, viaDPoP 
 			return nil, err
 		case dpophook.ReasonNonce:
 			return p.refusal(ReasonDPoPNonce, e.Code(), e.Nonce), nil
+		case dpophook.ReasonBinding:
+			return p.refusal(ReasonDPoPBinding, "invalid_token", ""), nil
 		}
 		ref := p.refusal(ReasonDPoPProof, e.Code(), "")
 		ref.dpop.proof = e.Reason
 		return ref, nil
 	}
-	if proof.Bind(jkt) != nil {
-		return p.refusal(ReasonDPoPBinding, "invalid_token", ""), nil
+	if proof.Nonce != "" {
+		w.Header().Set("DPoP-Nonce", proof.Nonce)
 	}
 	return nil, nil
 }

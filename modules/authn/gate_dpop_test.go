@@ -236,3 +236,31 @@ func TestGateDPoPRecordAndMetricNameTheProofReason(t *testing.T) {
 		t.Errorf("dpop-required counted %d, want 1", n)
 	}
 }
+
+// A proof refused for its binding spends nothing in the replay store: a
+// holder of any valid token, sending proofs of throw-away keys (with a
+// token bound to no key, or to another key), cannot fill the store and
+// have everyone's DPoP requests refused 503.
+func TestGateDPoPBindingIsCheckedBeforeTheJTIIsRemembered(t *testing.T) {
+	alice := dpoptest.New(t)
+	const room = 50
+	srv := gateServer(t, svcerrors.New(), newPlainChi(), dpopFake(alice),
+		authn.DPoP(newDPoPVerifier(t, dpop.Replay(dpop.NewMemoryReplay(room))), false))
+	send := func(token, proof string) served {
+		return do(t, srv, "GET", "/me", http.Header{"Authorization": {"DPoP " + token}, "Dpop": {proof}}, "")
+	}
+	for i := 0; i < room; i++ {
+		token := "alice-token" // bound to no key
+		if i%2 == 1 {
+			token = "bound-token" // bound to alice's key, not the proof's
+		}
+		got := send(token, dpoptest.New(t).Proof(t, "GET", srv.URL+"/me", token, ""))
+		if got.status != 401 || got.json["reason"] != "dpop-binding" ||
+			got.header.Get("WWW-Authenticate") != `DPoP algs="ES256", error="invalid_token"` {
+			t.Fatalf("proof %d of a throw-away key: %d %v %s", i, got.status, got.header, got.body)
+		}
+	}
+	if got := send("bound-token", alice.Proof(t, "GET", srv.URL+"/me", "bound-token", "")); got.status != 200 || got.body != "hello bob" {
+		t.Fatalf("the bound key's own proof after %d refused ones: %d %s", room, got.status, got.body)
+	}
+}

@@ -3,6 +3,7 @@ package authn_test
 import (
 	"crypto/tls"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
@@ -71,4 +72,42 @@ func TestGateCertificateBindsAnIntrospectedToken(t *testing.T) {
 	}
 	checkCertRefusal(t, doTLS(t, srv, other, bearer(gateOpaque)))
 	checkCertRefusal(t, doTLS(t, srv, tls.Certificate{}, bearer(gateOpaque)))
+}
+
+// An introspection answer's cnf is held to the gate's checks as a JWT's
+// is: a gate without DPoP refuses a key-bound opaque token whatever its
+// token_type, one without CertificateBound a certificate-bound one.
+func TestGateRefusesAnIntrospectedBindingItDoesNotCheck(t *testing.T) {
+	jkt := map[string]string{"jkt": dpoptest.New(t).JKT}
+	x5t := map[string]string{"x5t#S256": "bwcK0esc3ACC3DB2Y5_lESsXE8o9ltc05O89jdN-dg2"}
+	withoutType := boundAnswer("", jkt)
+	delete(withoutType, "token_type")
+	for _, c := range []struct {
+		name   string
+		answer map[string]any
+		reason string
+		detail string
+	}{
+		{"cnf.jkt, token_type Bearer", boundAnswer("Bearer", jkt), "token-type", "token-type"},
+		{"cnf.jkt, no token_type", withoutType, "token-type", "token-type"},
+		{"cnf.x5t#S256", boundAnswer("Bearer", x5t), "certificate-binding", "does not check client certificates"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			v, _ := introspectingGateVerifier(t, answerJSON(200, c.answer))
+			srv := gateServer(t, svcerrors.New(), newPlainChi(), v)
+			got := do(t, srv, "GET", "/me", bearer(gateOpaque), "")
+			if got.status != 401 {
+				t.Fatalf("status %d, want 401: %s", got.status, got.body)
+			}
+			if r, _ := got.json["reason"].(string); r != c.reason {
+				t.Fatalf("reason %q, want %q: %s", r, c.reason, got.body)
+			}
+			if d, _ := got.json["detail"].(string); !strings.Contains(d, c.detail) {
+				t.Errorf("detail %q", d)
+			}
+			if h := got.header.Values("WWW-Authenticate"); len(h) != 1 || h[0] != `Bearer error="invalid_token"` {
+				t.Errorf("WWW-Authenticate %q", h)
+			}
+		})
+	}
 }

@@ -68,6 +68,8 @@ type Refusal struct {
 	resourceMetadata string
 	// dpop is the DPoP challenge, when the gate takes DPoP (gate_dpop.go).
 	dpop *dpopChallenge
+	// detail, when set, is the body's detail in place of the reason's.
+	detail string
 }
 
 func (r *Refusal) Error() string {
@@ -130,6 +132,9 @@ func (r *Refusal) Describe() svcerrors.Description {
 		d.Detail = "The bearer token did not verify (" + string(r.Reason) + "). Get a new token rather than retrying this one."
 		if r.Reason == ReasonCertificateBinding {
 			d.Detail = "The token is bound to a client certificate this request did not come with. Send it over the connection with that certificate."
+		}
+		if r.detail != "" {
+			d.Detail = r.detail
 		}
 		d.Extensions = []svcerrors.Member{{Name: "reason", Value: string(r.Reason)}}
 	}

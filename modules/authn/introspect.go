@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"golang.org/x/sync/singleflight"
-
 	"github.com/svckit/svc/modules/oauthclient"
 )
 
@@ -81,7 +79,14 @@ type introspectSettings struct {
 // claims are refused, for 10 seconds. CacheBytes bounds the cache, as it
 // bounds the JWT one. However many requests wait for one token, one
 // introspection request is sent (single flight); each request waits no
-// longer than its context, the introspection no longer than FetchTimeout.
+// longer than its context, the introspection no longer than FetchTimeout,
+// and one every waiting request has left is cancelled. Each introspection
+// request holds a slot of the verification budget while it is sent
+// (MaxConcurrentVerifications, shared with signature checks, turns queued
+// by client address), so distinct opaque tokens cannot send more requests
+// at once to the endpoint; one whose turn does not come within
+// VerificationWait, or whose callers all leave first, fails with ErrBusy
+// (503 bulkhead-full), as a JWT's verification does.
 // A failure is not cached: Verify returns an error wrapping
 // ErrIntrospectionUnavailable (503 with Retry-After). Redirects are not
 // followed, so credentials go nowhere but endpoint. Every introspection
@@ -142,14 +147,15 @@ type introspector struct {
 	http     *http.Client
 	ttl      time.Duration
 	cache    *introspectCache
-	flights  singleflight.Group
+	flights  flights
 	metrics  introspectMetrics
 	// shared is the store the service's replicas share answers in, nil
 	// for none (ShareIntrospections, or the app's through the gate).
 	shared atomic.Pointer[sharedAnswers]
-	// base is the context every introspection request runs under: its
-	// requests outlive the caller that started them (others wait for the
-	// same answer) and end with the verifier's Close.
+	// base is the context every introspection runs under: a flight
+	// outlives the caller that started it while others wait for the same
+	// answer, ends when the last of them leaves, and with the verifier's
+	// Close.
 	base   context.Context
 	cancel context.CancelFunc
 }
@@ -275,7 +281,11 @@ func isBearerToken(token string) bool {
 var errNotBearer = errors.New("opaque token is not an RFC 6750 b64token")
 
 // verify answers an opaque token from the cache, or by one introspection
-// request shared by every caller asking for the same token meanwhile.
+// shared by every caller asking for the same token meanwhile. The
+// introspection request takes a slot of the verifier's budget (as a
+// signature check does), so that random opaque tokens cannot make the
+// service an amplifier against the endpoint; it is cancelled when every
+// caller waiting for it has left.
 func (in *introspector) verify(ctx context.Context, token string, now time.Time) (Principal, error) {
 	if len(token) > in.v.cfg.maxTokenSize {
 		return Principal{}, refuse(ReasonTooLarge, errTooLarge)
@@ -290,19 +300,30 @@ func (in *introspector) verify(ctx context.Context, token string, now time.Time)
 		}
 		return p, nil
 	}
-	ch := in.flights.DoChan(string(key[:]), func() (any, error) {
-		return in.introspect(token, key)
-	})
+	f, started := in.flights.join(in.base, key)
+	defer in.flights.leave(key, f)
+	if started {
+		// The turn is queued under this caller's address, read here
+		// rather than in the flight's goroutine.
+		turn := withBudgetKey(f.ctx, fixedBudgetKey(budgetKeyOf(ctx)))
+		go func() {
+			val, err := in.introspect(turn, f, token, key)
+			in.flights.finish(key, f, val, err)
+		}()
+	}
 	select {
-	case r := <-ch:
-		if r.Err != nil {
-			return Principal{}, r.Err
+	case <-f.done:
+		if f.err != nil {
+			return Principal{}, f.err
 		}
-		if a := r.Val.(answer); a.err != nil {
-			return Principal{}, a.err
+		if f.val.err != nil {
+			return Principal{}, f.val.err
 		}
-		return r.Val.(answer).p, nil
+		return f.val.p, nil
 	case <-ctx.Done():
+		if !f.asking.Load() {
+			return Principal{}, fmt.Errorf("%w: the request ended while waiting for a turn to introspect: %w", ErrBusy, context.Cause(ctx))
+		}
 		return Principal{}, fmt.Errorf("%w: the request ended while waiting for the answer: %w", ErrIntrospectionUnavailable, context.Cause(ctx))
 	}
 }
@@ -314,10 +335,10 @@ type answer struct {
 }
 
 // introspect answers token from this replica's cache, else from the
-// store the replicas share, else by one request to the endpoint, and
-// caches the verdict (in both); a failure is returned as the error and
-// cached nowhere.
-func (in *introspector) introspect(token string, key [sha256.Size]byte) (any, error) {
+// store the replicas share, else by one request to the endpoint (in f's
+// turn of the budget, under ctx), and caches the verdict (in both); a
+// failure is returned as the error and cached nowhere.
+func (in *introspector) introspect(ctx context.Context, f *flight, token string, key [sha256.Size]byte) (answer, error) {
 	now := in.v.cfg.clock()
 	if p, te, ok := in.cache.get(key, now); ok {
 		// Another flight for this token finished just before this one
@@ -325,15 +346,16 @@ func (in *introspector) introspect(token string, key [sha256.Size]byte) (any, er
 		return answer{p: p, err: te}, nil
 	}
 	shared := in.shared.Load()
-	ctx, cancel := context.WithTimeout(in.base, in.v.cfg.fetchTimeout)
-	defer cancel()
 	if shared != nil {
-		if p, te, until, ok := shared.get(ctx, key, now); ok {
+		sctx, cancel := context.WithTimeout(ctx, in.v.cfg.fetchTimeout)
+		p, te, until, ok := shared.get(sctx, key, now)
+		cancel()
+		if ok {
 			in.cache.put(key, p, te, until, now)
 			return answer{p: p, err: te}, nil
 		}
 	}
-	r, p, until, err := in.ask(token, now)
+	r, p, until, err := in.ask(ctx, f, token, now)
 	var te *TokenError
 	switch {
 	case err == nil:
@@ -348,13 +370,18 @@ func (in *introspector) introspect(token string, key [sha256.Size]byte) (any, er
 			in.metrics.count(outcomeRefused)
 		}
 		p, until = Principal{}, now.Add(min(inactiveTTL, in.ttl))
+	case errors.Is(err, ErrBusy):
+		// No turn came: no request was sent.
+		return answer{}, err
 	default:
 		in.metrics.count(outcomeFailed)
-		return nil, err
+		return answer{}, err
 	}
 	in.cache.put(key, p, te, until, now)
 	if shared != nil {
-		shared.put(ctx, key, r, until, now)
+		sctx, cancel := context.WithTimeout(in.base, in.v.cfg.fetchTimeout)
+		shared.put(sctx, key, r, until, now)
+		cancel()
 	}
 	return answer{p: p, err: te}, nil
 }

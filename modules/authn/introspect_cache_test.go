@@ -120,8 +120,10 @@ func TestIntrospectionSingleFlight(t *testing.T) {
 	}
 }
 
-// A caller whose request ends stops waiting; the others still get the
-// answer, and the flight still caches it.
+// A caller whose request ends stops waiting; another still waiting gets
+// the answer, and the flight caches it. A flight every caller left is
+// cancelled (its request does not outlive them): the next caller starts
+// another.
 func TestIntrospectionWaiterLeavesOnItsContext(t *testing.T) {
 	srv := newIntrospectionServer(t, activeAnswer())
 	hold := make(chan struct{})
@@ -129,15 +131,23 @@ func TestIntrospectionWaiterLeavesOnItsContext(t *testing.T) {
 	srv.hold = hold
 	srv.mu.Unlock()
 	v := introspectingVerifier(t, srv)
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { _, err := v.Verify(ctx, opaqueToken); done <- err }()
-	for srv.requests.Load() == 0 {
-		time.Sleep(time.Millisecond)
+	waiters := func(token string) int {
+		v.intro.flights.mu.Lock()
+		defer v.intro.flights.mu.Unlock()
+		if f := v.intro.flights.m[sha256.Sum256([]byte(token))]; f != nil {
+			return f.waiters
+		}
+		return 0
 	}
+	ctx, cancel := context.WithCancel(context.Background())
+	left, stayed := make(chan error, 1), make(chan error, 1)
+	go func() { _, err := v.Verify(ctx, opaqueToken); left <- err }()
+	waitFor(t, func() bool { return srv.requests.Load() == 1 })
+	go func() { _, err := v.Verify(context.Background(), opaqueToken); stayed <- err }()
+	waitFor(t, func() bool { return waiters(opaqueToken) == 2 })
 	cancel()
 	select {
-	case err := <-done:
+	case err := <-left:
 		if !errors.Is(err, ErrIntrospectionUnavailable) {
 			t.Fatalf("a cancelled caller got %v", err)
 		}
@@ -145,12 +155,30 @@ func TestIntrospectionWaiterLeavesOnItsContext(t *testing.T) {
 		t.Fatal("a cancelled caller kept waiting")
 	}
 	close(hold)
-	deadline := time.Now().Add(10 * time.Second)
-	for v.intro.cache.len() == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
+	if err := <-stayed; err != nil {
+		t.Fatalf("the caller that stayed: %v", err)
 	}
 	if _, err := v.Verify(context.Background(), opaqueToken); err != nil || srv.requests.Load() != 1 {
 		t.Fatalf("after the flight: %v, %d requests", err, srv.requests.Load())
+	}
+
+	// Alone, the caller that leaves ends the flight.
+	const other = "opaque-Other_0123456789abcdefghijklmnop"
+	hold = make(chan struct{})
+	srv.mu.Lock()
+	srv.hold = hold
+	srv.mu.Unlock()
+	ctx, cancel = context.WithCancel(context.Background())
+	go func() { _, err := v.Verify(ctx, other); left <- err }()
+	waitFor(t, func() bool { return srv.requests.Load() == 2 })
+	cancel()
+	if err := <-left; !errors.Is(err, ErrIntrospectionUnavailable) {
+		t.Fatalf("a cancelled caller got %v", err)
+	}
+	waitFor(t, func() bool { return waiters(other) == 0 && v.budget.held() == 0 })
+	close(hold)
+	if _, err := v.Verify(context.Background(), other); err != nil || srv.requests.Load() != 3 {
+		t.Fatalf("after the cancelled flight: %v, %d requests (want a new one)", err, srv.requests.Load())
 	}
 }
 

@@ -37,17 +37,31 @@ type received struct {
 
 // ask sends one introspection request for token and judges the answer:
 // the answer as received, the principal and until when it may be cached,
-// a *TokenError for a token the answer refuses, or an error wrapping
-// ErrIntrospectionUnavailable when there is no usable answer. No error
-// quotes the token, a credential, or the endpoint's query (it has none).
-func (in *introspector) ask(token string, now time.Time) (received, Principal, time.Time, error) {
+// a *TokenError for a token the answer refuses, an error wrapping ErrBusy
+// when no slot of the verification budget came for the request, or an
+// error wrapping ErrIntrospectionUnavailable when there is no usable
+// answer. The request holds a slot of the budget (MaxConcurrentVerifications)
+// while it is sent and read, not while a signed answer is verified (which
+// takes a slot of its own). No error quotes the token, a credential, or the
+// endpoint's query (it has none).
+func (in *introspector) ask(ctx context.Context, f *flight, token string, now time.Time) (received, Principal, time.Time, error) {
 	endpoint := in.target()
 	if endpoint == "" {
 		return received{}, Principal{}, time.Time{}, fmt.Errorf("%w: the introspection endpoint is not discovered yet (%w)", ErrIntrospectionUnavailable, in.v.keys.unavailable())
 	}
-	ctx, cancel := context.WithTimeout(in.base, in.v.cfg.fetchTimeout)
+	if err := in.v.budget.acquire(ctx); err != nil {
+		return received{}, Principal{}, time.Time{}, err
+	}
+	if err := context.Cause(ctx); err != nil {
+		// Handed a turn as every caller left: no request for nobody.
+		in.v.budget.release()
+		return received{}, Principal{}, time.Time{}, fmt.Errorf("%w: every request waiting for the introspection ended: %w", ErrBusy, err)
+	}
+	f.asking.Store(true)
+	ctx, cancel := context.WithTimeout(ctx, in.v.cfg.fetchTimeout)
 	defer cancel()
 	r, err := in.post(ctx, endpoint, token)
+	in.v.budget.release()
 	if err != nil {
 		return received{}, Principal{}, time.Time{}, err
 	}

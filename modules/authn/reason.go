@@ -47,7 +47,8 @@ const (
 	ReasonInvalidClaims Reason = "invalid-claims"
 	// ReasonTokenType: the verifier requires a JWS `typ` (TokenTypes, e.g.
 	// "at+jwt") and the token carries another or none. Found before the
-	// signature is checked.
+	// signature is checked. A gate without DPoP also refuses with it a
+	// token bound to a key (cnf.jkt, or introspected as token_type DPoP).
 	ReasonTokenType Reason = "token-type"
 	// ReasonRevoked: the gate's check hook refused the caller. Bans never
 	// count it.

@@ -224,7 +224,8 @@ const defaultVerificationWait = 2 * time.Second
 // never past their request's context; then Verify returns ErrBusy. Tokens
 // served from the verification cache never count, and neither do tokens
 // refused before their signature (malformed, unknown kid, wrong
-// algorithm).
+// algorithm). With Introspect, each introspection request holds a slot
+// too while it is sent, so the bound caps the requests to the endpoint.
 //
 // Turns are shared fairly between callers: the gate queues each waiting
 // verification under its client address, and a freed slot goes to the

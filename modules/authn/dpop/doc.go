@@ -11,9 +11,11 @@
 // host and path, through the app's trusted proxies; query and fragment
 // ignored; both sides normalized per RFC 3986 §6); iat within the window
 // ([Window], default 60s old to 5s ahead); ath the hash of the access
-// token presented; the server nonce, when [RequireNonce] is set; and jti
-// unused within the window ([Replay], default an in-memory store). The
-// key's RFC 7638 thumbprint must then be the access token's cnf.jkt.
+// token presented; the server nonce, when [RequireNonce] is set; in the
+// gate, the key's RFC 7638 thumbprint the access token's cnf.jkt; and jti
+// unused within the window ([Replay], default an in-memory store), last,
+// so that a refused proof (one of another key than the token's included)
+// spends no jti.
 //
 // Every refusal has a reason, one word of a fixed set (docs/authn.md
 // lists them), for the WWW-Authenticate error and the security record;

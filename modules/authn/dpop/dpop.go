@@ -126,8 +126,10 @@ func (v *Verifier) algorithms() []string {
 }
 
 // verify checks the DPoP proof of r (dpophook.Verify says how), in the
-// order the package doc lists.
-func (v *Verifier) verify(r *http.Request, accessToken string) (dpophook.Proof, error) {
+// order the package doc lists. With bound, the proof's key must be jkt's
+// (dpophook.VerifyBound): checked before the jti is remembered, so that a
+// proof of another key spends nothing in the replay store.
+func (v *Verifier) verify(r *http.Request, accessToken string, bound bool, jkt string) (dpophook.Proof, error) {
 	raw, err := proofHeader(r)
 	if err != nil {
 		return dpophook.Proof{}, err
@@ -165,10 +167,19 @@ func (v *Verifier) verify(r *http.Request, accessToken string) (dpophook.Proof, 
 			return dpophook.Proof{}, refuse(dpophook.ReasonTokenHash)
 		}
 	}
-	if v.nonces != nil && !v.nonces.valid(c.Nonce, now) {
-		return dpophook.Proof{}, &dpophook.Error{Reason: dpophook.ReasonNonce, Nonce: v.nonces.current(now)}
+	var next string
+	if v.nonces != nil {
+		var valid bool
+		if valid, next = v.nonces.check(c.Nonce, now); !valid {
+			return dpophook.Proof{}, &dpophook.Error{Reason: dpophook.ReasonNonce, Nonce: v.nonces.current(now)}
+		}
 	}
-	p := dpophook.Proof{Thumbprint: key.thumbprint, IssuedAt: iat}
+	p := dpophook.Proof{Thumbprint: key.thumbprint, IssuedAt: iat, Nonce: next}
+	if bound {
+		if err := p.Bind(jkt); err != nil {
+			return dpophook.Proof{}, err
+		}
+	}
 	fresh, err := v.replay.Remember(r.Context(), replayID(p.Thumbprint, c.ID), v.maxAge+v.ahead)
 	if err != nil {
 		return dpophook.Proof{}, &dpophook.Error{Reason: dpophook.ReasonUnavailable, Err: err}

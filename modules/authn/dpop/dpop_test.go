@@ -325,6 +325,28 @@ func TestThumbprintAndBind(t *testing.T) {
 	}
 }
 
+// VerifyBound refuses a proof of another key than the token's before its
+// jti is remembered: the same proof, presented with the right jkt, is
+// still fresh.
+func TestVerifyBoundSpendsNoJTIOnAnotherKey(t *testing.T) {
+	es, other := newES256(t), newES256(t)
+	const url = "https://api.example/x"
+	v := newVerifier(t)
+	proof := es.proof("GET", url, now.Unix()).String()
+	for _, jkt := range []string{other.thumbprint(t), ""} {
+		_, err := dpophook.VerifyBound(v, request("GET", url, proof), "", jkt)
+		if reasonOf(err) != dpophook.ReasonBinding {
+			t.Fatalf("jkt %q: %v, want %s", jkt, err, dpophook.ReasonBinding)
+		}
+	}
+	if _, err := dpophook.VerifyBound(v, request("GET", url, proof), "", es.thumbprint(t)); err != nil {
+		t.Fatalf("the proof after two refusals of its binding: %v", err)
+	}
+	if _, err := dpophook.VerifyBound(v, request("GET", url, proof), "", es.thumbprint(t)); reasonOf(err) != dpophook.ReasonReplayed {
+		t.Fatalf("the same proof again: %v, want %s", err, dpophook.ReasonReplayed)
+	}
+}
+
 // The key cache holds what a header settles, never a verdict on a proof:
 // a bad signature under a header seen before is refused.
 func TestKeyCacheHoldsNoVerdict(t *testing.T) {

@@ -10,7 +10,10 @@ import (
 // the verifier.
 func init() {
 	dpophook.Verify = func(v any, r *http.Request, accessToken string) (dpophook.Proof, error) {
-		return v.(*Verifier).verify(r, accessToken)
+		return v.(*Verifier).verify(r, accessToken, false, "")
+	}
+	dpophook.VerifyBound = func(v any, r *http.Request, accessToken, jkt string) (dpophook.Proof, error) {
+		return v.(*Verifier).verify(r, accessToken, true, jkt)
 	}
 	dpophook.Algorithms = func(v any) []string { return v.(*Verifier).algorithms() }
 }

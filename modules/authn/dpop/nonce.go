@@ -53,12 +53,20 @@ func (n *NonceSource) at(w int64) string {
 	return base64.RawURLEncoding.EncodeToString(h.Sum(nil)[:18])
 }
 
-// valid reports whether s is the nonce of now's step or the one before.
-func (n *NonceSource) valid(s string, now time.Time) bool {
+// check reports whether s is the nonce of now's step or the one before
+// (valid), and, for a valid one of the step before, the current nonce the
+// client should move on to ("" for a proof with the current one).
+func (n *NonceSource) check(s string, now time.Time) (valid bool, next string) {
 	if len(s) != 24 {
-		return false
+		return false, ""
 	}
 	w := n.window(now)
-	return subtle.ConstantTimeCompare([]byte(s), []byte(n.at(w))) == 1 ||
-		subtle.ConstantTimeCompare([]byte(s), []byte(n.at(w-1))) == 1
+	current := n.at(w)
+	if subtle.ConstantTimeCompare([]byte(s), []byte(current)) == 1 {
+		return true, ""
+	}
+	if subtle.ConstantTimeCompare([]byte(s), []byte(n.at(w-1))) == 1 {
+		return true, current
+	}
+	return false, ""
 }

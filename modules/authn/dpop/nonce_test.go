@@ -3,6 +3,7 @@ package dpop_test
 import (
 	"errors"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -77,5 +78,41 @@ func TestNewNonceSource(t *testing.T) {
 	}
 	if _, err := dpop.NewNonceSource(make([]byte, 32), time.Millisecond); err == nil || !strings.Contains(err.Error(), "at least 1s") {
 		t.Fatal(err)
+	}
+}
+
+// A proof with the previous step's nonce is admitted and names the current
+// one for the answer's DPoP-Nonce; one with the current nonce names none.
+func TestPreviousNonceNamesTheCurrentOne(t *testing.T) {
+	es := newES256(t)
+	const url = "https://api.example/x"
+	var clock atomic.Int64
+	clock.Store(now.UnixNano())
+	n, err := dpop.NewNonceSource([]byte(strings.Repeat("s", 32)), 5*time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := newVerifier(t, dpop.RequireNonce(n))
+	dpop.SetClock(v, func() time.Time { return time.Unix(0, clock.Load()) })
+	verify := func(nonce string) dpophook.Proof {
+		t.Helper()
+		p := es.proof("GET", url, time.Unix(0, clock.Load()).Unix())
+		p.claims["nonce"] = nonce
+		got, err := dpophook.Verify(v, request("GET", url, p.String()), "")
+		if err != nil {
+			t.Fatalf("nonce %q: %v", nonce, err)
+		}
+		return got
+	}
+	first := n.Current()
+	if p := verify(first); p.Nonce != "" {
+		t.Fatalf("the current nonce named %q", p.Nonce)
+	}
+	clock.Add(int64(5 * time.Minute))
+	if p := verify(first); p.Nonce != n.Current() || p.Nonce == first {
+		t.Fatalf("the previous step's nonce named %q, want the current %q", p.Nonce, n.Current())
+	}
+	if p := verify(n.Current()); p.Nonce != "" {
+		t.Fatalf("the current nonce named %q", p.Nonce)
 	}
 }
