@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/svckit/svc/modules/oauthclient"
 )
@@ -54,5 +55,44 @@ func TestAssertionSourceFailure(t *testing.T) {
 	if _, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.TokenEndpoint(s.URL+"/token"),
 		oauthclient.ClientID("svc"), oauthclient.Assertion(nil)); err == nil {
 		t.Fatal("a nil assertion source was accepted")
+	}
+}
+
+// A source that never answers (a Workload API that accepts and hangs) is
+// bounded by the client's Timeout, as the token request is: the call ends
+// with an error naming the source, and the source saw the deadline.
+func TestAssertionSourceIsBoundedByTheTimeout(t *testing.T) {
+	s := newTokenServer(t)
+	sawDeadline := make(chan bool, 1)
+	c := newClient(t, s, newClock(), oauthclient.Timeout(time.Second), oauthclient.Assertion(func(ctx context.Context) (string, error) {
+		_, ok := ctx.Deadline()
+		select {
+		case sawDeadline <- ok:
+		default:
+		}
+		<-ctx.Done()
+		return "", ctx.Err()
+	}))
+	p := newCC(t, c, "a")
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Token(context.Background())
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(time.Minute):
+		t.Fatal("Token still waits for a hung assertion source past the client's Timeout")
+	}
+	var ue *oauthclient.UnavailableError
+	if !errors.As(err, &ue) || ue.Reason != oauthclient.ReasonAssertion || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want an assertion failure from the deadline", err)
+	}
+	if !<-sawDeadline {
+		t.Fatal("the assertion source was called with no deadline")
+	}
+	if s.count.Load() != 0 {
+		t.Fatal("a token request was sent without an assertion")
 	}
 }

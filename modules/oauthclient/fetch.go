@@ -126,8 +126,16 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 		form[k] = v
 	}
 	form.Set("grant_type", rq.grant)
+	// One deadline for the request, authentication included: an
+	// assertion source or signer that never answers would otherwise hold
+	// the flight and a fetch turn until Close.
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	header := make(http.Header, 3)
 	if err := c.auth.authenticate(ctx, c, meta, header, form); err != nil {
+		if c.ctx.Err() != nil {
+			return reply{}, ErrClosed
+		}
 		return reply{}, c.rememberOwn(err)
 	}
 	hc := c.http
@@ -141,8 +149,6 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 		}
 		hc = c.tokenHTTP(cert)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.tokenEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return reply{}, &ConfigError{Setting: clientEnvPrefix + "TOKEN_ENDPOINT", Problem: "does not form a request"}
