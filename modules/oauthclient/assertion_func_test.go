@@ -3,6 +3,7 @@ package oauthclient_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -49,6 +50,10 @@ func TestAssertionSourceFailure(t *testing.T) {
 	if !errors.As(err, &ue) || ue.Reason != oauthclient.ReasonAssertion {
 		t.Fatalf("err = %v, want an UnavailableError of reason assertion", err)
 	}
+	// The endpoint was never contacted: the message says what failed.
+	if want := "oauthclient: the client assertion source (oauthclient.Assertion) failed: workload API: no identity issued; no new fetch before "; !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("err = %q, want it to start %q", err, want)
+	}
 	if s.count.Load() != 0 {
 		t.Fatal("a token request was sent without an assertion")
 	}
@@ -88,6 +93,9 @@ func TestAssertionSourceIsBoundedByTheTimeout(t *testing.T) {
 	var ue *oauthclient.UnavailableError
 	if !errors.As(err, &ue) || ue.Reason != oauthclient.ReasonAssertion || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want an assertion failure from the deadline", err)
+	}
+	if !strings.Contains(err.Error(), "oauthclient.Assertion") {
+		t.Fatalf("err = %q, want it to name oauthclient.Assertion", err)
 	}
 	if !<-sawDeadline {
 		t.Fatal("the assertion source was called with no deadline")
