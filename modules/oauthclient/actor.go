@@ -3,6 +3,8 @@ package oauthclient
 import (
 	"context"
 	"net/url"
+
+	"github.com/svckit/svc/internal/actorhook"
 )
 
 // actorSource gives the actor token of an exchange and its RFC 8693 token
@@ -32,13 +34,29 @@ const (
 // fetched: a refreshed one is used from then on, and a failure to get it
 // fails the exchange with from's error. It refuses a nil pattern and one
 // that is not client credentials; the pattern it is given to must be a
-// TokenExchange pattern (the on-behalf-of grant has no actor).
+// TokenExchange pattern (the on-behalf-of grant has no actor). It
+// refuses [ActorAssertionFile] on the same pattern: one actor each.
 func Actor(from *Pattern) PatternOption {
+	return actorPattern(settingActor, from)
+}
+
+func init() {
+	actorhook.EnvActor = func(setting string, from any) any { return actorPattern(setting, from.(*Pattern)) }
+}
+
+// actorPattern is Actor set by setting, which its errors name: the
+// option, or SVC_TOKENEXCHANGE_<NAME>_ACTOR (through fxsvc).
+func actorPattern(setting string, from *Pattern) PatternOption {
 	return patternOption(func(c *patternConfig) error {
 		if from == nil || from.kind != kindClientCredentials {
-			return &ConfigError{Setting: settingActor, Problem: "the actor must be a client-credentials pattern (oauthclient.ClientCredentials)"}
+			return &ConfigError{Setting: setting, Problem: "the actor must be a client-credentials pattern (oauthclient.ClientCredentials)"}
 		}
-		c.actor = &actorSource{setting: settingActor, fetched: true, token: func(ctx context.Context) (string, string, error) {
+		if setting == settingActor {
+			if err := oneActor(c, settingActor, settingActorFile); err != nil {
+				return err
+			}
+		}
+		c.actor = &actorSource{setting: setting, fetched: true, token: func(ctx context.Context) (string, string, error) {
 			t, err := from.Token(ctx)
 			return t.Value, TokenTypeAccessToken, err
 		}}
@@ -51,7 +69,8 @@ func Actor(from *Pattern) PatternOption {
 // SPIFFE JWT-SVID written by a sidecar) is read again at every exchange
 // and sent with actor_token_type jwt. A file that cannot be read then
 // fails that exchange, counted and logged as a failed fetch. It refuses a
-// path it cannot read, or an empty file, when the pattern is built.
+// path it cannot read, or an empty file, when the pattern is built, and
+// [Actor] on the same pattern.
 func ActorAssertionFile(path string) PatternOption {
 	return actorFile(settingActorFile, path)
 }
@@ -60,6 +79,11 @@ func ActorAssertionFile(path string) PatternOption {
 // the option, or SVC_TOKENEXCHANGE_<NAME>_ACTOR_ASSERTION_FILE.
 func actorFile(setting, path string) PatternOption {
 	return patternOption(func(c *patternConfig) error {
+		if setting == settingActorFile {
+			if err := oneActor(c, settingActorFile, settingActor); err != nil {
+				return err
+			}
+		}
 		if _, err := readFile(setting, "actor token file", path); err != nil {
 			return err
 		}
@@ -69,6 +93,16 @@ func actorFile(setting, path string) PatternOption {
 		}}
 		return nil
 	})
+}
+
+// oneActor refuses the option setting when the other actor option was
+// given to the same pattern. An actor from the environment is replaced:
+// options override the environment.
+func oneActor(c *patternConfig, setting, other string) error {
+	if c.actor != nil && c.actor.setting == other {
+		return &ConfigError{Setting: setting, Problem: "set either it or " + other + " on a pattern, not both: an exchange has one actor"}
+	}
+	return nil
 }
 
 // addActor puts the actor token into form.

@@ -81,6 +81,8 @@ func TestActorIsRefusedWhereItCannotHold(t *testing.T) {
 	self := newCC(t, c, "self")
 	other := newExchange(t, c, "other")
 	missing := filepath.Join(t.TempDir(), "absent")
+	file := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(file, []byte("workload"), 0o600)
 	for _, tc := range []struct {
 		name   string
 		build  func() error
@@ -106,6 +108,14 @@ func TestActorIsRefusedWhereItCannotHold(t *testing.T) {
 			_, err := oauthclient.TokenExchange("x", oauthclient.WithoutEnv(), oauthclient.WithClient(c), oauthclient.ActorAssertionFile(missing))
 			return err
 		}, "cannot read the actor token file"},
+		{"Actor then ActorAssertionFile", func() error {
+			_, err := oauthclient.TokenExchange("x", oauthclient.WithoutEnv(), oauthclient.WithClient(c), oauthclient.Actor(self), oauthclient.ActorAssertionFile(file))
+			return err
+		}, "oauthclient.ActorAssertionFile: set either it or oauthclient.Actor on a pattern, not both"},
+		{"ActorAssertionFile then Actor", func() error {
+			_, err := oauthclient.TokenExchange("x", oauthclient.WithoutEnv(), oauthclient.WithClient(c), oauthclient.ActorAssertionFile(file), oauthclient.Actor(self))
+			return err
+		}, "oauthclient.Actor: set either it or oauthclient.ActorAssertionFile on a pattern, not both"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.build()
@@ -218,5 +228,34 @@ func TestActorAssertionFileFailureIsCountedAndLogged(t *testing.T) {
 				t.Fatalf("fetch points %v, want one failure of error.type config", fetches)
 			}
 		})
+	}
+}
+
+// SVC_TOKENEXCHANGE_<NAME>_ACTOR and _ACTOR_ASSERTION_FILE together are
+// refused, naming both, as CLIENT_SECRET and CLIENT_SECRET_FILE are; an
+// actor option in code replaces the environment's file.
+func TestActorFromTheEnvironmentIsOneActor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(path, []byte("workload-env"), 0o600)
+	t.Setenv("SVC_TOKENEXCHANGE_LEDGER_ACTOR_ASSERTION_FILE", path)
+	t.Setenv("SVC_TOKENEXCHANGE_LEDGER_ACTOR", "self")
+	s := newTokenServer(t)
+	c := newClient(t, s, newClock())
+	_, err := oauthclient.TokenExchange("ledger", oauthclient.WithClient(c))
+	var ce *oauthclient.ConfigError
+	if !errors.As(err, &ce) || ce.Setting != "SVC_TOKENEXCHANGE_LEDGER_ACTOR" ||
+		ce.Problem != "set either it or SVC_TOKENEXCHANGE_LEDGER_ACTOR_ASSERTION_FILE, not both: an exchange has one actor" {
+		t.Fatalf("err = %v, want a ConfigError naming both variables", err)
+	}
+
+	t.Setenv("SVC_TOKENEXCHANGE_LEDGER_ACTOR", "")
+	self := newCC(t, c, "self")
+	p, err := oauthclient.TokenExchange("ledger", oauthclient.WithClient(c), oauthclient.Actor(self))
+	if err != nil {
+		t.Fatalf("an Actor in code beside the environment's file: %v", err)
+	}
+	exchangeFor(t, p, caller("alice"))
+	if f := s.formWith(t, "token-exchange"); f["actor_token_type"][0] != oauthclient.TokenTypeAccessToken {
+		t.Fatalf("actor_token_type = %q, want the code's actor", f["actor_token_type"])
 	}
 }

@@ -241,6 +241,9 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 			if err := env.ParseWithOptions(&x, env.Options{Prefix: envPrefix}); err != nil {
 				return nil, &ConfigError{Setting: envPrefix + "*", Problem: "could not be read"}
 			}
+			if x.Actor != "" && x.ActorAssertionFile != "" {
+				return nil, &ConfigError{Setting: envPrefix + "ACTOR", Problem: "set either it or " + envPrefix + "ACTOR_ASSERTION_FILE, not both: an exchange has one actor"}
+			}
 			if x.ActorAssertionFile != "" {
 				if err := actorFile(envPrefix+"ACTOR_ASSERTION_FILE", x.ActorAssertionFile).applyPattern(&cfg); err != nil {
 					return nil, err
