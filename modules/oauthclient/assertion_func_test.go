@@ -78,18 +78,7 @@ func TestAssertionSourceIsBoundedByTheTimeout(t *testing.T) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	}))
-	p := newCC(t, c, "a")
-	done := make(chan error, 1)
-	go func() {
-		_, err := p.Token(context.Background())
-		done <- err
-	}()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("Token still waits for a hung assertion source past the client's Timeout")
-	}
+	err := tokenOrHang(t, newCC(t, c, "a"), "a hung assertion source")
 	var ue *oauthclient.UnavailableError
 	if !errors.As(err, &ue) || ue.Reason != oauthclient.ReasonAssertion || !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v, want an assertion failure from the deadline", err)

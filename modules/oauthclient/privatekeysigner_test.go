@@ -268,17 +268,7 @@ func TestHungSignerIsBoundedByTheTimeout(t *testing.T) {
 	s := newTokenServer(t)
 	c := newClient(t, s, newClock(), oauthclient.PrivateKeySigner(kms), oauthclient.Timeout(time.Second))
 	t.Cleanup(func() { close(kms.gate) }) // before the client's Close
-	done := make(chan error, 1)
-	go func() {
-		_, err := newCC(t, c, "api").Token(context.Background())
-		done <- err
-	}()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(time.Minute):
-		t.Fatal("Token still waits for a hung signer past the client's Timeout")
-	}
+	err := tokenOrHang(t, newCC(t, c, "api"), "a hung signer")
 	var ce *oauthclient.ConfigError
 	if !errors.As(err, &ce) || ce.Setting != "oauthclient.PrivateKeySigner" || !strings.Contains(ce.Problem, "did not answer within the client's timeout") {
 		t.Fatalf("err = %v, want a ConfigError naming the signer and the timeout", err)
