@@ -12,6 +12,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
+	"github.com/svckit/svc/internal/actorhook"
 	"github.com/svckit/svc/internal/breakerhook"
 	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/oauthenv"
@@ -178,7 +179,9 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 		if actor == nil {
 			return withClient(c)
 		}
-		return withClient(c, oauthclient.Actor(actor))
+		// As the variable, not as oauthclient.Actor: an actor in code
+		// replaces it rather than being refused as a second one.
+		return withClient(c, actorhook.EnvActor(prefix+"ACTOR", actor).(oauthclient.PatternOption))
 	}
 	return fx.Options(check, degradedReadiness(name), KnownVariables(known...),
 		fx.Provide(fx.Annotate(provide, fx.ParamTags(`optional:"true"`, `group:"svc.oauthclient.actors"`), named)))

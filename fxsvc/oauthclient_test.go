@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -252,16 +254,47 @@ func TestExchangeActorFromTheEnvironment(t *testing.T) {
 		t.Fatal(err)
 	}
 	mu.Lock()
-	defer mu.Unlock()
 	if len(forms) != 2 || forms[0].Get("grant_type") != "client_credentials" ||
 		forms[1].Get("actor_token") != "tok-1" || forms[1].Get("actor_token_type") != oauthclient.TokenTypeAccessToken {
 		t.Fatalf("token requests %v", forms)
 	}
+	mu.Unlock()
 
 	t.Setenv("SVC_TOKENEXCHANGE_ORDERS_ACTOR", "nobody")
 	bad := fx.New(fx.NopLogger, fxsvc.OAuthClient(), fxsvc.ClientCredentials("self"), fxsvc.TokenExchange("orders"),
 		fx.Invoke(fx.Annotate(func(*oauthclient.Pattern) {}, fx.ParamTags(`name:"orders"`))))
 	if err := bad.Err(); err == nil || !strings.Contains(err.Error(), "SVC_TOKENEXCHANGE_ORDERS_ACTOR") || !strings.Contains(err.Error(), "the app has: self") {
 		t.Fatalf("err = %v", err)
+	}
+
+	// The variable and a file together: one actor each, refused at start
+	// naming both, as CLIENT_SECRET and CLIENT_SECRET_FILE are.
+	file := filepath.Join(t.TempDir(), "actor.jwt")
+	os.WriteFile(file, []byte("workload"), 0o600)
+	t.Setenv("SVC_TOKENEXCHANGE_ORDERS_ACTOR", "self")
+	t.Setenv("SVC_TOKENEXCHANGE_ORDERS_ACTOR_ASSERTION_FILE", file)
+	both := fx.New(fx.NopLogger, fxsvc.OAuthClient(), fxsvc.ClientCredentials("self"), fxsvc.TokenExchange("orders"),
+		fx.Invoke(fx.Annotate(func(*oauthclient.Pattern) {}, fx.ParamTags(`name:"orders"`))))
+	if err := both.Err(); err == nil || !strings.Contains(err.Error(), "SVC_TOKENEXCHANGE_ORDERS_ACTOR: set either it or SVC_TOKENEXCHANGE_ORDERS_ACTOR_ASSERTION_FILE, not both") {
+		t.Fatalf("err = %v, want the pair refused naming both variables", err)
+	}
+
+	// The variable and a file in code: the code's actor replaces the
+	// environment's.
+	t.Setenv("SVC_TOKENEXCHANGE_ORDERS_ACTOR_ASSERTION_FILE", "")
+	var coded *oauthclient.Pattern
+	app2 := fxtest.New(t, fxsvc.OAuthClient(), fxsvc.ClientCredentials("self"),
+		fxsvc.TokenExchange("orders", oauthclient.ActorAssertionFile(file)),
+		fx.Invoke(fx.Annotate(func(p *oauthclient.Pattern) { coded = p }, fx.ParamTags(`name:"orders"`))))
+	app2.RequireStart()
+	defer app2.RequireStop()
+	if _, err := coded.TokenFor(context.Background(), "caller"); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	last := forms[len(forms)-1]
+	mu.Unlock()
+	if last.Get("actor_token") != "workload" || last.Get("actor_token_type") != oauthclient.TokenTypeJWT {
+		t.Fatalf("exchange %v, want the file in code as the actor", last)
 	}
 }

@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"go.uber.org/zap"
+	"go.uber.org/zap/zaptest/observer"
+
 	"github.com/svckit/svc/modules/oauthclient"
 )
 
@@ -78,6 +81,8 @@ func TestActorIsRefusedWhereItCannotHold(t *testing.T) {
 	self := newCC(t, c, "self")
 	other := newExchange(t, c, "other")
 	missing := filepath.Join(t.TempDir(), "absent")
+	file := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(file, []byte("workload"), 0o600)
 	for _, tc := range []struct {
 		name   string
 		build  func() error
@@ -103,6 +108,14 @@ func TestActorIsRefusedWhereItCannotHold(t *testing.T) {
 			_, err := oauthclient.TokenExchange("x", oauthclient.WithoutEnv(), oauthclient.WithClient(c), oauthclient.ActorAssertionFile(missing))
 			return err
 		}, "cannot read the actor token file"},
+		{"Actor then ActorAssertionFile", func() error {
+			_, err := oauthclient.TokenExchange("x", oauthclient.WithoutEnv(), oauthclient.WithClient(c), oauthclient.Actor(self), oauthclient.ActorAssertionFile(file))
+			return err
+		}, "oauthclient.ActorAssertionFile: set either it or oauthclient.Actor on a pattern, not both"},
+		{"ActorAssertionFile then Actor", func() error {
+			_, err := oauthclient.TokenExchange("x", oauthclient.WithoutEnv(), oauthclient.WithClient(c), oauthclient.ActorAssertionFile(file), oauthclient.Actor(self))
+			return err
+		}, "oauthclient.Actor: set either it or oauthclient.ActorAssertionFile on a pattern, not both"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.build()
@@ -166,5 +179,83 @@ func TestActorAssertionFileFromTheEnvironment(t *testing.T) {
 	var ce *oauthclient.ConfigError
 	if !errors.As(err, &ce) || ce.Setting != "SVC_TOKENEXCHANGE_LEDGER_ACTOR_ASSERTION_FILE" {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// An actor token file that cannot be read at exchange time fails the
+// exchange as any failed fetch does: counted, logged, and named after the
+// setting that gave the file (the option, or the environment variable).
+func TestActorAssertionFileFailureIsCountedAndLogged(t *testing.T) {
+	for _, tc := range []struct {
+		name, setting string
+		build         func(c *oauthclient.Client, path string) (*oauthclient.Pattern, error)
+	}{
+		{"option", "oauthclient.ActorAssertionFile", func(c *oauthclient.Client, path string) (*oauthclient.Pattern, error) {
+			return oauthclient.TokenExchange("ledger", oauthclient.WithoutEnv(), oauthclient.WithClient(c), oauthclient.ActorAssertionFile(path))
+		}},
+		{"environment", "SVC_TOKENEXCHANGE_LEDGER_ACTOR_ASSERTION_FILE", func(c *oauthclient.Client, path string) (*oauthclient.Pattern, error) {
+			t.Setenv("SVC_TOKENEXCHANGE_LEDGER_ACTOR_ASSERTION_FILE", path)
+			return oauthclient.TokenExchange("ledger", oauthclient.WithClient(c))
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			reader, _ := installTelemetry(t)
+			core, logs := observer.New(zap.WarnLevel)
+			s := newTokenServer(t)
+			c := newClient(t, s, newClock(), oauthclient.Logger(zap.New(core)))
+			path := filepath.Join(t.TempDir(), "token")
+			os.WriteFile(path, []byte("workload"), 0o600)
+			p, err := tc.build(c, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			os.Remove(path)
+			_, err = p.TokenFor(context.Background(), caller("alice"))
+			var ce *oauthclient.ConfigError
+			if !errors.As(err, &ce) || ce.Setting != tc.setting || !strings.Contains(ce.Problem, "cannot read the actor token file") {
+				t.Fatalf("err = %v, want a ConfigError naming %s", err, tc.setting)
+			}
+			if s.count.Load() != 0 {
+				t.Fatal("the exchange was sent without its actor")
+			}
+			lines := logs.FilterMessage("svc.oauthclient token fetch failed").All()
+			if len(lines) != 1 || lines[0].ContextMap()["svc.oauthclient.pattern"] != "ledger" || lines[0].ContextMap()["error.type"] != "config" {
+				t.Fatalf("log lines %v, want one failed fetch of ledger with error.type config", logs.All())
+			}
+			fetches, _ := fetchPoints(t, reader)
+			if len(fetches) != 1 || fetches[0].attrs["svc.outcome"] != "failure" || fetches[0].attrs["error.type"] != "config" ||
+				fetches[0].attrs["svc.oauthclient.grant"] != "token_exchange" {
+				t.Fatalf("fetch points %v, want one failure of error.type config", fetches)
+			}
+		})
+	}
+}
+
+// SVC_TOKENEXCHANGE_<NAME>_ACTOR and _ACTOR_ASSERTION_FILE together are
+// refused, naming both, as CLIENT_SECRET and CLIENT_SECRET_FILE are; an
+// actor option in code replaces the environment's file.
+func TestActorFromTheEnvironmentIsOneActor(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	os.WriteFile(path, []byte("workload-env"), 0o600)
+	t.Setenv("SVC_TOKENEXCHANGE_LEDGER_ACTOR_ASSERTION_FILE", path)
+	t.Setenv("SVC_TOKENEXCHANGE_LEDGER_ACTOR", "self")
+	s := newTokenServer(t)
+	c := newClient(t, s, newClock())
+	_, err := oauthclient.TokenExchange("ledger", oauthclient.WithClient(c))
+	var ce *oauthclient.ConfigError
+	if !errors.As(err, &ce) || ce.Setting != "SVC_TOKENEXCHANGE_LEDGER_ACTOR" ||
+		ce.Problem != "set either it or SVC_TOKENEXCHANGE_LEDGER_ACTOR_ASSERTION_FILE, not both: an exchange has one actor" {
+		t.Fatalf("err = %v, want a ConfigError naming both variables", err)
+	}
+
+	t.Setenv("SVC_TOKENEXCHANGE_LEDGER_ACTOR", "")
+	self := newCC(t, c, "self")
+	p, err := oauthclient.TokenExchange("ledger", oauthclient.WithClient(c), oauthclient.Actor(self))
+	if err != nil {
+		t.Fatalf("an Actor in code beside the environment's file: %v", err)
+	}
+	exchangeFor(t, p, caller("alice"))
+	if f := s.formWith(t, "token-exchange"); f["actor_token_type"][0] != oauthclient.TokenTypeAccessToken {
+		t.Fatalf("actor_token_type = %q, want the code's actor", f["actor_token_type"])
 	}
 }

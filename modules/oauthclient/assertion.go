@@ -84,8 +84,11 @@ func readFile(setting, what, path string) (string, error) {
 // JWT-SVID from the Workload API (package
 // github.com/svckit/svc/modules/oauthclient/spiffe). An error from fetch
 // fails the token request with an [*UnavailableError] of reason
-// "assertion" and is remembered like a server failure, so requests do not
-// ask the source in a loop. New refuses a nil fetch.
+// "assertion", whose message names oauthclient.Assertion, and is
+// remembered like a server failure for the client's retry interval, so
+// requests do not ask a broken source in a loop. fetch's context carries
+// the client's [Timeout]: a source must return when it ends. New refuses
+// a nil fetch.
 func Assertion(fetch func(ctx context.Context) (string, error)) ClientAuth {
 	return assertionFunc{fetch: fetch}
 }

@@ -3,7 +3,9 @@ package oauthclient_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/svckit/svc/modules/oauthclient"
 )
@@ -48,11 +50,46 @@ func TestAssertionSourceFailure(t *testing.T) {
 	if !errors.As(err, &ue) || ue.Reason != oauthclient.ReasonAssertion {
 		t.Fatalf("err = %v, want an UnavailableError of reason assertion", err)
 	}
+	// The endpoint was never contacted: the message says what failed.
+	if want := "oauthclient: the client assertion source (oauthclient.Assertion) failed: workload API: no identity issued; no new fetch before "; !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("err = %q, want it to start %q", err, want)
+	}
 	if s.count.Load() != 0 {
 		t.Fatal("a token request was sent without an assertion")
 	}
 	if _, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.TokenEndpoint(s.URL+"/token"),
 		oauthclient.ClientID("svc"), oauthclient.Assertion(nil)); err == nil {
 		t.Fatal("a nil assertion source was accepted")
+	}
+}
+
+// A source that never answers (a Workload API that accepts and hangs) is
+// bounded by the client's Timeout, as the token request is: the call ends
+// with an error naming the source, and the source saw the deadline.
+func TestAssertionSourceIsBoundedByTheTimeout(t *testing.T) {
+	s := newTokenServer(t)
+	sawDeadline := make(chan bool, 1)
+	c := newClient(t, s, newClock(), oauthclient.Timeout(time.Second), oauthclient.Assertion(func(ctx context.Context) (string, error) {
+		_, ok := ctx.Deadline()
+		select {
+		case sawDeadline <- ok:
+		default:
+		}
+		<-ctx.Done()
+		return "", ctx.Err()
+	}))
+	err := tokenOrHang(t, newCC(t, c, "a"), "a hung assertion source")
+	var ue *oauthclient.UnavailableError
+	if !errors.As(err, &ue) || ue.Reason != oauthclient.ReasonAssertion || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v, want an assertion failure from the deadline", err)
+	}
+	if !strings.Contains(err.Error(), "oauthclient.Assertion") {
+		t.Fatalf("err = %q, want it to name oauthclient.Assertion", err)
+	}
+	if !<-sawDeadline {
+		t.Fatal("the assertion source was called with no deadline")
+	}
+	if s.count.Load() != 0 {
+		t.Fatal("a token request was sent without an assertion")
 	}
 }

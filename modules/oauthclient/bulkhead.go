@@ -83,8 +83,23 @@ func (b *bulkhead) holdUntilClosed(resp *http.Response) {
 	if b.limit == 0 {
 		return
 	}
-	resp.Body = &leaveOnClose{ReadCloser: resp.Body, b: b}
+	l := &leaveOnClose{ReadCloser: resp.Body, b: b}
+	if rw, ok := resp.Body.(io.ReadWriteCloser); ok {
+		// A 101 answer's body is the upgraded connection (a websocket):
+		// it must stay writable.
+		resp.Body = leaveOnCloseWriter{l, rw}
+		return
+	}
+	resp.Body = l
 }
+
+// leaveOnCloseWriter is leaveOnClose for a body that can be written to.
+type leaveOnCloseWriter struct {
+	*leaveOnClose
+	w io.Writer
+}
+
+func (l leaveOnCloseWriter) Write(p []byte) (int, error) { return l.w.Write(p) }
 
 type leaveOnClose struct {
 	io.ReadCloser

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/coder/websocket"
+
 	"github.com/svckit/svc/modules/oauthclient"
 )
 
@@ -156,4 +158,61 @@ func TestBulkheadAndFetchSettings(t *testing.T) {
 			t.Errorf("a negative cap was accepted")
 		}
 	}
+}
+
+// A websocket through Pattern.Client with a Bulkhead: the 101 answer's
+// body is the upgraded connection and stays writable, and the place is
+// held until the websocket closes.
+func TestBulkheadKeepsAnUpgradedConnectionWritable(t *testing.T) {
+	auth := make(chan string, 1)
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/ws" {
+			io.WriteString(w, "ok")
+			return
+		}
+		auth <- r.Header.Get("Authorization")
+		ws, err := websocket.Accept(w, r, nil)
+		if err != nil {
+			return
+		}
+		defer ws.CloseNow()
+		typ, msg, err := ws.Read(r.Context())
+		if err != nil {
+			return
+		}
+		ws.Write(r.Context(), typ, append([]byte("echo "), msg...))
+		ws.Read(r.Context()) // until the client closes
+	}))
+	t.Cleanup(api.Close)
+	s := newTokenServer(t)
+	p := newCC(t, newClient(t, s, newClock(), oauthclient.Bulkhead(1)), "billing")
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	ws, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(api.URL, "http")+"/ws", &websocket.DialOptions{HTTPClient: p.Client()})
+	if err != nil {
+		t.Fatalf("Dial through the bulkhead: %v (response %v)", err, resp)
+	}
+	if got := <-auth; !strings.HasPrefix(got, "Bearer ") {
+		t.Fatalf("the upgrade request carried Authorization %q, want the pattern's token", got)
+	}
+	if err := ws.Write(ctx, websocket.MessageText, []byte("hi")); err != nil {
+		t.Fatalf("Write on the upgraded connection: %v", err)
+	}
+	if _, msg, err := ws.Read(ctx); err != nil || string(msg) != "echo hi" {
+		t.Fatalf("Read = %q, %v; want the echo", msg, err)
+	}
+	// The open websocket holds the one place.
+	var full *oauthclient.BulkheadFullError
+	if _, err := p.Client().Get(api.URL + "/other"); !errors.As(err, &full) {
+		t.Fatalf("a request beside the open websocket: err = %v, want BulkheadFullError", err)
+	}
+	ws.Close(websocket.StatusNormalClosure, "")
+	eventually(t, "the closed websocket gives its place back", func() bool {
+		resp, err := p.Client().Get(api.URL + "/other")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == http.StatusOK
+	})
 }

@@ -54,7 +54,9 @@
 //	unauthorized_client                                        that grant, retry interval     *ClientRejectedError
 //	any other 4xx, with or without error code                  that token, retry interval     *TokenRefusedError
 //	a 2xx without a usable Bearer token                        whole client, retry interval   *UnavailableError (invalid_response)
-//	an unreadable secret or assertion file                     whole client, retry interval   *ConfigError
+//	an unreadable secret or assertion file, a failed signer    whole client, retry interval   *ConfigError
+//	an Assertion source that failed (endpoint not contacted)   whole client, retry interval   *UnavailableError (assertion)
+//	an unreadable actor token file                             not remembered                 *ConfigError
 //	metadata unusable (another issuer, no token_endpoint)      whole client, retry interval   *DiscoveryError
 //
 // While a failure is remembered a still-valid cached token keeps being

@@ -76,9 +76,12 @@ const (
 
 // UnavailableError reports that the token server could not give a token for
 // a reason that concerns the whole client: it is down, too slow, failing or
-// asking callers to back off. The failure is remembered for the whole
+// asking callers to back off, or the client's own [Assertion] source gave
+// no assertion (reason assertion: the server was not contacted, and the
+// message names the source). The failure is remembered for the whole
 // client until Until: every fetch before then returns this error without
-// contacting the server (a cached token is still served meanwhile).
+// contacting the server or asking the source again (a cached token is
+// still served meanwhile).
 type UnavailableError struct {
 	// Reason says why: timeout (no complete answer within the timeout),
 	// connection (the connection failed or was lost before any answer,
@@ -94,6 +97,17 @@ type UnavailableError struct {
 }
 
 func (e *UnavailableError) Error() string {
+	if e.Reason == reasonAssertion {
+		// The token endpoint was never contacted: name what failed.
+		msg := "oauthclient: the client assertion source (oauthclient.Assertion) failed"
+		if e.Err != nil {
+			msg += ": " + e.Err.Error()
+		}
+		if !e.Until.IsZero() {
+			msg += "; no new fetch before " + e.Until.UTC().Format(time.RFC3339)
+		}
+		return msg
+	}
 	msg := "oauthclient: token endpoint unavailable (" + e.Reason
 	if e.Status != 0 {
 		msg += ", status " + strconv.Itoa(e.Status)

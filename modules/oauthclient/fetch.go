@@ -39,7 +39,7 @@ type tokenRequest struct {
 	noRefreshAhead bool
 	alive          time.Time         // when the slot's cached token expires; zero for none (see memo.active)
 	link           trace.SpanContext // the request that started the fetch
-	actor          actorSource       // the exchange's actor token; nil for none
+	actor          *actorSource      // the exchange's actor token; nil for none
 }
 
 // fetch asks the token endpoint for one token. It runs on a goroutine the
@@ -50,7 +50,7 @@ func (c *Client) fetch(ctx context.Context, rq *tokenRequest) (*token, error) {
 	if err := c.memory.check(rq.grant, c.clock.Now(), rq.alive); err != nil {
 		return nil, err
 	}
-	if rq.actor != nil {
+	if rq.actor != nil && rq.actor.fetched {
 		// Before taking a fetch turn: the actor's own fetch may need one.
 		// Its failure was counted and logged by that fetch.
 		if err := addActor(ctx, rq.actor, rq.form); err != nil {
@@ -67,7 +67,19 @@ func (c *Client) fetch(ctx context.Context, rq *tokenRequest) (*token, error) {
 	}
 	start := time.Now()
 	ctx, span := c.startSpan(ctx, rq)
-	tok, status, err := c.fetchTokens(ctx, span, rq)
+	var (
+		tok    *token
+		status int
+		err    error
+	)
+	if rq.actor != nil && !rq.actor.fetched {
+		// An actor token file is this fetch's own part: its failure is
+		// counted and logged with it.
+		err = addActor(ctx, rq.actor, rq.form)
+	}
+	if err == nil {
+		tok, status, err = c.fetchTokens(ctx, span, rq)
+	}
 	c.endFetch(ctx, span, rq, start, status, err)
 	return tok, err
 }
@@ -126,8 +138,16 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 		form[k] = v
 	}
 	form.Set("grant_type", rq.grant)
+	// One deadline for the request, authentication included: an
+	// assertion source or signer that never answers would otherwise hold
+	// the flight and a fetch turn until Close.
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
 	header := make(http.Header, 3)
 	if err := c.auth.authenticate(ctx, c, meta, header, form); err != nil {
+		if c.ctx.Err() != nil {
+			return reply{}, ErrClosed
+		}
 		return reply{}, c.rememberOwn(err)
 	}
 	hc := c.http
@@ -141,8 +161,6 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 		}
 		hc = c.tokenHTTP(cert)
 	}
-	ctx, cancel := context.WithTimeout(ctx, c.timeout)
-	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, meta.tokenEndpoint, strings.NewReader(form.Encode()))
 	if err != nil {
 		return reply{}, &ConfigError{Setting: clientEnvPrefix + "TOKEN_ENDPOINT", Problem: "does not form a request"}

@@ -245,6 +245,25 @@ func mustToken(t testing.TB, p *oauthclient.Pattern) string {
 	return tok.Value
 }
 
+// tokenOrHang calls p.Token with no deadline of its own and returns its
+// error, failing the test when the call has not returned after a minute:
+// what holds it (what) outlives the client's Timeout.
+func tokenOrHang(t testing.TB, p *oauthclient.Pattern, what string) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Token(context.Background())
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(time.Minute):
+		t.Fatalf("Token still waits for %s past the client's Timeout", what)
+		return nil
+	}
+}
+
 // eventually polls cond until it holds, failing after a bound generous
 // enough for a loaded 2-core machine running the race detector. It waits
 // for state, never asserts a duration.

@@ -120,7 +120,8 @@ func ClientSecretFile(path string) Option {
 }
 
 // Timeout bounds each token and discovery request (default
-// [defaultTimeout]). A token request that times out is not retried.
+// [defaultTimeout]), the token request's client authentication (an
+// [Assertion] source, a signer) included. A token request that times out is not retried.
 // Overrides SVC_OAUTHCLIENT_TIMEOUT.
 func Timeout(d time.Duration) Option {
 	return clientOption(func(c *clientConfig) error { c.timeout = d; return nil })

@@ -39,9 +39,9 @@ type Pattern struct {
 	grant     string
 	grantKind string
 	client    *Client
-	form      url.Values  // the fields every request of the pattern sends
-	actor     actorSource // the exchange's actor token; nil for none
-	target    string      // audience, resource and scopes, for the exchange cache key
+	form      url.Values   // the fields every request of the pattern sends
+	actor     *actorSource // the exchange's actor token; nil for none
+	target    string       // audience, resource and scopes, for the exchange cache key
 
 	slot     slot           // client credentials
 	exchange *exchangeCache // token exchange
@@ -67,8 +67,8 @@ type patternConfig struct {
 	subjectTokenType           string
 	requestedTokenType         string
 	cacheSize                  int
-	params                     url.Values  // TokenParam and _PARAMS
-	actor                      actorSource // Actor, ActorAssertionFile
+	params                     url.Values   // TokenParam and _PARAMS
+	actor                      *actorSource // Actor, ActorAssertionFile
 	resilience                 *Resilience
 }
 
@@ -241,9 +241,12 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 			if err := env.ParseWithOptions(&x, env.Options{Prefix: envPrefix}); err != nil {
 				return nil, &ConfigError{Setting: envPrefix + "*", Problem: "could not be read"}
 			}
+			if x.Actor != "" && x.ActorAssertionFile != "" {
+				return nil, &ConfigError{Setting: envPrefix + "ACTOR", Problem: "set either it or " + envPrefix + "ACTOR_ASSERTION_FILE, not both: an exchange has one actor"}
+			}
 			if x.ActorAssertionFile != "" {
-				if err := ActorAssertionFile(x.ActorAssertionFile).applyPattern(&cfg); err != nil {
-					return nil, &ConfigError{Setting: envPrefix + "ACTOR_ASSERTION_FILE", Problem: err.(*ConfigError).Problem}
+				if err := actorFile(envPrefix+"ACTOR_ASSERTION_FILE", x.ActorAssertionFile).applyPattern(&cfg); err != nil {
+					return nil, err
 				}
 			}
 		}
@@ -267,7 +270,7 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 		}
 	}
 	if cfg.actor != nil && kind != kindTokenExchange {
-		return nil, &ConfigError{Setting: "oauthclient.Actor", Problem: "pattern " + name + " is not a TokenExchange pattern: only RFC 8693 token exchange names an actor"}
+		return nil, &ConfigError{Setting: cfg.actor.setting, Problem: "pattern " + name + " is not a TokenExchange pattern: only RFC 8693 token exchange names an actor"}
 	}
 	if cfg.client == nil {
 		return nil, &ConfigError{Setting: "oauthclient.WithClient", Problem: "pattern " + name + " has no client: pass oauthclient.WithClient, or build it with fxsvc so it gets the app's client"}

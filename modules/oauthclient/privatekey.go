@@ -125,13 +125,17 @@ func PrivateKey(keyPEM []byte, opts ...PrivateKeyOption) ClientAuth {
 // P-384, P-521 (ES256, ES384, ES512; the signer's ASN.1 signature is
 // converted to JOSE's form), or Ed25519.
 //
-// Sign is called once per token request, on the fetch's own goroutine and
+// Sign is called once per token request, on a goroutine of its own and
 // under no lock the client shares: a slow signer delays that one fetch,
-// never another pattern's fetch nor a request served from the cache. The
-// signer is called with no deadline, so bound its own remote calls; a
-// fetch waiting for it ends at Close. Its error fails the fetch with a
-// *ConfigError naming oauthclient.PrivateKeySigner, without the signer's
-// own text (it may name the key or the KMS's address).
+// never another pattern's fetch nor a request served from the cache.
+// crypto.Signer takes no context, so the signer is called with no
+// deadline: the fetch gives up waiting for it at the client's [Timeout]
+// (and at Close), failing with a *ConfigError that says so, but the
+// signer's goroutine runs until Sign returns; at most eight are kept
+// waiting, past which fetches wait for a place. Bound the signer's own
+// remote calls. Its error fails the fetch with a *ConfigError naming
+// oauthclient.PrivateKeySigner, without the signer's own text (it may
+// name the key or the KMS's address).
 //
 // New refuses a nil signer and the keys [PrivateKey] refuses.
 func PrivateKeySigner(signer crypto.Signer, opts ...PrivateKeyOption) ClientAuth {
@@ -151,6 +155,7 @@ type keyAuth struct {
 	alg      jose.SignatureAlgorithm
 	cert     *x509.Certificate
 	signer   jose.Signer
+	signing  chan struct{} // a place per signature under way, maxSigning of them
 	err      error
 }
 
@@ -197,6 +202,7 @@ func (k *keyAuth) init(key crypto.Signer, opts []PrivateKeyOption) error {
 	if err != nil {
 		return &ConfigError{Setting: k.setting, Problem: "the key cannot sign " + string(k.alg)}
 	}
+	k.signing = make(chan struct{}, maxSigning)
 	return nil
 }
 
@@ -287,7 +293,7 @@ func (k *keyAuth) check(cfg *clientConfig) error {
 
 func (k *keyAuth) method(*metadata) string { return "private_key_jwt" }
 
-func (k *keyAuth) authenticate(_ context.Context, c *Client, meta *metadata, _ http.Header, form url.Values) error {
+func (k *keyAuth) authenticate(ctx context.Context, c *Client, meta *metadata, _ http.Header, form url.Values) error {
 	aud := c.issuer
 	if k.audience == AudienceTokenEndpoint {
 		aud = meta.tokenEndpoint
@@ -301,14 +307,50 @@ func (k *keyAuth) authenticate(_ context.Context, c *Client, meta *metadata, _ h
 		Expiry:   jwt.NewNumericDate(now.Add(assertionLifetime)),
 		ID:       rand.Text(),
 	}
-	assertion, err := jwt.Signed(k.signer).Claims(claims).Serialize()
+	assertion, err := k.sign(ctx, claims)
 	if err != nil {
-		// The signer's error is not wrapped: a KMS's text may name the
-		// key or its address.
-		return &ConfigError{Setting: k.setting, Problem: "signing the client assertion failed (check the signer)"}
+		return err
 	}
 	setAssertion(form, c.clientID, assertion)
 	return nil
+}
+
+// maxSigning bounds the signatures under way at once per key: crypto.Signer
+// takes no context, so a signer that hangs keeps its goroutine until it
+// returns, and at most this many are kept.
+const maxSigning = 8
+
+// sign signs claims on a goroutine of its own, so that the fetch gives up
+// at ctx's end (the client's timeout, or Close) even when the signer never
+// returns.
+func (k *keyAuth) sign(ctx context.Context, claims jwt.Claims) (string, error) {
+	late := &ConfigError{Setting: k.setting, Problem: "the signer did not answer within the client's timeout (" + clientEnvPrefix + "TIMEOUT, oauthclient.Timeout)"}
+	select {
+	case k.signing <- struct{}{}:
+	case <-ctx.Done():
+		return "", late
+	}
+	type result struct {
+		assertion string
+		err       error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-k.signing }()
+		a, err := jwt.Signed(k.signer).Claims(claims).Serialize()
+		done <- result{a, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			// The signer's error is not wrapped: a KMS's text may name the
+			// key or its address.
+			return "", &ConfigError{Setting: k.setting, Problem: "signing the client assertion failed (check the signer)"}
+		}
+		return r.assertion, nil
+	case <-ctx.Done():
+		return "", late
+	}
 }
 
 // rejectHint is added to invalid_client: a server that wants the token

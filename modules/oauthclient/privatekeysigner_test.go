@@ -258,3 +258,22 @@ func TestSlowSignerDelaysOnlyItsOwnFetch(t *testing.T) {
 		t.Fatal("the refreshed token was not used")
 	}
 }
+
+// A signer that never returns (a KMS call with no deadline of its own)
+// does not hold Token callers past the client's Timeout: crypto.Signer
+// takes no context, so the fetch stops waiting for it.
+func TestHungSignerIsBoundedByTheTimeout(t *testing.T) {
+	kms := &remoteKey{key: testRSAKey(t), gate: make(chan struct{})}
+	kms.slow.Store(1)
+	s := newTokenServer(t)
+	c := newClient(t, s, newClock(), oauthclient.PrivateKeySigner(kms), oauthclient.Timeout(time.Second))
+	t.Cleanup(func() { close(kms.gate) }) // before the client's Close
+	err := tokenOrHang(t, newCC(t, c, "api"), "a hung signer")
+	var ce *oauthclient.ConfigError
+	if !errors.As(err, &ce) || ce.Setting != "oauthclient.PrivateKeySigner" || !strings.Contains(ce.Problem, "did not answer within the client's timeout") {
+		t.Fatalf("err = %v, want a ConfigError naming the signer and the timeout", err)
+	}
+	if s.count.Load() != 0 {
+		t.Fatal("a token request was sent without an assertion")
+	}
+}

@@ -166,15 +166,26 @@ func (cc *clientCert) load() (*certificate, error) {
 	return c, nil
 }
 
-// certTransports derives from one base transport a transport that
-// presents a certificate, one certificate at a time: a rotation replaces
-// it and closes the old one's idle connections, whose handshakes showed
-// the old certificate.
+// maxCertTransports bounds the certificates a base keeps a transport for:
+// the current one and those before it, whose tokens are still being sent
+// after a rotation until they expire.
+const maxCertTransports = 3
+
+// certTransports derives from one base transport a transport per
+// certificate, the most recently used first. Tokens fetched before and
+// after a rotation are bound to different certificates and alternate:
+// each keeps its transport and its pooled connections, so no request pays
+// a new handshake for the switch. A certificate's idle connections are
+// closed when it is evicted, and every one's at Close.
 type certTransports struct {
 	base *http.Transport
 
 	mu   sync.Mutex
-	cert *certificate
+	kept []certTransport
+}
+
+type certTransport struct {
+	sum  [sha256.Size]byte // the certificate's, as read
 	rt   *http.Transport
 	wrap http.RoundTripper // rt as the caller uses it (traced for APIs)
 }
@@ -183,10 +194,13 @@ type certTransports struct {
 func (t *certTransports) get(c *certificate, wrap func(http.RoundTripper) http.RoundTripper) http.RoundTripper {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	if t.cert == c {
-		return t.wrap
+	for i, k := range t.kept {
+		if k.sum == c.sum {
+			copy(t.kept[1:i+1], t.kept[:i])
+			t.kept[0] = k
+			return k.wrap
+		}
 	}
-	old := t.rt
 	rt := t.base.Clone()
 	if rt.TLSClientConfig == nil {
 		rt.TLSClientConfig = &tls.Config{}
@@ -194,22 +208,25 @@ func (t *certTransports) get(c *certificate, wrap func(http.RoundTripper) http.R
 	rt.TLSClientConfig.Certificates = nil
 	// GetClientCertificate presents the certificate whatever CAs the
 	// server names: a self-signed one (RFC 8705 §2.2) is in no list.
-	rt.TLSClientConfig.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &c.tls, nil }
-	t.cert, t.rt, t.wrap = c, rt, http.RoundTripper(rt)
+	pair := c.tls
+	rt.TLSClientConfig.GetClientCertificate = func(*tls.CertificateRequestInfo) (*tls.Certificate, error) { return &pair, nil }
+	k := certTransport{sum: c.sum, rt: rt, wrap: rt}
 	if wrap != nil {
-		t.wrap = wrap(rt)
+		k.wrap = wrap(rt)
 	}
-	if old != nil {
-		old.CloseIdleConnections()
+	if len(t.kept) == maxCertTransports {
+		t.kept[len(t.kept)-1].rt.CloseIdleConnections()
+		t.kept = t.kept[:len(t.kept)-1]
 	}
-	return t.wrap
+	t.kept = append([]certTransport{k}, t.kept...)
+	return k.wrap
 }
 
+// closeIdle closes the idle connections of every kept transport.
 func (t *certTransports) closeIdle() {
 	t.mu.Lock()
-	rt := t.rt
-	t.mu.Unlock()
-	if rt != nil {
-		rt.CloseIdleConnections()
+	defer t.mu.Unlock()
+	for _, k := range t.kept {
+		k.rt.CloseIdleConnections()
 	}
 }

@@ -8,12 +8,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -59,12 +61,19 @@ type mtlsAS struct {
 	apiCert   []string // the thumbprint each API request presented
 	refuse    string   // answer token requests with this error code
 	seq       int
+
+	conns atomic.Int64 // TLS connections accepted
 }
 
 func newMTLSAS(t testing.TB) *mtlsAS {
 	a := &mtlsAS{tokens: "bound"}
 	a.Server = httptest.NewUnstartedServer(http.HandlerFunc(a.serve))
 	a.Server.TLS = &tls.Config{ClientAuth: tls.RequestClientCert}
+	a.Server.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			a.conns.Add(1)
+		}
+	}
 	a.StartTLS()
 	t.Cleanup(a.Close)
 	return a
@@ -279,6 +288,52 @@ func TestTLSClientCertificateRotation(t *testing.T) {
 	want := []string{first, first, second}
 	if got := a.apiCerts(); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("the API saw %q, want %q: each token over the certificate it is bound to", got, want)
+	}
+}
+
+// After a rotation, exchanged tokens bound to the old and the new
+// certificate alternate on one base: each certificate keeps its transport
+// and its pooled connection, so the switch costs no new handshake.
+func TestTLSCertificateRotationKeepsBothTransports(t *testing.T) {
+	a := newMTLSAS(t)
+	dir := t.TempDir()
+	certFile, keyFile, first := clientCertFiles(t, dir, "first")
+	clk := newClock()
+	c := a.client(t, clk, oauthclient.TLSClientAuth(certFile, keyFile))
+	p, err := oauthclient.TokenExchange("x", oauthclient.WithoutEnv(), oauthclient.WithClient(c), oauthclient.Audience("api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exp := clk.Now().Add(time.Hour).Unix()
+	base := a.trust() // one base, as an app's API client has
+	alice := p.TransportFor(callerJWT(map[string]any{"sub": "alice", "exp": exp}), base)
+	bob := p.TransportFor(callerJWT(map[string]any{"sub": "bob", "exp": exp}), base)
+	call := func(rt http.RoundTripper) {
+		t.Helper()
+		if resp, err := get(t, rt, a.URL+"/api"); err != nil || resp.StatusCode != 200 {
+			t.Fatalf("API call: %v %v", resp, err)
+		}
+	}
+	call(alice) // alice's token is bound to the first certificate
+	_, _, second := clientCertFiles(t, dir, "second")
+	call(bob) // bob's to the second
+	before := a.conns.Load()
+	for range 10 {
+		call(alice)
+		call(bob)
+	}
+	if n := a.conns.Load() - before; n > 2 {
+		t.Fatalf("20 API calls alternating two certificates made %d new TLS connections, want at most 2", n)
+	}
+	certs := a.apiCerts()
+	for i, got := range certs {
+		want := first
+		if i%2 == 1 {
+			want = second
+		}
+		if got != want {
+			t.Fatalf("API call %d presented %q, want %q: each token over the certificate it is bound to", i, got, want)
+		}
 	}
 }
 

@@ -63,11 +63,20 @@ func New(ctx context.Context, addr, audience string) (*Source, error) {
 	return &Source{client: client, audience: audience, now: time.Now, turn: make(chan struct{}, 1)}, nil
 }
 
+// minMargin is the least lifetime a held JWT-SVID must have left to be
+// served: the authorization server refuses an expired assertion with
+// invalid_client, which the client then remembers for all its tokens.
+const minMargin = 30 * time.Second
+
 // Assertion returns the current JWT-SVID, fetching a new one when none is
 // held or half of the held one's lifetime has passed; pass it to
-// oauthclient.Assertion. When a fetch fails and the held SVID has not
-// expired, it returns the held one, so a Workload API restart does not
-// stop token requests. ctx bounds the fetch.
+// oauthclient.Assertion. When a fetch fails, it returns the held SVID
+// while that has a margin left, so a Workload API restart does not stop
+// token requests: at least 30 seconds, or the time left until ctx's
+// deadline (oauthclient gives the client's timeout) when that is longer,
+// so that the SVID outlives the token request that carries it. An SVID
+// with less left is not served, and the fetch's error is returned. ctx
+// bounds the fetch.
 func (s *Source) Assertion(ctx context.Context) (string, error) {
 	select {
 	case s.turn <- struct{}{}:
@@ -76,12 +85,17 @@ func (s *Source) Assertion(ctx context.Context) (string, error) {
 		return "", fmt.Errorf("spiffe: waiting for the JWT-SVID fetch under way: %w", ctx.Err())
 	}
 	now := s.now()
-	if s.token != "" && now.Before(s.fetched.Add(s.expiry.Sub(s.fetched)/2)) {
+	margin := minMargin
+	if d, ok := ctx.Deadline(); ok {
+		margin = max(margin, time.Until(d))
+	}
+	usable := s.token != "" && now.Add(margin).Before(s.expiry)
+	if usable && now.Before(s.fetched.Add(s.expiry.Sub(s.fetched)/2)) {
 		return s.token, nil
 	}
 	svid, err := s.client.FetchJWTSVID(ctx, jwtsvid.Params{Audience: s.audience})
 	if err != nil {
-		if s.token != "" && now.Before(s.expiry) {
+		if usable {
 			return s.token, nil
 		}
 		return "", fmt.Errorf("spiffe: fetching a JWT-SVID for audience %q: %w", s.audience, err)

@@ -148,7 +148,8 @@ func TestJWTSVIDIsTheClientAssertion(t *testing.T) {
 }
 
 // An SVID is used until half its lifetime has passed, then fetched again;
-// while the Workload API is down, the held SVID serves until it expires.
+// while the Workload API is down, the held SVID serves while it has a
+// margin left: 30 s, or the request's deadline when later.
 func TestJWTSVIDIsFetchedAgainBeforeItExpires(t *testing.T) {
 	// The SVIDs' exp is real time, whole seconds: a 100 s lifetime read
 	// on a fake clock that starts now and only moves forward.
@@ -181,15 +182,24 @@ func TestJWTSVIDIsFetchedAgainBeforeItExpires(t *testing.T) {
 	}
 
 	// The second SVID (fetched at 51 s, exp about 100 s) is past half its
-	// life at 80 s but not expired.
+	// life at 60 s, with about 40 s left: more than the 30 s margin.
 	w.set(true)
-	now = start.Add(80 * time.Second)
+	now = start.Add(60 * time.Second)
 	if held, err := src.Assertion(ctx); err != nil || held != second {
 		t.Fatalf("with the Workload API down, the held SVID was not served: %v", err)
 	}
-	now = start.Add(101 * time.Second) // expired
-	if _, err := src.Assertion(ctx); err == nil || !strings.Contains(err.Error(), "https://as.example") {
-		t.Fatalf("an expired SVID was served, or the error does not name the audience: %v", err)
+	// A token request that may last longer than the SVID has left (the
+	// client's timeout, as ctx's deadline) does not get it.
+	long, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	if _, err := src.Assertion(long); err == nil {
+		t.Fatal("an SVID expiring before the request's deadline was served")
+	}
+	for _, at := range []time.Duration{75 * time.Second, 101 * time.Second} { // 25 s left (under the margin), expired
+		now = start.Add(at)
+		if _, err := src.Assertion(ctx); err == nil || !strings.Contains(err.Error(), "https://as.example") {
+			t.Fatalf("at %v an SVID with less than the margin left was served, or the error does not name the audience: %v", at, err)
+		}
 	}
 }
 
