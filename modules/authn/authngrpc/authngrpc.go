@@ -232,6 +232,11 @@ func (gh *guard) admit(ctx context.Context, fullMethod string) (context.Context,
 	rec := &refusal{header: http.Header{}}
 	gh.h.ServeHTTP(rec, r)
 	if admitted != nil {
+		// A proof with the previous step's nonce is admitted with the
+		// current one to use next (RFC 9449 §8.2), as over HTTP.
+		if nonce := rec.header.Get("DPoP-Nonce"); nonce != "" {
+			_ = grpc.SetHeader(ctx, metadata.MD{"dpop-nonce": []string{nonce}})
+		}
 		return admitted, nil
 	}
 	// The challenges tell a client what token to get (a scope, a step-up,
