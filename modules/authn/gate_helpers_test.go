@@ -182,3 +182,23 @@ func trusting(t *testing.T, cidrs []string, h http.Handler) http.Handler {
 func isInstallError(err error) bool {
 	return err != nil && strings.HasPrefix(err.Error(), "authn: route ")
 }
+
+// wantAnswer checks got's status and WWW-Authenticate challenges and, on a
+// refusal, its reason; it reports whether got is a refusal, whose body the
+// caller may check further.
+func wantAnswer(t *testing.T, got served, status int, challenges []string, reason string) bool {
+	t.Helper()
+	if got.status != status {
+		t.Fatalf("status %d, want %d: %s", got.status, status, got.body)
+	}
+	if c := got.header.Values("WWW-Authenticate"); strings.Join(c, " | ") != strings.Join(challenges, " | ") {
+		t.Errorf("WWW-Authenticate = %q, want %q", c, challenges)
+	}
+	if status == http.StatusOK {
+		return false
+	}
+	if r, _ := got.json["reason"].(string); r != reason {
+		t.Errorf("reason %q, want %q: %s", r, reason, got.body)
+	}
+	return true
+}
