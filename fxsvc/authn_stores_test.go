@@ -8,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/fxsvc"
@@ -59,12 +58,7 @@ func TestAuthnKeepsBansAndFloodInTheGraphsStores(t *testing.T) {
 			if err := app.Err(); err != nil {
 				t.Fatal(err)
 			}
-			r := chi.NewRouter()
-			r.Get("/me", func(http.ResponseWriter, *http.Request) {})
-			h, err := g.Handler(r)
-			if err != nil {
-				t.Fatal(err)
-			}
+			h := gateOnMe(t, g)
 			srv := httptest.NewServer(h)
 			defer srv.Close()
 			req, _ := http.NewRequest("GET", srv.URL+"/me", nil)

@@ -43,12 +43,7 @@ func testAuthnOnRedisSharesBansBetweenApps(t *testing.T, engine redistest.Option
 		if err := app.Start(context.Background()); err != nil {
 			t.Fatal(err)
 		}
-		r := chi.NewRouter()
-		r.Get("/me", func(http.ResponseWriter, *http.Request) {})
-		h, err := g.Handler(r)
-		if err != nil {
-			t.Fatal(err)
-		}
+		h := gateOnMe(t, g)
 		// As fxsvc.Serve would: the outermost wrapper names the caller.
 		tel, err := telemetry.New(telemetry.TrustedProxies("127.0.0.1/32"))
 		if err != nil {
@@ -95,4 +90,17 @@ func testAuthnOnRedisSharesBansBetweenApps(t *testing.T, engine redistest.Option
 	if err != nil || subs["app:bans:started"] != 0 {
 		t.Fatalf("subscribers left after the apps stopped: %v %v", subs, err)
 	}
+}
+
+// gateOnMe is g in front of a chi router whose one route, GET /me,
+// answers 200 to whom the gate admits.
+func gateOnMe(t *testing.T, g *authn.Gate) http.Handler {
+	t.Helper()
+	r := chi.NewRouter()
+	r.Get("/me", func(http.ResponseWriter, *http.Request) {})
+	h, err := g.Handler(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
 }

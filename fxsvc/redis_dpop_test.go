@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
+	"go.uber.org/fx/fxtest"
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/fxsvc"
@@ -39,26 +39,14 @@ func (b boundTokens) Verify(ctx context.Context, tok string) (authn.Principal, e
 func dpopReplica(t *testing.T, v authn.Verifier, redisURL string) http.Handler {
 	t.Helper()
 	var g *authn.Gate
-	opts := []fx.Option{fx.NopLogger, fx.Supply(zap.NewNop()), fxsvc.Authn(v), fx.Populate(&g)}
+	opts := []fx.Option{fx.Supply(zap.NewNop()), fxsvc.Authn(v), fx.Populate(&g)}
 	if redisURL != "" {
 		opts = append(opts, fxredis.Config(redisstore.Config{URL: secret.URL(redisURL), Prefix: "app:", Timeout: 2 * time.Second}))
 	}
-	app := fx.New(opts...)
-	if err := app.Start(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		_ = app.Stop(ctx)
-	})
-	r := chi.NewRouter()
-	r.Get("/me", func(http.ResponseWriter, *http.Request) {})
-	h, err := g.Handler(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
+	app := fxtest.New(t, opts...)
+	app.RequireStart()
+	t.Cleanup(app.RequireStop)
+	return gateOnMe(t, g)
 }
 
 func callWith(h http.Handler, header http.Header) *httptest.ResponseRecorder {
@@ -175,12 +163,7 @@ func TestAppsDPoPOptionWinsOverTheSetting(t *testing.T) {
 	if err := app.Err(); err != nil {
 		t.Fatal(err)
 	}
-	r := chi.NewRouter()
-	r.Get("/me", func(http.ResponseWriter, *http.Request) {})
-	h, err := g.Handler(r)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := gateOnMe(t, g)
 	if w := callWith(h, http.Header{"Authorization": {"Bearer alice-token"}}); w.Code != 200 {
 		t.Fatalf("Bearer under the app's authn.DPoP(v, false): %d", w.Code)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/fx"
+	"go.uber.org/fx/fxtest"
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/fxsvc"
@@ -73,19 +74,13 @@ func TestAuthnOnRedisSharesIntrospections(t *testing.T) {
 		}
 		v := authn.KeySet(issuer, audience, []crypto.PublicKey{&key.PublicKey}, authn.Introspect(endpoint.URL+"/introspect", client))
 		var g *authn.Gate
-		app := fx.New(fx.NopLogger,
+		app := fxtest.New(t,
 			fx.Supply(zap.NewNop()),
 			fxredis.Config(redisstore.Config{URL: secret.URL(srv.URL), Prefix: "app:", Timeout: 300 * time.Millisecond}),
 			fxsvc.Authn(v),
 			fx.Populate(&g))
-		if err := app.Start(context.Background()); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_ = app.Stop(ctx)
-		})
+		app.RequireStart()
+		t.Cleanup(app.RequireStop)
 		r := chi.NewRouter()
 		r.Get("/me", func(w http.ResponseWriter, r *http.Request) {
 			p, _ := authn.PrincipalFrom(r.Context())
