@@ -14,6 +14,11 @@ const certUncheckedDetail = "The token is bound to a client certificate (cnf.x5t
 // without either, a cnf that is not an object too (each of them refuses
 // it itself). nil to go on.
 func (c *gateConfig) uncheckedBinding(p Principal) *Refusal {
+	if c.dpop != nil && c.certBound != nil {
+		// Both bindings are checked next, each reading cnf itself: nothing
+		// to read twice here.
+		return nil
+	}
 	bound, readable := confirmation(p)
 	switch {
 	case c.dpop == nil && (dpopTyped(p) || bound.JKT != ""),
