@@ -16,12 +16,11 @@ import (
 	"github.com/svckit/svc/internal/reqfacts"
 )
 
-var routeContexts = sync.Pool{New: func() any { return chi.NewRouteContext() }}
-
-// dispatch is a route context the Router makes for chi, with the State's
-// value naming it: set once, so that a goroutine still reading the State
-// after the dispatch reads nothing the next request writes but the route
-// context itself, as with chi's own pool.
+// dispatch is a route context: one [Find] looks a route up in, or one the
+// Router makes for chi, with the State's value naming it, set once so
+// that a goroutine still reading the State after the dispatch reads
+// nothing the next request writes but the route context itself, as with
+// chi's own pool.
 type dispatch struct {
 	rctx  chi.Context
 	value reqfacts.RouterValue
@@ -51,10 +50,10 @@ func Find(mux chi.Routes, r *http.Request) (pattern, method string) {
 }
 
 func find(mux chi.Routes, method, path string) string {
-	rctx := routeContexts.Get().(*chi.Context)
-	rctx.Reset()
-	pattern := mux.Find(rctx, method, path)
-	routeContexts.Put(rctx)
+	d := dispatches.Get().(*dispatch)
+	d.rctx.Reset()
+	pattern := mux.Find(&d.rctx, method, path)
+	dispatches.Put(d)
 	return pattern
 }
 
