@@ -13,8 +13,8 @@ import (
 
 // newRouter is the app's own chi router. Every route is authenticated
 // unless excluded (see gateOptions) or marked anonymous.
-func newRouter(b *billing, m *metrics.Metrics, g *authn.Gate, res *svcerrors.Responses) *chi.Mux {
-	r := chi.NewRouter()
+func newRouter(b *billing, m *metrics.Metrics, g *authn.Gate, res *svcerrors.Responses) chi.Router {
+	r := authn.NewChiRouter()
 	r.Get("/healthz", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("ok\n")) })
 	r.With(authn.Anonymous).Get("/hello", hello)
 	r.Get("/me", me)

@@ -12,9 +12,10 @@ import (
 	"github.com/svckit/svc/modules/idempotency"
 )
 
-func newRouter() *chi.Mux {
+func newRouter() chi.Router {
 	var o orders
-	r := chi.NewRouter()
+	// chi.NewRouter that also refuses a route registered twice
+	r := authn.NewChiRouter()
 	r.With(authn.Anonymous).Get("/hello", hello)            // a token is optional here
 	r.Get("/me", me)                                        // any valid token
 	r.With(authn.Require("write"), idempotency.Required()). // scope first, then the marker

@@ -70,13 +70,22 @@ type Mux interface {
 type Router struct{ Mux }
 
 // Wrap returns mux as a [Router]; a Router as it is, so that the rule is
-// applied once however many layers ask for it.
+// applied once however many layers ask for it. A router that only checks
+// registrations (authn.NewChiRouter) is served as the chi router it wraps,
+// so that its requests take the pooled route context too.
 func Wrap(mux Mux) *Router {
-	if r, ok := mux.(*Router); ok {
-		return r
+	switch m := mux.(type) {
+	case *Router:
+		return m
+	case registrar:
+		return &Router{m.ChiRouter()}
 	}
 	return &Router{mux}
 }
+
+// registrar is a chi router that adds to registering routes, not to
+// serving them.
+type registrar interface{ ChiRouter() chi.Router }
 
 // ServeHTTP dispatches r; a HEAD that only a GET route answers goes to it.
 //

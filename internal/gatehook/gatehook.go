@@ -132,11 +132,14 @@ var (
 // registrations, in the words of the package whose markers guard it: pkg
 // is "authn" (route markers) or "authnhuma" (operation options).
 func GuardWords(pkg string, anonymous, requires bool, scopes []string) string {
+	require := pkg + ".Require(" + strings.Join(scopes, ", ") + ")"
 	switch {
-	case anonymous && !requires:
+	case anonymous && requires:
+		return pkg + ".Anonymous and " + require
+	case anonymous:
 		return pkg + ".Anonymous"
 	case len(scopes) > 0:
-		return pkg + ".Require(" + strings.Join(scopes, ", ") + ")"
+		return require
 	}
 	return "authenticated"
 }

@@ -5,8 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-
-	"github.com/go-chi/chi/v5"
+	"strings"
 
 	"github.com/svckit/svc/modules/authn"
 )
@@ -25,7 +24,7 @@ func (t tokens) Verify(_ context.Context, token string) (authn.Principal, error)
 // Every route is authenticated unless marked anonymous; Require asks for
 // scopes. fxsvc.Authn builds the gate for an app; authn.New does it by hand.
 func Example() {
-	r := chi.NewRouter()
+	r := authn.NewChiRouter()
 	r.With(authn.Anonymous).Get("/hello", func(w http.ResponseWriter, r *http.Request) {
 		_, _ = w.Write([]byte("hello"))
 	})
@@ -67,4 +66,18 @@ func Example() {
 	// /admin "forged": 401 Bearer error="invalid_token"
 	// /admin "alice-token": 403 Bearer error="insufficient_scope", scope="admin"
 	// /admin "root-token": 200 welcome, root
+}
+
+// A route registered twice on chi would be served by the second alone;
+// NewChiRouter refuses it, naming both registrations.
+func ExampleNewChiRouter() {
+	hello := func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("hello")) }
+	r := authn.NewChiRouter()
+	r.With(authn.Require("read")).Get("/report", hello)
+	defer func() {
+		msg := fmt.Sprint(recover())
+		fmt.Println(msg[:strings.Index(msg, ": at ")])
+	}()
+	r.With(authn.Anonymous).Get("/report", hello)
+	// Output: authn.NewChiRouter: "GET /report" is registered twice
 }

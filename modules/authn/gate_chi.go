@@ -51,11 +51,12 @@ func (e *installError) Error() string {
 func (g *Gate) Handler(router http.Handler) (http.Handler, error) {
 	switch mux := router.(type) {
 	case chihead.Mux:
-		routes := &chiRoutes{gate: g, mux: mux}
+		router := chihead.Wrap(mux)
+		routes := &chiRoutes{gate: g, mux: router.Mux}
 		if err := routes.load(); err != nil {
 			return nil, err
 		}
-		return g.wrap(chihead.Wrap(mux), routes), nil
+		return g.wrap(router, routes), nil
 	case handlerFinder:
 		routes, err := newServeMuxRoutes(g, mux)
 		if err != nil {

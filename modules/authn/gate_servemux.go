@@ -54,7 +54,7 @@ func (m *ServeMux) handle(pattern string, h http.Handler, at string) {
 		if first.Method == method && first.Host == host && first.Path == path {
 			m.mu.Unlock()
 			panic(fmt.Sprintf("authn.ServeMux: %q is registered twice: at %s (%s) and at %s (%s); the mux would serve only one: register each pattern once",
-				pattern, first.at, guardWords(first.Handler), at, guardWords(h)))
+				pattern, first.at, guardWords(first.Handler, nil), at, guardWords(h, nil)))
 		}
 	}
 	m.mu.Unlock()
@@ -87,9 +87,10 @@ func callerAt(skip int) string {
 	return file + ":" + strconv.Itoa(line)
 }
 
-// guardWords says how a route is guarded, for a refusal.
-func guardWords(h http.Handler) string {
-	gd := guardOf(h, nil)
+// guardWords says how a route with handler h and middlewares mws is
+// guarded, for a refusal.
+func guardWords(h http.Handler, mws []func(http.Handler) http.Handler) string {
+	gd := guardOf(h, mws)
 	return gatehook.GuardWords("authn", gd.anonymous, gd.requires, gd.scopes)
 }
 

@@ -1,0 +1,191 @@
+package authn_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/go-chi/chi/v5"
+
+	"github.com/svckit/svc/internal/chihead"
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
+)
+
+// registerPanic runs register and returns what it panicked with ("" when
+// it did not).
+func registerPanic(register func()) (msg string) {
+	defer func() {
+		if v := recover(); v != nil {
+			msg = fmt.Sprint(v)
+		}
+	}()
+	register()
+	return ""
+}
+
+// A chi route registered twice is refused when registered, naming both
+// registrations and their guards, on every way chi registers a route
+// (issue 24 item 8).
+func TestChiRouteRegisteredTwiceIsRefused(t *testing.T) {
+	for name, tc := range map[string]struct {
+		first, second func(r chi.Router)
+		route         string // the route the refusal names
+		words         []string
+	}{
+		"Get then Get, the second Anonymous": {
+			func(r chi.Router) { r.With(authn.Require("read")).Get("/report", ok) },
+			func(r chi.Router) { r.With(authn.Anonymous).Get("/report", ok) },
+			`"GET /report"`, []string{"(authn.Require(read))", "(authn.Anonymous)"},
+		},
+		"a guard from Use and one from Group": {
+			func(r chi.Router) { r.Get("/report", ok) },
+			func(r chi.Router) { r.Group(func(g chi.Router) { g.Use(authn.Anonymous); g.Get("/report", ok) }) },
+			`"GET /report"`, []string{"(authenticated)", "(authn.Anonymous)"},
+		},
+		"Method then MethodFunc, methods in another case": {
+			func(r chi.Router) { r.Method("post", "/orders", okH()) },
+			func(r chi.Router) { r.MethodFunc(http.MethodPost, "/orders", ok) },
+			`"POST /orders"`, nil,
+		},
+		"Handle with a method then Put": {
+			func(r chi.Router) { r.Handle("PUT /orders/{id}", okH()) },
+			func(r chi.Router) { r.Put("/orders/{id}", ok) },
+			`"PUT /orders/{id}"`, nil,
+		},
+		"Get then Handle for every method": {
+			func(r chi.Router) { r.Get("/files", ok) },
+			func(r chi.Router) { r.HandleFunc("/files", ok) },
+			`"GET /files"`, nil,
+		},
+		"Handle for every method then Delete": {
+			func(r chi.Router) { r.Handle("/files", okH()) },
+			func(r chi.Router) { r.Delete("/files", ok) },
+			`"DELETE /files"`, nil,
+		},
+		"Handle twice": {
+			func(r chi.Router) { r.Handle("/files", okH()) },
+			func(r chi.Router) { r.Handle("/files", okH()) },
+			`"every method of /files"`, nil,
+		},
+		"inside one Route, named with its mount": {
+			func(r chi.Router) {
+				r.Route("/api", func(r chi.Router) {
+					r.With(authn.Require("admin")).Patch("/users/{id}", ok)
+					r.Group(func(r chi.Router) { r.Use(authn.Anonymous); r.Patch("/users/{id}", ok) })
+				})
+			},
+			func(chi.Router) {},
+			`"PATCH /api/users/{id}"`, []string{"(authn.Require(admin))", "(authn.Anonymous)"},
+		},
+		"a Route's guard is named on its routes": {
+			func(r chi.Router) {
+				r.With(authn.Require("read")).Route("/v1", func(r chi.Router) {
+					r.Options("/x", ok)
+					r.With(authn.Anonymous).Options("/x", ok)
+				})
+			},
+			func(chi.Router) {},
+			`"OPTIONS /v1/x"`, []string{"(authn.Require(read))", "(authn.Anonymous and authn.Require(read))"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := authn.NewChiRouter()
+			got := registerPanic(func() { tc.first(r); tc.second(r) })
+			if !strings.Contains(got, tc.route+" is registered twice") || strings.Count(got, "chi_router_test.go:") != 2 {
+				t.Fatalf("panic %q does not name %s and both registrations", got, tc.route)
+			}
+			for _, w := range tc.words {
+				if !strings.Contains(got, w) {
+					t.Errorf("panic %q does not say %s", got, w)
+				}
+			}
+		})
+	}
+}
+
+// Routes that chi keeps apart are not refused: other methods, other
+// patterns, one pattern in two sub-routers, Head beside Get.
+func TestChiRouteRegisteredOnceIsServed(t *testing.T) {
+	r := authn.NewChiRouter()
+	msg := registerPanic(func() {
+		r.Get("/report", ok)
+		r.Post("/report", ok)
+		r.Head("/report", ok)
+		r.Connect("/report", ok)
+		r.Trace("/report", ok)
+		r.Query("/report", ok)
+		r.With(authn.Anonymous).Get("/reports", ok)
+		r.Route("/a", func(r chi.Router) { r.Get("/report", ok) })
+		r.Route("/b", func(r chi.Router) { r.Get("/report", ok) })
+	})
+	if msg != "" {
+		t.Fatalf("distinct routes refused: %s", msg)
+	}
+	var listed []string
+	_ = chi.Walk(r, func(method, pattern string, _ http.Handler, _ ...func(http.Handler) http.Handler) error {
+		listed = append(listed, method+" "+pattern)
+		return nil
+	})
+	if want := "GET /a/report"; !strings.Contains(strings.Join(listed, ","), want) || len(listed) != 9 {
+		t.Fatalf("chi.Walk lists %v, want 9 routes with %s", listed, want)
+	}
+}
+
+// chi's own refusals stay chi's, and a route chi refused may be registered
+// again correctly.
+func TestChiRouterKeepsChisRefusals(t *testing.T) {
+	r := authn.NewChiRouter()
+	if got := registerPanic(func() { r.Method("FETCH", "/x", okH()) }); !strings.Contains(got, "'FETCH' http method is not supported") {
+		t.Fatalf("an unknown method panicked with %q, want chi's refusal", got)
+	}
+	if got := registerPanic(func() { r.Route("/sub", nil) }); !strings.Contains(got, "nil subrouter on '/sub'") {
+		t.Fatalf("a nil Route panicked with %q, want chi's refusal", got)
+	}
+	r.Mount("/m", authn.NewChiRouter())
+	if got := registerPanic(func() { r.Mount("/m", authn.NewChiRouter()) }); !strings.Contains(got, "existing path") {
+		t.Fatalf("a second Mount panicked with %q, want chi's refusal", got)
+	}
+	if got := registerPanic(func() { r.Method("GET", "/x", okH()) }); got != "" {
+		t.Fatalf("a route chi refused before was remembered: %s", got)
+	}
+}
+
+// Behind the gate it serves as chi does: guards read, HEAD answered as GET,
+// a sub-router given the parent's NotFound, and the chi router itself
+// dispatched (so the pooled route context applies).
+func TestChiRouterBehindTheGate(t *testing.T) {
+	r := authn.NewChiRouter()
+	r.NotFound(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusTeapot) })
+	r.With(authn.Anonymous).Get("/hello", ok)
+	r.Get("/me", ok)
+	sub := authn.NewChiRouter()
+	sub.Get("/x", ok)
+	r.Mount("/sub", sub)
+	if _, isChi := chihead.Wrap(r).Mux.(*chi.Mux); !isChi {
+		t.Fatal("svc serves the recording router instead of the chi router it wraps")
+	}
+	srv := gateServer(t, svcerrors.New(), r, newFake())
+	for _, tc := range []struct {
+		method, path, token string
+		status              int
+		body                string
+	}{
+		{"GET", "/hello", "", 200, "hello stranger"},
+		{"GET", "/me", "", 401, ""},
+		{"GET", "/me", "alice-token", 200, "hello alice"},
+		{"HEAD", "/me", "alice-token", 200, ""},
+		{"GET", "/sub/x", "alice-token", 200, "hello alice"},
+		{"GET", "/sub/nothing", "alice-token", http.StatusTeapot, ""},
+	} {
+		var h http.Header
+		if tc.token != "" {
+			h = bearer(tc.token)
+		}
+		got := do(t, srv, tc.method, tc.path, h, "")
+		if got.status != tc.status || (tc.body != "" && got.body != tc.body) {
+			t.Errorf("%s %s: %d %q, want %d %q", tc.method, tc.path, got.status, got.body, tc.status, tc.body)
+		}
+	}
+}
