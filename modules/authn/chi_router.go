@@ -39,7 +39,7 @@ type chiRouter struct {
 }
 
 // chiRegistrations are the routes registered on one chi route tree, by
-// pattern.
+// chiRouteKey of their pattern.
 type chiRegistrations struct {
 	mu     sync.Mutex
 	routes map[string][]chiRegistration
@@ -63,8 +63,9 @@ func (c *chiRouter) ChiRouter() chi.Router { return c.Router }
 // refuses itself (a bad method or pattern) is not remembered.
 func (c *chiRouter) add(method, pattern string, h http.Handler, at string, register func()) {
 	next := chiRegistration{method: strings.ToUpper(method), at: at, h: h, mws: c.applied()}
+	key := chiRouteKey(pattern)
 	c.seen.mu.Lock()
-	for _, first := range c.seen.routes[pattern] {
+	for _, first := range c.seen.routes[key] {
 		if first.method == next.method || first.method == "" || next.method == "" {
 			c.seen.mu.Unlock()
 			name := cmp.Or(next.method, first.method, "every method of") + " " + strings.TrimSuffix(c.prefix, "/") + pattern
@@ -79,7 +80,42 @@ func (c *chiRouter) add(method, pattern string, h http.Handler, at string, regis
 	if c.seen.routes == nil {
 		c.seen.routes = map[string][]chiRegistration{}
 	}
-	c.seen.routes[pattern] = append(c.seen.routes[pattern], next)
+	c.seen.routes[key] = append(c.seen.routes[key], next)
+}
+
+// chiRouteKey is pattern as chi's route tree tells patterns apart: without
+// the names of its parameters ("/users/{id}" and "/users/{uid}" are one
+// route, the second replacing the first), with their regular expressions.
+func chiRouteKey(pattern string) string {
+	var b strings.Builder
+	for {
+		open := strings.IndexByte(pattern, '{')
+		if open < 0 {
+			b.WriteString(pattern)
+			return b.String()
+		}
+		b.WriteString(pattern[:open+1])
+		pattern = pattern[open+1:]
+		depth, end, colon := 1, len(pattern), -1
+		for i := 0; i < len(pattern) && end == len(pattern); i++ {
+			switch pattern[i] {
+			case '{':
+				depth++
+			case '}':
+				if depth--; depth == 0 {
+					end = i
+				}
+			case ':':
+				if colon < 0 && depth == 1 {
+					colon = i
+				}
+			}
+		}
+		if colon >= 0 && colon < end {
+			b.WriteString(pattern[colon:end])
+		}
+		pattern = pattern[end:]
+	}
 }
 
 // applied are the middlewares chi runs around a route registered on c,

@@ -69,6 +69,16 @@ func TestChiRouteRegisteredTwiceIsRefused(t *testing.T) {
 			func(r chi.Router) { r.Handle("/files", okH()) },
 			`"every method of /files"`, nil,
 		},
+		"one parameter under two names": {
+			func(r chi.Router) { r.Get("/users/{id}", ok) },
+			func(r chi.Router) { r.With(authn.Anonymous).Get("/users/{uid}", ok) },
+			`"GET /users/{uid}"`, []string{"(authenticated)", "(authn.Anonymous)"},
+		},
+		"parameters with one expression under other names": {
+			func(r chi.Router) { r.Get("/n/{a:[0-9]{3}}-{b}", ok) },
+			func(r chi.Router) { r.Get("/n/{x:[0-9]{3}}-{y}", ok) },
+			`"GET /n/{x:[0-9]{3}}-{y}"`, nil,
+		},
 		"inside one Route, named with its mount": {
 			func(r chi.Router) {
 				r.Route("/api", func(r chi.Router) {
@@ -106,7 +116,8 @@ func TestChiRouteRegisteredTwiceIsRefused(t *testing.T) {
 }
 
 // Routes that chi keeps apart are not refused: other methods, other
-// patterns, one pattern in two sub-routers, Head beside Get.
+// patterns, one pattern in two sub-routers, Head beside Get, parameters
+// with other expressions.
 func TestChiRouteRegisteredOnceIsServed(t *testing.T) {
 	r := authn.NewChiRouter()
 	msg := registerPanic(func() {
@@ -119,6 +130,9 @@ func TestChiRouteRegisteredOnceIsServed(t *testing.T) {
 		r.With(authn.Anonymous).Get("/reports", ok)
 		r.Route("/a", func(r chi.Router) { r.Get("/report", ok) })
 		r.Route("/b", func(r chi.Router) { r.Get("/report", ok) })
+		r.Get("/n/{a:[0-9]{3}}", ok) // chi tells parameters apart by expression
+		r.Get("/n/{a:[0-9]{4}}", ok)
+		r.Get("/n/{a}", ok)
 	})
 	if msg != "" {
 		t.Fatalf("distinct routes refused: %s", msg)
@@ -128,8 +142,8 @@ func TestChiRouteRegisteredOnceIsServed(t *testing.T) {
 		listed = append(listed, method+" "+pattern)
 		return nil
 	})
-	if want := "GET /a/report"; !strings.Contains(strings.Join(listed, ","), want) || len(listed) != 9 {
-		t.Fatalf("chi.Walk lists %v, want 9 routes with %s", listed, want)
+	if want := "GET /a/report"; !strings.Contains(strings.Join(listed, ","), want) || len(listed) != 12 {
+		t.Fatalf("chi.Walk lists %v, want 12 routes with %s", listed, want)
 	}
 }
 
@@ -188,4 +202,21 @@ func TestChiRouterBehindTheGate(t *testing.T) {
 			t.Errorf("%s %s: %d %q, want %d %q", tc.method, tc.path, got.status, got.body, tc.status, tc.body)
 		}
 	}
+}
+
+// FuzzChiRouteKey: any pattern, however malformed, gets a key without a
+// panic; a key is its own key; text outside parameters is kept as it is.
+func FuzzChiRouteKey(f *testing.F) {
+	for _, p := range []string{"/users/{id}", "/n/{a:[0-9]{3}}-{b}", "/{", "/}{:}", "/x/{a:{{}", "/*", ""} {
+		f.Add(p)
+	}
+	f.Fuzz(func(t *testing.T, pattern string) {
+		key := authn.ChiRouteKey(pattern)
+		if again := authn.ChiRouteKey(key); again != key {
+			t.Fatalf("key of %q is %q, whose key is %q", pattern, key, again)
+		}
+		if !strings.Contains(pattern, "{") && key != pattern {
+			t.Fatalf("key of %q, which has no parameter, is %q", pattern, key)
+		}
+	})
 }

@@ -7,3 +7,6 @@ func SetRecordClock(g *Gate, now func() time.Time) { g.records = newRecordLimite
 
 // Clean exposes the record value sanitiser.
 var Clean = clean
+
+// ChiRouteKey exposes how NewChiRouter tells chi patterns apart.
+var ChiRouteKey = chiRouteKey
