@@ -22,8 +22,8 @@ import (
 // chi keeps apart), and serving it is serving the chi router it wraps. Handle
 // without a method counts as every method: it and a route of one method on
 // the same pattern are refused, since chi would serve only one of them for
-// that method. Mount is left to chi, which already refuses a second mount on
-// one pattern.
+// that method. A Mount counts as every method on its pattern, pattern/ and
+// pattern/*, as chi serves it.
 func NewChiRouter() chi.Router {
 	return &chiRouter{Router: chi.NewRouter(), seen: &chiRegistrations{}}
 }
@@ -60,17 +60,21 @@ func (c *chiRouter) ChiRouter() chi.Router { return c.Router }
 
 // add registers a route through register, after refusing one that
 // overlaps a route registered before; the refusal names both. A route chi
-// refuses itself (a bad method or pattern) is not remembered.
-func (c *chiRouter) add(method, pattern string, h http.Handler, at string, register func()) {
+// refuses itself (a bad method or pattern) is not remembered. A mount is
+// several patterns, each for every method.
+func (c *chiRouter) add(method string, patterns []string, h http.Handler, at string, register func()) {
 	next := chiRegistration{method: strings.ToUpper(method), at: at, h: h, mws: c.applied()}
-	key := chiRouteKey(pattern)
+	keys := make([]string, len(patterns))
 	c.seen.mu.Lock()
-	for _, first := range c.seen.routes[key] {
-		if first.method == next.method || first.method == "" || next.method == "" {
-			c.seen.mu.Unlock()
-			name := cmp.Or(next.method, first.method, "every method of") + " " + strings.TrimSuffix(c.prefix, "/") + pattern
-			panic(fmt.Sprintf("authn.NewChiRouter: %q is registered twice: at %s (%s) and at %s (%s); chi would serve only the second: register each route once",
-				name, first.at, guardWords(first.h, first.mws), at, guardWords(h, next.mws)))
+	for i, pattern := range patterns {
+		keys[i] = chiRouteKey(pattern)
+		for _, first := range c.seen.routes[keys[i]] {
+			if first.method == next.method || first.method == "" || next.method == "" {
+				c.seen.mu.Unlock()
+				name := cmp.Or(next.method, first.method, "every method of") + " " + strings.TrimSuffix(c.prefix, "/") + pattern
+				panic(fmt.Sprintf("authn.NewChiRouter: %q is registered twice: at %s (%s) and at %s (%s); chi would serve only the second: register each route once",
+					name, first.at, guardWords(first.h, first.mws), at, guardWords(h, next.mws)))
+			}
 		}
 	}
 	c.seen.mu.Unlock()
@@ -80,7 +84,9 @@ func (c *chiRouter) add(method, pattern string, h http.Handler, at string, regis
 	if c.seen.routes == nil {
 		c.seen.routes = map[string][]chiRegistration{}
 	}
-	c.seen.routes[key] = append(c.seen.routes[key], next)
+	for _, key := range keys {
+		c.seen.routes[key] = append(c.seen.routes[key], next)
+	}
 }
 
 // chiRouteKey is pattern as chi's route tree tells patterns apart: without
@@ -152,18 +158,26 @@ func (c *chiRouter) Route(pattern string, fn func(r chi.Router)) chi.Router {
 	sub := &chiRouter{Router: chi.NewRouter(), seen: &chiRegistrations{},
 		prefix: strings.TrimSuffix(c.prefix, "/") + pattern, above: c.applied()}
 	fn(sub)
-	c.Mount(pattern, sub)
+	c.mount(pattern, sub, callerAt(2))
 	return sub
 }
 
-// Mount mounts h at pattern as chi does; a router of NewChiRouter is
-// mounted as the chi router it wraps, so that chi passes on its NotFound and
+// Mount mounts h at pattern as chi does, once: chi serves a mount on
+// pattern, pattern/ and pattern/* for every method, so a route registered
+// there before or after is refused. A router of NewChiRouter is mounted as
+// the chi router it wraps, so that chi passes on its NotFound and
 // MethodNotAllowed handlers as to any chi sub-router.
-func (c *chiRouter) Mount(pattern string, h http.Handler) {
+func (c *chiRouter) Mount(pattern string, h http.Handler) { c.mount(pattern, h, callerAt(2)) }
+
+func (c *chiRouter) mount(pattern string, h http.Handler, at string) {
 	if sub, ok := h.(*chiRouter); ok {
 		h = sub.Router
 	}
-	c.Router.Mount(pattern, h)
+	patterns := []string{pattern + "*"}
+	if !strings.HasSuffix(pattern, "/") {
+		patterns = []string{pattern, pattern + "/", pattern + "/*"}
+	}
+	c.add("", patterns, h, at, func() { c.Router.Mount(pattern, h) })
 }
 
 // Handle registers h for pattern ("METHOD /path", or "/path" for every
@@ -178,11 +192,11 @@ func (c *chiRouter) handle(pattern string, h http.Handler, at string) {
 		c.method(pattern[:i], strings.TrimLeft(pattern[i+1:], " \t"), h, at)
 		return
 	}
-	c.add("", pattern, h, at, func() { c.Router.Handle(pattern, h) })
+	c.add("", []string{pattern}, h, at, func() { c.Router.Handle(pattern, h) })
 }
 
 func (c *chiRouter) method(method, pattern string, h http.Handler, at string) {
-	c.add(method, pattern, h, at, func() { c.Router.Method(method, pattern, h) })
+	c.add(method, []string{pattern}, h, at, func() { c.Router.Method(method, pattern, h) })
 }
 
 // Method and MethodFunc register h for method on pattern, once.
