@@ -46,12 +46,12 @@ type chiRegistrations struct {
 }
 
 // chiRegistration is one route as registered: its method ("" for every
-// method, chi's Handle), where (file:line), and what to read its guard from
-// should it be refused.
+// method, chi's Handle), its pattern, where (file:line), and what to read
+// its guard from should it be refused.
 type chiRegistration struct {
-	method, at string
-	h          http.Handler
-	mws        chi.Middlewares
+	method, pattern, at string
+	h                   http.Handler
+	mws                 chi.Middlewares
 }
 
 // ChiRouter is the router serving c stands for, so that svc dispatches to
@@ -65,14 +65,18 @@ func (c *chiRouter) ChiRouter() chi.Router { return c.Router }
 func (c *chiRouter) add(method string, patterns []string, h http.Handler, at string, register func()) {
 	next := chiRegistration{method: strings.ToUpper(method), at: at, h: h, mws: c.applied()}
 	keys := make([]string, len(patterns))
+	whole := func(pattern string) string { return strings.TrimSuffix(c.prefix, "/") + pattern }
 	c.seen.mu.Lock()
 	for i, pattern := range patterns {
 		keys[i] = chiRouteKey(pattern)
 		for _, first := range c.seen.routes[keys[i]] {
 			if first.method == next.method || first.method == "" || next.method == "" {
 				c.seen.mu.Unlock()
-				name := cmp.Or(next.method, first.method, "every method of") + " " + strings.TrimSuffix(c.prefix, "/") + pattern
-				panic(fmt.Sprintf("authn.NewChiRouter: %q is registered twice: at %s (%s) and at %s (%s); chi would serve only the second: register each route once",
+				name := fmt.Sprintf("%q", cmp.Or(next.method, first.method, "every method of")+" "+whole(pattern))
+				if first.pattern != pattern {
+					name += fmt.Sprintf(" (first as %q)", whole(first.pattern))
+				}
+				panic(fmt.Sprintf("authn.NewChiRouter: %s is registered twice: at %s (%s) and at %s (%s); chi would serve only the second: register each route once",
 					name, first.at, guardWords(first.h, first.mws), at, guardWords(h, next.mws)))
 			}
 		}
@@ -84,7 +88,8 @@ func (c *chiRouter) add(method string, patterns []string, h http.Handler, at str
 	if c.seen.routes == nil {
 		c.seen.routes = map[string][]chiRegistration{}
 	}
-	for _, key := range keys {
+	for i, key := range keys {
+		next.pattern = patterns[i]
 		c.seen.routes[key] = append(c.seen.routes[key], next)
 	}
 }

@@ -72,12 +72,12 @@ func TestChiRouteRegisteredTwiceIsRefused(t *testing.T) {
 		"one parameter under two names": {
 			func(r chi.Router) { r.Get("/users/{id}", ok) },
 			func(r chi.Router) { r.With(authn.Anonymous).Get("/users/{uid}", ok) },
-			`"GET /users/{uid}"`, []string{"(authenticated)", "(authn.Anonymous)"},
+			`"GET /users/{uid}" (first as "/users/{id}")`, []string{"(authenticated)", "(authn.Anonymous)"},
 		},
 		"parameters with one expression under other names": {
 			func(r chi.Router) { r.Get("/n/{a:[0-9]{3}}-{b}", ok) },
 			func(r chi.Router) { r.Get("/n/{x:[0-9]{3}}-{y}", ok) },
-			`"GET /n/{x:[0-9]{3}}-{y}"`, nil,
+			`"GET /n/{x:[0-9]{3}}-{y}" (first as "/n/{a:[0-9]{3}}-{b}")`, nil,
 		},
 		"a Mount twice": {
 			func(r chi.Router) { r.Mount("/m", authn.NewChiRouter()) },
@@ -233,4 +233,31 @@ func FuzzChiRouteKey(f *testing.F) {
 			t.Fatalf("key of %q, which has no parameter, is %q", pattern, key)
 		}
 	})
+}
+
+// A route of a router and the same route of a router mounted on it are two
+// chi trees, so no registration sees both; chi serves the parent's and
+// chi.Walk lists both. The gate refuses that at install, on any chi router.
+func TestChiRouteShadowedByAMountIsRefusedAtInstall(t *testing.T) {
+	for name, newRouter := range map[string]func() chi.Router{
+		"chi.NewRouter":      func() chi.Router { return chi.NewRouter() },
+		"authn.NewChiRouter": authn.NewChiRouter,
+	} {
+		t.Run(name, func(t *testing.T) {
+			r := newRouter()
+			r.With(authn.Require("admin")).Get("/api/keys", ok)
+			sub := newRouter()
+			sub.With(authn.Anonymous).Get("/keys", ok)
+			r.Mount("/api", sub)
+			g, err := authn.New(newFake())
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = g.Handler(r)
+			if !isInstallError(err) || !strings.Contains(err.Error(), "GET /api/keys is registered twice") ||
+				!strings.Contains(err.Error(), "guarded authn.Require(admin), then authn.Anonymous") {
+				t.Fatalf("install returned %v, want a refusal naming GET /api/keys and both guards", err)
+			}
+		})
+	}
 }

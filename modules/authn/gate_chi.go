@@ -116,7 +116,14 @@ func (c *chiRoutes) load() error {
 		if err := c.gate.validateRoute(method, pattern, gd); err != nil {
 			return err
 		}
-		table[method+" "+pattern] = gd
+		key := method + " " + pattern
+		if first, twice := table[key]; twice {
+			// A route of a router and one of a router mounted on it: chi
+			// serves the first, and the gate would judge by one of them.
+			return &installError{method, pattern, fmt.Sprintf("is registered twice, in a router and in a router mounted on it (guarded %s, then %s); chi serves only the first: register it once",
+				guardWordsOf(first), guardWordsOf(gd))}
+		}
+		table[key] = gd
 		anonymous = anonymous || gd.anonymous
 		return nil
 	})

@@ -90,7 +90,11 @@ func callerAt(skip int) string {
 // guardWords says how a route with handler h and middlewares mws is
 // guarded, for a refusal.
 func guardWords(h http.Handler, mws []func(http.Handler) http.Handler) string {
-	gd := guardOf(h, mws)
+	return guardWordsOf(guardOf(h, mws))
+}
+
+// guardWordsOf says how gd guards a route, for a refusal.
+func guardWordsOf(gd guard) string {
 	return gatehook.GuardWords("authn", gd.anonymous, gd.requires, gd.scopes)
 }
 
