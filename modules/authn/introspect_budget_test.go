@@ -3,6 +3,7 @@ package authn
 import (
 	"context"
 	"crypto"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"io"
@@ -62,11 +63,14 @@ func TestIntrospectionsTakeTheVerificationBudget(t *testing.T) {
 	type result struct{ err error }
 	results := make(chan result, callers)
 	var cancels []context.CancelFunc
+	var tokens []string
 	for i := 0; i < callers; i++ {
 		ctx, cancel := context.WithCancel(context.Background())
 		cancels = append(cancels, cancel)
+		token := fmt.Sprintf("opaque-token-%02d-abcdefghijklmnop", i)
+		tokens = append(tokens, token)
 		go func() {
-			_, err := v.Verify(ctx, fmt.Sprintf("opaque-token-%02d-abcdefghijklmnop", i))
+			_, err := v.Verify(ctx, token)
 			results <- result{err}
 		}()
 	}
@@ -90,8 +94,28 @@ func TestIntrospectionsTakeTheVerificationBudget(t *testing.T) {
 	short.budget.release()
 
 	// Every caller leaves: the queued ones get ErrBusy (their token was not
-	// judged), the two asking ErrIntrospectionUnavailable.
-	for _, cancel := range cancels {
+	// judged), the two asking ErrIntrospectionUnavailable. The queued leave
+	// first: were an asking one to leave first, its slot could go to a
+	// queued flight whose caller is leaving but has not yet left it.
+	asking := func(token string) bool {
+		v.intro.flights.mu.Lock()
+		defer v.intro.flights.mu.Unlock()
+		f := v.intro.flights.m[sha256.Sum256([]byte(token))]
+		return f != nil && f.asking.Load()
+	}
+	var askers []context.CancelFunc
+	for i, cancel := range cancels {
+		if asking(tokens[i]) {
+			askers = append(askers, cancel)
+			continue
+		}
+		cancel()
+	}
+	if len(askers) != 2 {
+		t.Fatalf("%d flights asking, want 2", len(askers))
+	}
+	waitFor(t, func() bool { return v.budget.waiting() == 0 })
+	for _, cancel := range askers {
 		cancel()
 	}
 	var busy, unavailable int
