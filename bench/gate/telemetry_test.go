@@ -182,6 +182,25 @@ func BenchmarkTelemetryPaired(b *testing.B) {
 		svc, gate := pair.Paired(b, 64, run(hs, request(k.one.auth)), run(hg, request(k.one.auth)))
 		pair.Report(b, "ids", "gate", svc, gate)
 	})
+
+	// The same stack on a router of authn.NewChiRouter (which checks
+	// registrations) and on chi.NewRouter: it is served as the chi router
+	// it wraps, so the goal is 1.00.
+	b.Run("NewChiRouter", func(b *testing.B) {
+		t, err := telemetry.New()
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := authn.NewChiRouter()
+		r.Get("/me", func(w http.ResponseWriter, _ *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			_, _ = io.WriteString(w, meBody)
+		})
+		hn := t.Handler(svcGateAround(b, k, r))
+		hc := svcTelemetry(b, k)
+		checkedRouter, chiRouter := pair.Paired(b, 64, run(hn, request(k.one.auth)), run(hc, request(k.one.auth)))
+		pair.Report(b, "checked", "chi", checkedRouter, chiRouter)
+	})
 }
 
 // TestTelemetryContendersAnswer runs the benchmark's stacks once in plain
