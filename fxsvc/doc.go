@@ -3,7 +3,7 @@
 //
 //	fxsvc.Main(
 //		fxsvc.Errors(),
-//		fx.Provide(newRouter), // the app's own *chi.Mux
+//		fx.Provide(newRouter), // the app's own chi router (authn.NewChiRouter)
 //		fxsvc.Serve(),
 //	)
 //

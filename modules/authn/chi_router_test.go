@@ -3,12 +3,17 @@ package authn_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"go.uber.org/zap"
+	"go.uber.org/zap/zapcore"
+	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/internal/chihead"
+	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -94,6 +99,26 @@ func TestChiRouteRegisteredTwiceIsRefused(t *testing.T) {
 			func(r chi.Router) { r.Mount("/files/", http.FileServer(http.Dir("."))) },
 			`"GET /files/*"`, nil,
 		},
+		"an expression with and without chi's anchors": {
+			func(r chi.Router) { r.Get("/n/{id:[0-9]+}", ok) },
+			func(r chi.Router) { r.Get("/n/{id:^[0-9]+$}", ok) },
+			`"GET /n/{id:^[0-9]+$}" (first as "/n/{id:[0-9]+}")`, nil,
+		},
+		"a route over the mounted router's own route": {
+			func(r chi.Router) { r.Route("/users", func(r chi.Router) { r.Get("/", ok) }) },
+			func(r chi.Router) { r.Get("/users", ok) },
+			`"GET /users"`, nil,
+		},
+		"a Handle over the mounted router's own route": {
+			func(r chi.Router) { r.Route("/users", func(r chi.Router) { r.Put("/", ok) }) },
+			func(r chi.Router) { r.Handle("/users/", okH()) },
+			`"every method of /users/"`, nil,
+		},
+		"a route over everything mounted": {
+			func(r chi.Router) { r.Mount("/static", http.FileServer(http.Dir("."))) },
+			func(r chi.Router) { r.Get("/static/*", ok) },
+			`"GET /static/*"`, nil,
+		},
 		"inside one Route, named with its mount": {
 			func(r chi.Router) {
 				r.Route("/api", func(r chi.Router) {
@@ -148,6 +173,12 @@ func TestChiRouteRegisteredOnceIsServed(t *testing.T) {
 		r.Get("/n/{a:[0-9]{3}}", ok) // chi tells parameters apart by expression
 		r.Get("/n/{a:[0-9]{4}}", ok)
 		r.Get("/n/{a}", ok)
+		// At a mount's own path, a route the mounted router does not answer
+		// (another method, another path, a handler that is no chi router).
+		r.Route("/users", func(r chi.Router) { r.Get("/{id}", ok); r.Post("/", ok) })
+		r.Get("/users", ok)
+		r.Mount("/static", http.FileServer(http.Dir(".")))
+		r.Get("/static", ok)
 	})
 	if msg != "" {
 		t.Fatalf("distinct routes refused: %s", msg)
@@ -157,8 +188,10 @@ func TestChiRouteRegisteredOnceIsServed(t *testing.T) {
 		listed = append(listed, method+" "+pattern)
 		return nil
 	})
-	if want := "GET /a/report"; !strings.Contains(strings.Join(listed, ","), want) || len(listed) != 12 {
-		t.Fatalf("chi.Walk lists %v, want 12 routes with %s", listed, want)
+	for _, want := range []string{"GET /a/report", "GET /b/report", "GET /n/{a}", "GET /users", "GET /users/{id}", "POST /users/", "GET /static", "GET /static/*"} {
+		if !slices.Contains(listed, want) {
+			t.Errorf("chi.Walk lists %v, without %s", listed, want)
+		}
 	}
 }
 
@@ -254,10 +287,74 @@ func TestChiRouteShadowedByAMountIsRefusedAtInstall(t *testing.T) {
 				t.Fatal(err)
 			}
 			_, err = g.Handler(r)
-			if !isInstallError(err) || !strings.Contains(err.Error(), "GET /api/keys is registered twice") ||
+			if !isInstallError(err) || !strings.Contains(err.Error(), "GET /api/keys is listed twice by chi") ||
 				!strings.Contains(err.Error(), "guarded authn.Require(admin), then authn.Anonymous") {
 				t.Fatalf("install returned %v, want a refusal naming GET /api/keys and both guards", err)
 			}
 		})
+	}
+}
+
+// A route refused after install (here listed twice) is logged once and
+// stays protected, and routes added after it are still read: the gate does
+// not stop learning routes at the first bad one.
+func TestChiRouteRefusedAfterInstallLeavesTheOthersRead(t *testing.T) {
+	r := chi.NewRouter()
+	sub := chi.NewRouter()
+	sub.With(authn.Anonymous).Get("/x", ok)
+	r.Mount("/api", sub)
+	g, err := authn.New(newFake())
+	if err != nil {
+		t.Fatal(err)
+	}
+	core, logs := observer.New(zapcore.DebugLevel)
+	gatehook.Of(g).SetLogger(zap.New(core))
+	h, err := g.Handler(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptestServer(t, h)
+	r.With(authn.Anonymous).Get("/api/x", ok) // shadows the mounted one
+	r.With(authn.Anonymous).Get("/late", ok)
+	for i := 0; i < 3; i++ {
+		if got := do(t, srv, "GET", "/late", nil, ""); got.status != http.StatusOK {
+			t.Fatalf("an anonymous route added after a refused one: %d, want 200", got.status)
+		}
+		if got := do(t, srv, "GET", "/api/x", nil, ""); got.status != http.StatusUnauthorized {
+			t.Fatalf("the refused route without a token: %d, want 401 (it stays protected)", got.status)
+		}
+	}
+	refusals := logs.FilterMessage("authn: a route added after install is refused; it stays protected")
+	if refusals.Len() != 1 || !strings.Contains(refusals.All()[0].ContextMap()["error"].(string), "GET /api/x is listed twice") {
+		t.Fatalf("refusal logged %d times (%v), want once naming GET /api/x", refusals.Len(), refusals.All())
+	}
+}
+
+// chi.Walk and chi's Find name some routes of sub-routers differently: a
+// Route's "/" route is walked as "/v/" and found as "/v" too, a route under
+// Route("/", …) is walked as "/a/*/x" and found as "/a/x". The gate judges
+// each by its own guard, and a route of the mount's path of its own (on
+// plain chi: NewChiRouter refuses it over a "/" route) by its guard.
+func TestChiSubRouterRoutesWalkedAndFoundAlike(t *testing.T) {
+	checked := authn.NewChiRouter()
+	checked.Route("/v", func(r chi.Router) { r.With(authn.Anonymous).Get("/", ok) })
+	checked.Route("/a", func(r chi.Router) {
+		r.Route("/", func(r chi.Router) { r.With(authn.Anonymous).Get("/x", ok) })
+	})
+	plain := chi.NewRouter()
+	plain.Route("/w", func(r chi.Router) { r.Get("/", ok) })
+	plain.With(authn.Anonymous).Get("/w", ok)
+	for _, tc := range []struct {
+		router http.Handler
+		path   string
+		status int
+	}{
+		{checked, "/v", 200}, {checked, "/v/", 200}, {checked, "/a/x", 200},
+		{plain, "/w", 200}, {plain, "/w/", 401},
+	} {
+		srv := gateServer(t, svcerrors.New(), tc.router, newFake())
+		if got := do(t, srv, "GET", tc.path, nil, ""); got.status != tc.status {
+			t.Errorf("GET %s without a token: %d, want %d", tc.path, got.status, tc.status)
+		}
 	}
 }

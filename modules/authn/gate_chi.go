@@ -1,9 +1,12 @@
 package authn
 
 import (
+	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
@@ -53,7 +56,7 @@ func (g *Gate) Handler(router http.Handler) (http.Handler, error) {
 	case chihead.Mux:
 		router := chihead.Wrap(mux)
 		routes := &chiRoutes{gate: g, mux: router.Mux}
-		if err := routes.load(); err != nil {
+		if err := routes.load(true); err != nil {
 			return nil, err
 		}
 		return g.wrap(router, routes), nil
@@ -96,32 +99,45 @@ func (c *chiRoutes) find(r *http.Request) (string, guard, bool) {
 	gd, ok := c.table[key]
 	c.mu.RUnlock()
 	if !ok {
-		// A route added after install: read the routes again. A route that
-		// still cannot be read is treated as protected.
-		if err := c.load(); err != nil {
+		// A route added after install: read the routes again. A route
+		// refused, or that chi finds but does not list, is protected, and
+		// remembered so that the next request does not read them again.
+		if err := c.load(false); err != nil {
 			c.gate.log.Error("authn: a route added after install is refused; it stays protected", zap.Error(err))
 		}
-		c.mu.RLock()
-		gd = c.table[key]
-		c.mu.RUnlock()
+		c.mu.Lock()
+		if gd, ok = c.table[key]; !ok {
+			c.table[key] = guard{}
+		}
+		c.mu.Unlock()
 	}
 	return pattern, gd, true
 }
 
-func (c *chiRoutes) load() error {
+// load reads the routes into the table. At install (strict) the first
+// route refused is the error; later, a refused route is left protected,
+// the others are read, and every refusal is in the error.
+func (c *chiRoutes) load(strict bool) error {
 	table := map[string]guard{}
 	anonymous := false
+	var refused []error
 	err := chi.Walk(c.mux, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
-		gd := guardOf(h, mws)
-		if err := c.gate.validateRoute(method, pattern, gd); err != nil {
-			return err
-		}
+		pattern = walkedPattern(pattern)
 		key := method + " " + pattern
-		if first, twice := table[key]; twice {
-			// A route of a router and one of a router mounted on it: chi
-			// serves the first, and the gate would judge by one of them.
-			return &installError{method, pattern, fmt.Sprintf("is registered twice, in a router and in a router mounted on it (guarded %s, then %s); chi serves only the first: register it once",
+		gd := guardOf(h, mws)
+		err := c.gate.validateRoute(method, pattern, gd)
+		if first, twice := table[key]; twice && err == nil {
+			// Two routers on one path (a router and one mounted on it, or
+			// two mounts): chi serves one, and the gate would judge by one.
+			err = &installError{method, pattern, fmt.Sprintf("is listed twice by chi, by two routers on one path (a router and a router mounted on it, or two mounts; guarded %s, then %s); chi serves only one: register it once",
 				guardWordsOf(first), guardWordsOf(gd))}
+		}
+		switch {
+		case err != nil && strict:
+			return err
+		case err != nil:
+			refused = append(refused, err)
+			gd = guard{}
 		}
 		table[key] = gd
 		anonymous = anonymous || gd.anonymous
@@ -130,10 +146,32 @@ func (c *chiRoutes) load() error {
 	if err != nil {
 		return err
 	}
+	// chi finds a sub-router's "/" route at the mount's path without the
+	// slash ("/reports" for "/reports/") as well; a route of that path of
+	// its own comes first.
+	aliases := map[string]guard{}
+	for key, gd := range table {
+		if alias := strings.TrimSuffix(key, "/"); alias != key && !strings.HasSuffix(alias, " ") {
+			if _, own := table[alias]; !own {
+				aliases[alias] = gd
+			}
+		}
+	}
+	maps.Copy(table, aliases)
 	c.mu.Lock()
 	c.table, c.anonymous = table, anonymous
 	c.mu.Unlock()
-	return nil
+	return errors.Join(refused...)
+}
+
+// walkedPattern is a pattern of chi.Walk as chi's Find names the route: a
+// route of a sub-router mounted at "/" through Route("/", …) is walked as
+// "/a/*/x" and found as "/a/x".
+func walkedPattern(pattern string) string {
+	for strings.Contains(pattern, "/*/") {
+		pattern = strings.ReplaceAll(pattern, "/*/", "/")
+	}
+	return pattern
 }
 
 // validateRoute refuses the route set-ups that can never be served as

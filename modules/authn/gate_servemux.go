@@ -44,9 +44,10 @@ func NewServeMux() *ServeMux { return &ServeMux{ServeMux: http.NewServeMux()} }
 // where it does: an invalid or conflicting pattern), and remembers it. A
 // pattern registered twice panics naming both registrations (where and
 // how each is guarded), where net/http would name this method twice.
-func (m *ServeMux) Handle(pattern string, h http.Handler) { m.handle(pattern, h, callerAt(2)) }
+func (m *ServeMux) Handle(pattern string, h http.Handler) { m.handle(pattern, h) }
 
-func (m *ServeMux) handle(pattern string, h http.Handler, at string) {
+func (m *ServeMux) handle(pattern string, h http.Handler) {
+	at := registeredAt()
 	method, host, path := splitMuxPattern(pattern)
 	rt := muxRoute{Route: gatehook.Route{Method: method, Host: host, Path: path, Handler: h}, pattern: pattern, at: at}
 	m.mu.Lock()
@@ -74,17 +75,38 @@ func (m *ServeMux) HandleFunc(pattern string, fn func(http.ResponseWriter, *http
 		m.ServeMux.HandleFunc(pattern, nil) // the standard mux's own refusal
 		return
 	}
-	m.handle(pattern, http.HandlerFunc(fn), callerAt(2))
+	m.handle(pattern, http.HandlerFunc(fn))
 }
 
-// callerAt is the file:line of the caller skip frames up, for a refusal
-// that names a registration.
-func callerAt(skip int) string {
-	_, file, line, ok := runtime.Caller(skip)
-	if !ok {
-		return "an unknown place"
+// registeredAt is the file:line of the app's code that registered a route:
+// the first caller outside this package and the routers and frameworks that
+// register routes for it (chi, Huma, authnhuma), for a refusal that names a
+// registration.
+func registeredAt() string {
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(2, pcs)])
+	for {
+		f, more := frames.Next()
+		if pkg := funcPackage(f.Function); pkg != "github.com/svckit/svc/modules/authn" &&
+			pkg != "github.com/svckit/svc/modules/authn/authnhuma" &&
+			!strings.HasPrefix(pkg, "github.com/go-chi/chi/") &&
+			!strings.HasPrefix(pkg, "github.com/danielgtaylor/huma/") {
+			return f.File + ":" + strconv.Itoa(f.Line)
+		}
+		if !more {
+			return "an unknown place"
+		}
 	}
-	return file + ":" + strconv.Itoa(line)
+}
+
+// funcPackage is the import path of the package of a function named as
+// runtime.Frame names it ("example.com/a/b.(*T).M" is in "example.com/a/b").
+func funcPackage(name string) string {
+	slash := strings.LastIndexByte(name, '/') + 1
+	if dot := strings.IndexByte(name[slash:], '.'); dot >= 0 {
+		return name[:slash+dot]
+	}
+	return name
 }
 
 // guardWords says how a route with handler h and middlewares mws is

@@ -10,6 +10,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/go-chi/chi/v5"
 
+	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
 )
 
@@ -42,5 +43,22 @@ func TestAnOperationRegisteredTwiceIsRefused(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// An operation on a route the app registered on its authn.NewChiRouter
+// itself is refused naming where the app registered each, not Huma's code
+// that handed the operation to chi.
+func TestAnOperationOverAnAppsChiRouteNamesTheApp(t *testing.T) {
+	r := authn.NewChiRouter()
+	r.Get("/report", func(http.ResponseWriter, *http.Request) {})
+	api := authnhuma.NewChi(r, huma.DefaultConfig("T", "1"))
+	got := func() (msg string) {
+		defer func() { msg = fmt.Sprint(recover()) }()
+		huma.Get(api, "/report", func(context.Context, *struct{}) (*struct{}, error) { return nil, nil })
+		return ""
+	}()
+	if !strings.Contains(got, `"GET /report" is registered twice`) || strings.Count(got, "twice_test.go:") != 2 {
+		t.Fatalf("panic %q does not name both places in this file", got)
 	}
 }
