@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
+
+	"github.com/svckit/svc/internal/chihead"
 )
 
 // route is one route of the app as `check` prints it.
@@ -129,7 +131,7 @@ func walkChi(mux *chi.Mux, r chi.Router, visit func(method, pattern string, h ht
 		return nil
 	}
 	return chi.Walk(router, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
-		visit(method, pattern, h, mws)
+		visit(method, chihead.Walked(pattern), h, mws)
 		return nil
 	})
 }

@@ -9,6 +9,7 @@ package chihead
 import (
 	"context"
 	"net/http"
+	"strings"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
@@ -54,6 +55,16 @@ func find(mux chi.Routes, method, path string) string {
 	d.rctx.Reset()
 	pattern := mux.Find(&d.rctx, method, path)
 	dispatches.Put(d)
+	return pattern
+}
+
+// Walked is a pattern of chi.Walk as chi's Find names the route: a route of
+// a sub-router mounted through Route("/", …) is walked as "/a/*/x" and
+// found as "/a/x".
+func Walked(pattern string) string {
+	for strings.Contains(pattern, "/*/") {
+		pattern = strings.ReplaceAll(pattern, "/*/", "/")
+	}
 	return pattern
 }
 

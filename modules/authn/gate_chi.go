@@ -122,7 +122,7 @@ func (c *chiRoutes) load(strict bool) error {
 	anonymous := false
 	var refused []error
 	err := chi.Walk(c.mux, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
-		pattern = walkedPattern(pattern)
+		pattern = chihead.Walked(pattern)
 		key := method + " " + pattern
 		gd := guardOf(h, mws)
 		err := c.gate.validateRoute(method, pattern, gd)
@@ -162,16 +162,6 @@ func (c *chiRoutes) load(strict bool) error {
 	c.table, c.anonymous = table, anonymous
 	c.mu.Unlock()
 	return errors.Join(refused...)
-}
-
-// walkedPattern is a pattern of chi.Walk as chi's Find names the route: a
-// route of a sub-router mounted at "/" through Route("/", …) is walked as
-// "/a/*/x" and found as "/a/x".
-func walkedPattern(pattern string) string {
-	for strings.Contains(pattern, "/*/") {
-		pattern = strings.ReplaceAll(pattern, "/*/", "/")
-	}
-	return pattern
 }
 
 // validateRoute refuses the route set-ups that can never be served as
