@@ -119,27 +119,19 @@ func (c *chiRouter) method(method, pattern string, h http.Handler) {
 	c.add(method, []string{pattern}, false, h, func() { c.Router.Method(method, pattern, h) })
 }
 
-// Method and MethodFunc register h for method on pattern, once.
-func (c *chiRouter) Method(method, pattern string, h http.Handler) { c.method(method, pattern, h) }
-func (c *chiRouter) MethodFunc(method, pattern string, h http.HandlerFunc) {
-	c.method(method, pattern, h)
-}
+// Method and MethodFunc register h for method on pattern p, once.
+func (c *chiRouter) Method(method, p string, h http.Handler)         { c.method(method, p, h) }
+func (c *chiRouter) MethodFunc(method, p string, h http.HandlerFunc) { c.method(method, p, h) }
 
 // Connect, Delete, Get, Head, Options, Patch, Post, Put, Query and Trace
-// register h for their method on pattern, once.
-func (c *chiRouter) Connect(pattern string, h http.HandlerFunc) {
-	c.method(http.MethodConnect, pattern, h)
-}
-func (c *chiRouter) Delete(pattern string, h http.HandlerFunc) {
-	c.method(http.MethodDelete, pattern, h)
-}
-func (c *chiRouter) Get(pattern string, h http.HandlerFunc)  { c.method(http.MethodGet, pattern, h) }
-func (c *chiRouter) Head(pattern string, h http.HandlerFunc) { c.method(http.MethodHead, pattern, h) }
-func (c *chiRouter) Options(pattern string, h http.HandlerFunc) {
-	c.method(http.MethodOptions, pattern, h)
-}
-func (c *chiRouter) Patch(pattern string, h http.HandlerFunc) { c.method(http.MethodPatch, pattern, h) }
-func (c *chiRouter) Post(pattern string, h http.HandlerFunc)  { c.method(http.MethodPost, pattern, h) }
-func (c *chiRouter) Put(pattern string, h http.HandlerFunc)   { c.method(http.MethodPut, pattern, h) }
-func (c *chiRouter) Query(pattern string, h http.HandlerFunc) { c.method("QUERY", pattern, h) }
-func (c *chiRouter) Trace(pattern string, h http.HandlerFunc) { c.method(http.MethodTrace, pattern, h) }
+// register h for their method on pattern p, once.
+func (c *chiRouter) Connect(p string, h http.HandlerFunc) { c.method(http.MethodConnect, p, h) }
+func (c *chiRouter) Delete(p string, h http.HandlerFunc)  { c.method(http.MethodDelete, p, h) }
+func (c *chiRouter) Get(p string, h http.HandlerFunc)     { c.method(http.MethodGet, p, h) }
+func (c *chiRouter) Head(p string, h http.HandlerFunc)    { c.method(http.MethodHead, p, h) }
+func (c *chiRouter) Options(p string, h http.HandlerFunc) { c.method(http.MethodOptions, p, h) }
+func (c *chiRouter) Patch(p string, h http.HandlerFunc)   { c.method(http.MethodPatch, p, h) }
+func (c *chiRouter) Post(p string, h http.HandlerFunc)    { c.method(http.MethodPost, p, h) }
+func (c *chiRouter) Put(p string, h http.HandlerFunc)     { c.method(http.MethodPut, p, h) }
+func (c *chiRouter) Query(p string, h http.HandlerFunc)   { c.method("QUERY", p, h) }
+func (c *chiRouter) Trace(p string, h http.HandlerFunc)   { c.method(http.MethodTrace, p, h) }
