@@ -53,8 +53,8 @@ func (fs *flights) join(base context.Context, key [sha256.Size]byte) (f *flight,
 }
 
 // leave stops counting a caller among f's waiters; the last to leave an
-// unfinished flight cancels it, and the next caller for the token starts
-// a new one.
+// unfinished flight cancels it (a finished one is cancelled already), and
+// the next caller for the token starts a new one.
 func (fs *flights) leave(key [sha256.Size]byte, f *flight) {
 	fs.mu.Lock()
 	defer fs.mu.Unlock()
@@ -62,11 +62,7 @@ func (fs *flights) leave(key [sha256.Size]byte, f *flight) {
 	if f.waiters > 0 {
 		return
 	}
-	select {
-	case <-f.done:
-	default:
-		f.cancel()
-	}
+	f.cancel()
 	if fs.m[key] == f {
 		delete(fs.m, key)
 	}
