@@ -103,7 +103,7 @@ func (c *chiRoutes) find(r *http.Request) (string, guard, bool) {
 		// refused, or that chi finds but does not list, is protected, and
 		// remembered so that the next request does not read them again.
 		if err := c.load(false); err != nil {
-			c.gate.log.Error("authn: a route added after install is refused; it stays protected", zap.Error(err))
+			c.gate.refusedAfterInstall(err)
 		}
 		c.mu.Lock()
 		if gd, ok = c.table[key]; !ok {
@@ -162,6 +162,12 @@ func (c *chiRoutes) load(strict bool) error {
 	c.table, c.anonymous = table, anonymous
 	c.mu.Unlock()
 	return errors.Join(refused...)
+}
+
+// refusedAfterInstall logs a route set-up refused once the gate serves:
+// the route cannot be refused any more, so it is served as protected.
+func (g *Gate) refusedAfterInstall(err error) {
+	g.log.Error("authn: a route added after install is refused; it stays protected", zap.Error(err))
 }
 
 // validateRoute refuses the route set-ups that can never be served as

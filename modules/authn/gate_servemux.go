@@ -10,7 +10,6 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/gatehook"
 )
@@ -224,7 +223,7 @@ func muxMethod(m string) string {
 
 func (s *serveMuxRoutes) refuse(pattern string, err error) {
 	if _, seen := s.refused.LoadOrStore(pattern, struct{}{}); !seen {
-		s.gate.log.Error("authn: a route added after install is refused; it stays protected", zap.Error(err))
+		s.gate.refusedAfterInstall(err)
 	}
 }
 
