@@ -184,12 +184,13 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		g.internalError(w, r, fmt.Errorf("authn: verifier %T returned a principal that is not Authenticated with a nil error", g.verifier))
 		return
 	}
-	if ref := g.cfg.uncheckedBinding(p); ref != nil {
+	bound := bindingOf(p)
+	if ref := g.cfg.uncheckedBinding(p, bound); ref != nil {
 		q.refuse(w, ref, false)
 		return
 	}
 	if g.cfg.dpop != nil {
-		ref, err := g.cfg.dpop.admit(w, r, p, token, viaDPoP)
+		ref, err := g.cfg.dpop.admit(w, r, bound.jkt, token, viaDPoP)
 		if err != nil {
 			g.dpopUnavailable(w, r, err)
 			return
@@ -200,7 +201,7 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		}
 	}
 	if g.cfg.certBound != nil {
-		if ref := g.cfg.certBound.admit(r, p); ref != nil {
+		if ref := g.cfg.certBound.admit(r, bound); ref != nil {
 			q.refuse(w, ref, false)
 			return
 		}

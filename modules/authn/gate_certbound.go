@@ -3,8 +3,7 @@ package authn
 import (
 	"crypto/sha256"
 	"encoding/base64"
-	"encoding/json"
-	"fmt"
+		"fmt"
 	"net/http"
 
 	"github.com/svckit/svc/internal/reqfacts"
@@ -58,13 +57,12 @@ type certPolicy struct {
 	err    error  // a header New refuses
 }
 
-// admit holds a verified token to its certificate binding: nil to admit.
-func (p *certPolicy) admit(r *http.Request, pr Principal) *Refusal {
-	bound, ok := confirmation(pr)
-	if ok && bound.X5T == "" {
+// admit holds a verified token to its certificate binding b: nil to admit.
+func (p *certPolicy) admit(r *http.Request, b binding) *Refusal {
+	if b.x5t == "" {
 		return nil
 	}
-	if !ok || p.thumbprint(r) != bound.X5T {
+	if b.x5t == unreadableCnf || p.thumbprint(r) != b.x5t {
 		return &Refusal{Kind: KindTokenRejected, Reason: ReasonCertificateBinding}
 	}
 	return nil
@@ -92,26 +90,4 @@ func (p *certPolicy) thumbprint(r *http.Request) string {
 	}
 	sum := sha256.Sum256(r.TLS.PeerCertificates[0].Raw)
 	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-// cnf is a token's confirmation claim (RFC 7800): the key (RFC 9449 §6.1)
-// or certificate (RFC 8705 §3.1) it is bound to.
-type cnf struct {
-	JKT string `json:"jkt"`
-	X5T string `json:"x5t#S256"`
-}
-
-// confirmation reads p's cnf: the zero cnf when it has none, false when
-// it has one that is not an object (bound to nothing a request could
-// match).
-func confirmation(p Principal) (cnf, bool) {
-	var c cnf
-	if p.Claims == nil {
-		return c, true
-	}
-	raw, ok := p.Claims.Raw["cnf"]
-	if !ok {
-		return c, true
-	}
-	return c, json.Unmarshal(raw, &c) == nil
 }

@@ -120,8 +120,10 @@ func TestGateCertificateBoundOverTLS(t *testing.T) {
 			case tc.status == 200 && got.status != 200:
 				t.Fatalf("status %d: %s", got.status, got.body)
 			case tc.status == 200:
-			case tc.token == "expired-token", tc.token == "jkt-token":
-				want := map[string]string{"expired-token": "expired", "jkt-token": "token-type"}[tc.token]
+			case tc.token == "expired-token", tc.token == "jkt-token", tc.token == "badcnf-token":
+				// A cnf that is not an object binds to nothing any gate
+				// checks: token-type, as a binding the gate cannot check.
+				want := map[string]string{"expired-token": "expired", "jkt-token": "token-type", "badcnf-token": "token-type"}[tc.token]
 				if r, _ := got.json["reason"].(string); got.status != 401 || r != want {
 					t.Fatalf("status %d: %s", got.status, got.body)
 				}

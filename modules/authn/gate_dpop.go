@@ -95,8 +95,7 @@ func (g *Gate) credential(r *http.Request) (token string, viaDPoP bool, ref *Ref
 // admitted with the previous step's nonce sets the current one in w's
 // DPoP-Nonce (RFC 9449 §8.2), so that the client moves on before its
 // nonce is refused; one with the current nonce sets none.
-func (p *dpopPolicy) admit(w http.ResponseWriter, r *http.Request, pr Principal, token string, viaDPoP bool) (*Refusal, error) {
-	jkt := boundKey(pr)
+func (p *dpopPolicy) admit(w http.ResponseWriter, r *http.Request, jkt, token string, viaDPoP bool) (*Refusal, error) {
 	if !viaDPoP {
 		if jkt != "" || p.required {
 			return p.refusal(ReasonDPoPRequired, "invalid_token", ""), nil
@@ -202,19 +201,6 @@ func (c *dpopChallenge) describe(d *svcerrors.Description, reason Reason) {
 	if c.nonce != "" {
 		d.Header.Set("Dpop-Nonce", c.nonce)
 	}
-}
-
-// unreadableCnf is the boundKey of a cnf that is not an object: it binds
-// to nothing a proof could match.
-const unreadableCnf = "\x00unreadable"
-
-// boundKey is the token's cnf.jkt (RFC 9449 §6.1), "" when it has none.
-func boundKey(p Principal) string {
-	c, ok := confirmation(p)
-	if !ok {
-		return unreadableCnf
-	}
-	return c.JKT
 }
 
 // dpopTyped reports whether the issuer said, introspecting the token, that

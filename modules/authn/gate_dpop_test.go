@@ -68,9 +68,10 @@ func TestGateDPoP(t *testing.T) {
 		{name: "unbound token with the DPoP scheme", req: func(t *testing.T) req {
 			return req{"DPoP", "alice-token", func(u string) string { return alice.Proof(t, "GET", u, "alice-token", "") }}
 		}, status: 401, reason: "dpop-binding", challenges: []string{invalidToken}},
+		// A cnf that is not an object binds to nothing any gate checks.
 		{name: "unreadable cnf", req: func(t *testing.T) req {
 			return req{"DPoP", "badcnf-token", func(u string) string { return alice.Proof(t, "GET", u, "badcnf-token", "") }}
-		}, status: 401, reason: "dpop-binding", challenges: []string{invalidToken}},
+		}, status: 401, reason: "token-type", challenges: []string{invalidToken}},
 		{name: "proof by another key than the token's (stolen token)", req: func(t *testing.T) req {
 			return req{"DPoP", "bound-token", func(u string) string { return mallory.Proof(t, "GET", u, "bound-token", "") }}
 		}, status: 401, reason: "dpop-binding", challenges: []string{invalidToken}},
