@@ -3,7 +3,7 @@ package authn
 import (
 	"crypto/sha256"
 	"encoding/base64"
-		"fmt"
+	"fmt"
 	"net/http"
 
 	"github.com/svckit/svc/internal/reqfacts"
