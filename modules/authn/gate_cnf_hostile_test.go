@@ -102,7 +102,13 @@ func TestGateRefusesAHostileJKTWithAValidProof(t *testing.T) {
 	iss := authntest.NewIssuer(t)
 	key := dpoptest.New(t)
 	srv := gateServer(t, nil, newPlainChi(), iss.Verifier(), authn.DPoP(newDPoPVerifier(t), false))
-	for _, tc := range hostileCnf {
+	cases := []struct{ name, cnf, kind string }{
+		// The start of the proof key's own thumbprint is not its
+		// thumbprint (issue 37 item 16).
+		{"jkt the first 10 characters of the proof key's thumbprint", `{"jkt":"` + key.JKT[:10] + `"}`, "jkt"},
+		{"jkt the proof key's thumbprint less its last character", `{"jkt":"` + key.JKT[:42] + `"}`, "jkt"},
+	}
+	for _, tc := range append(cases, hostileCnf...) {
 		if tc.kind != "jkt" {
 			continue
 		}

@@ -162,6 +162,17 @@ func TestVerify(t *testing.T) {
 		{name: "htu other path", req: func() *http.Request {
 			return request("GET", url, es.proof("GET", "https://api.example/orders/2", iat).String())
 		}, reason: dpophook.ReasonURL},
+		// A prefix of the request's URL is another URL (issue 37 item 16:
+		// a prefix comparison passed every other case).
+		{name: "htu a prefix of the path", req: func() *http.Request {
+			return request("GET", url, es.proof("GET", "https://api.example/orders", iat).String())
+		}, reason: dpophook.ReasonURL},
+		{name: "htu the bare origin", req: func() *http.Request {
+			return request("GET", url, es.proof("GET", "https://api.example", iat).String())
+		}, reason: dpophook.ReasonURL},
+		{name: "htu the path's start, no slash", req: func() *http.Request {
+			return request("GET", url, es.proof("GET", "https://api.example/orders/", iat).String())
+		}, reason: dpophook.ReasonURL},
 		{name: "htu relative", req: func() *http.Request { return request("GET", url, es.proof("GET", "/orders/1", iat).String()) }, reason: dpophook.ReasonURL},
 		{name: "htu with userinfo", req: func() *http.Request {
 			return request("GET", url, es.proof("GET", "https://u@api.example/orders/1", iat).String())
@@ -316,7 +327,9 @@ func TestThumbprintAndBind(t *testing.T) {
 	if err := p.Bind(es.thumbprint(t)); err != nil {
 		t.Fatal(err)
 	}
-	for _, jkt := range []string{other.thumbprint(t), "", es.thumbprint(t) + "A"} {
+	// The thumbprint's start is not the thumbprint (issue 37 item 16: a
+	// comparison of the same-length start passed every other case).
+	for _, jkt := range []string{other.thumbprint(t), "", es.thumbprint(t) + "A", es.thumbprint(t)[:10], es.thumbprint(t)[:42]} {
 		err := p.Bind(jkt)
 		var e *dpophook.Error
 		if !errors.As(err, &e) || e.Reason != dpophook.ReasonBinding || e.Code() != "invalid_token" {
@@ -401,6 +414,35 @@ func TestReplay(t *testing.T) {
 	p3.claims["htm"] = "POST"
 	if _, err := dpophook.Verify(a, request("POST", url, p3.String()), ""); err != nil {
 		t.Fatalf("a refused proof spent its jti: %v", err)
+	}
+}
+
+// A proof's jti is remembered for as long as the proof itself is accepted
+// (its whole age window and the allowance ahead), not for the allowance
+// alone: the same proof sent again at any time it would still pass the iat
+// check is a replay (issue 37 item 16).
+func TestReplayHeldForTheWholeProofAge(t *testing.T) {
+	es := newES256(t)
+	const url = "https://api.example/x"
+	for _, later := range []time.Duration{6 * time.Second, 30 * time.Second, 59 * time.Second} {
+		t.Run(later.String(), func(t *testing.T) {
+			clock := now
+			store := dpop.NewMemoryReplay(10)
+			dpop.SetReplayClock(store, func() time.Time { return clock })
+			v, err := dpop.New(dpop.Replay(store))
+			if err != nil {
+				t.Fatal(err)
+			}
+			dpop.SetClock(v, func() time.Time { return clock })
+			proof := es.proof("GET", url, now.Unix()).String()
+			if _, err := dpophook.Verify(v, request("GET", url, proof), ""); err != nil {
+				t.Fatal(err)
+			}
+			clock = now.Add(later)
+			if _, err := dpophook.Verify(v, request("GET", url, proof), ""); reasonOf(err) != dpophook.ReasonReplayed {
+				t.Fatalf("the same proof %s later: %v, want %s", later, err, dpophook.ReasonReplayed)
+			}
+		})
 	}
 }
 
