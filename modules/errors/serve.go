@@ -85,18 +85,25 @@ func (r *Responses) ServeError(w http.ResponseWriter, req *http.Request, err err
 // Refuse answers err in the format registered for req (RFC 9457 when none
 // is), for a request turned away before its handler read the body: the
 // authentication gate's refusals and those of the components behind it.
-// When the request has a body, the answer carries Connection: close
-// (HTTP/1): net/http would otherwise read up to 256 KiB of the unread body
-// before writing the answer, so a refusal would wait on a body trickled
-// in slowly, up to the server's read timeout. Under HTTP/2 nothing is
-// added: a refused stream ends alone, and Connection: close would end
-// every stream of the connection.
+//
+// Under HTTP/1, a body that has already arrived whole is read and the
+// connection kept, so a request pipelined behind the refused one is
+// served. A body still arriving is not waited for: the answer carries
+// Connection: close and the connection closes once it is written, where
+// net/http would read up to 256 KiB of the body first, as slowly as a
+// client trickles it, up to the server's read timeout. Under HTTP/2
+// nothing is added: a refused stream ends alone.
 func Refuse(w http.ResponseWriter, req *http.Request, err error) {
-	if req.ProtoMajor == 1 && req.ContentLength != 0 && req.Body != nil && req.Body != http.NoBody {
+	closing := req.ProtoMajor == 1 && req.ContentLength != 0 && req.Body != nil && req.Body != http.NoBody &&
+		!bodyArrived(w, req)
+	if closing {
 		w.Header().Set("Connection", "close")
 	}
 	res, _ := FromContext(req.Context())
 	res.ServeError(w, req, err)
+	if closing {
+		closeAfterAnswer(w)
+	}
 }
 
 func (r *Responses) log() *zap.Logger {
