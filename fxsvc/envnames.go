@@ -3,6 +3,7 @@ package fxsvc
 import (
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"sort"
 	"strings"
@@ -100,9 +101,9 @@ func printMisspelt(w io.Writer, found []misspelt) {
 const maxTypoDistance = 2
 
 // misspeltEnv returns, sorted, each SVC_ variable of environ (KEY=VALUE
-// entries) that is set, not known, and within maxTypoDistance of a known
-// one, with the nearest (the first in order among equals). An empty value
-// reads as unset everywhere, so its name cannot mislead.
+// entries) that is set, not known, and near a known one (see nearestEnv),
+// with the nearest. An empty value reads as unset everywhere, so its name
+// cannot mislead.
 func misspeltEnv(environ []string, known map[string]bool) []misspelt {
 	names := make([]string, 0, len(known))
 	for n := range known {
@@ -115,18 +116,65 @@ func misspeltEnv(environ []string, known map[string]bool) []misspelt {
 		if !strings.HasPrefix(name, "SVC_") || known[name] || value == "" {
 			continue
 		}
-		best, bestD := "", maxTypoDistance+1
-		for _, n := range names {
-			if d := editDistance(name, n, bestD); d < bestD {
-				best, bestD = n, d
-			}
-		}
-		if best != "" {
+		if best := nearestEnv(name, names); best != "" {
 			out = append(out, misspelt{name, best})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].name < out[j].name })
 	return out
+}
+
+// nearestEnv is the known variable (of names, sorted) that name, set and
+// unknown, most likely meant, "" when none: the nearest within
+// maxTypoDistance (the first in order among equals); else, when name is
+// the stem of a group of known ones (SVC_HTTP_TLS for SVC_HTTP_TLS_…), the
+// group as "SVC_HTTP_TLS_*"; else, when name is in the namespace of a
+// component (SVC_HTTP_…, the first two words), the nearest of that
+// namespace whatever the distance, since svc owns those names. Any other
+// name may be the app's own or another program's, and is left alone.
+func nearestEnv(name string, names []string) string {
+	best, bestD := "", maxTypoDistance+1
+	for _, n := range names {
+		if d := editDistance(name, n, bestD); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best != "" {
+		return best
+	}
+	for _, n := range names {
+		if strings.HasPrefix(n, name+"_") {
+			return name + "_*"
+		}
+	}
+	space := envNamespace(name)
+	if space == "" {
+		return ""
+	}
+	bestD = math.MaxInt
+	for _, n := range names {
+		if envNamespace(n) != space {
+			continue
+		}
+		if d := editDistance(name, n, bestD); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+// envNamespace is the component's part of a variable's name, "SVC_HTTP_"
+// of SVC_HTTP_ADDR; "" for a name of fewer than three words.
+func envNamespace(name string) string {
+	rest, ok := strings.CutPrefix(name, "SVC_")
+	if !ok {
+		return ""
+	}
+	word, _, found := strings.Cut(rest, "_")
+	if !found || word == "" {
+		return ""
+	}
+	return "SVC_" + word + "_"
 }
 
 // editDistance is the Damerau-Levenshtein distance (optimal string

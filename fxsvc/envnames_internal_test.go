@@ -29,3 +29,25 @@ func TestMisspeltEnvIgnoresOtherPrefixesAndKnownNames(t *testing.T) {
 		t.Fatalf("got %v", got)
 	}
 }
+
+// Issue 37 item 13: SVC_HTTP_TLS=maybe (not a variable: the stem of the
+// SVC_HTTP_TLS_… group) drew no warning, being far from every known name;
+// so did an unknown name in a component's namespace.
+func TestMisspeltEnvNamesAGroupAndAComponentsNamespace(t *testing.T) {
+	known := map[string]bool{"SVC_HTTP_TLS_CERT_FILE": true, "SVC_HTTP_TLS_KEY_FILE": true, "SVC_HTTP_ADDR": true,
+		"SVC_HTTP_READ_TIMEOUT": true, "SVC_REDIS_URL": true}
+	got := misspeltEnv([]string{"SVC_HTTP_TLS=maybe", "SVC_HTTP_READTIMEOUT_SECONDS=5", "SVC_ORDERS_LIMIT=3", "SVC_X=1", "SVC_REDIS=redis://x"}, known)
+	want := []misspelt{
+		{"SVC_HTTP_READTIMEOUT_SECONDS", "SVC_HTTP_READ_TIMEOUT"},
+		{"SVC_HTTP_TLS", "SVC_HTTP_TLS_*"},
+		{"SVC_REDIS", "SVC_REDIS_*"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("got %v, want %v", got, want)
+		}
+	}
+}

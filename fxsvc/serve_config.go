@@ -265,7 +265,21 @@ func parseMaxConnections(v string) (any, error) {
 	if err != nil || n <= 0 {
 		return nil, errors.New("want a positive number of connections, such as 4000")
 	}
+	if problem := overDescriptorLimit(n, descriptorLimit()); problem != "" {
+		return nil, errors.New(problem)
+	}
 	return maxConnections(n), nil
+}
+
+// overDescriptorLimit says why a cap of n connections cannot hold under
+// the process's descriptor limit (0 when it cannot be read), "" when it
+// can: each connection is a descriptor, so a cap above the limit is never
+// reached, and the server fails accepting (EMFILE) instead of shedding.
+func overDescriptorLimit(n int, limit uint64) string {
+	if limit == 0 || uint64(n) <= limit {
+		return ""
+	}
+	return fmt.Sprintf("want at most %d, the process's descriptor limit (ulimit -n): each connection takes a descriptor, so a larger cap is never reached; raise the limit first to allow more", limit)
 }
 
 // MaxConnections caps the server's open connections, overriding
@@ -274,12 +288,16 @@ func parseMaxConnections(v string) (any, error) {
 // cannot be read). Above nine tenths of the cap, each new connection
 // first closes the oldest idle keep-alive connections and answers close
 // their connection instead of keeping it alive; at the cap, with none
-// idle, a new connection is reset at once. A non-positive n fails the
-// app's build.
+// idle, a new connection is reset at once. A non-positive n, or one above
+// the process's descriptor limit, fails the app's build.
 func MaxConnections(n int) ServeOption {
 	return func(c *serveConfig) {
 		if n <= 0 {
 			c.optErrs = append(c.optErrs, &SettingError{Setting: "fxsvc.MaxConnections", Problem: fmt.Sprintf("%d is not a positive number of connections", n)})
+			return
+		}
+		if problem := overDescriptorLimit(n, descriptorLimit()); problem != "" {
+			c.optErrs = append(c.optErrs, &SettingError{Setting: "fxsvc.MaxConnections", Problem: fmt.Sprintf("%d: %s", n, problem)})
 			return
 		}
 		c.MaxConnections = maxConnections(n)
