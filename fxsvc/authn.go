@@ -58,7 +58,7 @@ import (
 // graph provides (fxredis.Redis does, shared by the replicas), else in
 // this process's memory. An authn.DPoP among opts wins over them.
 func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
-	return fx.Module("svc.authn",
+	return withKit(fx.Module("svc.authn",
 		KnownVariables(knownEnvOf(&authnEnv{}, "")...),
 		KnownVariables(knownEnvOf(&dpopEnv{}, "")...),
 		fx.Supply(fx.Private, authnSpec{verifier: v, opts: opts}),
@@ -95,7 +95,7 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 				lifecycle.Register(lc, namedVerifier{c})
 			}
 		}),
-	)
+	))
 }
 
 // verifierLifecycle is a verifier that holds resources for the life of

@@ -14,12 +14,12 @@ import (
 // constructor stays a named function: fx names it when an app adds the
 // component twice.
 func behindGate[O any](module, kind, option string, opts []O, constructor any, notes routeNoter) fx.Option {
-	return fx.Module(module,
+	return withKit(fx.Module(module,
 		lifecycle.Singleton(kind, option),
 		fx.Supply(fx.Private, opts),
 		fx.Provide(constructor),
 		noteRoutes(notes),
-	)
+	))
 }
 
 // storeIn is what a component with a store takes from the graph: the

@@ -66,15 +66,19 @@ type misspelt struct{ name, nearest string }
 // left unset). A variable far from every known one may be the app's own
 // or another program's, and is left alone.
 func findMisspeltEnv(found *[]misspelt) fx.Option {
-	return fx.Invoke(func(in knownEnvIn) {
-		known := map[string]bool{}
-		for _, names := range append(in.Known, kitEnv) {
-			for _, n := range names {
-				known[n] = true
-			}
+	return fx.Invoke(func(in knownEnvIn) { findMisspeltIn(in, found) })
+}
+
+// findMisspeltIn records in found the misspelt variables of the
+// environment, against the variables in declares known.
+func findMisspeltIn(in knownEnvIn, found *[]misspelt) {
+	known := map[string]bool{}
+	for _, names := range append(in.Known, kitEnv) {
+		for _, n := range names {
+			known[n] = true
 		}
-		*found = misspeltEnv(os.Environ(), known)
-	})
+	}
+	*found = misspeltEnv(os.Environ(), known)
 }
 
 // misspeltMessage is the warning for each misspelt variable.

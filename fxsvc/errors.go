@@ -44,7 +44,7 @@ type errorsSpec struct {
 }
 
 func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Responses) fx.Option {
-	return fx.Module("svc.errors",
+	return withKit(fx.Module("svc.errors",
 		lifecycle.Singleton("errors", by),
 		fx.Supply(fx.Private, errorsSpec{by: by, build: build}),
 		fx.Provide(onlyOneErrorFormatPerApp),
@@ -58,7 +58,7 @@ func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Response
 		provideStage(func(res *svcerrors.Responses) part {
 			return stagePart(stageErrors, "errors", func(h http.Handler) (http.Handler, error) { return res.Middleware(h), nil })
 		}),
-	)
+	))
 }
 
 // onlyOneErrorFormatPerApp builds the registered format. Its name is what

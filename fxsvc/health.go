@@ -136,12 +136,12 @@ const (
 // app is first ready, so "svc: ready" is logged when it becomes ready. It refuses (the app fails to build) a check with an
 // invalid or repeated name, and a second Health in one app.
 func Health() fx.Option {
-	return fx.Module("svc.health",
+	return withKit(fx.Module("svc.health",
 		lifecycle.Singleton("health", "fxsvc.Health"),
 		fx.Provide(fx.Private, newHealth),
 		provideStage(func(h *health) part { return stagePart(stageHealth, "health", h.wrap) }),
 		fx.Provide(fx.Annotate(func(h *health) routeLister { return h }, fx.ResultTags(`group:"svc.routes"`))),
-	)
+	))
 }
 
 type health struct {

@@ -41,7 +41,7 @@ import (
 // go.goroutine.count, go.processor.limit, ...), and [Serve] records the
 // HTTP server metrics into it.
 func Metrics(opts ...metrics.Option) fx.Option {
-	return metricsSignal(opts).module("svc.metrics", metricsOptions(opts),
+	return withKit(metricsSignal(opts).module("svc.metrics", metricsOptions(opts),
 		fx.Provide(func(m *metrics.Metrics) meterSource {
 			return func() (otelmetric.MeterProvider, bool, error) {
 				if !m.Active() {
@@ -51,7 +51,7 @@ func Metrics(opts ...metrics.Option) fx.Option {
 				return p, true, err
 			}
 		}),
-	)
+	))
 }
 
 type metricsOptions []metrics.Option

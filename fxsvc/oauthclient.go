@@ -34,7 +34,7 @@ import (
 // *oauthclient.DiscoveryError; an authorization server that is merely down
 // does not.
 func OAuthClient(opts ...oauthclient.Option) fx.Option {
-	return fx.Module("svc.oauthclient",
+	return withKit(fx.Module("svc.oauthclient",
 		lifecycle.Singleton("oauthclient", "fxsvc.OAuthClient"),
 		KnownVariables(knownEnvOf(&oauthenv.Client{}, oauthenv.ClientPrefix)...),
 		fx.Supply(fx.Private, oauthClientOptions(opts)),
@@ -55,7 +55,7 @@ func OAuthClient(opts ...oauthclient.Option) fx.Option {
 		// Build it even when no pattern asks for it yet, so discovery runs
 		// and a bad setting fails start, not the first request.
 		fx.Invoke(func(*oauthclient.Client) {}),
-	)
+	))
 }
 
 type oauthClientOptions []oauthclient.Option

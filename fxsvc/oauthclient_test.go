@@ -130,10 +130,16 @@ func TestOAuthClientIsASingleton(t *testing.T) {
 
 func TestOAuthClientRefusesMissingSettings(t *testing.T) {
 	t.Setenv("SVC_OAUTHCLIENT_ISSUER", "")
-	app := fx.New(fx.NopLogger, fxsvc.OAuthClient())
+	app := fx.New(fxsvc.OAuthClient(), fx.NopLogger)
 	var ce *oauthclient.ConfigError
-	if !errors.As(app.Err(), &ce) || ce.Setting != "SVC_OAUTHCLIENT_ISSUER" {
-		t.Fatalf("err = %v", app.Err())
+	if !errors.As(app.Err(), &ce) {
+		t.Fatalf("err = %v, want a *oauthclient.ConfigError", app.Err())
+	}
+	// Every missing setting at once, even in an app built with fx.New.
+	for _, v := range []string{"SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_ID", "SVC_OAUTHCLIENT_CLIENT_SECRET"} {
+		if !strings.Contains(app.Err().Error(), v) {
+			t.Errorf("err = %v, want it to name %s", app.Err(), v)
+		}
 	}
 }
 

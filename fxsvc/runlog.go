@@ -78,19 +78,22 @@ type runInfoIn struct {
 // collectRunInfo is invoked last, like collectStopParts, so that asking
 // for the components builds none of them out of the app's own order.
 func collectRunInfo(info *runInfo) fx.Option {
-	return fx.Invoke(func(in runInfoIn) error {
-		log, err := in.Log.get()
-		if err != nil {
-			return err
-		}
-		*info = runInfo{log: log, ownLogger: in.Log.own(), server: in.Server, shared: in.Shared, parts: in.Parts}
-		// fx hands value groups over in no set order.
-		slices.SortFunc(info.parts, func(a, b startInfo) int { return cmp.Compare(a.Name, b.Name) })
-		for _, w := range in.Wrappers {
-			info.wrappers = append(info.wrappers, w.components...)
-		}
-		return nil
-	})
+	return fx.Invoke(info.collect)
+}
+
+// collect reads the start line's parts from the graph.
+func (i *runInfo) collect(in runInfoIn) error {
+	log, err := in.Log.get()
+	if err != nil {
+		return err
+	}
+	*i = runInfo{log: log, ownLogger: in.Log.own(), server: in.Server, shared: in.Shared, parts: in.Parts}
+	// fx hands value groups over in no set order.
+	slices.SortFunc(i.parts, func(a, b startInfo) int { return cmp.Compare(a.Name, b.Name) })
+	for _, w := range in.Wrappers {
+		i.wrappers = append(i.wrappers, w.components...)
+	}
+	return nil
 }
 
 func (i *runInfo) logger() *zap.Logger {
@@ -131,7 +134,9 @@ func (i *runInfo) started(stopBudget time.Duration) {
 }
 
 func (i *runInfo) encodeConfig(enc zapcore.ObjectEncoder, stopBudget time.Duration) {
-	enc.AddDuration("shutdown_timeout", stopBudget)
+	if stopBudget > 0 { // 0: the app's own fx.StopTimeout, unknown here
+		enc.AddDuration("shutdown_timeout", stopBudget)
+	}
 	if i.ownLogger {
 		enc.AddString("log", "the app's own logger")
 	} else if s, err := loadLogSettings(); err == nil {

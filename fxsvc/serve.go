@@ -131,7 +131,7 @@ type serveIn struct {
 // with a warning. An invalid setting fails the app's build with a
 // *SettingError naming the variable or option.
 func Serve(opts ...ServeOption) fx.Option {
-	return fx.Module("svc.http",
+	return withKit(fx.Module("svc.http",
 		KnownVariables(append(knownEnvOf(&serveConfig{}, ""), knownEnvOf(&telemetryEnv{}, "")...)...),
 		checkSettingsFor(func(env settingsEnv) error {
 			cfg, err := loadServeConfig(opts) // a bad setting keeps its default
@@ -189,7 +189,7 @@ func Serve(opts ...ServeOption) fx.Option {
 		provideStage(newTelemetry),
 		provideStage(newComponents),
 		fx.Invoke(func(*Server) {}),
-	)
+	))
 }
 
 func pickRouter(in serveIn) (http.Handler, error) {

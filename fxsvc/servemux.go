@@ -25,10 +25,10 @@ import (
 // A plain *http.ServeMux in the graph is served and gated too, but it
 // cannot list its patterns: `check` does not see its routes.
 func ServeMux() fx.Option {
-	return fx.Module("svc.servemux",
+	return withKit(fx.Module("svc.servemux",
 		fx.Provide(fx.Annotate(func(m *authn.ServeMux) http.Handler { return m })),
 		fx.Provide(fx.Annotate(newServeMuxRoutes, fx.ResultTags(`group:"svc.routes"`))),
-	)
+	))
 }
 
 type serveMuxIn struct {

@@ -113,16 +113,22 @@ func (e *settingsReport) Unwrap() []error { return e.errs }
 // What it learns besides errors is recorded in found.
 func checkAllSettings(found *settingsFound, extra ...func() error) fx.Option {
 	return fx.Module("svc.settings", fx.Supply(&settingsChecked{}), findMisspeltEnv(&found.misspelt), fx.Invoke(func(in settingsIn) error {
-		var all []error
-		env := settingsEnv{check: in.Mode, forTests: in.ForTests != nil, stop: &found.stop}
-		for _, c := range in.Checks {
-			all = append(all, flatten(c.check(env))...)
-		}
-		for _, c := range extra {
-			all = append(all, flatten(c())...)
-		}
-		return settingsErrors(all)
+		return in.checkAll(&found.stop, extra...)
 	}))
+}
+
+// checkAll runs every component's settings check and extra, and returns
+// every bad setting at once; stop records the stop parts they give.
+func (in settingsIn) checkAll(stop *stopParts, extra ...func() error) error {
+	var all []error
+	env := settingsEnv{check: in.Mode, forTests: in.ForTests != nil, stop: stop}
+	for _, c := range in.Checks {
+		all = append(all, flatten(c.check(env))...)
+	}
+	for _, c := range extra {
+		all = append(all, flatten(c())...)
+	}
+	return settingsErrors(all)
 }
 
 // settingsErrors returns nil for no errors, else a *settingsReport with the

@@ -35,7 +35,7 @@ import (
 // (exporter auto with no endpoint, or none) is registered and installs
 // nothing, so Tracing() may be added unconditionally.
 func Tracing(opts ...tracing.Option) fx.Option {
-	return tracingSignal(opts).module("svc.tracing", tracingOptions(opts))
+	return withKit(tracingSignal(opts).module("svc.tracing", tracingOptions(opts)))
 }
 
 type tracingOptions []tracing.Option
