@@ -13,7 +13,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/internal/gatehook"
-	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/dpop"

@@ -8,7 +8,7 @@ import (
 	"github.com/rs/cors"
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/lifecycle"
 )
 
 // CORS answers cross-origin requests (github.com/rs/cors with opts) outside

@@ -6,7 +6,7 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/lifecycle"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 

@@ -15,8 +15,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/gatehook"
-	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/reqfacts"
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"

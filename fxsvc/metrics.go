@@ -12,8 +12,8 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/otelcore"
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/metrics"
 )
 

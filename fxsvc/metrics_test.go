@@ -17,7 +17,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/metrics"
 	"github.com/svckit/svc/secret"
 	// The tests choose exporters by environment, as an app linking all

@@ -14,8 +14,8 @@ import (
 
 	"github.com/svckit/svc/internal/actorhook"
 	"github.com/svckit/svc/internal/breakerhook"
-	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/oauthenv"
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/oauthclient"
 )
 

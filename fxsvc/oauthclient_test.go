@@ -21,7 +21,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/oauthclient"
 )
 

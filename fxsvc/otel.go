@@ -7,8 +7,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/otelcore"
+	"github.com/svckit/svc/lifecycle"
 )
 
 // otelSignal is what fxsvc.Metrics and fxsvc.Tracing share: a component

@@ -12,7 +12,7 @@ import (
 
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/behindtest"
-	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/ratelimit"
 )
 

@@ -7,8 +7,8 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/internal/lifecycle"
 	"github.com/svckit/svc/internal/otelcore"
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/tracing"
 )
 

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/oauthclient"
 )
 

@@ -14,7 +14,7 @@ import (
 
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/kitlog"
-	"github.com/svckit/svc/internal/lifecycle"
+	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/dpop"
