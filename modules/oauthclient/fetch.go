@@ -106,9 +106,11 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 			return tok, r.status, err
 		}
 		var ue *UnavailableError
-		if attempt == 0 && errors.As(err, &ue) && ue.Reason == reasonConnection {
+		if attempt == 0 && errors.As(err, &ue) && ue.Reason == reasonConnection && !permanent(ue.Err) {
 			// Lost before any answer: once more at once, with a fresh
-			// assertion since the first may have reached the server.
+			// assertion since the first may have reached the server. Not
+			// a host name that does not exist or a certificate that does
+			// not verify: the same request meets the same end.
 			span.AddEvent("svc.oauthclient.retry")
 			continue
 		}

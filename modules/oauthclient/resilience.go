@@ -67,6 +67,18 @@ type Resilience struct {
 	// asking for a longer pause (Retry-After, RateLimit) gets its answer
 	// returned to the caller rather than waited for.
 	MaxWait time.Duration
+	// AttemptTimeout, when set, bounds each attempt until its answer (the
+	// status line and headers; the body is read under the request's own
+	// context), the wait for its token included, so that one hung
+	// attempt does not spend the request's whole deadline. An attempt it
+	// cuts is a failure for the breaker and is retried as a lost
+	// connection is (error.type timeout); when it is the last, the
+	// request fails with an error that is a timeout
+	// (context.DeadlineExceeded) naming the field. Default 0: none, only
+	// the request's context bounds an attempt. Where it is 0 in code,
+	// SVC_CLIENTCREDENTIALS_<NAME>_RESILIENCE_ATTEMPT_TIMEOUT
+	// (SVC_TOKENEXCHANGE_… for an exchange) sets it.
+	AttemptTimeout time.Duration
 	// IdempotencyKeys gives every POST and PATCH without an
 	// Idempotency-Key a fresh random one (a UUID, sent as a structured
 	// field string, draft-ietf-httpapi-idempotency-key-header), the same
@@ -127,6 +139,7 @@ func (r Resilience) applyPattern(c *patternConfig) error {
 		{"MinRetries", r.MinRetries < 0},
 		{"Backoff", r.Backoff < 0},
 		{"MaxWait", r.MaxWait < 0},
+		{"AttemptTimeout", r.AttemptTimeout < 0},
 		{"FailureRate", r.FailureRate < 0 || r.FailureRate > 1 || math.IsNaN(r.FailureRate)},
 		{"MinRequests", r.MinRequests < 0},
 		{"OpenFor", r.OpenFor < 0},
