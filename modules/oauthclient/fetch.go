@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -172,6 +174,10 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
+	// The fetch's span is the token request's client span: the server
+	// sees it as the parent, in the trace of the request that waits for
+	// the token, as every outbound call of the pattern carries its own.
+	otel.GetTextMapPropagator().Inject(ctx, propagation.HeaderCarrier(req.Header))
 	var sent string
 	if c.dpop != nil {
 		var proof string
