@@ -126,7 +126,10 @@ func (t *transport) roundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	fresh, _, err := t.p.token(req.Context(), t.caller, t.exchange)
-	if err != nil || fresh.gen == tok.gen {
+	if err != nil || fresh.Value == tok.Value {
+		// No other token: the one refused would only be refused again.
+		// Compared by value, not by fetch: servers that hand back the
+		// token they issued last, until it expires, do so on a refetch.
 		closeBody(body)
 		return resp, nil
 	}
