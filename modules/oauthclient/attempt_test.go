@@ -19,10 +19,14 @@ import (
 // fails with a timeout that names the setting; a POST without an
 // Idempotency-Key is cut and not sent again.
 func TestResilientAttemptTimeoutCutsAHungAttempt(t *testing.T) {
+	t.Parallel()
 	c := newClient(t, newTokenServer(t), newClock())
 	hang := make(chan struct{}) // never closed: the handler ends when the client gives up
 	api := newFaultAPI(t, fault{hold: hang})
-	hc, _, w := resilientClient(t, c, oauthclient.Resilience{AttemptTimeout: 100 * time.Millisecond, NoBreaker: true})
+	// Generous beside a loopback answer: only the hung attempt meets it.
+	const cut = 300 * time.Millisecond
+	hc, p, w := resilientClient(t, c, oauthclient.Resilience{AttemptTimeout: cut, NoBreaker: true})
+	mustToken(t, p)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	resp, err := send(t, hc, ctx, http.MethodGet, api.URL, "")
@@ -33,7 +37,8 @@ func TestResilientAttemptTimeoutCutsAHungAttempt(t *testing.T) {
 		t.Fatalf("%d hits, %d waits: want the hung attempt and one retry", api.hits.Load(), len(w.all()))
 	}
 
-	hc, _, _ = resilientClient(t, c, oauthclient.Resilience{MaxAttempts: 1, AttemptTimeout: 100 * time.Millisecond, NoBreaker: true})
+	hc, p, _ = resilientClient(t, c, oauthclient.Resilience{MaxAttempts: 1, AttemptTimeout: cut, NoBreaker: true})
+	mustToken(t, p)
 	api.mu.Lock()
 	api.script = []fault{{hold: hang}}
 	api.mu.Unlock()
@@ -51,7 +56,8 @@ func TestResilientAttemptTimeoutCutsAHungAttempt(t *testing.T) {
 	api.script = []fault{{hold: hang}}
 	api.mu.Unlock()
 	before := api.hits.Load()
-	hc, _, _ = resilientClient(t, c, oauthclient.Resilience{AttemptTimeout: 100 * time.Millisecond, NoBreaker: true})
+	hc, p, _ = resilientClient(t, c, oauthclient.Resilience{AttemptTimeout: cut, NoBreaker: true})
+	mustToken(t, p)
 	if _, err := send(t, hc, ctx, http.MethodPost, api.URL, "pay"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("POST: err %v, want the attempt's timeout", err)
 	}
@@ -63,18 +69,20 @@ func TestResilientAttemptTimeoutCutsAHungAttempt(t *testing.T) {
 // AttemptTimeout bounds the wait for the answer, not its reading: a body
 // that takes longer than it to arrive is read whole.
 func TestResilientAttemptTimeoutLetsTheBodyBeRead(t *testing.T) {
+	t.Parallel()
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, "first half, ")
 		w.(http.Flusher).Flush()
 		select {
-		case <-time.After(300 * time.Millisecond):
+		case <-time.After(time.Second):
 		case <-r.Context().Done():
 			return
 		}
 		io.WriteString(w, "second half")
 	}))
 	t.Cleanup(api.Close)
-	hc, _, _ := resilientClient(t, newClient(t, newTokenServer(t), newClock()), oauthclient.Resilience{AttemptTimeout: 100 * time.Millisecond})
+	hc, p, _ := resilientClient(t, newClient(t, newTokenServer(t), newClock()), oauthclient.Resilience{AttemptTimeout: 300 * time.Millisecond})
+	mustToken(t, p)
 	resp, err := hc.Get(api.URL)
 	if err != nil {
 		t.Fatal(err)
