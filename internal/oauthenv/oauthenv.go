@@ -42,6 +42,9 @@ type Pattern struct {
 	// Resilience turns oauthclient.Resilience on with its defaults: on,
 	// degraded (and its open breakers show on /readyz), or off.
 	Resilience string `env:"RESILIENCE"`
+	// ResilienceAttemptTimeout sets oauthclient.Resilience.AttemptTimeout
+	// where code left it 0 (a duration, or seconds).
+	ResilienceAttemptTimeout string `env:"RESILIENCE_ATTEMPT_TIMEOUT"`
 }
 
 // Exchange lists the variables only exchange patterns have, under

@@ -46,6 +46,7 @@ type bucket struct {
 // Its bookkeeping is a few integers under a mutex: no allocation.
 type host struct {
 	addr string // server.address
+	port int    // server.port; 0 for the shared entry of hosts over MaxHosts
 	cfg  *Resilience
 
 	mu        sync.Mutex

@@ -83,34 +83,39 @@ func (b *bulkhead) holdUntilClosed(resp *http.Response) {
 	if b.limit == 0 {
 		return
 	}
-	l := &leaveOnClose{ReadCloser: resp.Body, b: b}
+	runOnClose(resp, b.leave)
+}
+
+// runOnClose makes resp's body call f once, when it is first closed.
+func runOnClose(resp *http.Response, f func()) {
+	l := &onClose{ReadCloser: resp.Body, f: f}
 	if rw, ok := resp.Body.(io.ReadWriteCloser); ok {
 		// A 101 answer's body is the upgraded connection (a websocket):
 		// it must stay writable.
-		resp.Body = leaveOnCloseWriter{l, rw}
+		resp.Body = onCloseWriter{l, rw}
 		return
 	}
 	resp.Body = l
 }
 
-// leaveOnCloseWriter is leaveOnClose for a body that can be written to.
-type leaveOnCloseWriter struct {
-	*leaveOnClose
+// onCloseWriter is onClose for a body that can be written to.
+type onCloseWriter struct {
+	*onClose
 	w io.Writer
 }
 
-func (l leaveOnCloseWriter) Write(p []byte) (int, error) { return l.w.Write(p) }
+func (l onCloseWriter) Write(p []byte) (int, error) { return l.w.Write(p) }
 
-type leaveOnClose struct {
+type onClose struct {
 	io.ReadCloser
-	b    *bulkhead
+	f    func()
 	done atomic.Bool
 }
 
-func (l *leaveOnClose) Close() error {
+func (l *onClose) Close() error {
 	err := l.ReadCloser.Close()
 	if l.done.CompareAndSwap(false, true) {
-		l.b.leave()
+		l.f()
 	}
 	return err
 }

@@ -58,3 +58,11 @@ const (
 	ReasonBadResponse = reasonBadResponse
 	ReasonAssertion   = reasonAssertion
 )
+
+// AttemptTimeout is the AttemptTimeout of p's Resilience; 0 without one.
+func AttemptTimeout(p *Pattern) time.Duration {
+	if p.resilience == nil {
+		return 0
+	}
+	return p.resilience.AttemptTimeout
+}

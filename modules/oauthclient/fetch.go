@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -106,9 +108,11 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 			return tok, r.status, err
 		}
 		var ue *UnavailableError
-		if attempt == 0 && errors.As(err, &ue) && ue.Reason == reasonConnection {
+		if attempt == 0 && errors.As(err, &ue) && ue.Reason == reasonConnection && !permanent(ue.Err) {
 			// Lost before any answer: once more at once, with a fresh
-			// assertion since the first may have reached the server.
+			// assertion since the first may have reached the server. Not
+			// a host name that does not exist or a certificate that does
+			// not verify: the same request meets the same end.
 			span.AddEvent("svc.oauthclient.retry")
 			continue
 		}
@@ -170,6 +174,10 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
+	// The fetch's span is the token request's client span: the server
+	// sees it as the parent, in the trace of the request that waits for
+	// the token, as every outbound call of the pattern carries its own.
+	otel.GetTextMapPropagator().Inject(ctx, propagation.HeaderCarrier(req.Header))
 	var sent string
 	if c.dpop != nil {
 		var proof string

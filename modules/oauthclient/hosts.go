@@ -3,6 +3,8 @@ package oauthclient
 import (
 	"net/url"
 	"sort"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -47,7 +49,7 @@ func (hs *hosts) get(u *url.URL) *host {
 	if len(old) >= hs.cfg.MaxHosts {
 		return hs.other
 	}
-	h := &host{addr: u.Hostname(), cfg: hs.cfg, breaker: !hs.cfg.NoBreaker}
+	h := &host{addr: u.Hostname(), port: urlPort(u), cfg: hs.cfg, breaker: !hs.cfg.NoBreaker}
 	m := make(map[string]*host, len(old)+1)
 	for k, v := range old {
 		m[k] = v
@@ -55,6 +57,19 @@ func (hs *hosts) get(u *url.URL) *host {
 	m[key] = h
 	hs.table.Store(&m)
 	return h
+}
+
+// urlPort is u's port, or its scheme's (443 for https, 80 otherwise)
+// when it names none: breakers are per host and port, and so is
+// server.port.
+func urlPort(u *url.URL) int {
+	if p, err := strconv.Atoi(u.Port()); err == nil {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return 443
+	}
+	return 80
 }
 
 // tripped lists the hosts (server.address) whose breaker is not closed,

@@ -7,8 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-
-	"github.com/caarlos0/env/v11"
+	"time"
 
 	"github.com/svckit/svc/internal/oauthenv"
 	"github.com/svckit/svc/internal/scopetoken"
@@ -211,44 +210,16 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 
 	cfg := patternConfig{subjectTokenType: TokenTypeAccessToken, cacheSize: defaultExchangeCacheSize}
 	useEnv := true
+	var envAttempt time.Duration // RESILIENCE_ATTEMPT_TIMEOUT; 0 when unset
 	for _, o := range opts {
 		if _, ok := o.(envOff); ok {
 			useEnv = false
 		}
 	}
 	if useEnv {
-		var e oauthenv.Pattern
-		if err := env.ParseWithOptions(&e, env.Options{Prefix: envPrefix}); err != nil {
-			return nil, &ConfigError{Setting: envPrefix + "*", Problem: "could not be read"}
-		}
-		cfg.audience, cfg.resource, cfg.scopes = splitList(e.Audience), splitList(e.Resource), splitList(e.Scopes)
-		params, err := envParams(envPrefix+"PARAMS", e.Params)
-		if err != nil {
+		var err error
+		if envAttempt, err = readPatternEnv(kind, envPrefix, &cfg); err != nil {
 			return nil, err
-		}
-		cfg.params = params
-		switch strings.ToLower(strings.TrimSpace(e.Resilience)) {
-		case "", "off":
-		case "on":
-			_ = Resilience{}.applyPattern(&cfg) // the defaults: nothing to refuse
-		case "degraded":
-			_ = Resilience{Degraded: true}.applyPattern(&cfg)
-		default:
-			return nil, &ConfigError{Setting: envPrefix + "RESILIENCE", Problem: "want on, degraded or off"}
-		}
-		if kind == kindTokenExchange {
-			var x oauthenv.Exchange
-			if err := env.ParseWithOptions(&x, env.Options{Prefix: envPrefix}); err != nil {
-				return nil, &ConfigError{Setting: envPrefix + "*", Problem: "could not be read"}
-			}
-			if x.Actor != "" && x.ActorAssertionFile != "" {
-				return nil, &ConfigError{Setting: envPrefix + "ACTOR", Problem: "set either it or " + envPrefix + "ACTOR_ASSERTION_FILE, not both: an exchange has one actor"}
-			}
-			if x.ActorAssertionFile != "" {
-				if err := actorFile(envPrefix+"ACTOR_ASSERTION_FILE", x.ActorAssertionFile).applyPattern(&cfg); err != nil {
-					return nil, err
-				}
-			}
 		}
 	}
 	for _, o := range opts {
@@ -257,6 +228,14 @@ func newPattern(kind patternKind, name string, opts []PatternOption) (*Pattern, 
 		}
 		if err := o.applyPattern(&cfg); err != nil {
 			return nil, err
+		}
+	}
+	if envAttempt > 0 {
+		if cfg.resilience == nil {
+			return nil, &ConfigError{Setting: envPrefix + envAttemptTimeout, Problem: "applies to a resilient pattern: set " + envPrefix + "RESILIENCE=on, or pass oauthclient.Resilience"}
+		}
+		if cfg.resilience.AttemptTimeout == 0 {
+			cfg.resilience.AttemptTimeout = envAttempt
 		}
 	}
 	if !cfg.resSet && len(cfg.resource) > 0 {

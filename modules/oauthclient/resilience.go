@@ -12,8 +12,8 @@ import (
 // oauthclient.Resilience{} for the defaults. Zero fields take their
 // defaults.
 //
-// Retries. A request is sent again after a connection error (no answer),
-// a 502, 503 or 504, or a 429 — only for GET, HEAD, OPTIONS, PUT and
+// Retries. A request is sent again after a connection error (no answer,
+// or an attempt AttemptTimeout cut), a 502, 503 or 504, or a 429 — only for GET, HEAD, OPTIONS, PUT and
 // DELETE (idempotent, RFC 9110 §9.2.2) or a POST or PATCH carrying an
 // Idempotency-Key, and only when its body can be sent again (none, or
 // Request.GetBody set, as http.NewRequest does for in-memory bodies). It
@@ -22,11 +22,15 @@ import (
 // else an exponential backoff with full jitter. It never waits past the
 // request context's deadline: when the wait and one more attempt (as long
 // as the last took) do not fit before it, the last answer is returned at
-// once. Retries to a host are held to a budget: RetryBudget of the
+// once. What no repeat can mend is sent once and does not count toward
+// the breaker: a host name that does not exist (a DNS not-found), a
+// certificate that does not verify, a scheme or header the transport
+// cannot send (as go-retryablehttp classifies them). Retries to a host
+// are held to a budget: RetryBudget of the
 // requests of the last Window, plus MinRetries, so that an API that is
 // down receives at most that many more requests than the callers make.
 //
-// Breaker. Each host the pattern calls has a circuit breaker: when at
+// Breaker. Each host (and port) the pattern calls has a circuit breaker: when at
 // least MinRequests were answered in the last Window and FailureRate of
 // them failed (no answer, or a 5xx), it opens, and for OpenFor every
 // request to that host fails at once, unsent, with a
@@ -44,7 +48,8 @@ import (
 // span gets the event svc.oauthclient.retry for each retry. Retries and
 // refusals count in svc.oauthclient.retries and
 // svc.oauthclient.breaker.refusals, breaker states in
-// svc.oauthclient.breaker.state (see docs/oauthclient.md).
+// svc.oauthclient.breaker.state, each with server.address and
+// server.port (see docs/oauthclient.md).
 //
 // A pattern constructor refuses (with a [*ConfigError] naming the field)
 // a negative duration or count, and a share above 1.
@@ -67,6 +72,18 @@ type Resilience struct {
 	// asking for a longer pause (Retry-After, RateLimit) gets its answer
 	// returned to the caller rather than waited for.
 	MaxWait time.Duration
+	// AttemptTimeout, when set, bounds each attempt until its answer (the
+	// status line and headers; the body is read under the request's own
+	// context), the wait for its token included, so that one hung
+	// attempt does not spend the request's whole deadline. An attempt it
+	// cuts is a failure for the breaker and is retried as a lost
+	// connection is (error.type timeout); when it is the last, the
+	// request fails with an error that is a timeout
+	// (context.DeadlineExceeded) naming the field. Default 0: none, only
+	// the request's context bounds an attempt. Where it is 0 in code,
+	// SVC_CLIENTCREDENTIALS_<NAME>_RESILIENCE_ATTEMPT_TIMEOUT
+	// (SVC_TOKENEXCHANGE_… for an exchange) sets it.
+	AttemptTimeout time.Duration
 	// IdempotencyKeys gives every POST and PATCH without an
 	// Idempotency-Key a fresh random one (a UUID, sent as a structured
 	// field string, draft-ietf-httpapi-idempotency-key-header), the same
@@ -127,6 +144,7 @@ func (r Resilience) applyPattern(c *patternConfig) error {
 		{"MinRetries", r.MinRetries < 0},
 		{"Backoff", r.Backoff < 0},
 		{"MaxWait", r.MaxWait < 0},
+		{"AttemptTimeout", r.AttemptTimeout < 0},
 		{"FailureRate", r.FailureRate < 0 || r.FailureRate > 1 || math.IsNaN(r.FailureRate)},
 		{"MinRequests", r.MinRequests < 0},
 		{"OpenFor", r.OpenFor < 0},

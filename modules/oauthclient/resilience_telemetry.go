@@ -19,16 +19,16 @@ import (
 // is used.
 const (
 	// metricRetries counts the retries a pattern considered; attributes
-	// svc.oauthclient.pattern, server.address, error.type (the status
+	// svc.oauthclient.pattern, server.address, server.port, error.type (the status
 	// retried for, or "connection") and svc.outcome: retried, or why not
 	// (budget_exhausted, deadline, wait_too_long, breaker_open).
 	metricRetries = "svc.oauthclient.retries"
 	// metricBreakerRefusals counts requests an open breaker refused;
-	// attributes svc.oauthclient.pattern, server.address.
+	// attributes svc.oauthclient.pattern, server.address, server.port.
 	metricBreakerRefusals = "svc.oauthclient.breaker.refusals"
 	// metricBreakerState is 1 for a host's breaker's current state and 0
 	// for the others (svc.breaker.state: closed, open, half_open);
-	// attributes svc.oauthclient.pattern, server.address. It is written
+	// attributes svc.oauthclient.pattern, server.address, server.port. It is written
 	// when the state changes.
 	metricBreakerState = "svc.oauthclient.breaker.state"
 	// eventRetry is added to the request's span for each retry it
@@ -41,8 +41,24 @@ const (
 	attrResendCount  = "http.request.resend_count"
 )
 
+// hostAttrs are the attributes naming h: the pattern, server.address
+// and server.port (none on the shared entry of hosts over MaxHosts).
 func (p *Pattern) hostAttrs(h *host) []attribute.KeyValue {
-	return []attribute.KeyValue{attribute.String(attrPattern, p.name), attribute.String("server.address", h.addr)}
+	attrs := make([]attribute.KeyValue, 2, 5)
+	attrs[0], attrs[1] = attribute.String(attrPattern, p.name), attribute.String("server.address", h.addr)
+	if h.port != 0 {
+		attrs = append(attrs, attribute.Int("server.port", h.port))
+	}
+	return attrs
+}
+
+// hostFields are hostAttrs as log fields.
+func (p *Pattern) hostFields(h *host) []zap.Field {
+	fields := []zap.Field{zap.String(attrPattern, p.name), zap.String("server.address", h.addr)}
+	if h.port != 0 {
+		fields = append(fields, zap.Int("server.port", h.port))
+	}
+	return fields
 }
 
 // retryDecided records a retry that was considered, sent or not.
@@ -89,10 +105,9 @@ func (p *Pattern) breakerChanged(ctx context.Context, h *host, from, to breakerS
 	log := p.client.logger
 	switch {
 	case to == stateOpen && from == stateClosed:
-		log.Warn("svc.oauthclient circuit breaker open", zap.String(attrPattern, p.name),
-			zap.String("server.address", h.addr), zap.Duration("open_for", p.resilience.OpenFor))
+		log.Warn("svc.oauthclient circuit breaker open", append(p.hostFields(h), zap.Duration("open_for", p.resilience.OpenFor))...)
 	case to == stateClosed:
-		log.Info("svc.oauthclient circuit breaker closed", zap.String(attrPattern, p.name), zap.String("server.address", h.addr))
+		log.Info("svc.oauthclient circuit breaker closed", p.hostFields(h)...)
 	}
 }
 

@@ -62,7 +62,7 @@ func (r *resilient) RoundTrip(req *http.Request) (*http.Response, error) {
 		if hasDeadline {
 			start = time.Now()
 		}
-		resp, err := r.next.RoundTrip(sent)
+		resp, err := r.attempt(sent)
 		o := attemptOutcome(resp, err)
 		if o != outcomeSuccess {
 			// A failure may open the breaker: OpenFor counts from now,
@@ -111,28 +111,36 @@ func (r *resilient) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // attemptOutcome judges an attempt for the breaker: an answer below 500
 // is a success, a 5xx or no answer a failure. A request the caller
-// cancelled, or that failed before it was sent (no token, the client
-// closed), says nothing of the host.
+// cancelled, one that failed before it was sent (no token, the client
+// closed), and one that no repeat can mend (a host name that does not
+// exist, a certificate that does not verify: [permanent]) say nothing of
+// the host's load.
 func attemptOutcome(resp *http.Response, err error) outcome {
 	switch {
 	case err == nil && resp.StatusCode < 500:
 		return outcomeSuccess
 	case err == nil:
 		return outcomeFailure
-	case errors.Is(err, context.Canceled) || unsent(err):
+	case errors.Is(err, context.Canceled) || unsent(err) || permanent(err):
 		return outcomeUnknown
 	}
 	return outcomeFailure
 }
 
 // retryReason is why an attempt may be repeated — its status (429, 502,
-// 503, 504) or "connection" when no answer came — or "" when it may not:
-// another answer, a request the caller gave up on, or one that failed
-// before it was sent. It is the error.type of the retry's telemetry.
+// 503, 504), "timeout" when AttemptTimeout cut it, or "connection" when
+// no answer came — or "" when it may not: another answer, a request the
+// caller gave up on, one that failed before it was sent, or one no
+// repeat can mend ([permanent]). It is the error.type of the retry's
+// telemetry.
 func retryReason(ctx context.Context, resp *http.Response, err error) string {
 	if err != nil {
-		if ctx.Err() != nil || unsent(err) {
+		var cut *attemptTimeoutError
+		switch {
+		case ctx.Err() != nil || unsent(err) || permanent(err):
 			return ""
+		case errors.As(err, &cut):
+			return "timeout"
 		}
 		return "connection"
 	}

@@ -432,6 +432,7 @@ func TestResilienceRefusesBadSettings(t *testing.T) {
 		{"MinRetries", oauthclient.Resilience{MinRetries: -1}},
 		{"Backoff", oauthclient.Resilience{Backoff: -time.Second}},
 		{"MaxWait", oauthclient.Resilience{MaxWait: -time.Second}},
+		{"AttemptTimeout", oauthclient.Resilience{AttemptTimeout: -time.Second}},
 		{"FailureRate", oauthclient.Resilience{FailureRate: -0.1}},
 		{"MinRequests", oauthclient.Resilience{MinRequests: -1}},
 		{"OpenFor", oauthclient.Resilience{OpenFor: -time.Second}},

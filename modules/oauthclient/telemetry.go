@@ -68,7 +68,7 @@ func (c *Client) startSpan(ctx context.Context, rq *tokenRequest) (context.Conte
 	}
 	if m := c.meta.Load(); m != nil {
 		if u, err := url.Parse(m.tokenEndpoint); err == nil {
-			opts = append(opts, trace.WithAttributes(attribute.String("server.address", u.Hostname())))
+			opts = append(opts, trace.WithAttributes(attribute.String("server.address", u.Hostname()), attribute.Int("server.port", urlPort(u))))
 		}
 	}
 	return otel.Tracer(instrumentationScope).Start(ctx, spanFetch, opts...)

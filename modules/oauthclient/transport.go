@@ -16,8 +16,9 @@ import (
 // request is sent once more with a fresh token — whatever its method,
 // since a 401 means the API did not act on it, and only when the body can
 // be sent twice (no body, or Request.GetBody set, as http.NewRequest does
-// for in-memory bodies); never a third time. Otherwise the 401 is
-// returned to the caller.
+// for in-memory bodies); never a third time, and not when the fetch hands
+// back the token just refused. Otherwise the 401 is returned to the
+// caller.
 //
 // A DPoP-bound token (see [DPoP]) is sent as Authorization: DPoP with a
 // fresh proof for each request: htm and htu of the request (query and
@@ -126,7 +127,10 @@ func (t *transport) roundTrip(req *http.Request) (*http.Response, error) {
 		return resp, nil
 	}
 	fresh, _, err := t.p.token(req.Context(), t.caller, t.exchange)
-	if err != nil || fresh.gen == tok.gen {
+	if err != nil || fresh.Value == tok.Value {
+		// No other token: the one refused would only be refused again.
+		// Compared by value, not by fetch: servers that hand back the
+		// token they issued last, until it expires, do so on a refetch.
 		closeBody(body)
 		return resp, nil
 	}

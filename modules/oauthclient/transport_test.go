@@ -337,3 +337,25 @@ func TestInvalidTokenChallengeParsing(t *testing.T) {
 		}
 	}
 }
+
+// A 401 invalid_token whose refetch hands back the same token (servers
+// that reissue the token they issued last until it expires): the token
+// is not sent again, so the API sees one request and the caller gets its
+// 401.
+func TestInvalidTokenRefetchOfTheSameTokenIsNotSentAgain(t *testing.T) {
+	s := newTokenServer(t)
+	same := answer{status: 200, body: `{"access_token":"tok-same","token_type":"Bearer","expires_in":3600}`}
+	s.then(same, same)
+	api := newAPI(t, func(string) bool { return true })
+	p := newCC(t, newClient(t, s, newClock()), "api")
+	resp := do(t, p.Client(), http.MethodGet, api.URL, nil)
+	if resp.StatusCode != http.StatusUnauthorized || resp.Header.Get("WWW-Authenticate") != invalidToken {
+		t.Fatalf("status %d, WWW-Authenticate %q: want the API's 401", resp.StatusCode, resp.Header.Get("WWW-Authenticate"))
+	}
+	if got := api.calls(); len(got) != 1 || got[0] != "Bearer tok-same" {
+		t.Fatalf("API saw %v, want one request", got)
+	}
+	if s.count.Load() != 2 {
+		t.Fatalf("%d token requests, want 2 (the first, and the refetch after the drop)", s.count.Load())
+	}
+}
