@@ -8,7 +8,7 @@ import (
 // naming every endpoint and what each accepts, so that authn.Discover and
 // oauthclient configure themselves from the issuer URL alone.
 func (i *Issuer) discovery(w http.ResponseWriter, _ *http.Request) {
-	mtls := i.srv.mtlsBase + i.path
+	mtls := i.MTLSURL()
 	algs := []string{"ES256", "ES384", "ES512", "RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "EdDSA"}
 	authMethods := []string{"client_secret_basic", "client_secret_post", "private_key_jwt", "tls_client_auth"}
 	writeJSON(w, http.StatusOK, map[string]any{

@@ -119,3 +119,7 @@ func (i *Issuer) CACertificate() []byte { return i.srv.ca.pem }
 // RootCAs is a pool holding only the development CA, for a client's
 // tls.Config.RootCAs (or a server's ClientCAs).
 func (i *Issuer) RootCAs() *x509.CertPool { return i.srv.ca.pool.Clone() }
+
+// MTLSURL is the issuer's URL on the mTLS listener: the base of its
+// mtls_endpoint_aliases (RFC 8705 §5).
+func (i *Issuer) MTLSURL() string { return i.srv.mtlsBase + i.path }
