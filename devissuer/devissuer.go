@@ -37,11 +37,16 @@
 package devissuer
 
 import (
+	"errors"
 	"fmt"
 	"net"
 	"strings"
 	"sync"
 )
+
+// ErrNotLoopback is Start's refusal of an address that is not loopback
+// without Options.AnyAddressForDevelopment.
+var ErrNotLoopback = errors.New("not on loopback (127.0.0.1, ::1 or localhost): this issuer signs whatever it is asked and must never be reachable from elsewhere (Options.AnyAddressForDevelopment overrides this, for development only)")
 
 // Issuer is one running development issuer.
 type Issuer struct {
@@ -101,7 +106,7 @@ func Start(opts Options) (*Issuer, error) {
 		return nil, fmt.Errorf("devissuer: address %q is not host:port (%v): write it as 127.0.0.1:9000, or 127.0.0.1:0 for a free port", opts.Addr, err)
 	}
 	if ip := net.ParseIP(host); !opts.AnyAddressForDevelopment && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("devissuer: address %q is not on loopback (127.0.0.1, ::1 or localhost): this issuer signs whatever it is asked and must never be reachable from elsewhere (Options.AnyAddressForDevelopment overrides this, for development only)", opts.Addr)
+		return nil, fmt.Errorf("devissuer: address %q: %w", opts.Addr, ErrNotLoopback)
 	}
 	srv, err := startServer(opts)
 	if err != nil {
