@@ -43,7 +43,11 @@ func TestLedgerScenario(t *testing.T) {
 	// outbound exchange.
 	ledgerClient := openClient(t, bank, oauthclient.ClientID("ledger-svc"), oauthclient.PrivateKey(ledgerKeyPEM))
 	payments := paymentsAPI(t, bank)
-	toPayments, err := oauthclient.TokenExchange("payments", oauthclient.WithClient(ledgerClient), oauthclient.Audience("payments"))
+	self, err := oauthclient.ClientCredentials("self", oauthclient.WithClient(ledgerClient), oauthclient.Audience("ledger"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	toPayments, err := oauthclient.TokenExchange("payments", oauthclient.WithClient(ledgerClient), oauthclient.Audience("payments"), oauthclient.Actor(self))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +136,8 @@ func TestLedgerScenario(t *testing.T) {
 	}
 
 	// The outbound call: the ledger exchanges alice's token, authenticated
-	// by private_key_jwt; payments sees alice, with the ledger as actor.
+	// by private_key_jwt, with its own token as actor_token; payments sees
+	// alice, with the ledger as actor.
 	tok, _ := bank.Mint(devissuer.Token{Subject: "alice", Scopes: []string{"read"}})
 	if r := app.Request("POST", "/payouts").Token(tok).Send(t); r.Status != 200 || r.Body != "alice via ledger-svc" {
 		t.Fatalf("the outbound call: %d %s", r.Status, r.Body)
