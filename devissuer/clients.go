@@ -27,6 +27,9 @@ type Client struct {
 	// endpoints: a certificate of the issuer's development CA whose
 	// subject CN is ID ([Issuer.ClientCertificate] makes one).
 	Certificate bool
+	// OpaqueTokens makes the client's access tokens opaque (as format=opaque
+	// does), for a service that introspects them (authn.Introspect).
+	OpaqueTokens bool
 }
 
 // Register adds c to the clients of i, or replaces the one with its ID.

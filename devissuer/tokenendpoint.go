@@ -75,6 +75,7 @@ func (i *Issuer) tokenGrant(w http.ResponseWriter, r *http.Request) *oauthErr {
 	if e != nil {
 		return e
 	}
+	t.Opaque = c.OpaqueTokens
 	if err := readTokenParams(r.PostForm, &t); err != nil {
 		return badRequest("invalid_request", err.Error())
 	}
