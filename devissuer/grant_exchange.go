@@ -40,19 +40,28 @@ func grantExchange(i *Issuer, c *Client, r *http.Request) (Token, bool, *oauthEr
 	if prior, ok := sub["act"]; ok {
 		act["act"] = prior
 	}
-	t := Token{ClientID: c.ID, Extra: map[string]any{"act": act}}
-	t.Subject, _ = sub["sub"].(string)
-	t.ACR, _ = sub["acr"].(string)
-	t.SessionID, _ = sub["sid"].(string)
-	if amr, ok := sub["amr"].([]any); ok {
+	t := onBehalfOf(sub, c)
+	t.Extra = map[string]any{"act": act}
+	return t, false, nil
+}
+
+// onBehalfOf is the token a client gets for the caller whose live token
+// carried claims: the caller's subject and authentication (acr, amr,
+// auth_time, sid), issued to the client.
+func onBehalfOf(claims map[string]any, c *Client) Token {
+	t := Token{ClientID: c.ID}
+	t.Subject, _ = claims["sub"].(string)
+	t.ACR, _ = claims["acr"].(string)
+	t.SessionID, _ = claims["sid"].(string)
+	if amr, ok := claims["amr"].([]any); ok {
 		for _, m := range amr {
 			if s, ok := m.(string); ok {
 				t.AMR = append(t.AMR, s)
 			}
 		}
 	}
-	if at, ok := sub["auth_time"].(float64); ok {
+	if at, ok := claims["auth_time"].(float64); ok {
 		t.AuthTime = timeOf(at)
 	}
-	return t, false, nil
+	return t
 }

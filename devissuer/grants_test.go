@@ -1,10 +1,13 @@
 package devissuer_test
 
 import (
+	"context"
 	"net/url"
 	"testing"
 
 	"github.com/svckit/svc/devissuer"
+	"github.com/svckit/svc/modules/oauthclient"
+	"github.com/svckit/svc/secret"
 )
 
 // RFC 8693 with an actor: the new token's act names the actor_token's
@@ -85,5 +88,33 @@ func TestRefreshTokens(t *testing.T) {
 	send(t, iss.URL+"/revoke", url.Values{"token": {rt}}, basic(iss))
 	if status, body := refresh(rt, ""); status != 400 || body["error"] != "invalid_grant" {
 		t.Fatalf("revoked: %d %v", status, body)
+	}
+}
+
+// svc's on-behalf-of pattern (the JWT bearer grant, as Entra runs it)
+// gets a token for the caller, naming the client in azp.
+func TestOnBehalfOf(t *testing.T) {
+	t.Parallel()
+	iss := start(t, devissuer.Options{})
+	c := openClient(t, iss, oauthclient.ClientID(iss.ClientID), oauthclient.ClientSecret(secret.String(iss.ClientSecret)))
+	obo, err := oauthclient.TokenExchangeOnBehalfOf("billing", oauthclient.WithClient(c), oauthclient.Scopes("invoices"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	caller, _ := iss.Mint(devissuer.Token{Subject: "alice", ACR: "mfa"})
+	tok, err := obo.TokenFor(context.Background(), caller)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl := claimsOf(t, tok.Value); cl["sub"] != "alice" || cl["azp"] != iss.ClientID || cl["acr"] != "mfa" || cl["scope"] != "invoices" || cl["act"] != nil {
+		t.Fatalf("claims %v", cl)
+	}
+	for name, f := range map[string]url.Values{
+		"no requested_token_use": {"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {caller}},
+		"a dead assertion":       {"grant_type": {"urn:ietf:params:oauth:grant-type:jwt-bearer"}, "assertion": {"x"}, "requested_token_use": {"on_behalf_of"}},
+	} {
+		if status, _, body := send(t, iss.URL+"/token", f, basic(iss)); status != 400 || body["error_description"] == "" {
+			t.Errorf("%s: %d %v", name, status, body)
+		}
 	}
 }

@@ -27,10 +27,11 @@ var grants = map[string]grant{
 	grantTokenExchange:   {[]string{"subject_token", "subject_token_type", "actor_token", "actor_token_type", "requested_token_type"}, grantExchange},
 	"refresh_token":      {[]string{"refresh_token"}, grantRefresh},
 	"authorization_code": {[]string{"code", "redirect_uri", "code_verifier"}, grantCode},
+	grantJWTBearer:       {[]string{"assertion", "requested_token_use"}, grantOnBehalfOf},
 }
 
 // grantTypes lists the grant types, for discovery and errors.
-var grantTypes = []string{"client_credentials", grantTokenExchange, "refresh_token", "authorization_code"}
+var grantTypes = []string{"client_credentials", grantTokenExchange, "refresh_token", "authorization_code", grantJWTBearer}
 
 // token is the token endpoint: a registered client, authenticated by any
 // of its methods, asks for a token by one of the grants; a DPoP proof
