@@ -86,6 +86,10 @@ const jwtBearer = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 // (public is then true).
 func (i *Issuer) authenticate(r *http.Request, endpoint string) (c *Client, public bool, e *oauthErr) {
 	form := r.PostForm
+	_, _, basic := r.BasicAuth()
+	if methods := btoi(basic) + btoi(form.Has("client_secret")) + btoi(form.Has("client_assertion")); methods > 1 {
+		return nil, false, badRequest("invalid_request", "the client authenticates by one method only (RFC 6749 §2.3): HTTP Basic, client_secret in the body, or a client_assertion")
+	}
 	if id, secret, ok := r.BasicAuth(); ok {
 		return i.bySecret(id, secret)
 	}
@@ -160,4 +164,11 @@ func (i *Issuer) byAssertion(r *http.Request, endpoint, typ, assertion string) (
 		return nil, badClient("the client assertion has no jti, or one already used (assertions are single-use)")
 	}
 	return c, nil
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -79,6 +79,13 @@ func TestClientAssertionRefusals(t *testing.T) {
 			t.Errorf("%s: %d %v %v", name, status, h, body)
 		}
 	}
+	// Two methods at once, and parameters in the query, are refused.
+	if status, _, body := send(t, iss.URL+"/token", url.Values{"grant_type": {"client_credentials"}, "client_secret": {iss.ClientSecret}}, basic(iss)); status != 400 || body["error"] != "invalid_request" {
+		t.Errorf("two methods: %d %v", status, body)
+	}
+	if status, _, body := send(t, iss.URL+"/token?scope=admin", url.Values{"grant_type": {"client_credentials"}}, basic(iss)); status != 400 || body["error"] != "invalid_request" {
+		t.Errorf("a query: %d %v", status, body)
+	}
 	// A secret client's wrong secret, by post, and no credentials at all.
 	for name, f := range map[string]url.Values{
 		"wrong secret":   {"grant_type": {"client_credentials"}, "client_id": {iss.ClientID}, "client_secret": {"nope"}},

@@ -97,8 +97,8 @@ func (i *Issuer) revoke(w http.ResponseWriter, r *http.Request) {
 // revocation endpoint, refuses a parameter not in params (nor the
 // client's), and authenticates a client with credentials.
 func (i *Issuer) endpointClient(r *http.Request, endpoint string, params ...string) (*Client, *oauthErr) {
-	if err := r.ParseForm(); err != nil {
-		return nil, badRequest("invalid_request", "the body is not a form")
+	if e := readBody(r); e != nil {
+		return nil, e
 	}
 	if err := once(r.PostForm); err != nil {
 		return nil, badRequest("invalid_request", err.Error())

@@ -47,8 +47,8 @@ func (i *Issuer) token(w http.ResponseWriter, r *http.Request) {
 }
 
 func (i *Issuer) tokenGrant(w http.ResponseWriter, r *http.Request) *oauthErr {
-	if err := r.ParseForm(); err != nil {
-		return badRequest("invalid_request", "the body is not a form")
+	if e := readBody(r); e != nil {
+		return e
 	}
 	if err := once(r.PostForm); err != nil {
 		return badRequest("invalid_request", err.Error())
@@ -106,4 +106,16 @@ func certThumbprint(r *http.Request) string {
 // grantClientCredentials grants the client a token of its own.
 func grantClientCredentials(_ *Issuer, c *Client, _ *http.Request) (Token, bool, *oauthErr) {
 	return Token{Subject: c.ID, ClientID: c.ID}, false, nil
+}
+
+// readBody parses the form of a POST and refuses a query: its parameters
+// belong in the body (RFC 6749 §3.2), and ignoring them would drop them.
+func readBody(r *http.Request) *oauthErr {
+	if r.URL.RawQuery != "" {
+		return badRequest("invalid_request", "send the parameters in the form body, not in the query")
+	}
+	if err := r.ParseForm(); err != nil {
+		return badRequest("invalid_request", "the body is not a form")
+	}
+	return nil
 }
