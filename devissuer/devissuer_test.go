@@ -86,17 +86,8 @@ func TestRefusesNonLoopback(t *testing.T) {
 // post sends a form to the token endpoint as the issuer's client.
 func post(t *testing.T, iss *devissuer.Issuer, form url.Values) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", iss.URL+"/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(iss.ClientID, iss.ClientSecret)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&body)
-	return resp.StatusCode, body
+	status, _, body := send(t, iss.URL+"/token", form, basic(iss))
+	return status, body
 }
 
 // claimsOf reads a token's claims without verifying it (the issuer's own

@@ -38,7 +38,7 @@ func (i *Issuer) dpopProof(r *http.Request, endpoint string) (string, *oauthErr)
 	case len(proofs[0]) > maxProofBytes:
 		return "", badProof("the proof is over 8 KiB")
 	}
-	obj, err := jose.ParseSigned(proofs[0], proofAlgorithms)
+	obj, err := jose.ParseSignedCompact(proofs[0], proofAlgorithms)
 	if err != nil || len(obj.Signatures) != 1 {
 		return "", badProof("the proof is not a compact JWS with an asymmetric alg")
 	}

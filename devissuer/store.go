@@ -109,11 +109,3 @@ func (s *tokenStore) takeRefresh(tok string) (Token, bool) {
 	}
 	return g.token, true
 }
-
-// isRefresh reports whether tok is a live refresh token.
-func (s *tokenStore) isRefresh(tok string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	g, ok := s.refresh[tok]
-	return ok && time.Now().Before(g.exp)
-}
