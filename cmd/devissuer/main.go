@@ -12,6 +12,9 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/pem"
 	"errors"
 	"flag"
 	"fmt"
@@ -143,6 +146,13 @@ func writeCertificates(iss *devissuer.Issuer, dir string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "# for tls_client_auth and certificate-bound tokens at %s/token, the service trusts %s (SSL_CERT_FILE, for a development run) and sets:\n", iss.MTLSURL(), filepath.Join(dir, "ca.pem"))
 	fmt.Fprintf(out, "export SVC_OAUTHCLIENT_TLS_CERT_FILE=%s\nexport SVC_OAUTHCLIENT_TLS_KEY_FILE=%s\n", filepath.Join(dir, "client.pem"), filepath.Join(dir, "client-key.pem"))
+	block, _ := pem.Decode(certPEM)
+	sum := sha256.Sum256(block.Bytes)
+	tok, err := iss.Mint(devissuer.Token{Subject: iss.ClientID, ClientID: iss.ClientID, X5T: base64.RawURLEncoding.EncodeToString(sum[:])})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "# a token bound to client.pem (cnf.x5t#S256; the service needs authn.CertificateBound):\nexport CERT_BOUND_TOKEN=%s\n", tok)
 	return nil
 }
 
