@@ -91,6 +91,9 @@ func (i *Issuer) authenticate(r *http.Request, endpoint string) (c *Client, publ
 		return nil, false, badRequest("invalid_request", "the client authenticates by one method only (RFC 6749 §2.3): HTTP Basic, client_secret in the body, or a client_assertion")
 	}
 	if id, secret, ok := r.BasicAuth(); ok {
+		if form.Has("client_id") && form.Get("client_id") != id {
+			return nil, false, badClient("the body's client_id is not the client of the Authorization header")
+		}
 		return i.bySecret(id, secret)
 	}
 	id := form.Get("client_id")

@@ -86,12 +86,17 @@ func TestClientAssertionRefusals(t *testing.T) {
 	if status, _, body := send(t, iss.URL+"/token?scope=admin", url.Values{"grant_type": {"client_credentials"}}, basic(iss)); status != 400 || body["error"] != "invalid_request" {
 		t.Errorf("a query: %d %v", status, body)
 	}
-	// A secret client's wrong secret, by post, and no credentials at all.
-	for name, f := range map[string]url.Values{
-		"wrong secret":   {"grant_type": {"client_credentials"}, "client_id": {iss.ClientID}, "client_secret": {"nope"}},
-		"no credentials": {"grant_type": {"client_credentials"}, "client_id": {iss.ClientID}},
+	// A secret client's wrong secret, by post; no credentials at all; a
+	// body naming another client than the Authorization header.
+	for name, c := range map[string]struct {
+		f url.Values
+		h http.Header
+	}{
+		"wrong secret":                   {url.Values{"grant_type": {"client_credentials"}, "client_id": {iss.ClientID}, "client_secret": {"nope"}}, nil},
+		"no credentials":                 {url.Values{"grant_type": {"client_credentials"}, "client_id": {iss.ClientID}}, nil},
+		"another client_id than Basic's": {url.Values{"grant_type": {"client_credentials"}, "client_id": {"ledger"}}, basic(iss)},
 	} {
-		if status, _, body := send(t, iss.URL+"/token", f, nil); status != 401 || body["error"] != "invalid_client" {
+		if status, _, body := send(t, iss.URL+"/token", c.f, c.h); status != 401 || body["error"] != "invalid_client" {
 			t.Errorf("%s: %d %v", name, status, body)
 		}
 	}
