@@ -171,16 +171,7 @@ func TestMint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer iss.Close()
-	get := func(query string) (int, map[string]any) {
-		resp, err := http.Get(iss.URL + "/mint?" + query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var body map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&body)
-		return resp.StatusCode, body
-	}
+	get := func(query string) (int, map[string]any) { return getJSON(t, iss.URL+"/mint?"+query) }
 	status, body := get("sub=bob&scope=read+write&ttl=30m")
 	if status != 200 || body["expires_in"] != float64(1800) || body["scope"] != "read write" {
 		t.Fatalf("%d %v", status, body)
