@@ -1,14 +1,26 @@
-// Package devissuer is a DEVELOPMENT-ONLY OpenID Connect issuer on
-// loopback: discovery, a JWKS, a token endpoint (client credentials and
-// token exchange) and a /mint endpoint that signs a token for any subject
-// and scopes asked. It exists so that a service under development, `make
-// run` and fast tests have real tokens to verify and fetch without an
-// external server. It signs with a key made at start, trusts any client
-// that knows the one configured secret, and keeps nothing: never use it
-// where an issuer is configured, and never expose it (Start refuses an
-// address that is not loopback).
+// Package devissuer is a DEVELOPMENT-ONLY authorization server on
+// loopback that issues every token svc's gate checks: JWT access tokens
+// (RFC 9068, typ at+jwt) and opaque ones with introspection (RFC 7662,
+// RFC 9701 signed answers when asked) and revocation (RFC 7009);
+// DPoP-bound tokens (RFC 9449, cnf.jkt, token_type DPoP, nonces on
+// demand); certificate-bound ones (RFC 8705, cnf.x5t#S256, with its own
+// loopback CA); step-up claims (acr, amr, auth_time, sid) and any extra
+// claim. Its token endpoint takes client credentials (client_secret_basic,
+// client_secret_post, private_key_jwt, tls_client_auth), token exchange
+// (RFC 8693, with actor_token), refresh tokens and the authorization code
+// with PKCE behind a login page that asks for nothing. Discovery (RFC 8414
+// and OpenID) names every endpoint, so authn.Discover and oauthclient
+// configure themselves from the issuer URL alone.
 //
-// The same issuer runs as a command, printing the settings to paste:
+// It exists so that a service under development, `make run` and fast
+// tests have real tokens to verify and fetch without an external server or
+// a container. It signs with keys made at start, trusts the clients
+// registered with it, signs whatever /mint is asked and keeps everything
+// in memory: never use it where a real issuer is configured, and never
+// expose it (Start refuses an address that is not loopback unless
+// Options.AnyAddressForDevelopment says otherwise).
+//
+// The same server runs as a command, printing the settings to paste:
 //
 //	go run github.com/svckit/svc/cmd/devissuer -addr 127.0.0.1:9000 -scopes "read write"
 //
@@ -17,59 +29,74 @@
 //	iss, err := devissuer.Start(devissuer.Options{Audience: "orders"})
 //	defer iss.Close()
 //	tok, err := iss.Mint(devissuer.Token{Subject: "alice", Scopes: []string{"read"}})
+//
+// One process serves several issuers, each with its own keys, clients,
+// tokens and audience: [Issuer.Another] adds one at a path, and
+// [Issuer.Tenant] one shaped as a tenant of [Issuer.TenantTemplate]
+// (/{tenant}/v2.0).
 package devissuer
 
 import (
-	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"sync"
-	"time"
-
-	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 )
 
-// Issuer is a running development issuer.
+// ErrNotLoopback is Start's refusal of an address that is not loopback
+// without Options.AnyAddressForDevelopment.
+var ErrNotLoopback = errors.New("not on loopback (127.0.0.1, ::1 or localhost): this issuer signs whatever it is asked and must never be reachable from elsewhere (Options.AnyAddressForDevelopment overrides this, for development only)")
+
+// Issuer is one running development issuer.
 type Issuer struct {
-	// URL is the issuer identifier, http://127.0.0.1:PORT.
+	// URL is the issuer identifier: http://127.0.0.1:PORT, followed by
+	// its path for an issuer made by Another or Tenant.
 	URL string
 	// Audience is the `aud` of the tokens it mints by default.
 	Audience string
-	// ClientID and ClientSecret are the one client its token endpoint knows.
+	// ClientID and ClientSecret are the client registered at start
+	// (client_secret_basic or client_secret_post).
 	ClientID, ClientSecret string
 
-	srv *http.Server
-	ln  net.Listener
+	srv    *server
+	path   string // the issuer's path on the server: "" for the first
+	tenant string // the `tid` of its tokens, for a Tenant
 
-	mu     sync.RWMutex
-	key    *ecdsa.PrivateKey
-	kid    string
-	public []jose.JSONWebKey
-
+	mu            sync.RWMutex
+	keys          []signingKey // keys[0] signs; all are published
+	clients       map[string]*Client
+	tokens        *tokenStore
+	codes         map[string]*authCode
 	tokenRequests int
 }
 
 // Options configure an Issuer; zero values take the defaults.
 type Options struct {
-	Addr         string // default 127.0.0.1:0 (a free port); loopback only
-	Audience     string // default "svc-example"
-	ClientID     string // default "example-client"
-	ClientSecret string // default "example-secret"
+	// Addr is where to listen: default 127.0.0.1:0 (a free port). Start
+	// refuses an address that is not loopback, unless
+	// AnyAddressForDevelopment is set.
+	Addr string
+	// AnyAddressForDevelopment lets Addr be any address, e.g. for a
+	// container on a development machine. The server signs whatever it is
+	// asked: never set it where the address is reachable by anyone else.
+	AnyAddressForDevelopment bool
+	Audience                 string // default "svc-example"
+	ClientID                 string // default "example-client"
+	ClientSecret             string // default "example-secret"
+	// DPoPNonce makes the token endpoint require a DPoP nonce (RFC 9449
+	// §8): a proof without the current one is answered use_dpop_nonce
+	// with a DPoP-Nonce header.
+	DPoPNonce bool
 }
 
-// Start listens on loopback and serves discovery, the JWKS, a token
-// endpoint (form-encoded, client_secret_basic or client_secret_post;
-// grant types client_credentials and RFC 8693 token exchange) and GET
-// /mint?sub=alice&scope=read+write (&aud=, &ttl=30m) answering a signed
-// token as the token endpoint does. Close stops it. It refuses an Addr
-// that is not a loopback address.
+// Start listens on loopback and serves the issuer: discovery at
+// /.well-known/openid-configuration and /.well-known/oauth-authorization-server,
+// /jwks, /token, /mint, /introspect, /revoke, /authorize and /rotate, and
+// an https alias of the token, introspection and revocation endpoints for
+// clients presenting a certificate (mtls_endpoint_aliases). Close stops
+// it. It refuses an Addr that is not host:port, and one that is not
+// loopback unless AnyAddressForDevelopment is set.
 func Start(opts Options) (*Issuer, error) {
 	if opts.Addr == "" {
 		opts.Addr = "127.0.0.1:0"
@@ -78,106 +105,60 @@ func Start(opts Options) (*Issuer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("devissuer: address %q is not host:port (%v): write it as 127.0.0.1:9000, or 127.0.0.1:0 for a free port", opts.Addr, err)
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		return nil, fmt.Errorf("devissuer: address %q is not on loopback (127.0.0.1, ::1 or localhost): this issuer signs whatever it is asked and must never be reachable from elsewhere", opts.Addr)
+	if ip := net.ParseIP(host); !opts.AnyAddressForDevelopment && host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		return nil, fmt.Errorf("devissuer: address %q: %w", opts.Addr, ErrNotLoopback)
 	}
-	ln, err := net.Listen("tcp", opts.Addr)
+	srv, err := startServer(opts)
 	if err != nil {
-		return nil, fmt.Errorf("devissuer: listen: %w", err)
-	}
-	iss := &Issuer{
-		URL:          "http://" + ln.Addr().String(),
-		Audience:     withDefault(opts.Audience, "svc-example"),
-		ClientID:     withDefault(opts.ClientID, "example-client"),
-		ClientSecret: withDefault(opts.ClientSecret, "example-secret"),
-		ln:           ln,
-	}
-	if err := iss.newKey(); err != nil {
-		ln.Close()
 		return nil, err
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("GET /.well-known/openid-configuration", iss.discovery)
-	mux.HandleFunc("GET /.well-known/oauth-authorization-server", iss.discovery)
-	mux.HandleFunc("GET /jwks", iss.jwks)
-	mux.HandleFunc("POST /token", iss.token)
-	mux.HandleFunc("GET /mint", iss.mint)
-	iss.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 5 * time.Second}
-	go func() { _ = iss.srv.Serve(ln) }()
+	iss, err := srv.add("", "", opts)
+	if err != nil {
+		srv.close()
+		return nil, err
+	}
 	return iss, nil
 }
 
-func withDefault(v, d string) string {
-	if v == "" {
-		return d
+// Another adds an issuer at path on the same server ("/partner" makes
+// http://127.0.0.1:PORT/partner), with its own keys, clients, tokens and
+// opts.Audience, opts.ClientID and opts.ClientSecret (opts.Addr must be
+// empty). It refuses a path already in use, and one that is not "/" and
+// letters, digits, '-', '.', '_' and '/'.
+func (i *Issuer) Another(path string, opts Options) (*Issuer, error) {
+	if opts.Addr != "" || opts.AnyAddressForDevelopment {
+		return nil, fmt.Errorf("devissuer: Another(%q): an issuer added to a server listens on its address; leave Options.Addr empty", path)
 	}
-	return v
+	if !validPath(path) {
+		return nil, fmt.Errorf("devissuer: Another(%q): the path must start with '/' and hold only letters, digits, '-', '.', '_' and '/'", path)
+	}
+	return i.srv.add(i.path+path, "", opts)
 }
 
-// Close stops the issuer.
-func (i *Issuer) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	return i.srv.Shutdown(ctx)
+// TenantTemplate is the issuer template whose tenants [Issuer.Tenant]
+// makes, as authn.Tenants and authn.AnyTenant take it:
+// http://127.0.0.1:PORT/{tenantid}/v2.0.
+func (i *Issuer) TenantTemplate() string {
+	return i.srv.base + i.path + "/{tenantid}/v2.0"
 }
 
-// newKey makes the signing key and the JWKS that publishes it.
-func (i *Issuer) newKey() error {
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		return fmt.Errorf("devissuer: key: %w", err)
+// Tenant returns the issuer of tenant id at /{id}/v2.0, made at its first
+// call with its own keys, the options of i and the `tid` claim id in
+// every token, as a multi-tenant provider's tokens carry. It refuses an id
+// that is not 1 to 64 letters, digits, '-', '.' or '_'.
+func (i *Issuer) Tenant(id string) (*Issuer, error) {
+	if id == "" || len(id) > 64 || strings.Trim(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") != "" {
+		return nil, fmt.Errorf("devissuer: Tenant(%q): a tenant is 1 to 64 letters, digits, '-', '.' or '_'", id)
 	}
-	var id [8]byte
-	_, _ = rand.Read(id[:])
-	kid := "dev-" + hex.EncodeToString(id[:])
-	i.mu.Lock()
-	defer i.mu.Unlock()
-	i.public = []jose.JSONWebKey{{Key: &key.PublicKey, KeyID: kid, Algorithm: "ES256", Use: "sig"}}
-	i.key, i.kid = key, kid
-	return nil
+	path := i.path + "/" + id + "/v2.0"
+	if t := i.srv.lookup(path); t != nil {
+		return t, nil
+	}
+	return i.srv.add(path, id, Options{Audience: i.Audience, ClientID: i.ClientID, ClientSecret: i.ClientSecret})
 }
 
-// Token is what Mint puts in a token beyond the defaults.
-type Token struct {
-	Subject  string
-	Audience string        // default the issuer's Audience
-	Scopes   []string      // the `scope` claim, space-separated
-	TTL      time.Duration // default 1h
-	Extra    map[string]any
-}
-
-// Mint signs an ES256 JWT access token.
-func (i *Issuer) Mint(t Token) (string, error) {
-	i.mu.RLock()
-	key, kid := i.key, i.kid
-	i.mu.RUnlock()
-	signer, err := jose.NewSigner(jose.SigningKey{Algorithm: jose.ES256, Key: key},
-		(&jose.SignerOptions{}).WithType("at+jwt").WithHeader("kid", kid))
-	if err != nil {
-		return "", fmt.Errorf("devissuer: signer: %w", err)
-	}
-	if t.TTL <= 0 {
-		t.TTL = time.Hour
-	}
-	now := time.Now()
-	var jti [12]byte
-	_, _ = rand.Read(jti[:])
-	claims := map[string]any{
-		"iss": i.URL,
-		"sub": t.Subject,
-		"aud": withDefault(t.Audience, i.Audience),
-		"iat": now.Unix(),
-		"exp": now.Add(t.TTL).Unix(),
-		"jti": hex.EncodeToString(jti[:]),
-	}
-	if len(t.Scopes) > 0 {
-		claims["scope"] = strings.Join(t.Scopes, " ")
-	}
-	for k, v := range t.Extra {
-		claims[k] = v
-	}
-	return jwt.Signed(signer).Claims(claims).Serialize()
-}
+// Close stops the server of i, and with it every issuer on it.
+func (i *Issuer) Close() error { return i.srv.close() }
 
 // TokenRequests counts the token endpoint's requests.
 func (i *Issuer) TokenRequests() int {
@@ -186,22 +167,15 @@ func (i *Issuer) TokenRequests() int {
 	return i.tokenRequests
 }
 
-func (i *Issuer) discovery(w http.ResponseWriter, _ *http.Request) {
-	writeJSON(w, http.StatusOK, map[string]any{
-		"issuer":                                i.URL,
-		"jwks_uri":                              i.URL + "/jwks",
-		"token_endpoint":                        i.URL + "/token",
-		"grant_types_supported":                 []string{"client_credentials", grantTokenExchange},
-		"token_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post"},
-		"id_token_signing_alg_values_supported": []string{"ES256"},
-		"response_types_supported":              []string{"token"},
-		"subject_types_supported":               []string{"public"},
-	})
+func validPath(p string) bool {
+	return len(p) > 1 && p[0] == '/' && !strings.HasSuffix(p, "/") && !strings.Contains(p, "//") &&
+		strings.Trim(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._/") == "" &&
+		!strings.Contains(p, "/.") // no "." or ".." segment, no /.well-known
 }
 
-func (i *Issuer) jwks(w http.ResponseWriter, _ *http.Request) {
-	i.mu.RLock()
-	set := jose.JSONWebKeySet{Keys: append([]jose.JSONWebKey(nil), i.public...)}
-	i.mu.RUnlock()
-	writeJSON(w, http.StatusOK, set)
+func withDefault(v, d string) string {
+	if v == "" {
+		return d
+	}
+	return v
 }

@@ -86,17 +86,8 @@ func TestRefusesNonLoopback(t *testing.T) {
 // post sends a form to the token endpoint as the issuer's client.
 func post(t *testing.T, iss *devissuer.Issuer, form url.Values) (int, map[string]any) {
 	t.Helper()
-	req, _ := http.NewRequest("POST", iss.URL+"/token", strings.NewReader(form.Encode()))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.SetBasicAuth(iss.ClientID, iss.ClientSecret)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var body map[string]any
-	_ = json.NewDecoder(resp.Body).Decode(&body)
-	return resp.StatusCode, body
+	status, _, body := send(t, iss.URL+"/token", form, basic(iss))
+	return status, body
 }
 
 // claimsOf reads a token's claims without verifying it (the issuer's own
@@ -180,16 +171,7 @@ func TestMint(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer iss.Close()
-	get := func(query string) (int, map[string]any) {
-		resp, err := http.Get(iss.URL + "/mint?" + query)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		var body map[string]any
-		_ = json.NewDecoder(resp.Body).Decode(&body)
-		return resp.StatusCode, body
-	}
+	get := func(query string) (int, map[string]any) { return getJSON(t, iss.URL+"/mint?"+query) }
 	status, body := get("sub=bob&scope=read+write&ttl=30m")
 	if status != 200 || body["expires_in"] != float64(1800) || body["scope"] != "read write" {
 		t.Fatalf("%d %v", status, body)

@@ -1,126 +1,158 @@
 package devissuer
 
 import (
+	"crypto/rand"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
-
-	jose "github.com/go-jose/go-jose/v4"
-	"github.com/go-jose/go-jose/v4/jwt"
 )
 
-// The grant and token type URIs of RFC 8693.
-const (
-	grantTokenExchange = "urn:ietf:params:oauth:grant-type:token-exchange"
-	typeAccessToken    = "urn:ietf:params:oauth:token-type:access_token"
-)
-
-// token is the token endpoint: the one client, by Basic or by form, asks
-// for its own token (client_credentials) or exchanges a caller's token
-// this issuer signed (RFC 8693), which keeps the caller as sub and names
-// the client in act.
-func (i *Issuer) token(w http.ResponseWriter, r *http.Request) {
-	i.mu.Lock()
-	i.tokenRequests++
-	i.mu.Unlock()
-	if err := r.ParseForm(); err != nil {
-		oauthError(w, http.StatusBadRequest, "invalid_request", "the body is not a form")
-		return
-	}
-	id, secret, basic := r.BasicAuth()
-	if !basic {
-		id, secret = r.PostForm.Get("client_id"), r.PostForm.Get("client_secret")
-	}
-	if id != i.ClientID || secret != i.ClientSecret {
-		w.Header().Set("WWW-Authenticate", `Basic realm="devissuer"`)
-		oauthError(w, http.StatusUnauthorized, "invalid_client", "unknown client or wrong secret")
-		return
-	}
-	t := Token{Subject: id, Audience: r.PostForm.Get("audience"), Scopes: strings.Fields(r.PostForm.Get("scope")), TTL: time.Hour}
-	if t.Audience == "" {
-		t.Audience = r.PostForm.Get("resource")
-	}
-	switch r.PostForm.Get("grant_type") {
-	case "client_credentials":
-	case grantTokenExchange:
-		if r.PostForm.Get("subject_token_type") != typeAccessToken {
-			oauthError(w, http.StatusBadRequest, "invalid_request", "subject_token_type must be "+typeAccessToken)
-			return
-		}
-		sub, ok := i.subjectOf(r.PostForm.Get("subject_token"))
-		if !ok {
-			oauthError(w, http.StatusBadRequest, "invalid_grant", "the subject_token is not a live token of this issuer")
-			return
-		}
-		t.Subject = sub
-		t.Extra = map[string]any{"act": map[string]any{"sub": id}}
-	default:
-		oauthError(w, http.StatusBadRequest, "unsupported_grant_type", "use client_credentials or "+grantTokenExchange)
-		return
-	}
-	i.answer(w, t)
+// Token is what Mint puts in a token beyond the defaults (iss, iat, exp,
+// jti, and tid for a Tenant's tokens).
+type Token struct {
+	Subject  string
+	Audience string        // default the issuer's Audience
+	Scopes   []string      // the `scope` claim, space-separated
+	TTL      time.Duration // default 1h
+	// ClientID is the `client_id` claim (RFC 9068 §2.2): the client the
+	// token was issued to.
+	ClientID string
+	// ACR, AMR, AuthTime and SessionID are the `acr`, `amr`, `auth_time`
+	// and `sid` claims of an end user's authentication, for step-up
+	// (authn.RequireACR, authn.MaxAge) and sign-out.
+	ACR       string
+	AMR       []string
+	AuthTime  time.Time
+	SessionID string
+	// JKT binds the token to a DPoP key (cnf.jkt, RFC 9449 §6): the RFC
+	// 7638 SHA-256 thumbprint of its public key, base64url. The token
+	// endpoint answers token_type DPoP for such a token.
+	JKT string
+	// X5T binds the token to a client certificate (cnf.x5t#S256, RFC 8705
+	// §3): the certificate's SHA-256 thumbprint, base64url.
+	X5T string
+	// Opaque makes a random string instead of a JWT, known only to the
+	// issuer's introspection endpoint.
+	Opaque bool
+	// Type is the JWT's typ header: default at+jwt (RFC 9068); "JWT" for
+	// a provider that does not follow RFC 9068.
+	Type string
+	// Extra claims, set last (they override the claims above).
+	Extra map[string]any
 }
 
-// answer mints t and writes the token response.
-func (i *Issuer) answer(w http.ResponseWriter, t Token) {
+// ttl is the token's lifetime, the default applied.
+func (t Token) ttl() time.Duration {
+	if t.TTL <= 0 {
+		return time.Hour
+	}
+	return t.TTL
+}
+
+// Mint signs a JWT access token (ES256, typ at+jwt unless Type says
+// otherwise), or makes an opaque one when t.Opaque is set. Either is
+// known to introspection and revocation.
+func (i *Issuer) Mint(t Token) (string, error) {
+	claims := i.claims(t)
+	exp := time.Unix(claims["exp"].(int64), 0)
+	held, err := asJSON(claims) // introspection answers what a JWT would carry
+	if err != nil {
+		return "", fmt.Errorf("devissuer: the claims do not encode as JSON: %w", err)
+	}
+	if t.Opaque {
+		tok := "dev_" + rand.Text() + rand.Text()
+		i.tokens.put(opaqueKey(tok), held, exp)
+		return tok, nil
+	}
+	tok, err := i.sign(withDefault(t.Type, "at+jwt"), claims)
+	if err != nil {
+		return "", err
+	}
+	i.tokens.put(jtiKey(claims["jti"].(string)), held, exp)
+	return tok, nil
+}
+
+// claims are the claims of t, as Mint signs them.
+func (i *Issuer) claims(t Token) map[string]any {
+	now := time.Now()
+	c := map[string]any{
+		"iss": i.URL,
+		"sub": t.Subject,
+		"aud": withDefault(t.Audience, i.Audience),
+		"iat": now.Unix(),
+		"exp": now.Add(t.ttl()).Unix(),
+		"jti": rand.Text(),
+	}
+	set := func(name, v string) {
+		if v != "" {
+			c[name] = v
+		}
+	}
+	set("scope", strings.Join(t.Scopes, " "))
+	set("client_id", t.ClientID)
+	set("acr", t.ACR)
+	set("sid", t.SessionID)
+	set("tid", i.tenant)
+	if len(t.AMR) > 0 {
+		c["amr"] = t.AMR
+	}
+	if !t.AuthTime.IsZero() {
+		c["auth_time"] = t.AuthTime.Unix()
+	}
+	if t.JKT != "" || t.X5T != "" {
+		cnf := map[string]any{}
+		if t.JKT != "" {
+			cnf["jkt"] = t.JKT
+		}
+		if t.X5T != "" {
+			cnf["x5t#S256"] = t.X5T
+		}
+		c["cnf"] = cnf
+	}
+	for k, v := range t.Extra {
+		c[k] = v
+	}
+	return c
+}
+
+// tokenResponse is the token endpoint's answer (RFC 6749 §5.1).
+type tokenResponse struct {
+	AccessToken     string `json:"access_token"`
+	TokenType       string `json:"token_type"`
+	ExpiresIn       int    `json:"expires_in"`
+	Scope           string `json:"scope,omitempty"`
+	RefreshToken    string `json:"refresh_token,omitempty"`
+	IssuedTokenType string `json:"issued_token_type,omitempty"`
+}
+
+// issue mints t and its answer; with refresh, a refresh token that
+// renews it (see grantRefresh).
+func (i *Issuer) issue(t Token, refresh bool) (tokenResponse, error) {
 	tok, err := i.Mint(t)
+	if err != nil {
+		return tokenResponse{}, err
+	}
+	resp := tokenResponse{AccessToken: tok, TokenType: "Bearer", ExpiresIn: int(t.ttl() / time.Second), Scope: strings.Join(t.Scopes, " ")}
+	if t.JKT != "" {
+		resp.TokenType = "DPoP"
+	}
+	if refresh {
+		resp.RefreshToken = i.tokens.putRefresh(t)
+	}
+	return resp, nil
+}
+
+// answer issues t and writes the answer, or a server_error.
+func (i *Issuer) answer(w http.ResponseWriter, t Token, refresh bool) {
+	resp, err := i.issue(t, refresh)
 	if err != nil {
 		oauthError(w, http.StatusInternalServerError, "server_error", "")
 		return
 	}
-	if t.TTL <= 0 {
-		t.TTL = time.Hour
-	}
-	resp := map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": int(t.TTL / time.Second)}
-	if len(t.Scopes) > 0 {
-		resp["scope"] = strings.Join(t.Scopes, " ")
-	}
 	writeJSON(w, http.StatusOK, resp)
-}
-
-// subjectOf returns the sub of a token this issuer signed that has not
-// expired.
-func (i *Issuer) subjectOf(token string) (string, bool) {
-	parsed, err := jwt.ParseSigned(token, []jose.SignatureAlgorithm{jose.ES256})
-	if err != nil {
-		return "", false
-	}
-	i.mu.RLock()
-	keys := append([]jose.JSONWebKey(nil), i.public...)
-	i.mu.RUnlock()
-	for _, k := range keys {
-		var c jwt.Claims
-		if parsed.Claims(k.Key, &c) != nil {
-			continue
-		}
-		if c.Issuer != i.URL || c.Subject == "" || c.ValidateWithLeeway(jwt.Expected{Time: time.Now()}, 0) != nil {
-			return "", false
-		}
-		return c.Subject, true
-	}
-	return "", false
-}
-
-// mint answers GET /mint?sub=&scope=&aud=&ttl= with a token response: any
-// subject, any scopes, no client authentication. It is what makes this
-// issuer a development tool, and why it listens on loopback only.
-func (i *Issuer) mint(w http.ResponseWriter, r *http.Request) {
-	q := r.URL.Query()
-	t := Token{Subject: q.Get("sub"), Audience: q.Get("aud"), Scopes: strings.Fields(q.Get("scope")), TTL: time.Hour}
-	if t.Subject == "" {
-		oauthError(w, http.StatusBadRequest, "invalid_request", "name the token's subject: /mint?sub=alice&scope=read")
-		return
-	}
-	if v := q.Get("ttl"); v != "" {
-		d, err := time.ParseDuration(v)
-		if err != nil || d <= 0 {
-			oauthError(w, http.StatusBadRequest, "invalid_request", "ttl must be a positive duration such as 30m")
-			return
-		}
-		t.TTL = d
-	}
-	i.answer(w, t)
 }
 
 func oauthError(w http.ResponseWriter, status int, code, description string) {
@@ -136,4 +168,28 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// asJSON is c as a JSON decoder gives it back (numbers float64, arrays
+// []any), so that opaque and JWT claims read alike.
+func asJSON(c map[string]any) (map[string]any, error) {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	return out, json.Unmarshal(b, &out)
+}
+
+func timeOf(unix float64) time.Time { return time.Unix(int64(unix), 0) }
+
+func opaqueKey(tok string) string { return "token " + tok }
+func jtiKey(jti string) string    { return "jti " + jti }
+
+func joinQuoted(s []string) string {
+	q := make([]string, len(s))
+	for n, v := range s {
+		q[n] = strconv.Quote(v)
+	}
+	return strings.Join(q, ", ")
 }

@@ -3,6 +3,7 @@ package svctest
 import (
 	"bytes"
 	"context"
+	"crypto"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -25,6 +26,7 @@ type Request struct {
 	body        []byte
 	contentType string
 	err         error
+	dpopKey     crypto.Signer // nil: no DPoP proof
 }
 
 // Request starts a request for method and path (which may carry a query).
@@ -99,9 +101,14 @@ func (r *Request) Send(t testing.TB) Response {
 	if r.contentType != "" {
 		req.Header.Set("Content-Type", r.contentType)
 	}
-	resp, err := r.app.Client.Do(req)
-	if err != nil {
-		t.Fatalf("svctest: %s %s: %v", r.method, r.path, err)
+	resp := r.do(t, req, "")
+	if nonce, ok := wantsNonce(resp); ok && r.dpopKey != nil {
+		resp.Body.Close()
+		retry := req.Clone(req.Context())
+		if r.body != nil {
+			retry.Body = io.NopCloser(bytes.NewReader(r.body))
+		}
+		resp = r.do(t, retry, nonce)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
@@ -109,6 +116,24 @@ func (r *Request) Send(t testing.TB) Response {
 		t.Fatalf("svctest: reading %s %s: %v", r.method, r.path, err)
 	}
 	return Response{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}
+}
+
+// do sends req, with a DPoP proof carrying nonce when the request has a
+// DPoP key.
+func (r *Request) do(t testing.TB, req *http.Request, nonce string) *http.Response {
+	t.Helper()
+	if r.dpopKey != nil {
+		proof, err := r.proof(req, nonce)
+		if err != nil {
+			t.Fatalf("svctest: %s %s: signing the DPoP proof: %v", r.method, r.path, err)
+		}
+		req.Header.Set("DPoP", proof)
+	}
+	resp, err := r.app.Client.Do(req)
+	if err != nil {
+		t.Fatalf("svctest: %s %s: %v", r.method, r.path, err)
+	}
+	return resp
 }
 
 // Response is an answer read whole.

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"os"
 	"regexp"
 	"strings"
 	"sync"
@@ -41,9 +42,10 @@ func (l *lockedBuffer) String() string {
 func TestPrintsSettingsAndTokensThatWork(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var out, errOut lockedBuffer
+	dir := t.TempDir()
 	done := make(chan int)
 	go func() {
-		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-audience", "orders", "-scopes", "read write", "-subjects", "alice,bob-2"}, &out, &errOut)
+		done <- run(ctx, []string{"-addr", "127.0.0.1:0", "-audience", "orders", "-scopes", "read write", "-subjects", "alice,bob-2", "-cert-dir", dir, "-tenants", "contoso"}, &out, &errOut)
 	}()
 	defer func() {
 		cancel()
@@ -66,9 +68,17 @@ func TestPrintsSettingsAndTokensThatWork(t *testing.T) {
 			env[k] = v
 		}
 	}
-	for _, k := range []string{"SVC_AUTHN_ISSUER", "SVC_AUTHN_AUDIENCE", "SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_ID", "SVC_OAUTHCLIENT_CLIENT_SECRET", "TOKEN_ALICE", "TOKEN_BOB_2"} {
+	for _, k := range []string{"SVC_AUTHN_ISSUER", "SVC_AUTHN_AUDIENCE", "SVC_OAUTHCLIENT_ISSUER", "SVC_OAUTHCLIENT_CLIENT_ID", "SVC_OAUTHCLIENT_CLIENT_SECRET", "TOKEN_ALICE", "TOKEN_BOB_2", "OPAQUE_TOKEN_ALICE", "MFA_TOKEN_BOB_2", "SVC_OAUTHCLIENT_TLS_CERT_FILE", "SVC_OAUTHCLIENT_TLS_KEY_FILE", "CERT_BOUND_TOKEN"} {
 		if env[k] == "" {
 			t.Fatalf("%s not printed:\n%s", k, out.String())
+		}
+	}
+	if _, err := os.Stat(env["SVC_OAUTHCLIENT_TLS_CERT_FILE"]); err != nil || !strings.Contains(out.String(), "/contoso/v2.0") {
+		t.Fatalf("certificates or tenants not printed: %v\n%s", err, out.String())
+	}
+	for _, grant := range []string{"grant_type=client_credentials", "grant-type:token-exchange", "grant_type=refresh_token", "/authorize?response_type=code", "/introspect", "/revoke", "-X POST"} {
+		if !strings.Contains(out.String(), grant) {
+			t.Errorf("no curl line with %s:\n%s", grant, out.String())
 		}
 	}
 	if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+$`).MatchString(env["SVC_AUTHN_ISSUER"]) || env["SVC_AUTHN_AUDIENCE"] != "orders" {
@@ -85,6 +95,9 @@ func TestPrintsSettingsAndTokensThatWork(t *testing.T) {
 	p, err := v.Verify(context.Background(), env["TOKEN_ALICE"])
 	if err != nil || p.Subject != "alice" || !p.Scopes.Has("read") || !p.Scopes.Has("write") {
 		t.Fatalf("the printed token: %+v %v", p, err)
+	}
+	if p, err := v.Verify(context.Background(), env["MFA_TOKEN_BOB_2"]); err != nil || p.Subject != "bob-2" || string(p.Claims.Raw["acr"]) != `"mfa"` {
+		t.Fatalf("the printed step-up token: %+v %v", p, err)
 	}
 	resp, err := http.Get(env["SVC_AUTHN_ISSUER"] + "/mint?sub=carol&scope=admin")
 	if err != nil {
@@ -111,8 +124,10 @@ func TestRefusesBadSettings(t *testing.T) {
 		want string
 	}{
 		{[]string{"-addr", "127.0.0.1"}, 1, "is not host:port"},
-		{[]string{"-addr", "0.0.0.0:9000"}, 1, "is not on loopback"},
-		{[]string{"-addr", "10.1.2.3:9000"}, 1, "is not on loopback"},
+		{[]string{"-addr", "0.0.0.0:9000"}, 1, "not on loopback"},
+		{[]string{"-addr", "10.1.2.3:9000"}, 1, "-dev-any-address allows it"},
+		{[]string{"-addr", "127.0.0.1:0", "-issuers", "/partner"}, 1, "is not path=audience"},
+		{[]string{"-addr", "127.0.0.1:0", "-tenants", "a/b"}, 1, "-tenants"},
 		{[]string{"-ttl", "-1m"}, 2, "-ttl"},
 		{[]string{"stray"}, 2, `unexpected argument "stray"`},
 		{[]string{"-nope"}, 2, "flag provided but not defined"},

@@ -6,6 +6,14 @@
 // It is for tests only: the keys are made per issuer, nothing is kept, and
 // nothing here is linked into a binary that does not import it.
 //
+// What it is for, beside package devissuer: authntest shapes tokens a real
+// issuer would never sign (a wrong alg, a missing exp, a forged header,
+// another key) to test a verifier's refusals, and tests handlers with no
+// issuer at all. devissuer is a whole authorization server (token
+// endpoint, DPoP and certificate binding, introspection, revocation, token
+// exchange, several issuers): use it when a test, `make run` or a
+// service's development mode needs the tokens a real provider issues.
+//
 //	iss := authntest.NewIssuer(t)
 //	tok := iss.Token(authntest.Subject("alice"), authntest.Scopes("read"))
 //	v := iss.Verifier()                       // opened, keys loaded, closed at cleanup

@@ -9,6 +9,14 @@
 //	srv.Fail(oauthclienttest.Unavailable(30 * time.Second))   // next answer: 503 + Retry-After
 //
 // It is for tests only and is linked into no binary that does not import it.
+//
+// What it is for, beside package devissuer: oauthclienttest fails on
+// demand (500, 503 and 429 with Retry-After, invalid_client,
+// invalid_grant, a hang) and counts requests, to test a client's
+// resilience. devissuer is a whole authorization server that
+// issues every token svc's gate checks (DPoP, certificate-bound, opaque
+// with introspection, token exchange with an actor): use it when the
+// tokens themselves matter, and in a service's development mode.
 package oauthclienttest
 
 import (
