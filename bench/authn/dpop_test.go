@@ -17,7 +17,6 @@ import (
 	"github.com/go-jose/go-jose/v4"
 
 	"github.com/svckit/svc/bench/internal/pair"
-	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/modules/authn/dpop"
 )
 
@@ -71,7 +70,7 @@ func BenchmarkDPoPPaired(b *testing.B) {
 		if _, err := at.Verify(ctx, f.token); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := dpophook.Verify(v, r, f.token); err != nil {
+		if _, err := v.Verify(r, f.token); err != nil {
 			b.Fatal(err)
 		}
 	}

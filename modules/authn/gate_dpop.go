@@ -8,7 +8,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -47,7 +46,7 @@ const (
 func DPoP(v *dpop.Verifier, required bool) Option {
 	return func(c *gateConfig) {
 		if v != nil {
-			c.dpop = &dpopPolicy{v: v, required: required, algs: strings.Join(dpophook.Algorithms(v), " ")}
+			c.dpop = &dpopPolicy{v: v, required: required, algs: strings.Join(v.AllowedAlgorithms(), " ")}
 		}
 	}
 }
@@ -104,18 +103,18 @@ func (p *dpopPolicy) admit(w http.ResponseWriter, r *http.Request, jkt, token st
 	}
 	// The binding is compared before the proof's jti is remembered: a
 	// proof of another key spends nothing in the replay store.
-	proof, err := dpophook.VerifyBound(p.v, r, token, jkt)
+	proof, err := p.v.VerifyBound(r, token, jkt)
 	if err != nil {
-		var e *dpophook.Error
+		var e *dpop.Error
 		if !errors.As(err, &e) {
 			return nil, err
 		}
 		switch e.Reason {
-		case dpophook.ReasonUnavailable:
+		case dpop.ReasonUnavailable:
 			return nil, err
-		case dpophook.ReasonNonce:
+		case dpop.ReasonNonce:
 			return p.refusal(ReasonDPoPNonce, e.Code(), e.Nonce), nil
-		case dpophook.ReasonBinding:
+		case dpop.ReasonBinding:
 			return p.refusal(ReasonDPoPBinding, "invalid_token", ""), nil
 		}
 		ref := p.refusal(ReasonDPoPProof, e.Code(), "")
@@ -158,7 +157,7 @@ func (p *dpopPolicy) challenged(ref *Refusal) *Refusal {
 }
 
 // dpopReasonAttr names, on a refused proof's security record and on the
-// attempts metric, the proof's own reason (a dpophook.Reason: htu, iat,
+// attempts metric, the proof's own reason (a dpop.Reason: htu, iat,
 // replayed, …), a fixed set beside the refusal's word dpop-proof.
 const dpopReasonAttr = "svc.dpop.reason"
 

@@ -23,7 +23,6 @@ import (
 
 	jose "github.com/go-jose/go-jose/v4"
 
-	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/modules/authn/dpop"
 	"github.com/svckit/svc/modules/oauthclient"
 )
@@ -86,10 +85,10 @@ func newDPoPAS(t testing.TB, tokenNonce, apiNonce bool) *dpopAS {
 func (a *dpopAS) serveToken(w http.ResponseWriter, r *http.Request) {
 	a.tokenCalls.Add(1)
 	w.Header().Set("Content-Type", "application/json")
-	p, err := dpophook.Verify(a.tokenV, r, "")
-	var e *dpophook.Error
+	p, err := a.tokenV.Verify(r, "")
+	var e *dpop.Error
 	switch {
-	case errors.As(err, &e) && e.Reason == dpophook.ReasonNonce:
+	case errors.As(err, &e) && e.Reason == dpop.ReasonNonce:
 		w.Header().Set("DPoP-Nonce", e.Nonce)
 		w.WriteHeader(http.StatusBadRequest)
 		io.WriteString(w, `{"error":"use_dpop_nonce"}`)
@@ -131,10 +130,10 @@ func (a *dpopAS) serveAPI(w http.ResponseWriter, r *http.Request) {
 		refuse("scheme", "invalid_token", "")
 		return
 	}
-	p, err := dpophook.Verify(a.apiV, r, tok)
-	var e *dpophook.Error
+	p, err := a.apiV.Verify(r, tok)
+	var e *dpop.Error
 	switch {
-	case errors.As(err, &e) && e.Reason == dpophook.ReasonNonce:
+	case errors.As(err, &e) && e.Reason == dpop.ReasonNonce:
 		refuse(e.Reason, "use_dpop_nonce", e.Nonce)
 		return
 	case err != nil:
@@ -501,7 +500,7 @@ func TestDPoPConcurrentRequestsEachGetAProof(t *testing.T) {
 		t.Fatalf("%d requests failed, refusals %v", failed.Load(), as.refusals())
 	}
 	for _, r := range as.refusals() {
-		if r != dpophook.ReasonNonce {
+		if r != dpop.ReasonNonce {
 			t.Fatalf("refusal %q, want only nonce refusals", r)
 		}
 	}

@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
-	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -113,15 +112,15 @@ func TestDPoPProofReplayAcrossReplicas(t *testing.T) {
 		return r
 	}
 	r := proof("once")
-	if _, err := dpophook.Verify(a, r, ""); err != nil {
+	if _, err := a.Verify(r, ""); err != nil {
 		t.Fatal(err)
 	}
-	var e *dpophook.Error
-	if _, err := dpophook.Verify(b, r, ""); !errors.As(err, &e) || e.Reason != dpophook.ReasonReplayed {
+	var e *dpop.Error
+	if _, err := b.Verify(r, ""); !errors.As(err, &e) || e.Reason != dpop.ReasonReplayed {
 		t.Fatalf("replay on the other replica: %v", err)
 	}
 	srv.Stop()
-	if _, err := dpophook.Verify(b, proof("during the outage"), ""); !errors.As(err, &e) || e.Reason != dpophook.ReasonUnavailable ||
+	if _, err := b.Verify(proof("during the outage"), ""); !errors.As(err, &e) || e.Reason != dpop.ReasonUnavailable ||
 		!errors.Is(err, store.ErrUnavailable) {
 		t.Fatalf("Redis down: %v", err)
 	}

@@ -21,7 +21,8 @@
 // lists them), for the WWW-Authenticate error and the security record;
 // no refusal repeats the proof or any of its claims.
 //
-// The package builds the verifier; the gate runs it. It reads no
-// Authorization header: hand the verifier to the gate with authn.DPoP
-// (see docs/authn.md).
+// The gate runs the verifier: hand it to authn.DPoP (see docs/authn.md).
+// It reads no Authorization header. Where an app verifies proofs itself
+// (a token endpoint binding the token it issues to the proof's key),
+// [Verifier.Verify] returns the [Proof] or an [*Error] with its Reason.
 package dpop

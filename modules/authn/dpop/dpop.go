@@ -10,8 +10,6 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/maypok86/otter/v2"
-
-	"github.com/svckit/svc/internal/dpophook"
 )
 
 // maxProofBytes bounds a DPoP header: a proof with an RSA-4096 key is
@@ -115,9 +113,10 @@ func New(opts ...Option) (*Verifier, error) {
 	return v, nil
 }
 
-// algorithms lists the algorithms allowed, in the order given, for the
-// algs parameter of a WWW-Authenticate: DPoP challenge.
-func (v *Verifier) algorithms() []string {
+// AllowedAlgorithms lists the algorithms v allows, in the order given to
+// [Algorithms]: the algs parameter of the authn gate's WWW-Authenticate:
+// DPoP challenge, and a server's dpop_signing_alg_values_supported.
+func (v *Verifier) AllowedAlgorithms() []string {
 	out := make([]string, len(v.algs))
 	for i, a := range v.algs {
 		out[i] = string(a)
@@ -125,67 +124,84 @@ func (v *Verifier) algorithms() []string {
 	return out
 }
 
-// verify checks the DPoP proof of r (dpophook.Verify says how), in the
-// order the package doc lists. With bound, the proof's key must be jkt's
-// (dpophook.VerifyBound): checked before the jti is remembered, so that a
-// proof of another key spends nothing in the replay store.
-func (v *Verifier) verify(r *http.Request, accessToken string, bound bool, jkt string) (dpophook.Proof, error) {
+// Verify checks the DPoP proof of r, presented with accessToken ("" when
+// none is, as at a token endpoint: ath is then not checked), in the order
+// the package doc lists. Every refusal is an [*Error] naming its Reason.
+// The jti is remembered only once every other check passed, so a refused
+// proof spends nothing. The authn gate calls it through authn.DPoP; an app
+// needs it only where it verifies proofs itself (a token endpoint).
+func (v *Verifier) Verify(r *http.Request, accessToken string) (Proof, error) {
+	return v.verify(r, accessToken, false, "")
+}
+
+// VerifyBound is Verify for a proof presented with an access token bound
+// to jkt (its cnf.jkt; "" for a token bound to no key): a proof whose key
+// is not jkt's is refused (ReasonBinding, as [Proof.Bind]) before its jti
+// is remembered, so that anyone holding some valid token cannot fill the
+// replay store with proofs of throw-away keys. The authn gate calls it for
+// every token sent with the DPoP scheme.
+func (v *Verifier) VerifyBound(r *http.Request, accessToken, jkt string) (Proof, error) {
+	return v.verify(r, accessToken, true, jkt)
+}
+
+// verify is Verify, and with bound VerifyBound.
+func (v *Verifier) verify(r *http.Request, accessToken string, bound bool, jkt string) (Proof, error) {
 	raw, err := proofHeader(r)
 	if err != nil {
-		return dpophook.Proof{}, err
+		return Proof{}, err
 	}
 	seg, ok := split(raw)
 	if !ok {
-		return dpophook.Proof{}, refuse(dpophook.ReasonMalformed)
+		return Proof{}, refuse(ReasonMalformed)
 	}
 	key, err := v.key(seg.head)
 	if err != nil {
-		return dpophook.Proof{}, err
+		return Proof{}, err
 	}
 	if !verifySignature(key, seg.input, seg.sig) {
-		return dpophook.Proof{}, refuse(dpophook.ReasonSignature)
+		return Proof{}, refuse(ReasonSignature)
 	}
 	c, err := readClaims(seg.payload)
 	if err != nil {
-		return dpophook.Proof{}, err
+		return Proof{}, err
 	}
 	if c.Method != r.Method {
-		return dpophook.Proof{}, refuse(dpophook.ReasonMethod)
+		return Proof{}, refuse(ReasonMethod)
 	}
 	if !sameURL(c.URL, r) {
-		return dpophook.Proof{}, refuse(dpophook.ReasonURL)
+		return Proof{}, refuse(ReasonURL)
 	}
 	now := v.now()
 	iat := time.Unix(int64(c.IssuedAt), 0)
 	if iat.Before(now.Add(-v.maxAge)) || iat.After(now.Add(v.ahead)) {
-		return dpophook.Proof{}, refuse(dpophook.ReasonIssuedAt)
+		return Proof{}, refuse(ReasonIssuedAt)
 	}
 	if accessToken != "" {
 		sum := sha256.Sum256([]byte(accessToken))
 		want := base64.RawURLEncoding.EncodeToString(sum[:])
 		if subtle.ConstantTimeCompare([]byte(c.TokenHash), []byte(want)) != 1 {
-			return dpophook.Proof{}, refuse(dpophook.ReasonTokenHash)
+			return Proof{}, refuse(ReasonTokenHash)
 		}
 	}
 	var next string
 	if v.nonces != nil {
 		var valid bool
 		if valid, next = v.nonces.check(c.Nonce, now); !valid {
-			return dpophook.Proof{}, &dpophook.Error{Reason: dpophook.ReasonNonce, Nonce: v.nonces.current(now)}
+			return Proof{}, &Error{Reason: ReasonNonce, Nonce: v.nonces.current(now)}
 		}
 	}
-	p := dpophook.Proof{Thumbprint: key.thumbprint, IssuedAt: iat, Nonce: next}
+	p := Proof{Thumbprint: key.thumbprint, IssuedAt: iat, Nonce: next}
 	if bound {
 		if err := p.Bind(jkt); err != nil {
-			return dpophook.Proof{}, err
+			return Proof{}, err
 		}
 	}
 	fresh, err := v.replay.Remember(r.Context(), replayID(p.Thumbprint, c.ID), v.maxAge+v.ahead)
 	if err != nil {
-		return dpophook.Proof{}, &dpophook.Error{Reason: dpophook.ReasonUnavailable, Err: err}
+		return Proof{}, &Error{Reason: ReasonUnavailable, Err: err}
 	}
 	if !fresh {
-		return dpophook.Proof{}, refuse(dpophook.ReasonReplayed)
+		return Proof{}, refuse(ReasonReplayed)
 	}
 	return p, nil
 }

@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/modules/authn/dpop"
 )
@@ -68,28 +67,28 @@ func TestVerify(t *testing.T) {
 		{name: "RS256 allowed", opts: []dpop.Option{all}, req: func() *http.Request { return request("GET", url, rs.proof("GET", url, iat).with(ath(token))) }, token: token},
 		{name: "EdDSA allowed", opts: []dpop.Option{all}, req: func() *http.Request { return request("GET", url, ed.proof("GET", url, iat).with(ath(token))) }, token: token},
 		{name: "no access token, no ath", req: func() *http.Request { return request("POST", url, es.proof("POST", url, iat).String()) }},
-		{name: "RS256 not allowed", req: func() *http.Request { return request("GET", url, rs.proof("GET", url, iat).with(ath(token))) }, token: token, reason: dpophook.ReasonAlgorithm},
+		{name: "RS256 not allowed", req: func() *http.Request { return request("GET", url, rs.proof("GET", url, iat).with(ath(token))) }, token: token, reason: dpop.ReasonAlgorithm},
 		{name: "alg none", opts: []dpop.Option{all}, req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			p.header["alg"], p.sign = "none", nil
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonAlgorithm},
+		}, reason: dpop.ReasonAlgorithm},
 		{name: "HS256 with the public key as secret", opts: []dpop.Option{all}, req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			p.header["alg"], p.sign = "HS256", hs256([]byte(es.jwk["x"].(string)))
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonAlgorithm},
+		}, reason: dpop.ReasonAlgorithm},
 		{name: "alg of the wrong family for the key", opts: []dpop.Option{all}, req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			p.header["alg"] = "RS256"
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonKey},
+		}, reason: dpop.ReasonKey},
 		{name: "P-384 key under ES256", opts: []dpop.Option{dpop.Algorithms("ES256", "ES384")}, req: func() *http.Request {
 			k := newEC(t, elliptic.P384(), "ES384")
 			p := k.proof("GET", url, iat)
 			p.header["alg"] = "ES256"
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonKey},
+		}, reason: dpop.ReasonKey},
 		{name: "ES384", opts: []dpop.Option{dpop.Algorithms("ES384")}, req: func() *http.Request {
 			return request("GET", url, newEC(t, elliptic.P384(), "ES384").proof("GET", url, iat).String())
 		}},
@@ -102,81 +101,81 @@ func TestVerify(t *testing.T) {
 			p := rs.proof("GET", url, iat)
 			p.header["alg"], p.sign = "PS256", pss(rs, 64)
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonSignature},
+		}, reason: dpop.ReasonSignature},
 		{name: "duplicate alg member", opts: []dpop.Option{all}, req: func() *http.Request {
 			s := es.proof("GET", url, iat).String()
 			head := b64.EncodeToString([]byte(`{"typ":"dpop+jwt","alg":"none","alg":"ES256","jwk":` + mustJSON(es.jwk) + `}`))
 			input := head + s[strings.IndexByte(s, '.'):strings.LastIndexByte(s, '.')]
 			return request("GET", url, input+"."+b64.EncodeToString(es.signer()([]byte(input))))
-		}, reason: dpophook.ReasonMalformed},
+		}, reason: dpop.ReasonMalformed},
 		{name: "crit", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			p.header["crit"] = []string{"exp"}
 			p.header["exp"] = 1
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonMalformed},
+		}, reason: dpop.ReasonMalformed},
 		{name: "typ missing", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			delete(p.header, "typ")
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonType},
+		}, reason: dpop.ReasonType},
 		{name: "typ JWT", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			p.header["typ"] = "JWT"
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonType},
+		}, reason: dpop.ReasonType},
 		{name: "jwk missing", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			delete(p.header, "jwk")
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonKey},
+		}, reason: dpop.ReasonKey},
 		{name: "private key in jwk", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			p.header["jwk"] = withMember(es.jwk, "d", b64.EncodeToString(make([]byte, 32)))
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonKey},
+		}, reason: dpop.ReasonKey},
 		{name: "RSA private member p in jwk", opts: []dpop.Option{all}, req: func() *http.Request {
 			p := rs.proof("GET", url, iat)
 			p.header["jwk"] = withMember(rs.jwk, "p", "AQAB")
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonKey},
+		}, reason: dpop.ReasonKey},
 		{name: "symmetric jwk", opts: []dpop.Option{all}, req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			p.header["jwk"] = map[string]any{"kty": "oct", "k": "c2VjcmV0"}
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonKey},
-		{name: "RSA key under 2048 bits", opts: []dpop.Option{all}, req: func() *http.Request { return request("GET", url, weak.proof("GET", url, iat).String()) }, reason: dpophook.ReasonKey},
+		}, reason: dpop.ReasonKey},
+		{name: "RSA key under 2048 bits", opts: []dpop.Option{all}, req: func() *http.Request { return request("GET", url, weak.proof("GET", url, iat).String()) }, reason: dpop.ReasonKey},
 		{name: "signed by another key", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			p.sign = other.signer()
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonSignature},
-		{name: "htm wrong", req: func() *http.Request { return request("POST", url, es.proof("GET", url, iat).String()) }, reason: dpophook.ReasonMethod},
-		{name: "htm lowercase", req: func() *http.Request { return request("GET", url, es.proof("get", url, iat).String()) }, reason: dpophook.ReasonMethod},
+		}, reason: dpop.ReasonSignature},
+		{name: "htm wrong", req: func() *http.Request { return request("POST", url, es.proof("GET", url, iat).String()) }, reason: dpop.ReasonMethod},
+		{name: "htm lowercase", req: func() *http.Request { return request("GET", url, es.proof("get", url, iat).String()) }, reason: dpop.ReasonMethod},
 		{name: "htu other host", req: func() *http.Request {
 			return request("GET", url, es.proof("GET", "https://evil.example/orders/1", iat).String())
-		}, reason: dpophook.ReasonURL},
+		}, reason: dpop.ReasonURL},
 		{name: "htu other scheme", req: func() *http.Request {
 			return request("GET", url, es.proof("GET", "http://api.example/orders/1", iat).String())
-		}, reason: dpophook.ReasonURL},
+		}, reason: dpop.ReasonURL},
 		{name: "htu other path", req: func() *http.Request {
 			return request("GET", url, es.proof("GET", "https://api.example/orders/2", iat).String())
-		}, reason: dpophook.ReasonURL},
+		}, reason: dpop.ReasonURL},
 		// A prefix of the request's URL is another URL (issue 37 item 16:
 		// a prefix comparison passed every other case).
 		{name: "htu a prefix of the path", req: func() *http.Request {
 			return request("GET", url, es.proof("GET", "https://api.example/orders", iat).String())
-		}, reason: dpophook.ReasonURL},
+		}, reason: dpop.ReasonURL},
 		{name: "htu the bare origin", req: func() *http.Request {
 			return request("GET", url, es.proof("GET", "https://api.example", iat).String())
-		}, reason: dpophook.ReasonURL},
+		}, reason: dpop.ReasonURL},
 		{name: "htu the path's start, no slash", req: func() *http.Request {
 			return request("GET", url, es.proof("GET", "https://api.example/orders/", iat).String())
-		}, reason: dpophook.ReasonURL},
-		{name: "htu relative", req: func() *http.Request { return request("GET", url, es.proof("GET", "/orders/1", iat).String()) }, reason: dpophook.ReasonURL},
+		}, reason: dpop.ReasonURL},
+		{name: "htu relative", req: func() *http.Request { return request("GET", url, es.proof("GET", "/orders/1", iat).String()) }, reason: dpop.ReasonURL},
 		{name: "htu with userinfo", req: func() *http.Request {
 			return request("GET", url, es.proof("GET", "https://u@api.example/orders/1", iat).String())
-		}, reason: dpophook.ReasonURL},
+		}, reason: dpop.ReasonURL},
 		{name: "htu query and fragment ignored", req: func() *http.Request {
 			return request("GET", url+"?page=2", es.proof("GET", url+"?page=3#top", iat).String())
 		}},
@@ -191,7 +190,7 @@ func TestVerify(t *testing.T) {
 		}},
 		{name: "htu non-default port kept", req: func() *http.Request {
 			return request("GET", "https://api.example/x", es.proof("GET", "https://api.example:8443/x", iat).String())
-		}, reason: dpophook.ReasonURL},
+		}, reason: dpop.ReasonURL},
 		{name: "behind a trusted proxy", req: func() *http.Request {
 			r := behind(request("GET", "http://10.1.1.1:8080/orders/1", es.proof("GET", "https://public.example/orders/1", iat).String()), "10.2.2.2:4000")
 			r.Header.Set("X-Forwarded-Proto", "https")
@@ -208,56 +207,56 @@ func TestVerify(t *testing.T) {
 			r.Header.Set("X-Forwarded-Proto", "https")
 			r.Header.Set("X-Forwarded-Host", "public.example")
 			return r
-		}, reason: dpophook.ReasonURL},
+		}, reason: dpop.ReasonURL},
 		{name: "forged forwarding headers from an untrusted peer", req: func() *http.Request {
 			r := behind(request("GET", "http://10.1.1.1:8080/orders/1", es.proof("GET", "https://public.example/orders/1", iat).String()), "192.0.2.99:4000")
 			r.Header.Set("X-Forwarded-Proto", "https")
 			r.Header.Set("X-Forwarded-Host", "public.example")
 			return r
-		}, reason: dpophook.ReasonURL},
+		}, reason: dpop.ReasonURL},
 		{name: "iat at the edge of the window", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat-60).String()) }},
-		{name: "iat stale", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat-61).String()) }, reason: dpophook.ReasonIssuedAt},
-		{name: "iat in the future", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat+6).String()) }, reason: dpophook.ReasonIssuedAt},
+		{name: "iat stale", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat-61).String()) }, reason: dpop.ReasonIssuedAt},
+		{name: "iat in the future", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat+6).String()) }, reason: dpop.ReasonIssuedAt},
 		{name: "iat missing", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			delete(p.claims, "iat")
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonIssuedAt},
+		}, reason: dpop.ReasonIssuedAt},
 		{name: "iat a string", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			p.claims["iat"] = "1800000000"
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonMalformed},
+		}, reason: dpop.ReasonMalformed},
 		{name: "jti missing", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			delete(p.claims, "jti")
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonID},
-		{name: "ath wrong", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat).with(ath("another token"))) }, token: token, reason: dpophook.ReasonTokenHash},
-		{name: "ath missing with a token", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat).String()) }, token: token, reason: dpophook.ReasonTokenHash},
-		{name: "no DPoP header", req: func() *http.Request { return request("GET", url) }, reason: dpophook.ReasonMissing},
+		}, reason: dpop.ReasonID},
+		{name: "ath wrong", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat).with(ath("another token"))) }, token: token, reason: dpop.ReasonTokenHash},
+		{name: "ath missing with a token", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat).String()) }, token: token, reason: dpop.ReasonTokenHash},
+		{name: "no DPoP header", req: func() *http.Request { return request("GET", url) }, reason: dpop.ReasonMissing},
 		{name: "two DPoP headers", req: func() *http.Request {
 			return request("GET", url, es.proof("GET", url, iat).String(), es.proof("GET", url, iat).String())
-		}, reason: dpophook.ReasonMultiple},
-		{name: "extra segments", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat).String()+".e30") }, reason: dpophook.ReasonMalformed},
-		{name: "JSON serialization", req: func() *http.Request { return request("GET", url, `{"payload":"e30","signatures":[]}`) }, reason: dpophook.ReasonMalformed},
+		}, reason: dpop.ReasonMultiple},
+		{name: "extra segments", req: func() *http.Request { return request("GET", url, es.proof("GET", url, iat).String()+".e30") }, reason: dpop.ReasonMalformed},
+		{name: "JSON serialization", req: func() *http.Request { return request("GET", url, `{"payload":"e30","signatures":[]}`) }, reason: dpop.ReasonMalformed},
 		{name: "oversized", req: func() *http.Request {
 			p := es.proof("GET", url, iat)
 			p.claims["pad"] = strings.Repeat("a", 8<<10)
 			return request("GET", url, p.String())
-		}, reason: dpophook.ReasonOversized},
-		{name: "non-canonical base64 signature", req: func() *http.Request { return request("GET", url, nonCanonical(es.proof("GET", url, iat).String())) }, reason: dpophook.ReasonMalformed},
+		}, reason: dpop.ReasonOversized},
+		{name: "non-canonical base64 signature", req: func() *http.Request { return request("GET", url, nonCanonical(es.proof("GET", url, iat).String())) }, reason: dpop.ReasonMalformed},
 		{name: "payload not an object", req: func() *http.Request {
 			s := es.proof("GET", url, iat).String()
 			head := s[:strings.IndexByte(s, '.')]
 			input := head + "." + b64.EncodeToString([]byte("[1]"))
 			return request("GET", url, input+"."+b64.EncodeToString(es.signer()([]byte(input))))
-		}, reason: dpophook.ReasonMalformed},
+		}, reason: dpop.ReasonMalformed},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v := newVerifier(t, tc.opts...)
 			r := tc.req()
-			p, err := dpophook.Verify(v, r, tc.token)
+			p, err := v.Verify(r, tc.token)
 			if tc.reason == "" {
 				if err != nil {
 					t.Fatalf("refused: %v", err)
@@ -279,7 +278,7 @@ func TestVerify(t *testing.T) {
 // message repeats nothing the client sent.
 func checkRefusal(t *testing.T, err error) {
 	t.Helper()
-	var e *dpophook.Error
+	var e *dpop.Error
 	if !errors.As(err, &e) || e.Code() != "invalid_dpop_proof" {
 		t.Fatalf("refusal %#v", err)
 	}
@@ -317,7 +316,7 @@ func TestThumbprintAndBind(t *testing.T) {
 	es, other := newES256(t), newES256(t)
 	const url = "https://api.example/x"
 	v := newVerifier(t)
-	p, err := dpophook.Verify(v, request("GET", url, es.proof("GET", url, now.Unix()).String()), "")
+	p, err := v.Verify(request("GET", url, es.proof("GET", url, now.Unix()).String()), "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,8 +330,8 @@ func TestThumbprintAndBind(t *testing.T) {
 	// comparison of the same-length start passed every other case).
 	for _, jkt := range []string{other.thumbprint(t), "", es.thumbprint(t) + "A", es.thumbprint(t)[:10], es.thumbprint(t)[:42]} {
 		err := p.Bind(jkt)
-		var e *dpophook.Error
-		if !errors.As(err, &e) || e.Reason != dpophook.ReasonBinding || e.Code() != "invalid_token" {
+		var e *dpop.Error
+		if !errors.As(err, &e) || e.Reason != dpop.ReasonBinding || e.Code() != "invalid_token" {
 			t.Fatalf("Bind(%q) = %v", jkt, err)
 		}
 	}
@@ -347,16 +346,16 @@ func TestVerifyBoundSpendsNoJTIOnAnotherKey(t *testing.T) {
 	v := newVerifier(t)
 	proof := es.proof("GET", url, now.Unix()).String()
 	for _, jkt := range []string{other.thumbprint(t), ""} {
-		_, err := dpophook.VerifyBound(v, request("GET", url, proof), "", jkt)
-		if reasonOf(err) != dpophook.ReasonBinding {
-			t.Fatalf("jkt %q: %v, want %s", jkt, err, dpophook.ReasonBinding)
+		_, err := v.VerifyBound(request("GET", url, proof), "", jkt)
+		if reasonOf(err) != dpop.ReasonBinding {
+			t.Fatalf("jkt %q: %v, want %s", jkt, err, dpop.ReasonBinding)
 		}
 	}
-	if _, err := dpophook.VerifyBound(v, request("GET", url, proof), "", es.thumbprint(t)); err != nil {
+	if _, err := v.VerifyBound(request("GET", url, proof), "", es.thumbprint(t)); err != nil {
 		t.Fatalf("the proof after two refusals of its binding: %v", err)
 	}
-	if _, err := dpophook.VerifyBound(v, request("GET", url, proof), "", es.thumbprint(t)); reasonOf(err) != dpophook.ReasonReplayed {
-		t.Fatalf("the same proof again: %v, want %s", err, dpophook.ReasonReplayed)
+	if _, err := v.VerifyBound(request("GET", url, proof), "", es.thumbprint(t)); reasonOf(err) != dpop.ReasonReplayed {
+		t.Fatalf("the same proof again: %v, want %s", err, dpop.ReasonReplayed)
 	}
 }
 
@@ -366,12 +365,12 @@ func TestKeyCacheHoldsNoVerdict(t *testing.T) {
 	es, other := newES256(t), newES256(t)
 	const url = "https://api.example/x"
 	v := newVerifier(t)
-	if _, err := dpophook.Verify(v, request("GET", url, es.proof("GET", url, now.Unix()).String()), ""); err != nil {
+	if _, err := v.Verify(request("GET", url, es.proof("GET", url, now.Unix()).String()), ""); err != nil {
 		t.Fatal(err)
 	}
 	p := es.proof("GET", url, now.Unix())
 	p.sign = other.signer()
-	if _, err := dpophook.Verify(v, request("GET", url, p.String()), ""); reasonOf(err) != dpophook.ReasonSignature {
+	if _, err := v.Verify(request("GET", url, p.String()), ""); reasonOf(err) != dpop.ReasonSignature {
 		t.Fatalf("bad signature under a cached header: %v", err)
 	}
 }
@@ -384,12 +383,12 @@ func TestReplay(t *testing.T) {
 	// Two users of one store: two verifiers (as two replicas would be).
 	a, b := newVerifier(t, dpop.Replay(shared)), newVerifier(t, dpop.Replay(shared))
 	proof := es.proof("GET", url, now.Unix()).String()
-	if _, err := dpophook.Verify(a, request("GET", url, proof), ""); err != nil {
+	if _, err := a.Verify(request("GET", url, proof), ""); err != nil {
 		t.Fatal(err)
 	}
 	for name, v := range map[string]*dpop.Verifier{"same": a, "other": b} {
-		_, err := dpophook.Verify(v, request("GET", url, proof), "")
-		if reasonOf(err) != dpophook.ReasonReplayed {
+		_, err := v.Verify(request("GET", url, proof), "")
+		if reasonOf(err) != dpop.ReasonReplayed {
 			t.Fatalf("%s verifier: %v", name, err)
 		}
 		checkRefusal(t, err)
@@ -400,19 +399,19 @@ func TestReplay(t *testing.T) {
 	p2 := es.proof("GET", url, now.Unix())
 	p2.claims["jti"] = "shared-jti"
 	p.claims["jti"] = "shared-jti"
-	if _, err := dpophook.Verify(a, request("GET", url, p2.String()), ""); err != nil {
+	if _, err := a.Verify(request("GET", url, p2.String()), ""); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := dpophook.Verify(b, request("GET", url, p.String()), ""); err != nil {
+	if _, err := b.Verify(request("GET", url, p.String()), ""); err != nil {
 		t.Fatalf("another key's jti was spent: %v", err)
 	}
 	// A refused proof spends nothing.
 	p3 := es.proof("GET", url, now.Unix())
-	if _, err := dpophook.Verify(a, request("POST", url, p3.String()), ""); reasonOf(err) != dpophook.ReasonMethod {
+	if _, err := a.Verify(request("POST", url, p3.String()), ""); reasonOf(err) != dpop.ReasonMethod {
 		t.Fatal(err)
 	}
 	p3.claims["htm"] = "POST"
-	if _, err := dpophook.Verify(a, request("POST", url, p3.String()), ""); err != nil {
+	if _, err := a.Verify(request("POST", url, p3.String()), ""); err != nil {
 		t.Fatalf("a refused proof spent its jti: %v", err)
 	}
 }
@@ -435,12 +434,12 @@ func TestReplayHeldForTheWholeProofAge(t *testing.T) {
 			}
 			dpop.SetClock(v, func() time.Time { return clock })
 			proof := es.proof("GET", url, now.Unix()).String()
-			if _, err := dpophook.Verify(v, request("GET", url, proof), ""); err != nil {
+			if _, err := v.Verify(request("GET", url, proof), ""); err != nil {
 				t.Fatal(err)
 			}
 			clock = now.Add(later)
-			if _, err := dpophook.Verify(v, request("GET", url, proof), ""); reasonOf(err) != dpophook.ReasonReplayed {
-				t.Fatalf("the same proof %s later: %v, want %s", later, err, dpophook.ReasonReplayed)
+			if _, err := v.Verify(request("GET", url, proof), ""); reasonOf(err) != dpop.ReasonReplayed {
+				t.Fatalf("the same proof %s later: %v, want %s", later, err, dpop.ReasonReplayed)
 			}
 		})
 	}
@@ -485,9 +484,9 @@ func TestReplayStoreDownFailsClosed(t *testing.T) {
 	es := newES256(t)
 	const url = "https://api.example/x"
 	v := newVerifier(t, dpop.Replay(downStore{}))
-	_, err := dpophook.Verify(v, request("GET", url, es.proof("GET", url, now.Unix()).String()), "")
-	var e *dpophook.Error
-	if !errors.As(err, &e) || e.Reason != dpophook.ReasonUnavailable || e.Code() != "invalid_dpop_proof" {
+	_, err := v.Verify(request("GET", url, es.proof("GET", url, now.Unix()).String()), "")
+	var e *dpop.Error
+	if !errors.As(err, &e) || e.Reason != dpop.ReasonUnavailable || e.Code() != "invalid_dpop_proof" {
 		t.Fatalf("err = %#v", err)
 	}
 }
@@ -509,7 +508,7 @@ func TestNew(t *testing.T) {
 		}
 	}
 	v, err := dpop.New(dpop.Algorithms("PS256", "ES256"))
-	if err != nil || strings.Join(dpophook.Algorithms(v), " ") != "PS256 ES256" {
-		t.Fatal(dpophook.Algorithms(v), err)
+	if err != nil || strings.Join(v.AllowedAlgorithms(), " ") != "PS256 ES256" {
+		t.Fatal(v.AllowedAlgorithms(), err)
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/modules/authn/dpop"
 )
 
@@ -20,9 +19,9 @@ func FuzzVerify(f *testing.F) {
 	f.Add("e30.e30.")
 	f.Add(`{"payload":"e30"}`)
 	reasons := map[string]bool{}
-	for _, r := range []string{dpophook.ReasonMissing, dpophook.ReasonMultiple, dpophook.ReasonOversized, dpophook.ReasonMalformed,
-		dpophook.ReasonType, dpophook.ReasonAlgorithm, dpophook.ReasonKey, dpophook.ReasonSignature, dpophook.ReasonMethod, dpophook.ReasonURL,
-		dpophook.ReasonIssuedAt, dpophook.ReasonID, dpophook.ReasonReplayed, dpophook.ReasonTokenHash} {
+	for _, r := range []string{dpop.ReasonMissing, dpop.ReasonMultiple, dpop.ReasonOversized, dpop.ReasonMalformed,
+		dpop.ReasonType, dpop.ReasonAlgorithm, dpop.ReasonKey, dpop.ReasonSignature, dpop.ReasonMethod, dpop.ReasonURL,
+		dpop.ReasonIssuedAt, dpop.ReasonID, dpop.ReasonReplayed, dpop.ReasonTokenHash} {
 		reasons[r] = true
 	}
 	v, err := dpop.New(dpop.Algorithms("ES256", "RS256", "PS256", "EdDSA"))
@@ -31,14 +30,14 @@ func FuzzVerify(f *testing.F) {
 	}
 	dpop.SetClock(v, func() time.Time { return now })
 	f.Fuzz(func(t *testing.T, proof string) {
-		_, err := dpophook.Verify(v, request("GET", url, proof), "")
+		_, err := v.Verify(request("GET", url, proof), "")
 		if err == nil {
-			if _, err := dpophook.Verify(v, request("GET", url, proof), ""); reasonOf(err) != dpophook.ReasonReplayed {
+			if _, err := v.Verify(request("GET", url, proof), ""); reasonOf(err) != dpop.ReasonReplayed {
 				t.Fatalf("accepted twice: %v", err)
 			}
 			return
 		}
-		var e *dpophook.Error
+		var e *dpop.Error
 		if !errors.As(err, &e) || !reasons[e.Reason] {
 			t.Fatalf("refusal %v", err)
 		}

@@ -18,7 +18,7 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 
-	"github.com/svckit/svc/internal/dpophook"
+	"github.com/svckit/svc/modules/authn/dpop"
 )
 
 var b64 = base64.RawURLEncoding
@@ -181,7 +181,7 @@ func ath(token string) string {
 }
 
 func reasonOf(err error) string {
-	var e *dpophook.Error
+	var e *dpop.Error
 	if errors.As(err, &e) {
 		return e.Reason
 	}

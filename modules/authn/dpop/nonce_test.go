@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/internal/dpophook"
 	"github.com/svckit/svc/modules/authn/dpop"
 )
 
@@ -32,13 +31,13 @@ func TestNonces(t *testing.T) {
 		if nonce != "" {
 			p.claims["nonce"] = nonce
 		}
-		_, err := dpophook.Verify(v, request("GET", url, p.String()), "")
+		_, err := v.Verify(request("GET", url, p.String()), "")
 		return err
 	}
 	// Without a nonce: use_dpop_nonce, with the nonce to use.
 	err := send(a, "")
-	var e *dpophook.Error
-	if !errors.As(err, &e) || e.Reason != dpophook.ReasonNonce || e.Code() != "use_dpop_nonce" || e.Nonce != na.Current() {
+	var e *dpop.Error
+	if !errors.As(err, &e) || e.Reason != dpop.ReasonNonce || e.Code() != "use_dpop_nonce" || e.Nonce != na.Current() {
 		t.Fatalf("no nonce: %#v", err)
 	}
 	issued := e.Nonce
@@ -60,13 +59,13 @@ func TestNonces(t *testing.T) {
 	// Two steps on it is stale, and the refusal carries the current one.
 	clock = clock.Add(5 * time.Minute)
 	err = send(a, issued)
-	if !errors.As(err, &e) || e.Reason != dpophook.ReasonNonce || e.Nonce != na.Current() {
+	if !errors.As(err, &e) || e.Reason != dpop.ReasonNonce || e.Nonce != na.Current() {
 		t.Fatalf("stale nonce: %#v", err)
 	}
 	// Another secret's nonce, and garbage, are refused.
 	n3, _ := dpop.NewNonceSource([]byte(strings.Repeat("t", 32)), 5*time.Minute)
 	for _, bad := range []string{n3.Current(), "x", strings.Repeat("A", 24)} {
-		if err := send(a, bad); !errors.As(err, &e) || e.Reason != dpophook.ReasonNonce {
+		if err := send(a, bad); !errors.As(err, &e) || e.Reason != dpop.ReasonNonce {
 			t.Fatalf("nonce %q: %v", bad, err)
 		}
 	}
@@ -94,11 +93,11 @@ func TestPreviousNonceNamesTheCurrentOne(t *testing.T) {
 	}
 	v := newVerifier(t, dpop.RequireNonce(n))
 	dpop.SetClock(v, func() time.Time { return time.Unix(0, clock.Load()) })
-	verify := func(nonce string) dpophook.Proof {
+	verify := func(nonce string) dpop.Proof {
 		t.Helper()
 		p := es.proof("GET", url, time.Unix(0, clock.Load()).Unix())
 		p.claims["nonce"] = nonce
-		got, err := dpophook.Verify(v, request("GET", url, p.String()), "")
+		got, err := v.Verify(request("GET", url, p.String()), "")
 		if err != nil {
 			t.Fatalf("nonce %q: %v", nonce, err)
 		}

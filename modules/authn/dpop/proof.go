@@ -13,8 +13,6 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	josejson "github.com/go-jose/go-jose/v4/json"
-
-	"github.com/svckit/svc/internal/dpophook"
 )
 
 // minRSABits is the smallest RSA modulus a proof key may have.
@@ -29,11 +27,11 @@ func proofHeader(r *http.Request) (string, error) {
 	vals := r.Header.Values("DPoP")
 	switch {
 	case len(vals) == 0 || vals[0] == "":
-		return "", refuse(dpophook.ReasonMissing)
+		return "", refuse(ReasonMissing)
 	case len(vals) > 1:
-		return "", refuse(dpophook.ReasonMultiple)
+		return "", refuse(ReasonMultiple)
 	case len(vals[0]) > maxProofBytes:
-		return "", refuse(dpophook.ReasonOversized)
+		return "", refuse(ReasonOversized)
 	}
 	return vals[0], nil
 }
@@ -87,35 +85,35 @@ type header struct {
 func (v *Verifier) readHeader(head string) (*proofKey, error) {
 	hb, err := base64.RawURLEncoding.Strict().DecodeString(head)
 	if err != nil {
-		return nil, refuse(dpophook.ReasonMalformed)
+		return nil, refuse(ReasonMalformed)
 	}
 	var h header
 	if err := josejson.Unmarshal(hb, &h); err != nil || h.Crit != nil {
-		return nil, refuse(dpophook.ReasonMalformed)
+		return nil, refuse(ReasonMalformed)
 	}
 	if !strings.EqualFold(h.Type, "dpop+jwt") {
-		return nil, refuse(dpophook.ReasonType)
+		return nil, refuse(ReasonType)
 	}
 	alg, ok := v.allowed(h.Alg)
 	if !ok {
-		return nil, refuse(dpophook.ReasonAlgorithm)
+		return nil, refuse(ReasonAlgorithm)
 	}
 	var members map[string]josejson.RawMessage
 	if h.JWK == nil || josejson.Unmarshal(h.JWK, &members) != nil || members == nil {
-		return nil, refuse(dpophook.ReasonKey)
+		return nil, refuse(ReasonKey)
 	}
 	for _, m := range privateMembers {
 		if _, ok := members[m]; ok {
-			return nil, refuse(dpophook.ReasonKey)
+			return nil, refuse(ReasonKey)
 		}
 	}
 	var jwk jose.JSONWebKey
 	if err := jwk.UnmarshalJSON(h.JWK); err != nil || !jwk.Valid() || !jwk.IsPublic() || !fits(alg, jwk.Key) {
-		return nil, refuse(dpophook.ReasonKey)
+		return nil, refuse(ReasonKey)
 	}
 	tp, err := jwk.Thumbprint(crypto.SHA256)
 	if err != nil {
-		return nil, refuse(dpophook.ReasonKey)
+		return nil, refuse(ReasonKey)
 	}
 	return &proofKey{alg: alg, key: jwk.Key, thumbprint: base64.RawURLEncoding.EncodeToString(tp)}, nil
 }
@@ -159,17 +157,17 @@ func readClaims(payload []byte) (claims, error) {
 	var c claims
 	d := json.NewDecoder(bytes.NewReader(payload))
 	if err := d.Decode(&c); err != nil || d.More() {
-		return claims{}, refuse(dpophook.ReasonMalformed)
+		return claims{}, refuse(ReasonMalformed)
 	}
 	switch {
 	case c.ID == "":
-		return claims{}, refuse(dpophook.ReasonID)
+		return claims{}, refuse(ReasonID)
 	case c.Method == "":
-		return claims{}, refuse(dpophook.ReasonMethod)
+		return claims{}, refuse(ReasonMethod)
 	case c.URL == "":
-		return claims{}, refuse(dpophook.ReasonURL)
+		return claims{}, refuse(ReasonURL)
 	case !(c.IssuedAt > 0 && c.IssuedAt < 1<<40):
-		return claims{}, refuse(dpophook.ReasonIssuedAt)
+		return claims{}, refuse(ReasonIssuedAt)
 	}
 	return c, nil
 }

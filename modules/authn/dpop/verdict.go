@@ -1,44 +1,12 @@
-// Package dpophook reaches the side of a DPoP proof verifier
-// (modules/authn/dpop) that only svc's own packages use: the gate verifies
-// a request's proof with it and answers a refusal by its reason. An app
-// builds a verifier and hands it to authn.DPoP; it never verifies a proof
-// itself, so package dpop exports neither the check nor its verdicts.
-//
-// Package dpop fills the variables in its init. Every package that reads
-// them imports dpop (it holds a *dpop.Verifier to pass), so they are set
-// before anything reads them. The verifier is passed as any because this
-// package sits below dpop and cannot name its type; a value that is not a
-// *dpop.Verifier is a defect of svc and panics.
-package dpophook
+package dpop
 
 import (
 	"crypto/subtle"
-	"net/http"
 	"time"
 )
 
-var (
-	// Verify checks the DPoP proof of r with v, a *dpop.Verifier,
-	// presented with accessToken ("" when none is, as at a token endpoint:
-	// ath is then not checked). Every refusal is an *Error. The jti is
-	// remembered only once every other check passed, so a refused proof
-	// spends nothing.
-	Verify func(v any, r *http.Request, accessToken string) (Proof, error)
-
-	// VerifyBound is Verify for a proof presented with an access token
-	// bound to jkt (its cnf.jkt; "" for a token bound to no key): a proof
-	// whose key is not jkt's is refused (ReasonBinding, as Proof.Bind)
-	// before its jti is remembered, so that anyone holding some valid
-	// token cannot fill the replay store with proofs of throw-away keys.
-	VerifyBound func(v any, r *http.Request, accessToken, jkt string) (Proof, error)
-
-	// Algorithms lists the algorithms v, a *dpop.Verifier, allows, in the
-	// order given, for the algs parameter of a WWW-Authenticate: DPoP
-	// challenge.
-	Algorithms func(v any) []string
-)
-
-// Proof is what a verified proof tells the gate.
+// Proof is what a verified proof tells its caller (the authn gate, or a
+// token endpoint that binds the token it issues to the proof's key).
 type Proof struct {
 	// Thumbprint is the RFC 7638 SHA-256 thumbprint of the proof's key,
 	// base64url: the cnf.jkt of a token bound to it.
@@ -118,3 +86,5 @@ func (e *Error) Code() string {
 	}
 	return "invalid_dpop_proof"
 }
+
+func refuse(reason string) error { return &Error{Reason: reason} }
