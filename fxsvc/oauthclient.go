@@ -12,8 +12,6 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/internal/actorhook"
-	"github.com/svckit/svc/internal/breakerhook"
 	"github.com/svckit/svc/internal/oauthenv"
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/oauthclient"
@@ -181,7 +179,7 @@ func providePattern(name string, exchange bool, build patternFunc, opts []oauthc
 		}
 		// As the variable, not as oauthclient.Actor: an actor in code
 		// replaces it rather than being refused as a second one.
-		return withClient(c, actorhook.EnvActor(prefix+"ACTOR", actor).(oauthclient.PatternOption))
+		return withClient(c, oauthclient.EnvActor(prefix+"ACTOR", actor))
 	}
 	return fx.Options(check, degradedReadiness(name), KnownVariables(known...),
 		fx.Provide(fx.Annotate(provide, fx.ParamTags(`optional:"true"`, `group:"svc.oauthclient.actors"`), named)))
@@ -217,11 +215,11 @@ func envActor(prefix string, patterns []*oauthclient.Pattern) (*oauthclient.Patt
 func degradedReadiness(name string) fx.Option {
 	return fx.Provide(fx.Annotate(
 		func(p *oauthclient.Pattern) []ReadinessCheck {
-			if !breakerhook.Degraded(p) {
+			if !p.BreakersDegradeReadiness() {
 				return nil
 			}
 			return []ReadinessCheck{{Name: "oauthclient." + strings.ToLower(name), Degraded: true, Check: func(context.Context) error {
-				if hosts := breakerhook.Tripped(p); len(hosts) > 0 {
+				if hosts := p.OpenBreakers(); len(hosts) > 0 {
 					return fmt.Errorf("the circuit breaker is open for %s", strings.Join(hosts, ", "))
 				}
 				return nil

@@ -12,7 +12,6 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/internal/telemetryhook"
 	"github.com/svckit/svc/modules/telemetry"
 )
 
@@ -94,11 +93,11 @@ func newTelemetry(in telemetryIn) (part, error) {
 				if err != nil {
 					return fmt.Errorf("fxsvc.Serve: HTTP server metrics: %w", err)
 				}
-				telemetryhook.SetMeterProvider(t, p)
+				t.SetMeterProvider(p)
 				return nil
 			},
 			OnStop: func(context.Context) error {
-				telemetryhook.SetMeterProvider(t, nil)
+				t.SetMeterProvider(nil)
 				return nil
 			},
 		})

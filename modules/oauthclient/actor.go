@@ -3,8 +3,6 @@ package oauthclient
 import (
 	"context"
 	"net/url"
-
-	"github.com/svckit/svc/internal/actorhook"
 )
 
 // actorSource gives the actor token of an exchange and its RFC 8693 token
@@ -40,8 +38,13 @@ func Actor(from *Pattern) PatternOption {
 	return actorPattern(settingActor, from)
 }
 
-func init() {
-	actorhook.EnvActor = func(setting string, from any) any { return actorPattern(setting, from.(*Pattern)) }
+// EnvActor is [Actor] as the environment variable named sets it
+// (SVC_TOKENEXCHANGE_<NAME>_ACTOR, which fxsvc reads): its errors name the
+// variable, and an [Actor] or [ActorAssertionFile] in code replaces it
+// rather than being refused as a second actor (options override the
+// environment). An app configuring a pattern in code uses Actor.
+func EnvActor(variable string, from *Pattern) PatternOption {
+	return actorPattern(variable, from)
 }
 
 // actorPattern is Actor set by setting, which its errors name: the

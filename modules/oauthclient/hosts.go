@@ -7,8 +7,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-
-	"github.com/svckit/svc/internal/breakerhook"
 )
 
 // otherHosts is the server.address of the entry hosts over MaxHosts
@@ -85,16 +83,21 @@ func (hs *hosts) tripped() []string {
 	return out
 }
 
-func init() {
-	breakerhook.Tripped = func(pattern any) []string {
-		p := pattern.(*Pattern)
-		if p.hosts == nil {
-			return nil
-		}
-		return p.hosts.tripped()
+// OpenBreakers lists, sorted, the hosts (server.address) whose circuit
+// breaker is open or waits for its probe: none for a pattern without
+// [Resilience], or with NoBreaker. fxsvc's degraded readiness check reads
+// it; an app may show it on a status page of its own.
+func (p *Pattern) OpenBreakers() []string {
+	if p.hosts == nil {
+		return nil
 	}
-	breakerhook.Degraded = func(pattern any) bool {
-		p := pattern.(*Pattern)
-		return p.resilience != nil && p.resilience.Degraded && !p.resilience.NoBreaker
-	}
+	return p.hosts.tripped()
+}
+
+// BreakersDegradeReadiness reports whether the pattern's open breakers
+// should show on /readyz as degraded: its [Resilience] has Degraded set
+// (in code, or by SVC_..._<NAME>_RESILIENCE=degraded) and breakers on.
+// fxsvc adds the readiness check when it does.
+func (p *Pattern) BreakersDegradeReadiness() bool {
+	return p.resilience != nil && p.resilience.Degraded && !p.resilience.NoBreaker
 }

@@ -10,7 +10,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
-	"github.com/svckit/svc/internal/telemetryhook"
 	"github.com/svckit/svc/modules/telemetry"
 )
 
@@ -140,9 +139,9 @@ func TestSetMeterProviderTurnsMetricsOnAndOff(t *testing.T) {
 		return n
 	}
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
-	telemetryhook.SetMeterProvider(tel, mp)
+	tel.SetMeterProvider(mp)
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
-	telemetryhook.SetMeterProvider(tel, nil)
+	tel.SetMeterProvider(nil)
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	if n := count(); n != 1 {
 		t.Fatalf("%d requests measured, want only the one while the provider was set", n)

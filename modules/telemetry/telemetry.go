@@ -27,7 +27,6 @@ import (
 
 	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/internal/reqid"
-	"github.com/svckit/svc/internal/telemetryhook"
 	"github.com/svckit/svc/modules/requestid"
 )
 
@@ -125,18 +124,17 @@ func New(opts ...Option) (*Telemetry, error) {
 	if t.proxies, err = reqfacts.ParseProxies(t.cfg.proxies); err != nil {
 		return nil, fmt.Errorf("telemetry.TrustedProxies: %w", err)
 	}
-	t.setMeterProvider(t.cfg.meters)
+	t.SetMeterProvider(t.cfg.meters)
 	return t, nil
 }
 
-func init() {
-	telemetryhook.SetMeterProvider = func(t any, mp metric.MeterProvider) { t.(*Telemetry).setMeterProvider(mp) }
-}
-
-// setMeterProvider records the HTTP server metrics into mp from the next
-// request on; nil turns them off. fxsvc calls it (through telemetryhook)
-// when the metrics component opens and closes.
-func (t *Telemetry) setMeterProvider(mp metric.MeterProvider) {
+// SetMeterProvider records the HTTP server metrics into mp from the next
+// request on; nil turns them off. It is safe while requests are served:
+// fxsvc calls it when its metrics component opens and closes, so that the
+// server's metrics follow a provider that starts after the server was
+// built. An app that builds its own telemetry passes [MeterProvider]
+// instead.
+func (t *Telemetry) SetMeterProvider(mp metric.MeterProvider) {
 	if mp == nil {
 		t.meters.Store(nil)
 		return
