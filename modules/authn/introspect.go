@@ -51,7 +51,12 @@ type introspectSettings struct {
 // whose first decodes to a JSON object; five for a JWE, which stays
 // refused) goes to the endpoint; a JWS is verified with keys as before.
 // With an empty endpoint, Discover takes `introspection_endpoint` from the
-// discovery document; JWKSURL and KeySet then refuse it.
+// discovery document; JWKSURL and KeySet then refuse it. A document with
+// none (Ory Hydra names none: it serves introspection on its admin port
+// only), or with one that is not https, fails the discovery as a missing
+// jwks_uri does: no keys load, Ready names introspection_endpoint and the
+// discovery URL, and every token is answered 503 until the document names
+// one or the endpoint is given here.
 //
 // client authenticates the requests as it does its own token requests
 // (client_secret_basic, client_secret_post or private_key_jwt; a client
