@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/svckit/svc/secret"
 )
 
 // Discover returns a verifier for the tokens of issuer, found by OpenID
@@ -47,6 +49,9 @@ func Discover(issuer, audience string, opts ...VerifierOption) *JWTVerifier {
 		return v
 	}
 	d := &discovery{issuer: issuer, client: v.client}
+	// Introspect("") takes its endpoint from the document: a document
+	// without a usable one fails the discovery (introspectionFrom).
+	d.introspects = v.intro != nil && v.intro.endpoint == ""
 	v.discovery = d
 	if v.err == nil {
 		v.keys = newKeyManager(d.fetchKeys(&v.cfg), &v.cfg, &v.set)
@@ -58,6 +63,9 @@ func Discover(issuer, audience string, opts ...VerifierOption) *JWTVerifier {
 type discovery struct {
 	issuer string
 	client *http.Client
+	// introspects is set when Introspect was given no endpoint: the
+	// document must then name a usable introspection_endpoint.
+	introspects bool
 
 	mu               sync.Mutex
 	docURL           string // the discovery URL that answered
@@ -115,8 +123,9 @@ func (d *discovery) fetchKeys(cfg *verifierConfig) fetchFunc {
 }
 
 // discover reads the discovery document and returns its URL, jwks_uri
-// and introspection_endpoint (empty when absent or not https).
-// On failure the URL is the last one asked, for the loader's log.
+// and introspection_endpoint (empty when the verifier does not take it
+// from the document). On failure the URL is the last one asked, for the
+// loader's log.
 func (d *discovery) discover(ctx context.Context) (string, string, string, error) {
 	docURL := d.oidcURL()
 	body, _, err := fetchDocument(ctx, d.client, docURL, "application/json")
@@ -150,10 +159,28 @@ func (d *discovery) discover(ctx context.Context) (string, string, string, error
 	if err := checkFetchURL(*doc.JWKSURI); err != nil {
 		return docURL, "", "", fmt.Errorf("discovery %s: jwks_uri %w", docURL, err)
 	}
-	// An endpoint that could not be asked safely (plain http, a query)
-	// is left out: opaque tokens then answer 503, the endpoint unknown.
-	if doc.Introspection != "" && checkIntrospectionURL(doc.Introspection) != nil {
-		doc.Introspection = ""
+	introspection, err := d.introspectionFrom(docURL, doc.Introspection)
+	if err != nil {
+		return docURL, "", "", err
 	}
-	return docURL, *doc.JWKSURI, doc.Introspection, nil
+	return docURL, *doc.JWKSURI, introspection, nil
+}
+
+// introspectionFrom checks the document's introspection_endpoint when
+// Introspect was given none: a document without one (Ory Hydra serves
+// introspection on its admin port only, and its public document names
+// none), or with one that could not be asked safely, fails the discovery,
+// so that Ready says what is missing instead of every opaque token being
+// answered 503 while the verifier looks ready.
+func (d *discovery) introspectionFrom(docURL, endpoint string) (string, error) {
+	if !d.introspects {
+		return "", nil
+	}
+	if endpoint == "" {
+		return "", fmt.Errorf("discovery %s: no introspection_endpoint, and authn.Introspect was given none: pass the introspection endpoint to authn.Introspect (Ory Hydra serves it on its admin port only: https://<admin host>/admin/oauth2/introspect)", docURL)
+	}
+	if err := checkIntrospectionURL(endpoint); err != nil {
+		return "", fmt.Errorf("discovery %s: introspection_endpoint %s %w: pass a usable endpoint to authn.Introspect", docURL, quoteSetting(secret.URL(endpoint).String()), err)
+	}
+	return endpoint, nil
 }

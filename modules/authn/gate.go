@@ -34,8 +34,9 @@ type Gate struct {
 	cfg      gateConfig
 	exclude  excludeSet
 	meta     *metadata
-	bans     guardhook.Bans  // nil without authn.Bans
-	flood    guardhook.Flood // nil without authn.Flood
+	bans     guardhook.Bans      // nil without authn.Bans
+	flood    guardhook.Flood     // nil without authn.Flood
+	holds    *introspectionHolds // callers whose inactive tokens spent their flood budget; nil without authn.Flood
 	log      *zap.Logger
 	events   *zap.Logger
 	records  *recordLimiter
@@ -88,6 +89,9 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 	}
 	g.bans = guardhook.BansOf(g.cfg.bans, g.cfg.sharedBans)
 	g.flood = guardhook.FloodOf(g.cfg.flood, g.cfg.sharedFlood)
+	if g.flood != nil {
+		g.holds = newIntrospectionHolds(time.Now)
+	}
 	if s, ok := v.(introspectionSharer); ok && g.cfg.sharedIntrospections != nil {
 		s.shareIntrospections(g.cfg.sharedIntrospections)
 	}
@@ -338,6 +342,7 @@ const introspectionUnavailableCause = "introspection-unavailable-cause"
 
 func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 	var te *TokenError
+	var held *heldError
 	switch {
 	case errors.As(err, &te):
 		if te.Signed {
@@ -348,13 +353,11 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 				setEndUser(q.r.Context(), te.Principal.Subject)
 			}
 		}
-		if g.bans != nil && te.Reason.forged() {
-			if s, started := g.bans.Fail(q.address()); started {
-				g.writeBanStarted(q.address(), s)
-				g.countBanStarted(q.r.Context())
-			}
-		}
-		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: te.Reason}, false)
+		g.judged(q, te)
+		q.refuse(w, tokenRefusal(te), false)
+	case errors.As(err, &held):
+		// Not judged: no introspection request was sent (gate_introspect.go).
+		svcerrors.Refuse(w, q.r, &svcerrors.RateLimitExceeded{RetryAfter: held.wait})
 	case errors.Is(err, ErrKeysUnavailable):
 		// The security record says a 503 was answered; this line says why
 		// (not opened, or the last fetch's failure), once a minute.

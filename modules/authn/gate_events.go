@@ -229,7 +229,7 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 }
 
 func (g *Gate) writeBanStarted(addr string, s guardhook.Ban) {
-	g.events.Warn(fmt.Sprintf("client %s banned for %s after %d forged tokens", clean(addr), s.Duration, s.Failures),
+	g.events.Warn(fmt.Sprintf("client %s banned for %s after %d forged or inactive tokens", clean(addr), s.Duration, s.Failures),
 		zap.String("otel.event.name", "svc.client_bans.started"),
 		zap.Strings("event.category", []string{"intrusion_detection"}),
 		zap.Strings("event.type", []string{"denied"}),

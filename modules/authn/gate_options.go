@@ -88,7 +88,9 @@ func EndUser(on bool) Option { return func(c *gateConfig) { c.endUser = on } }
 func OpenAPI(on bool) Option { return func(c *gateConfig) { c.openAPI = on } }
 
 // Bans bans callers that present forged tokens (a signature or algorithm
-// that does not verify): a banned caller is answered 429 client-banned
+// that does not verify), and opaque tokens their own requests had
+// introspected as inactive (each cost a request to the issuer; one
+// answered from the cache costs none and does not count): a banned caller is answered 429 client-banned
 // with Retry-After before its token is verified, counted and not logged.
 // Off unless given. The caller's address is the one the app's trusted
 // proxies name (fxsvc.TrustedProxies, SVC_HTTP_TRUSTED_PROXIES); fxsvc.Authn
@@ -97,9 +99,14 @@ func OpenAPI(on bool) Option { return func(c *gateConfig) { c.openAPI = on } }
 func Bans(b *bans.Bans) Option { return func(c *gateConfig) { c.bans = b } }
 
 // Flood limits, per caller address, requests with a valid token to URLs no
-// route answers and, on an app with an anonymous route, requests without a
-// token (which must be routed to find out). Over the limit they are
-// answered 429 rate-limit-exceeded. Off unless given.
+// route answers, on an app with an anonymous route requests without a
+// token (which must be routed to find out), and opaque tokens the
+// caller's own requests had introspected as inactive. Over the limit they
+// are answered 429 rate-limit-exceeded; once inactive answers have spent
+// a caller's budget, its opaque tokens that would need a new
+// introspection request are answered so too, without the request, until
+// the budget refills (those already answered are still answered from the
+// cache). Off unless given.
 func Flood(l *flood.Limit) Option { return func(c *gateConfig) { c.flood = l } }
 
 // sharedStores names the stores the gate's [Bans] and [Flood] keep their

@@ -3,12 +3,10 @@ package authn
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/base64"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -51,7 +49,12 @@ type introspectSettings struct {
 // whose first decodes to a JSON object; five for a JWE, which stays
 // refused) goes to the endpoint; a JWS is verified with keys as before.
 // With an empty endpoint, Discover takes `introspection_endpoint` from the
-// discovery document; JWKSURL and KeySet then refuse it.
+// discovery document; JWKSURL and KeySet then refuse it. A document with
+// none (Ory Hydra names none: it serves introspection on its admin port
+// only), or with one that is not https, fails the discovery as a missing
+// jwks_uri does: no keys load, Ready names introspection_endpoint and the
+// discovery URL, and every token is answered 503 until the document names
+// one or the endpoint is given here.
 //
 // client authenticates the requests as it does its own token requests
 // (client_secret_basic, client_secret_post or private_key_jwt; a client
@@ -66,7 +69,13 @@ type introspectSettings struct {
 // RFC 9449 §6.2; a gate without [DPoP] refuses such a token). Every
 // member, `cnf` included, is kept in Principal.Claims.Raw, so that the
 // gate's [DPoP] and [CertificateBound] bind an opaque token by its
-// `cnf.jkt` and `cnf.x5t#S256` as they bind a JWT. `active: false` is refused with ReasonInactive.
+// `cnf.jkt` and `cnf.x5t#S256` as they bind a JWT. `active: false` is
+// refused with ReasonInactive; under the gate, one that a caller's own
+// request fetched from the endpoint counts toward its ban (Bans) and
+// spends its flood budget (Flood), and a caller whose budget is spent gets
+// no new introspection request until it refills (429
+// rate-limit-exceeded). A verifier without Introspect refuses an opaque
+// token as ReasonMalformed, the gate's detail saying it introspects none.
 // The request asks for a signed answer (RFC 9701,
 // application/token-introspection+jwt) and accepts plain JSON; a signed
 // answer must verify with the issuer's keys, name the issuer as `iss` and
@@ -221,65 +230,6 @@ func (in *introspector) target() string {
 	return ""
 }
 
-// isJWS reports whether token has the shape of a compact JWS or JWE: two
-// or four dots, and a first segment that decodes to text starting a JSON
-// object. Anything else is an opaque token. It reads four characters of
-// the token and allocates nothing.
-func isJWS(token string) bool {
-	dot := strings.IndexByte(token, '.')
-	if dot < 4 {
-		return false
-	}
-	if n := strings.Count(token, "."); n != 2 && n != 4 {
-		return false
-	}
-	var in [4]byte
-	var out [3]byte
-	copy(in[:], token)
-	if _, err := base64.RawURLEncoding.Decode(out[:], in[:]); err != nil {
-		return false
-	}
-	for _, c := range out {
-		switch c {
-		case ' ', '\t', '\r', '\n':
-			continue
-		case '{':
-			return true
-		}
-		return false
-	}
-	// Only white space so far: leave the verdict to the JWS steps.
-	return true
-}
-
-// isBearerToken reports whether token fits RFC 6750's b64token, the only
-// shape a bearer token has: anything else is refused without a request.
-func isBearerToken(token string) bool {
-	if token == "" {
-		return false
-	}
-	end := len(token)
-	for end > 0 && token[end-1] == '=' {
-		end--
-	}
-	if end == 0 {
-		return false
-	}
-	for i := 0; i < end; i++ {
-		c := token[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
-// errNotBearer refuses an opaque token that is not a b64token.
-var errNotBearer = errors.New("opaque token is not an RFC 6750 b64token")
-
 // verify answers an opaque token from the cache, or by one introspection
 // shared by every caller asking for the same token meanwhile. The
 // introspection request takes a slot of the verifier's budget (as a
@@ -300,6 +250,11 @@ func (in *introspector) verify(ctx context.Context, token string, now time.Time)
 		}
 		return p, nil
 	}
+	if wait, held := introspectionHeld(ctx); held {
+		// The gate holds this caller: its inactive tokens spent its
+		// flood budget (gate_introspect.go). No request for it now.
+		return Principal{}, &heldError{wait: wait}
+	}
 	f, started := in.flights.join(in.base, key)
 	defer in.flights.leave(key, f)
 	if started {
@@ -317,6 +272,10 @@ func (in *introspector) verify(ctx context.Context, token string, now time.Time)
 			return Principal{}, f.err
 		}
 		if f.val.err != nil {
+			if started && f.val.sent && f.val.err.Reason == ReasonInactive {
+				// This caller's token cost a request: the gate counts it.
+				return Principal{}, refuse(ReasonInactive, errInactiveAsked)
+			}
 			return Principal{}, f.val.err
 		}
 		return f.val.p, nil
@@ -328,10 +287,12 @@ func (in *introspector) verify(ctx context.Context, token string, now time.Time)
 	}
 }
 
-// answer is the verdict of one introspection: a principal, or a refusal.
+// answer is the verdict of one introspection: a principal, or a refusal,
+// and whether a request to the endpoint fetched it (not a cache).
 type answer struct {
-	p   Principal
-	err *TokenError
+	p    Principal
+	err  *TokenError
+	sent bool
 }
 
 // introspect answers token from this replica's cache, else from the
@@ -383,7 +344,7 @@ func (in *introspector) introspect(ctx context.Context, f *flight, token string,
 		shared.put(sctx, key, r, until, now)
 		cancel()
 	}
-	return answer{p: p, err: te}, nil
+	return answer{p: p, err: te, sent: true}, nil
 }
 
 // close ends the introspection requests in flight.

@@ -251,3 +251,52 @@ func TestIntrospectionEndsWithClose(t *testing.T) {
 		t.Fatal("Close left the introspection running")
 	}
 }
+
+// Issue 37 item 11: only the caller whose request fetched an inactive
+// answer from the endpoint is told so (errInactiveAsked, which the gate
+// counts against it); a caller that waited for the same flight, and one
+// answered from the cache, are refused alike but cost nothing and count
+// for nothing.
+func TestOnlyTheCallerThatAskedPaysForAnInactiveAnswer(t *testing.T) {
+	srv := newIntrospectionServer(t, map[string]any{"active": false})
+	hold := make(chan struct{})
+	srv.mu.Lock()
+	srv.hold = hold
+	srv.mu.Unlock()
+	v := introspectingVerifier(t, srv)
+	first := make(chan error, 1)
+	go func() { _, err := v.Verify(context.Background(), opaqueToken); first <- err }()
+	deadline := time.Now().Add(10 * time.Second)
+	for srv.requests.Load() == 0 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	joined := make(chan error, 1)
+	go func() { _, err := v.Verify(context.Background(), opaqueToken); joined <- err }()
+	for waiters(v) < 2 && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	close(hold)
+	_, cached := v.Verify(context.Background(), opaqueToken)
+	for name, err := range map[string]error{"the caller that asked": <-first, "a caller that joined": <-joined, "a cache hit": cached} {
+		if reasonOf(t, err) != ReasonInactive || !errors.Is(err, errInactive) {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if asked := errors.Is(err, errInactiveAsked); asked != (name == "the caller that asked") {
+			t.Fatalf("%s: counted against it %v", name, asked)
+		}
+	}
+	if n := srv.requests.Load(); n != 1 {
+		t.Fatalf("%d requests, want 1", n)
+	}
+}
+
+// waiters counts the callers waiting for v's introspection flights.
+func waiters(v *JWTVerifier) int {
+	v.intro.flights.mu.Lock()
+	defer v.intro.flights.mu.Unlock()
+	n := 0
+	for _, f := range v.intro.flights.m {
+		n += f.waiters
+	}
+	return n
+}

@@ -47,7 +47,10 @@ type received struct {
 func (in *introspector) ask(ctx context.Context, f *flight, token string, now time.Time) (received, Principal, time.Time, error) {
 	endpoint := in.target()
 	if endpoint == "" {
-		return received{}, Principal{}, time.Time{}, fmt.Errorf("%w: the introspection endpoint is not discovered yet (%w)", ErrIntrospectionUnavailable, in.v.keys.unavailable())
+		// Discovery has not succeeded: the key loader's error says why
+		// (still running, the provider down, or a document without a
+		// usable introspection_endpoint), and it is the error's cause.
+		return received{}, Principal{}, time.Time{}, fmt.Errorf("%w: the introspection endpoint is not known: discovery, which names it, has not succeeded: %w", ErrIntrospectionUnavailable, in.v.keys.unavailable())
 	}
 	if err := in.v.budget.acquire(ctx); err != nil {
 		return received{}, Principal{}, time.Time{}, err

@@ -38,7 +38,8 @@ import (
 // metadata lists every issuer as `authorization_servers`.
 //
 // An opaque token (not a JWS) names no issuer: it goes to the one
-// verifier built with Introspect. Two verifiers with Introspect are
+// verifier built with Introspect; with none, it is refused
+// (ReasonMalformed) with a cause saying no issuer introspects. Two verifiers with Introspect are
 // refused, since trying them in turn would hand one issuer's tokens to
 // another's endpoint.
 //
@@ -140,6 +141,9 @@ func (s *issuerSet) Verify(ctx context.Context, token string) (Principal, error)
 	}
 	if s.introspecting != nil && !isJWS(token) {
 		return s.introspecting.intro.verify(ctx, token, now)
+	}
+	if te := notIntrospected(token, s.maxTokenSize); te != nil {
+		return Principal{}, te
 	}
 	v, err := s.route(token)
 	if err != nil {

@@ -15,8 +15,9 @@ const (
 	// ReasonMalformed: the token is not a well-formed compact JWS (wrong
 	// number of segments, bad or non-canonical base64url, a header or payload
 	// that is not one JSON object, duplicate JSON member names, invalid
-	// UTF-8, an unknown `crit` or a `b64` header). Found before any signature
-	// work.
+	// UTF-8, an unknown `crit` or a `b64` header), or an opaque token given
+	// to a verifier without Introspect (the gate's detail says so). Found
+	// before any signature work.
 	ReasonMalformed Reason = "malformed"
 	// ReasonAlgorithm: `alg` is not in the verifier's allow-list (`none` in
 	// any spelling, HMAC, anything symmetric or unknown), or does not fit the
@@ -61,12 +62,17 @@ const (
 	ReasonTooLarge Reason = "too-large"
 	// ReasonInactive: the issuer's introspection endpoint answered
 	// `active: false` for an opaque token (revoked, expired or unknown
-	// there; see Introspect).
+	// there; see Introspect). Counts as forged, and spends the caller's
+	// flood budget, when the caller's own request fetched the answer (a
+	// random string costs a request to the issuer); never when a cache
+	// answered.
 	ReasonInactive Reason = "inactive"
 )
 
 // forged reports whether the reason shows a forgery attempt: true only for
-// ReasonSignature and ReasonAlgorithm, the two reasons bans count.
+// ReasonSignature and ReasonAlgorithm, the two reasons bans always count
+// (an inactive answer counts only when the caller's request fetched it:
+// Gate.judged).
 func (r Reason) forged() bool {
 	return r == ReasonSignature || r == ReasonAlgorithm
 }

@@ -44,8 +44,14 @@ func (v *JWTVerifier) Verify(ctx context.Context, token string) (Principal, erro
 
 // verifyAfterCache is Verify after a cache miss: an issuer template hands
 // the token to its tenant's verifier (tenants.go), any other verifier
-// runs the steps.
+// runs the steps. An opaque token to a verifier without Introspect is
+// refused first, saying so (introspect_token.go).
 func (v *JWTVerifier) verifyAfterCache(ctx context.Context, token string, now time.Time, cache *verifyCache) (Principal, error) {
+	if v.intro == nil {
+		if te := notIntrospected(token, v.cfg.maxTokenSize); te != nil {
+			return Principal{}, te
+		}
+	}
 	if v.tenants != nil {
 		return v.tenants.verify(ctx, token, v.cfg.maxTokenSize, now, cache)
 	}

@@ -43,10 +43,24 @@ var (
 	errIssuedAt    = errors.New("iat is in the future")
 
 	// introspection
-	errNoActive        = errors.New("answer has no boolean active member (RFC 7662 §2.2)")
-	errInactive        = errors.New("the issuer answered active: false")
-	errIntrospectType  = errors.New("token_type is not Bearer, nor DPoP with a cnf.jkt")
-	errSignedIssuer    = errors.New("signed answer's iss is not the issuer")
-	errSignedAudience  = errors.New("signed answer's aud does not name the client ID")
-	errSignedNoContent = errors.New("signed answer has no token_introspection object (RFC 9701 §5)")
+	errNoActive = errors.New("answer has no boolean active member (RFC 7662 §2.2)")
+	errInactive = errors.New("the issuer answered active: false")
+	// errInactiveAsked is errInactive given to the request whose
+	// introspection request fetched it (not to one answered from a cache,
+	// nor to others waiting for the same answer): the gate counts it
+	// toward that caller's bans and flood budget (gate_introspect.go).
+	errInactiveAsked   error = inactiveAsked{}
+	errOpaqueNotWanted       = errors.New("an opaque token (not a JWS), and no issuer here introspects (authn.Introspect)")
+	errIntrospectType        = errors.New("token_type is not Bearer, nor DPoP with a cnf.jkt")
+	errSignedIssuer          = errors.New("signed answer's iss is not the issuer")
+	errSignedAudience        = errors.New("signed answer's aud does not name the client ID")
+	errSignedNoContent       = errors.New("signed answer has no token_introspection object (RFC 9701 §5)")
 )
+
+// inactiveAsked is errInactiveAsked: errInactive, under its own message
+// (the verdict is the same, the cached one included; only who paid for
+// it differs).
+type inactiveAsked struct{}
+
+func (inactiveAsked) Error() string { return errInactive.Error() }
+func (inactiveAsked) Unwrap() error { return errInactive }

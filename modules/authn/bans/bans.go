@@ -1,6 +1,8 @@
 // Package bans keeps the callers the authentication gate has banned for
-// presenting forged tokens: a forged signature or algorithm. Expired
-// tokens, other audiences and keys being rotated never count.
+// presenting forged tokens: a forged signature or algorithm, or an opaque
+// token the caller's own request had introspected as inactive (a random
+// string costs a request to the issuer). Expired JWTs, other audiences
+// and keys being rotated never count.
 //
 //	b := bans.New(bans.Threshold(5), bans.Window(time.Minute), bans.Duration(15*time.Minute))
 //	fxsvc.Authn(verifier, authn.Bans(b)), fxsvc.TrustedProxies("10.0.0.0/8")

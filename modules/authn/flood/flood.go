@@ -2,6 +2,9 @@
 // authentication gate must route to answer: requests with a valid token to
 // URLs no route answers, and, on an app with a public route, requests
 // without a token (routed to find out whether a public route serves them).
+// Opaque tokens that the caller's own requests had introspected as
+// inactive spend the same budget: once it is spent, the gate sends no new
+// introspection request for that caller until it refills.
 // Requests to real routes are the route limits' business; a flood spread
 // over many addresses is the ingress's.
 //
