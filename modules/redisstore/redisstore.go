@@ -203,6 +203,8 @@ type Client struct {
 	metrics  *instruments
 	meters   metric.MeterProvider
 	failOpen *failOpen // the rate-limit store's
+	idem     *failClosed
+	dpop     *failClosed
 	watch    *watch
 
 	mu        sync.Mutex
@@ -269,6 +271,8 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	c.metrics = newInstruments(c.meters)
 	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log }, c.meterProvider)
+	c.idem = newFailClosed("idempotency", "a request with an Idempotency-Key is refused 503 before its handler runs", func() *zap.Logger { return c.log })
+	c.dpop = newFailClosed("dpop", "a DPoP proof is refused 503 rather than risk a replay", func() *zap.Logger { return c.log })
 	routeGoRedisLogs(c, top.passwords...)
 	c.rdb = top.rdb
 	c.watch = newWatch(c)
