@@ -295,11 +295,14 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// ping sends one PING, bounded by Timeout.
+// ping sends one PING, bounded by Timeout (see Check).
 func (c *Client) ping(ctx context.Context) error {
 	return c.do(ctx, "ping", func(ctx context.Context) error {
 		if cc, ok := c.rdb.(*redis.ClusterClient); ok {
-			return c.pingPrimaries(ctx, cc)
+			return c.checkCluster(ctx, cc)
+		}
+		if c.cfg.Mode == modeSingle {
+			return c.pingSingle(ctx)
 		}
 		return c.rdb.Ping(ctx).Err()
 	})
