@@ -1,8 +1,8 @@
 package redisstore
 
 import (
+	"cmp"
 	"context"
-	"errors"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
@@ -32,7 +32,10 @@ func (c *Client) pingSingle(ctx context.Context) error {
 	if ping.Val() != "PONG" {
 		// A refused login or a failed dial fails the whole pipeline,
 		// perhaps without an error on each command.
-		return errors.Join(err, ping.Err())
+		if perr := ping.Err(); perr != nil {
+			return perr
+		}
+		return cmp.Or(err, errShape)
 	}
 	s, err := info.Result()
 	if err != nil {
