@@ -27,9 +27,9 @@ const maxKinds = 64
 // A success does not reset it: on a Cluster with one shard down, some
 // keys fail while others succeed, every few milliseconds, and a limit
 // reset by each success let a warning and a recovery line through each
-// time (issue 37). recovered tells of a recovery once per warning
-// written, so a store writes at most one warning and one recovery line
-// per kind and period, whatever the interleaving.
+// time (issue 37). recovered tells of a recovery after a warning, at most
+// once a period, so a store writes at most one warning per kind and one
+// recovery line per period, whatever the interleaving.
 type throttle struct {
 	period time.Duration
 	now    func() time.Time
@@ -37,6 +37,7 @@ type throttle struct {
 	warned atomic.Bool // a line was let through that no recovered has told of yet
 	mu     sync.Mutex
 	kinds  map[string]*kindState
+	told   time.Time // the last recovery told of
 }
 
 type kindState struct {
@@ -76,19 +77,24 @@ func (t *throttle) pass(kind string) (suppressed int, ok bool) {
 }
 
 // recovered reports whether a success should be told of: true once after
-// each line pass let through, with the lines held back since (which it
-// then forgets, as told). The period of each kind runs on: a failure
-// right after a recovery is held back like any other. Without a line to
-// answer it costs one atomic load.
+// the lines pass let through, at most once a period, with the lines held
+// back since (which it then forgets, as told). The period of each kind
+// runs on: a failure right after a recovery is held back like any other.
+// Without a line to answer it costs one atomic load.
 func (t *throttle) recovered() (suppressed int, tell bool) {
 	if !t.warned.Load() {
 		return 0, false
 	}
+	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if !t.told.IsZero() && now.Sub(t.told) < t.period {
+		return 0, false // told of within the period: a later success tells
+	}
 	if !t.warned.Swap(false) {
 		return 0, false // another success told of it
 	}
+	t.told = now
 	for _, st := range t.kinds {
 		suppressed += st.suppressed
 		st.suppressed = 0

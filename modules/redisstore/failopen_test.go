@@ -148,6 +148,19 @@ func TestThrottleOnePerPeriodAndKindWithSuppressedCount(t *testing.T) {
 	if got := pass("a"); got != "false/0" {
 		t.Fatalf("after a recovery, within the minute: %s, want held back", got)
 	}
+	// Another kind warns on its own budget; its recovery waits for the
+	// minute after the last one told.
+	now = now.Add(time.Second)
+	if got := pass("c"); got != "true/0" {
+		t.Fatalf("a new kind: %s", got)
+	}
+	if _, tell := th.recovered(); tell {
+		t.Fatal("a second recovery line within the minute")
+	}
+	now = now.Add(time.Minute)
+	if n, tell := th.recovered(); !tell || n != 1 {
+		t.Fatalf("recovered a minute later: %d %v, want told, with the one held back", n, tell)
+	}
 	// Kinds are bounded: past maxKinds they share one budget.
 	for i := range 2 * maxKinds {
 		th.pass("kind" + strconv.Itoa(i))
