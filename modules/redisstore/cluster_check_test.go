@@ -1,14 +1,12 @@
 package redisstore_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
-	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
@@ -43,23 +41,7 @@ func clusterRolesAndState(t *testing.T, c *redistest.Cluster, key string) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cl.Close() })
-	failovers := func() int64 {
-		var rm metricdata.ResourceMetrics
-		if err := reader.Collect(context.Background(), &rm); err != nil {
-			t.Fatal(err)
-		}
-		var n int64
-		for _, sm := range rm.ScopeMetrics {
-			for _, m := range sm.Metrics {
-				if m.Name == "svc.redis.failovers" {
-					for _, p := range m.Data.(metricdata.Sum[int64]).DataPoints {
-						n += p.Value
-					}
-				}
-			}
-		}
-		return n
-	}
+	failovers := func() int64 { return count(t, reader, "svc.redis.failovers", "svc.redis.mode", "cluster") }
 
 	primary := c.PrimaryOf(t, key)
 	t.Run("a primary that misses a check is no failover", func(t *testing.T) {
