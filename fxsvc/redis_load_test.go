@@ -19,9 +19,11 @@ import (
 // shared), and one per replica sending each idempotency key to its
 // replica and then to the next one.
 type load struct {
-	checked, unchecked, refused atomic.Int64 // GET /limited: 200 with RateLimit fields, 200 without, 429
-	keys, created               atomic.Int64 // POST /items: keys sent, 201s
-	unavailable                 atomic.Int64 // POST /items: 503 (fails closed while no primary answers)
+	checked, unchecked, refused atomic.Int64   // GET /limited: 200 with RateLimit fields, 200 without, 429
+	spreadUnchecked             atomic.Int64   // GET /spread (budgets on every shard): 200 without RateLimit fields
+	notReady                    []atomic.Int64 // per replica: when the last /readyz that answered 503 was sent, Unix ns
+	keys, created               atomic.Int64   // POST /items: keys sent, 201s
+	unavailable                 atomic.Int64   // POST /items: 503 (fails closed while no primary answers)
 
 	prefix string // this run's idempotency keys
 	start  time.Time
@@ -31,14 +33,24 @@ type load struct {
 
 func startLoad(t *testing.T, apps []*svctest.App, name string) *load {
 	ctx, cancel := context.WithCancel(t.Context())
-	l := &load{start: time.Now(), cancel: cancel}
+	l := &load{start: time.Now(), cancel: cancel, notReady: make([]atomic.Int64, len(apps))}
 	l.prefix = fmt.Sprintf("%s-%d-", name, l.start.UnixNano())
 	t.Cleanup(func() { l.stop() })
 	for i := range apps {
 		l.wg.Go(func() {
-			for ctx.Err() == nil {
+			for n := 0; ctx.Err() == nil; n++ {
 				l.limited(t, apps[i])
+				l.spread(t, apps[i], n)
 				time.Sleep(10 * time.Millisecond)
+			}
+		})
+		l.wg.Go(func() { // a load balancer's probe
+			for ctx.Err() == nil {
+				sent := time.Now()
+				if apps[i].Request("GET", "/readyz").Send(t).Status != http.StatusOK {
+					l.notReady[i].Store(sent.UnixNano())
+				}
+				time.Sleep(50 * time.Millisecond)
 			}
 		})
 		l.wg.Go(func() {
@@ -68,6 +80,28 @@ func (l *load) limited(t *testing.T, app *svctest.App) {
 	}
 }
 
+// spread spends the n-th of 32 budgets, spread over a Cluster's shards.
+func (l *load) spread(t *testing.T, app *svctest.App, n int) {
+	resp := app.Request("GET", fmt.Sprintf("/spread?k=%d", n%32)).Token(behindtest.Alice).Send(t)
+	switch {
+	case resp.Status != http.StatusOK:
+		t.Errorf("GET /spread: %d", resp.Status)
+	case resp.Header.Get("RateLimit") == "":
+		l.spreadUnchecked.Add(1)
+	}
+}
+
+// readyAfter fails t when a replica answered /readyz 503 to a probe sent
+// after since.
+func (l *load) readyAfter(t *testing.T, since time.Time) {
+	t.Helper()
+	for i := range l.notReady {
+		if at := l.notReady[i].Load(); at > since.UnixNano() {
+			t.Errorf("replica %d answered /readyz 503 %s after every replica was ready again", i, time.Duration(at-since.UnixNano()).Round(time.Millisecond))
+		}
+	}
+}
+
 func (l *load) item(t *testing.T, app *svctest.App, key string, first bool) {
 	resp := postTo(t, app, "/items", key)
 	resp.Body.Close()
@@ -91,8 +125,8 @@ func (l *load) stop() time.Duration {
 }
 
 func (l *load) String() string {
-	return fmt.Sprintf("GET /limited: %d checked, %d unchecked (fail open), %d refused; POST /items: %d keys, %d created, %d answered 503",
-		l.checked.Load(), l.unchecked.Load(), l.refused.Load(), l.keys.Load(), l.created.Load(), l.unavailable.Load())
+	return fmt.Sprintf("GET /limited: %d checked, %d unchecked (fail open), %d refused; GET /spread: %d unchecked; POST /items: %d keys, %d created, %d answered 503",
+		l.checked.Load(), l.unchecked.Load(), l.refused.Load(), l.spreadUnchecked.Load(), l.keys.Load(), l.created.Load(), l.unavailable.Load())
 }
 
 // heldTheLimit checks what the load saw over elapsed: the checked

@@ -55,6 +55,10 @@ func replicaOn(t *testing.T, cfg redisstore.Config, writes, items *atomic.Int64,
 			r.Method(http.MethodGet, "/metrics", metrics.Handler(in.Metrics))
 		}
 		r.With(ratelimit.Limit("20/s", 1, ratelimit.Name("limited"))).Get("/limited", func(w http.ResponseWriter, _ *http.Request) {})
+		// Budgets on every shard of a Cluster, ample: while one shard is
+		// down some fail and others succeed (issue 37 item 4).
+		r.With(ratelimit.Limit("1000/s", 1000, ratelimit.Name("spread"), ratelimit.KeyByRoute(func(r *http.Request) string { return r.URL.Query().Get("k") }))).
+			Get("/spread", func(w http.ResponseWriter, _ *http.Request) {})
 		r.With(idempotency.Required()).Post("/orders", func(w http.ResponseWriter, _ *http.Request) {
 			writes.Add(1)
 			// Long enough that duplicates sent at once meet it in flight.

@@ -251,10 +251,11 @@ func StartCluster(t testing.TB, opts ...Option) *Cluster {
 	return c
 }
 
-// PrimaryOf returns the node that is the primary of key's slot now.
+// PrimaryOf returns the node that is the primary of key's slot now, as
+// the running nodes tell.
 func (c *Cluster) PrimaryOf(t testing.TB, key string) *Server {
 	t.Helper()
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: []string{c.Nodes[0].Addr}, Username: c.Nodes[0].User, Password: c.Nodes[0].Password})
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.running(), Username: c.Nodes[0].User, Password: c.Nodes[0].Password})
 	defer cc.Close()
 	var addr string
 	waitFor(t, "the primary of "+key, func(ctx context.Context) error {

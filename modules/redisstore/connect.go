@@ -53,15 +53,25 @@ func tlsConfig(cfg Config, base *tls.Config) (*tls.Config, error) {
 	return t, nil
 }
 
-// Check sends one PING, bounded by Timeout, as Open and fxredis.Redis do
-// at start and /readyz does on every probe (to the primary the sentinels
-// name in sentinel mode; to every primary in cluster mode, where it fails
-// only when none answers), and explains
-// a failure to the operator: the error names SVC_REDIS_URL (its
-// credentials masked), matches ErrAuthRefused when Redis refused the
-// credentials, and points to SVC_REDIS_TLS_CA_FILE when the server's
-// certificate is signed by a CA the client does not trust. It never
-// repeats the password.
+// Check sends one round trip, bounded by Timeout, as Open and
+// fxredis.Redis do at start and /readyz does on every probe, and explains
+// a failure to the operator:
+//
+//   - single mode: PING, and INFO, refusing a server SVC_REDIS_MODE does
+//     not fit (a Cluster node, a sentinel, a replica), naming the mode to
+//     set;
+//   - sentinel mode: PING to the primary the sentinels name; when the
+//     sentinels that answer know no primary of the URL's master_name, it
+//     says so;
+//   - cluster mode: ROLE and CLUSTER INFO to every node; it fails when no
+//     primary answers, or when every primary that answers says the
+//     Cluster is down (cluster_state:fail: a shard without a primary,
+//     under cluster-require-full-coverage yes, Redis's default).
+//
+// The error names SVC_REDIS_URL (its credentials masked), matches
+// ErrAuthRefused when Redis refused the credentials, and points to
+// SVC_REDIS_TLS_CA_FILE when the server's certificate is signed by a CA
+// the client does not trust. It never repeats the password.
 func (c *Client) Check(ctx context.Context) error {
 	err := c.ping(ctx)
 	if err == nil {
@@ -71,6 +81,18 @@ func (c *Client) Check(ctx context.Context) error {
 	cause := err
 	if errors.As(err, &u) {
 		cause = u.Err
+	}
+	var wrong *wrongTopology
+	switch {
+	case errors.As(cause, &wrong):
+		return fmt.Errorf("redisstore: SVC_REDIS_URL %s %w", c.cfg.URL, wrong)
+	case errors.Is(cause, errClusterDown):
+		return fmt.Errorf("redisstore: SVC_REDIS_URL %s: %w", c.cfg.URL, errClusterDown)
+	case c.cfg.Mode == modeSentinel && errors.Is(cause, redis.Nil):
+		// go-redis joins each sentinel's answer, redis.Nil for a name it
+		// does not monitor, one a line.
+		return fmt.Errorf("redisstore: SVC_REDIS_URL %s: the sentinels know no primary named %q: set master_name to the name of their `sentinel monitor` line (SVC_REDIS_MODE=sentinel)",
+			c.cfg.URL, c.Topology().MasterName)
 	}
 	var rerr redis.Error
 	if errors.As(cause, &rerr) && isAuthRefusal(rerr.Error()) {

@@ -18,8 +18,9 @@ type dpopReplay struct{ c *Client }
 //
 // It fails closed: a check Redis does not answer within Timeout returns
 // an error matching store.ErrUnavailable, and the verifier refuses the
-// proof 503 rather than let a replay through. Round trips are measured
-// under db.operation.name dpop.jti.
+// proof 503 rather than let a replay through; a warning says so at most
+// once a minute. Round trips are measured under db.operation.name
+// dpop.jti.
 func (c *Client) DPoPReplay() dpop.ReplayStore { return dpopReplay{c} }
 
 func (s dpopReplay) Remember(ctx context.Context, id string, ttl time.Duration) (bool, error) {
@@ -29,7 +30,7 @@ func (s dpopReplay) Remember(ctx context.Context, id string, ttl time.Duration) 
 		fresh, err = s.c.rdb.SetNX(ctx, s.c.cfg.Prefix+"dpop:"+id, "1", max(time.Millisecond, ttl)).Result()
 		return err
 	})
-	if err != nil {
+	if err := s.c.dpop.report("dpop.jti", err); err != nil {
 		return false, err
 	}
 	return fresh, nil

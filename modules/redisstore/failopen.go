@@ -23,13 +23,21 @@ const maxKinds = 64
 // throttle lets one line per kind through each period and counts the
 // ones it held back. It is the one rate limit on every log line of this
 // package: the fail-open warnings of the stores and go-redis's own lines.
+//
+// A success does not reset it: on a Cluster with one shard down, some
+// keys fail while others succeed, every few milliseconds, and a limit
+// reset by each success let a warning and a recovery line through each
+// time (issue 37). recovered tells of a recovery after a warning, at most
+// once a period, so a store writes at most one warning per kind and one
+// recovery line per period, whatever the interleaving.
 type throttle struct {
 	period time.Duration
 	now    func() time.Time
 
-	failing atomic.Bool // a cheap "nothing to reset" for the success path
-	mu      sync.Mutex
-	kinds   map[string]*kindState
+	warned atomic.Bool // a line was let through that no recovered has told of yet
+	mu     sync.Mutex
+	kinds  map[string]*kindState
+	told   time.Time // the last recovery told of
 }
 
 type kindState struct {
@@ -58,38 +66,46 @@ func (t *throttle) pass(kind string) (suppressed int, ok bool) {
 			t.kinds[kind] = st
 		}
 	}
-	t.failing.Store(true)
 	if !st.last.IsZero() && now.Sub(st.last) < t.period {
 		st.suppressed++
 		return 0, false
 	}
 	n := st.suppressed
 	st.last, st.suppressed = now, 0
+	t.warned.Store(true)
 	return n, true
 }
 
-// reset forgets every kind, so that the next failure is written at once.
-// It reports whether there was anything to forget and how many lines
-// were held back that no line told of.
-func (t *throttle) reset() (suppressed int, was bool) {
-	if !t.failing.Load() {
+// recovered reports whether a success should be told of: true once after
+// the lines pass let through, at most once a period, with the lines held
+// back since (which it then forgets, as told). The period of each kind
+// runs on: a failure right after a recovery is held back like any other.
+// Without a line to answer it costs one atomic load.
+func (t *throttle) recovered() (suppressed int, tell bool) {
+	if !t.warned.Load() {
 		return 0, false
 	}
+	now := t.now()
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if !t.told.IsZero() && now.Sub(t.told) < t.period {
+		return 0, false // told of within the period: a later success tells
+	}
+	if !t.warned.Swap(false) {
+		return 0, false // another success told of it
+	}
+	t.told = now
 	for _, st := range t.kinds {
 		suppressed += st.suppressed
+		st.suppressed = 0
 	}
-	was = len(t.kinds) > 0
-	t.kinds = map[string]*kindState{}
-	t.failing.Store(false)
-	return suppressed, was
+	return suppressed, true
 }
 
 // failOpen reports a fail-open store (rate limits, bans, flood) that
 // could not reach Redis: a warning at most once per warnEvery and
 // operation (with the count of the ones held back), one line when Redis
-// answers again, and for every request let through unchecked the counter
+// answers again after a warning, and for every request let through unchecked the counter
 // svc.redis.fail_open{svc.redis.store, db.operation.name}. Errors from
 // go-redis name the address and the failure, never the password.
 type failOpen struct {
@@ -132,11 +148,11 @@ func (f *failOpen) warn(op string, err error) {
 		zap.Error(err), zap.Int("svc.suppressed", n))
 }
 
-// ok records a success; the first after failures is logged once, with
-// the failures no warning told of. Without failures it costs one atomic
-// load.
+// ok records a success; the first after a warning is logged once, with
+// the failures no warning told of. Without a warning to answer it costs
+// one atomic load.
 func (f *failOpen) ok() {
-	if n, was := f.th.reset(); was {
+	if n, was := f.th.recovered(); was {
 		f.logger().Info("svc.redis: "+f.store+" store reaches Redis again",
 			zap.String("svc.redis.store", f.store), zap.Int("svc.suppressed", n))
 	}

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
@@ -52,10 +53,41 @@ func TestFailOpenWarnsOnceAMinuteWithTheCountHeldBack(t *testing.T) {
 	if len(back) != 1 || back[0].ContextMap()["svc.suppressed"] != int64(1) {
 		t.Fatalf("recovery lines: %v", back)
 	}
-	// After recovery, the next failure warns at once.
+	// A failure soon after the recovery is held back: the minute runs on.
 	f.admit(ctx, "bans.fail", boom)
-	if logs.FilterMessageSnippet("failing open").Len() != 4 {
-		t.Fatal("the first failure after a recovery was held back")
+	if n := logs.FilterMessageSnippet("failing open").Len(); n != 3 {
+		t.Fatalf("%d warnings, want 3: a recovery reset the limit", n)
+	}
+}
+
+// Issue 37 item 4: on a Cluster with one shard down, failures and
+// successes interleave every few milliseconds. One warning and one
+// recovery line per store and minute, whatever the interleaving.
+func TestFailOpenInterleavedFailuresWarnOnceAMinute(t *testing.T) {
+	core, logs := observer.New(zapcore.InfoLevel)
+	now := time.Unix(1_700_000_000, 0)
+	f := newFailOpen("ratelimit", func() *zap.Logger { return zap.New(core) }, func() metric.MeterProvider { return noop.NewMeterProvider() })
+	f.th.now = func() time.Time { return now }
+	boom := errors.New("CLUSTERDOWN The cluster is down")
+	ctx := context.Background()
+	for range 2 {
+		for range 600 { // one fails, one succeeds, every 100 ms for a minute
+			f.admit(ctx, "ratelimit", boom)
+			f.ok()
+			now = now.Add(50 * time.Millisecond)
+			f.ok()
+			now = now.Add(50 * time.Millisecond)
+		}
+	}
+	warned := logs.FilterMessageSnippet("failing open").All()
+	back := logs.FilterMessageSnippet("reaches Redis again").All()
+	if len(warned) != 2 || len(back) != 2 {
+		t.Fatalf("%d warnings and %d recovery lines over two minutes of interleaved failures, want 2 and 2", len(warned), len(back))
+	}
+	// The failures held back after the first recovery line are told of
+	// by the next warning.
+	if n := warned[1].ContextMap()["svc.suppressed"]; n != int64(599) {
+		t.Errorf("the second warning tells of %v failures held back, want 599", n)
 	}
 }
 
@@ -107,14 +139,27 @@ func TestThrottleOnePerPeriodAndKindWithSuppressedCount(t *testing.T) {
 			t.Fatalf("step %d (%s): %s, want %s", i, s.kind, got, s.want)
 		}
 	}
-	if n, was := th.reset(); !was || n != 1 {
-		t.Fatalf("reset: %d %v, want 1 held back", n, was)
+	if n, tell := th.recovered(); !tell || n != 1 {
+		t.Fatalf("recovered: %d %v, want 1 held back", n, tell)
 	}
-	if _, was := th.reset(); was {
-		t.Fatal("a second reset found something to forget")
+	if _, tell := th.recovered(); tell {
+		t.Fatal("a second success told of a recovery again")
 	}
-	if got := pass("a"); got != "true/0" {
-		t.Fatalf("after reset: %s", got)
+	if got := pass("a"); got != "false/0" {
+		t.Fatalf("after a recovery, within the minute: %s, want held back", got)
+	}
+	// Another kind warns on its own budget; its recovery waits for the
+	// minute after the last one told.
+	now = now.Add(time.Second)
+	if got := pass("c"); got != "true/0" {
+		t.Fatalf("a new kind: %s", got)
+	}
+	if _, tell := th.recovered(); tell {
+		t.Fatal("a second recovery line within the minute")
+	}
+	now = now.Add(time.Minute)
+	if n, tell := th.recovered(); !tell || n != 1 {
+		t.Fatalf("recovered a minute later: %d %v, want told, with the one held back", n, tell)
 	}
 	// Kinds are bounded: past maxKinds they share one budget.
 	for i := range 2 * maxKinds {

@@ -90,7 +90,7 @@ func (s *introspections) failed(op string, err error) {
 }
 
 func (s *introspections) ok() {
-	if n, was := s.th.reset(); was {
+	if n, was := s.th.recovered(); was {
 		s.c.log.Info("svc.redis: introspection store reaches Redis again",
 			zap.String("svc.redis.store", "introspection"), zap.Int("svc.suppressed", n))
 	}

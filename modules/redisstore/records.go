@@ -61,6 +61,7 @@ type records struct{ c *Client }
 // idempotency component answers 503 request-refused (the client retries
 // later) rather than run a write whose duplicate it could not detect. A
 // Complete that fails leaves the record in flight until its lease ends.
+// A failure is logged at most once a minute per operation.
 func (c *Client) Idempotency() store.Idempotency { return records{c} }
 
 func (s records) Claim(ctx context.Context, k store.Key, fingerprint, owner string, lease time.Duration) (store.Claim, error) {
@@ -70,7 +71,7 @@ func (s records) Claim(ctx context.Context, k store.Key, fingerprint, owner stri
 		res, err = claim.Run(ctx, s.c.rdb, []string{s.c.key("idem", k)}, fingerprint, owner, max(1, lease.Milliseconds())).Slice()
 		return err
 	})
-	if err != nil {
+	if err := s.c.idem.report("idempotency.claim", err); err != nil {
 		return store.Claim{}, err
 	}
 	state, _ := res[0].(int64)
@@ -100,15 +101,15 @@ func (s records) Complete(ctx context.Context, k store.Key, owner string, resp s
 	if err != nil {
 		return err
 	}
-	return s.c.do(ctx, "idempotency.complete", func(ctx context.Context) error {
+	return s.c.idem.report("idempotency.complete", s.c.do(ctx, "idempotency.complete", func(ctx context.Context) error {
 		return complete.Run(ctx, s.c.rdb, []string{s.c.key("idem", k)}, owner, raw, max(1, ttl.Milliseconds()), time.Now().UnixNano()).Err()
-	})
+	}))
 }
 
 func (s records) Release(ctx context.Context, k store.Key, owner string) error {
-	return s.c.do(ctx, "idempotency.release", func(ctx context.Context) error {
+	return s.c.idem.report("idempotency.release", s.c.do(ctx, "idempotency.release", func(ctx context.Context) error {
 		return release.Run(ctx, s.c.rdb, []string{s.c.key("idem", k)}, owner).Err()
-	})
+	}))
 }
 
 // wire is a stored response (and, for the cache, when it was stored).

@@ -203,6 +203,8 @@ type Client struct {
 	metrics  *instruments
 	meters   metric.MeterProvider
 	failOpen *failOpen // the rate-limit store's
+	idem     *failClosed
+	dpop     *failClosed
 	watch    *watch
 
 	mu        sync.Mutex
@@ -269,6 +271,8 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	}
 	c.metrics = newInstruments(c.meters)
 	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log }, c.meterProvider)
+	c.idem = newFailClosed("idempotency", "a request with an Idempotency-Key is refused 503 before its handler runs", func() *zap.Logger { return c.log })
+	c.dpop = newFailClosed("dpop", "a DPoP proof is refused 503 rather than risk a replay", func() *zap.Logger { return c.log })
 	routeGoRedisLogs(c, top.passwords...)
 	c.rdb = top.rdb
 	c.watch = newWatch(c)
@@ -291,11 +295,14 @@ func Open(ctx context.Context, cfg Config, opts ...Option) (*Client, error) {
 	return c, nil
 }
 
-// ping sends one PING, bounded by Timeout.
+// ping sends one PING, bounded by Timeout (see Check).
 func (c *Client) ping(ctx context.Context) error {
 	return c.do(ctx, "ping", func(ctx context.Context) error {
 		if cc, ok := c.rdb.(*redis.ClusterClient); ok {
-			return c.pingPrimaries(ctx, cc)
+			return c.checkCluster(ctx, cc)
+		}
+		if c.cfg.Mode == modeSingle {
+			return c.pingSingle(ctx)
 		}
 		return c.rdb.Ping(ctx).Err()
 	})

@@ -3,9 +3,7 @@ package redisstore
 import (
 	"context"
 	"errors"
-	"fmt"
 	"net"
-	"slices"
 	"strings"
 	"sync"
 
@@ -19,7 +17,8 @@ import (
 // redirections a Cluster answers (svc.redis.redirections) and the
 // failovers the client sees (svc.redis.failovers, a warning each): on
 // Sentinel a connection reaching another primary than the last one; on a
-// Cluster a primary that was none at the previous readiness check.
+// Cluster a node that answered ROLE as a replica at an earlier readiness
+// check and answers as a primary now.
 type watch struct {
 	c            *Client
 	redirections metric.Int64Counter
@@ -27,9 +26,10 @@ type watch struct {
 	moved, ask   metric.AddOption
 	byMode       metric.AddOption
 
-	mu        sync.Mutex
-	primary   string   // Sentinel: the address of the last connection
-	primaries []string // Cluster: the primaries at the last check, sorted
+	mu      sync.Mutex
+	primary string // Sentinel: the address of the last connection
+	roles   roles  // Cluster: each node's role at the latest check
+	checks  uint64 // Cluster: the checks begun
 }
 
 func newWatch(c *Client) *watch {
@@ -69,23 +69,6 @@ func (w *watch) sawPrimary(ctx context.Context, addr string) {
 	w.mu.Unlock()
 	if old != "" && old != addr {
 		w.failover(ctx, old, addr)
-	}
-}
-
-// sawPrimaries is the Cluster's side: the primaries a check found.
-func (w *watch) sawPrimaries(ctx context.Context, addrs []string) {
-	slices.Sort(addrs)
-	w.mu.Lock()
-	old := w.primaries
-	w.primaries = addrs
-	w.mu.Unlock()
-	if len(old) == 0 {
-		return
-	}
-	for _, a := range addrs {
-		if !slices.Contains(old, a) {
-			w.failover(ctx, strings.Join(old, ","), a)
-		}
 	}
 }
 
@@ -144,36 +127,4 @@ func (h redirectHook) see(ctx context.Context, err error) {
 	case strings.HasPrefix(msg, "ASK "):
 		h.w.redirections.Add(ctx, 1, h.w.ask)
 	}
-}
-
-// pingPrimaries is a Cluster's readiness: a PING to every primary, each
-// under Timeout. The Cluster is ready while one primary answers: the
-// stores then serve the keys of the slots that answer and fail as
-// documented for the others, the same on every replica of the service, so
-// taking them all out of the load balancer would only add an outage.
-func (c *Client) pingPrimaries(ctx context.Context, cc *redis.ClusterClient) error {
-	var (
-		mu       sync.Mutex
-		answered []string
-		failed   []error
-	)
-	err := cc.ForEachMaster(ctx, func(ctx context.Context, n *redis.Client) error {
-		err := n.Ping(ctx).Err()
-		mu.Lock()
-		defer mu.Unlock()
-		if err != nil {
-			failed = append(failed, fmt.Errorf("%s: %w", n.Options().Addr, err))
-		} else {
-			answered = append(answered, n.Options().Addr)
-		}
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("no Cluster node answers with the slots' primaries: %w", err)
-	}
-	c.watch.sawPrimaries(ctx, answered)
-	if len(answered) == 0 {
-		return fmt.Errorf("no Cluster primary answers PING: %w", errors.Join(failed...))
-	}
-	return nil
 }

@@ -57,7 +57,7 @@ func (in redisIn) logger() (*zap.Logger, error) {
 // accepted is a replay at every other. The client PINGs Redis when the
 // app starts (a wrong address, password or CA fails the start naming
 // SVC_REDIS_URL; see redisstore.Client.Check) and closes when it stops; /readyz (see fxsvc.Health) checks
-// it with a PING under the name "redis".
+// it with redisstore.Client.Check under the name "redis".
 //
 // Without SVC_REDIS_URL (read when Redis is called) the app runs on the
 // components' in-memory stores, each replica its own, and says so in one
