@@ -126,7 +126,7 @@ func TestARunningRequestRenewsItsClaim(t *testing.T) {
 		}
 		w.WriteHeader(http.StatusCreated)
 	})
-	const lease = 300 * time.Millisecond
+	const lease = 500 * time.Millisecond
 	handler := behindtest.Stack(t, r, newComponent(t, records, idempotency.Lease(lease)).Middleware).Config.Handler
 	first := make(chan *httptest.ResponseRecorder)
 	go func() { first <- postOn(context.Background(), handler, "k") }()
