@@ -24,6 +24,7 @@ type load struct {
 	notReady                    []atomic.Int64 // per replica: when the last /readyz that answered 503 was sent, Unix ns
 	keys, created               atomic.Int64   // POST /items: keys sent, 201s
 	unavailable                 atomic.Int64   // POST /items: 503 (fails closed while no primary answers)
+	unfinished                  sync.Map       // POST /items: keys no send completed (string → struct{})
 
 	prefix string // this run's idempotency keys
 	start  time.Time
@@ -57,8 +58,12 @@ func startLoad(t *testing.T, apps []*svctest.App, name string) *load {
 			for n := 0; ctx.Err() == nil; n++ {
 				key := fmt.Sprintf("%s%d-%d", l.prefix, i, n)
 				l.keys.Add(1)
+				done := false
 				for j := range 2 {
-					l.item(t, apps[(i+j)%len(apps)], key, j == 0)
+					done = l.item(t, apps[(i+j)%len(apps)], key, j == 0) || done
+				}
+				if !done {
+					l.unfinished.Store(key, struct{}{})
 				}
 			}
 		})
@@ -102,7 +107,8 @@ func (l *load) readyAfter(t *testing.T, since time.Time) {
 	}
 }
 
-func (l *load) item(t *testing.T, app *svctest.App, key string, first bool) {
+// item sends key to app and reports whether it completed (201).
+func (l *load) item(t *testing.T, app *svctest.App, key string, first bool) bool {
 	resp := postTo(t, app, "/items", key)
 	resp.Body.Close()
 	switch resp.StatusCode {
@@ -110,11 +116,45 @@ func (l *load) item(t *testing.T, app *svctest.App, key string, first bool) {
 		if first {
 			l.created.Add(1)
 		}
+		return true
 	case http.StatusServiceUnavailable:
 		l.unavailable.Add(1)
 	default:
-		t.Errorf("POST /items: %d", resp.StatusCode)
+		// A 409 or 504: the key was held in flight for a whole request
+		// (idempotency.Wait) with no replica running it.
+		t.Errorf("POST /items with Idempotency-Key %s: %d", key, resp.StatusCode)
 	}
+	return false
+}
+
+// everyKeyCompletes sends again, once the topology is whole again, each
+// key no send completed during the disturbance (503: no primary answered
+// its claim, or the claim's answer was lost): each must complete (201)
+// within the request timeout, where a claim Redis kept held its key in
+// flight for the whole lease (issue 37 item 2).
+func (l *load) everyKeyCompletes(t *testing.T, apps []*svctest.App) {
+	t.Helper()
+	n, stuck := 0, 0
+	l.unfinished.Range(func(k, _ any) bool {
+		n++
+		key := k.(string)
+		deadline := time.Now().Add(itemTimeout + time.Second)
+		for {
+			resp := postTo(t, apps[n%len(apps)], "/items", key)
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusCreated {
+				return true
+			}
+			if time.Now().After(deadline) {
+				stuck++
+				t.Errorf("POST /items with Idempotency-Key %s still answers %d %s after the recovery, past the request timeout (%s)",
+					key, resp.StatusCode, resp.Header.Get("Content-Type"), itemTimeout)
+				return true
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	})
+	t.Logf("%d keys no send completed during the disturbance; sent again, %d completed within the request timeout", n, n-stuck)
 }
 
 // stop ends the load, waits for its callers and returns how long it ran.

@@ -23,7 +23,9 @@ import (
 // rate limit's budget moves, with its keys, to another primary while three
 // replicas serve a steady load. Every answer is still checked (no fail
 // open, no 503), the budget holds with nothing lost, and the replicas
-// followed the Cluster's ASK and MOVED redirections.
+// followed the Cluster's ASK and MOVED redirections. Every idempotency key
+// that no send completed during the move completes when sent again within
+// the request timeout (issue 37 item 2: none stays in flight for a lease).
 func TestRedisClusterReshardUnderLoad(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: a Cluster is six processes")
@@ -71,6 +73,7 @@ func TestRedisClusterReshardUnderLoad(t *testing.T) {
 		t.Errorf("%d answers went out unchecked (fail open) or refused (503) during a resharding, with no timeout logged", n)
 	}
 	l.heldTheLimit(t, elapsed, 0)
+	l.everyKeyCompletes(t, apps)
 	var redirections float64
 	for _, app := range apps {
 		fams := scrapeFamilies(t, app)

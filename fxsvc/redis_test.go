@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-chi/chi/v5"
+	"github.com/go-chi/chi/v5/middleware"
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/fxsvc"
@@ -39,6 +40,11 @@ func replica(t *testing.T, srv *redistest.Server, writes, items *atomic.Int64) *
 	return replicaOn(t, redisstore.Config{URL: secret.URL(srv.URL), Timeout: 300 * time.Millisecond}, writes, items)
 }
 
+// itemTimeout is the request timeout of POST /items (chi's
+// middleware.Timeout): the longest a key whose request could not complete
+// may stay in flight.
+const itemTimeout = 3 * time.Second
+
 // routerIn is what a replica's router uses: its own metrics when extra
 // registers them (three replicas in one process each serve their own).
 type routerIn struct {
@@ -65,7 +71,7 @@ func replicaOn(t *testing.T, cfg redisstore.Config, writes, items *atomic.Int64,
 			time.Sleep(300 * time.Millisecond)
 			w.WriteHeader(http.StatusCreated)
 		})
-		r.With(idempotency.Required()).Post("/items", func(w http.ResponseWriter, r *http.Request) {
+		r.With(middleware.Timeout(itemTimeout), idempotency.Required()).Post("/items", func(w http.ResponseWriter, r *http.Request) {
 			items.Add(1)
 			n, _ := itemRuns.LoadOrStore(r.Header.Get("Idempotency-Key"), new(atomic.Int64))
 			n.(*atomic.Int64).Add(1)

@@ -49,8 +49,11 @@ type State struct {
 	found      bool
 	looked     bool
 	hasAddr    bool
-	hasSubj    bool
 	hasRoot    bool
+	// storeWait is how long the request waited on the shared store, in
+	// microseconds (see [State.StoreWait]): 32 bits, beside the flags,
+	// so that the State stays in its size class.
+	storeWait atomic.Uint32
 
 	// The first values carried sit in place (the gate's three: an fxsvc
 	// app puts its components in one set, not here); more, which only a
@@ -144,7 +147,7 @@ func (s *State) SetFinder(f Finder) { s.finder = f }
 func (s *State) SetProxies(p *Proxies) { s.proxies = p }
 
 // SetSubject records the authenticated (or signature-verified) subject.
-func (s *State) SetSubject(sub string) { s.subject, s.hasSubj = sub, sub != "" }
+func (s *State) SetSubject(sub string) { s.subject = sub }
 
 // Route returns the route template of r: the one the gate recorded, else
 // the one its finder finds now (once), else "" and false.
@@ -171,7 +174,7 @@ func (s *State) ClientAddress(r *http.Request) string {
 }
 
 // Subject returns the subject the gate recorded, "" and false when none.
-func (s *State) Subject() (string, bool) { return s.subject, s.hasSubj }
+func (s *State) Subject() (string, bool) { return s.subject, s.subject != "" }
 
 // Inherit takes the root path, the carried components and the trusted
 // proxies of outer, the State of an enclosing telemetry wrapper, so that a

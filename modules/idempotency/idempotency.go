@@ -41,7 +41,7 @@ const (
 // Defaults of [New].
 const (
 	defaultTTL         = 24 * time.Hour
-	defaultLease       = 5 * time.Minute
+	defaultLease       = 30 * time.Second
 	defaultWait        = time.Duration(0) // a duplicate in flight answers 409 at once
 	defaultMaxBodySize = 1 << 20
 )
@@ -80,9 +80,15 @@ func Store(s store.Idempotency) Option { return func(c *config) { c.records = s 
 // TTL is how long a response is replayed (default 24 hours).
 func TTL(d time.Duration) Option { return func(c *config) { c.ttl = d } }
 
-// Lease bounds how long a first request holds its key while it runs
-// (default 5 minutes): past it, a duplicate runs the handler again.
-// Set it above the route's longest run.
+// Lease bounds how long a claim outlives the request that made it
+// (default 30 seconds), or less when the request's context has a deadline
+// that comes first. A running request renews its claim every third of the
+// lease, so a handler may run longer; a request that ends without
+// completing releases its key at once, and the lease frees a key whose
+// release was lost (the replica stopped, the store unreachable). Keep it
+// above the longest outage of the store a running request must survive
+// (a Redis failover): a claim not renewed for a whole lease lapses, and a
+// duplicate may then run.
 func Lease(d time.Duration) Option { return func(c *config) { c.lease = d } }
 
 // Wait makes a duplicate that arrives while the first request still runs

@@ -116,11 +116,16 @@ func (c *Component) readBody(w http.ResponseWriter, r *http.Request) ([]byte, bo
 func (c *Component) serve(w http.ResponseWriter, r *http.Request, next http.Handler, k store.Key, fp string) {
 	owner := newOwner()
 	ctx := r.Context()
+	end, _ := ctx.Deadline()
 	deadline := time.Now().Add(c.wait)
 	poll := c.pollInitial
 	for {
-		claim, err := c.records.Claim(ctx, k, fp, owner, c.lease)
+		claim, err := c.records.Claim(ctx, k, fp, owner, c.leaseUntil(end))
 		if err != nil {
+			// The claim may have been made and only its answer lost (a
+			// timeout, a failover): release it, or a retry would meet it
+			// in flight until its lease ends.
+			_ = c.records.Release(context.WithoutCancel(ctx), k, owner)
 			behind.Refuse(w, r, fmt.Errorf("idempotency: the record store failed: %w", err))
 			return
 		}
@@ -153,16 +158,19 @@ func (c *Component) serve(w http.ResponseWriter, r *http.Request, next http.Hand
 	}
 }
 
-// runFirst runs the handler as the key's owner and stores its response. A
-// handler that panics, a client that disconnects and a response that is
-// not worth replaying release the key instead, so that a retry runs.
+// runFirst runs the handler as the key's owner, renewing its claim while
+// it runs, and stores its response. A handler that panics, a client that
+// disconnects, a response that is not worth replaying and a response the
+// store failed to keep release the key instead, so that a retry runs.
 func (c *Component) runFirst(w http.ResponseWriter, r *http.Request, next http.Handler, k store.Key, owner string) {
 	rec := &behind.Recorder{ResponseWriter: w, Status: http.StatusOK, Max: maxStoredResponse}
 	// The store is told on a context the client cannot cancel: the record
 	// must be completed or released whatever happened to the request.
 	bg := context.WithoutCancel(r.Context())
 	completed := false
+	stopRenewing := c.renewWhileRunning(r.Context(), k, owner)
 	defer func() {
+		stopRenewing()
 		if !completed {
 			_ = c.records.Release(bg, k, owner)
 		}
@@ -171,6 +179,7 @@ func (c *Component) runFirst(w http.ResponseWriter, r *http.Request, next http.H
 	// the route's response: a replay keeps the retry's own.
 	outer := w.Header().Clone()
 	next.ServeHTTP(rec, r)
+	stopRenewing()
 	if r.Context().Err() != nil || rec.Overflow || !replayable(rec.Status) {
 		return
 	}

@@ -46,6 +46,17 @@ redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
 `)
 
+// renew holds the in-flight record for another lease only while the owner
+// still holds it.
+//
+// KEYS[1]; ARGV owner, lease ms. Returns 1 when renewed.
+var renew = redis.NewScript(`
+local r = redis.call('HMGET', KEYS[1], 'st', 'own')
+if r[1] ~= 'f' or r[2] ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`)
+
 // release drops the in-flight record only when the owner still holds it.
 var release = redis.NewScript(`
 local r = redis.call('HMGET', KEYS[1], 'st', 'own')
@@ -59,8 +70,10 @@ type records struct{ c *Client }
 // Lua script. It fails closed: an operation Redis does not answer within
 // Timeout returns an error matching store.ErrUnavailable, which the
 // idempotency component answers 503 request-refused (the client retries
-// later) rather than run a write whose duplicate it could not detect. A
-// Complete that fails leaves the record in flight until its lease ends.
+// later) rather than run a write whose duplicate it could not detect. The
+// component releases a claim whose answer, or whose Complete, failed; a
+// release that fails too leaves the record in flight until its lease
+// ends (the request's deadline at the latest, see idempotency.Lease).
 // A failure is logged at most once a minute per operation.
 func (c *Client) Idempotency() store.Idempotency { return records{c} }
 
@@ -104,6 +117,16 @@ func (s records) Complete(ctx context.Context, k store.Key, owner string, resp s
 	return s.c.idem.report("idempotency.complete", s.c.do(ctx, "idempotency.complete", func(ctx context.Context) error {
 		return complete.Run(ctx, s.c.rdb, []string{s.c.key("idem", k)}, owner, raw, max(1, ttl.Milliseconds()), time.Now().UnixNano()).Err()
 	}))
+}
+
+func (s records) Renew(ctx context.Context, k store.Key, owner string, lease time.Duration) (bool, error) {
+	var held int64
+	err := s.c.idem.report("idempotency.renew", s.c.do(ctx, "idempotency.renew", func(ctx context.Context) error {
+		var err error
+		held, err = renew.Run(ctx, s.c.rdb, []string{s.c.key("idem", k)}, owner, max(1, lease.Milliseconds())).Int64()
+		return err
+	}))
+	return held == 1, err
 }
 
 func (s records) Release(ctx context.Context, k store.Key, owner string) error {

@@ -88,6 +88,44 @@ func testIdempotencyLeaseExpiredOwnerCannotClobber(t *testing.T, engine redistes
 	}
 }
 
+// Renew extends the owner's claim in flight (its TTL), and nobody else's.
+func TestIdempotencyRenewHoldsOnlyTheOwnersClaim(t *testing.T) {
+	redistest.EachEngine(t, testIdempotencyRenewHoldsOnlyTheOwnersClaim)
+}
+
+func testIdempotencyRenewHoldsOnlyTheOwnersClaim(t *testing.T, engine redistest.Option) {
+	srv := redistest.Start(t, engine)
+	c := open(t, srv)
+	idem := c.Idempotency()
+	ctx := t.Context()
+	k := store.Key{Space: "s", Owner: "iss", ID: "k"}
+	ttl := func() time.Duration {
+		t.Helper()
+		keys, err := c.Redis().Keys(ctx, "*idem*").Result()
+		if err != nil || len(keys) != 1 {
+			t.Fatalf("the record's key: %v %v", keys, err)
+		}
+		d, err := c.Redis().PTTL(ctx, keys[0]).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	if cl, _ := idem.Claim(ctx, k, "fp", "a", time.Second); cl.State != store.Claimed {
+		t.Fatal("not claimed")
+	}
+	if held, err := idem.Renew(ctx, k, "b", time.Hour); held || err != nil || ttl() > time.Second {
+		t.Fatalf("a stranger renewed: %v %v, TTL %v", held, err, ttl())
+	}
+	if held, err := idem.Renew(ctx, k, "a", time.Minute); !held || err != nil || ttl() < 50*time.Second {
+		t.Fatalf("the owner's renewal: %v %v, TTL %v", held, err, ttl())
+	}
+	_ = idem.Complete(ctx, k, "a", store.Response{Status: 201}, time.Hour)
+	if held, _ := idem.Renew(ctx, k, "a", time.Second); held || ttl() < 50*time.Minute {
+		t.Fatalf("a completed record was renewed as a claim: TTL %v", ttl())
+	}
+}
+
 func TestIdempotencyFailsClosed(t *testing.T) { redistest.EachEngine(t, testIdempotencyFailsClosed) }
 
 func testIdempotencyFailsClosed(t *testing.T, engine redistest.Option) {

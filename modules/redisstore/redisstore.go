@@ -22,8 +22,11 @@
 //   - Introspections falls back: a failed Get is a miss, and the verifier
 //     introspects the token at the issuer's endpoint (never failing open).
 //
-// No operation waits longer than Config.Timeout, whatever the caller's
-// context says.
+// No request waits on Redis longer than Config.Timeout in all, whatever
+// the caller's context says: the calls of one request (a ban check, a
+// rate limit, an idempotency claim and its completion) share one budget,
+// held in the request's facts, and a call with none of it left fails at
+// once. A call made outside a request gets the whole Timeout.
 //
 // Two counters tell failures apart:
 //
@@ -64,6 +67,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/secret"
 )
 
@@ -358,13 +362,23 @@ func (e *unavailable) Error() string {
 // Unwrap exposes the cause, store.ErrUnavailable and the admission refusal.
 func (e *unavailable) Unwrap() []error { return []error{e.Err, errUnavailable, refused} }
 
-// do runs one round trip under Timeout and records its duration and
-// failure under op. It returns redis.Nil as is and wraps any other error
-// in *unavailable.
+// do runs one round trip under what is left of the request's Timeout
+// (the whole Timeout for a call made outside a request) and records its
+// duration and failure under op. It returns redis.Nil as is and wraps any
+// other error in *unavailable.
 func (c *Client) do(ctx context.Context, op string, fn func(context.Context) error) error {
 	start := time.Now()
-	if d, ok := ctx.Deadline(); !ok || d.Sub(start) > c.cfg.Timeout {
-		ctx = bounded{Context: ctx, deadline: start.Add(c.cfg.Timeout)}
+	limit := c.cfg.Timeout
+	if waited, ok := reqfacts.StoreWait(ctx); ok {
+		// One budget per request (SVC_REDIS_TIMEOUT), shared by its calls.
+		if limit -= waited; limit <= 0 {
+			c.metrics.unsent(ctx, op)
+			return &unavailable{Op: op, Err: errWaitSpent}
+		}
+		defer func() { reqfacts.AddStoreWait(ctx, time.Since(start)) }()
+	}
+	if d, ok := ctx.Deadline(); !ok || d.Sub(start) > limit {
+		ctx = bounded{Context: ctx, deadline: start.Add(limit)}
 	}
 	err := fn(ctx)
 	if errors.Is(err, redis.Nil) {
@@ -378,6 +392,10 @@ func (c *Client) do(ctx context.Context, op string, fn func(context.Context) err
 	}
 	return nil
 }
+
+// errWaitSpent is the failure of a call the request had no time left
+// for: its earlier calls spent the Timeout.
+var errWaitSpent = errors.New("the request already waited SVC_REDIS_TIMEOUT on Redis")
 
 // bounded gives a context the deadline of one operation without the timer
 // of context.WithDeadline (a measurable share of a loopback round trip).

@@ -45,16 +45,26 @@ type opAttrs struct {
 }
 
 func (in *instruments) record(ctx context.Context, op string, d time.Duration, err error) {
+	attrs := in.attrsOf(op)
+	in.duration.Record(ctx, d.Seconds(), attrs.rec...)
+	if err != nil {
+		in.errors.Add(ctx, 1, attrs.add...)
+	}
+}
+
+// unsent counts op as failed without a duration: the request had no time
+// left to send it.
+func (in *instruments) unsent(ctx context.Context, op string) {
+	in.errors.Add(ctx, 1, in.attrsOf(op).add...)
+}
+
+func (in *instruments) attrsOf(op string) *opAttrs {
 	a, ok := in.attrs.Load(op)
 	if !ok {
 		o := metric.WithAttributeSet(attribute.NewSet(attribute.String("db.operation.name", op)))
 		a, _ = in.attrs.LoadOrStore(op, &opAttrs{rec: []metric.RecordOption{o}, add: []metric.AddOption{o}})
 	}
-	attrs := a.(*opAttrs)
-	in.duration.Record(ctx, d.Seconds(), attrs.rec...)
-	if err != nil {
-		in.errors.Add(ctx, 1, attrs.add...)
-	}
+	return a.(*opAttrs)
 }
 
 // key joins the prefix, the store's kind and the key's parts, escaping

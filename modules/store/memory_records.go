@@ -73,6 +73,19 @@ func (m *Memory) Complete(_ context.Context, k Key, owner string, resp Response,
 	return nil
 }
 
+// Renew implements [Idempotency].
+func (m *Memory) Renew(_ context.Context, k Key, owner string, lease time.Duration) (bool, error) {
+	now := m.now()
+	m.idemMu.Lock()
+	defer m.idemMu.Unlock()
+	rec, ok := m.idem[k]
+	if !ok || rec.owner != owner || rec.resp != nil || !now.Before(rec.expires) {
+		return false, nil
+	}
+	rec.expires = now.Add(lease)
+	return true, nil
+}
+
 // Release implements [Idempotency].
 func (m *Memory) Release(_ context.Context, k Key, owner string) error {
 	m.idemMu.Lock()

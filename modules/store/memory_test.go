@@ -274,3 +274,37 @@ func TestAFullRecordTableFreesRoomInBatches(t *testing.T) {
 		t.Fatalf("the record in flight was dropped: %+v", c)
 	}
 }
+
+// Renew extends only the owner's claim in flight: not a stranger's, not a
+// completed record, not a lease that already ran out.
+func TestRenewHoldsOnlyTheOwnersClaimInFlight(t *testing.T) {
+	clk := newClock()
+	m := store.NewMemory(store.Clock(clk.Now))
+	ctx := context.Background()
+	k := store.Key{Space: "POST /orders", ID: "key-1"}
+	if c, _ := m.Claim(ctx, k, "fp", "owner-1", time.Minute); c.State != store.Claimed {
+		t.Fatalf("claim: %v", c.State)
+	}
+	if held, err := m.Renew(ctx, k, "owner-2", time.Hour); held || err != nil {
+		t.Fatalf("a stranger renewed: %v %v", held, err)
+	}
+	clk.Advance(50 * time.Second)
+	if held, err := m.Renew(ctx, k, "owner-1", time.Minute); !held || err != nil {
+		t.Fatalf("the owner's renewal: %v %v", held, err)
+	}
+	clk.Advance(50 * time.Second) // past the first lease, within the renewed one
+	if c, _ := m.Claim(ctx, k, "fp", "owner-3", time.Minute); c.State != store.InFlight {
+		t.Fatalf("after the renewal: %v, want in flight", c.State)
+	}
+	clk.Advance(time.Minute)
+	if held, _ := m.Renew(ctx, k, "owner-1", time.Minute); held {
+		t.Fatal("a lapsed claim was renewed")
+	}
+	if c, _ := m.Claim(ctx, k, "fp", "owner-4", time.Minute); c.State != store.Claimed {
+		t.Fatalf("after the lapse: %v", c.State)
+	}
+	_ = m.Complete(ctx, k, "owner-4", store.Response{Status: 201}, time.Hour)
+	if held, _ := m.Renew(ctx, k, "owner-4", time.Minute); held {
+		t.Fatal("a completed record was renewed as a claim")
+	}
+}

@@ -126,6 +126,12 @@ type Idempotency interface {
 	// Complete stores resp under k for ttl when owner still holds k. A
 	// record owned by someone else is left alone (no error).
 	Complete(ctx context.Context, k Key, owner string, resp Response, ttl time.Duration) error
+	// Renew holds k in flight for lease from now when owner still holds
+	// it, and reports whether it does: the request that claimed k renews
+	// its claim while its handler runs, so that the lease can be short
+	// and a claim whose request is gone (its replica stopped, its release
+	// lost) frees the key soon.
+	Renew(ctx context.Context, k Key, owner string, lease time.Duration) (bool, error)
 	// Release drops the in-flight record when owner still holds it.
 	Release(ctx context.Context, k Key, owner string) error
 }

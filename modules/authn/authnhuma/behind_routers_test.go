@@ -40,6 +40,11 @@ func (s *countingStore) Complete(ctx context.Context, k store.Key, owner string,
 	return s.m.Complete(ctx, k, owner, resp, ttl)
 }
 
+func (s *countingStore) Renew(ctx context.Context, k store.Key, owner string, lease time.Duration) (bool, error) {
+	s.ops.Add(1)
+	return s.m.Renew(ctx, k, owner, lease)
+}
+
 func (s *countingStore) Release(ctx context.Context, k store.Key, owner string) error {
 	s.ops.Add(1)
 	return s.m.Release(ctx, k, owner)
