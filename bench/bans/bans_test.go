@@ -22,7 +22,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/gatehook"
-	"github.com/svckit/svc/internal/guardhook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 )
@@ -54,7 +53,7 @@ func newFixture(b *testing.B, pool int) fixture {
 	}
 	b.Cleanup(func() { _ = v.Close(context.Background()) })
 	bn := bans.New(bans.Threshold(1), bans.Duration(time.Hour))
-	guardhook.BansOf(bn, nil).Fail("203.0.113.9")
+	bn.Fail("203.0.113.9")
 	g, err := authn.New(v, authn.Bans(bn))
 	if err != nil {
 		b.Fatal(err)

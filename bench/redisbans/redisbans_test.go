@@ -23,7 +23,6 @@ import (
 
 	"github.com/svckit/svc/bench/internal/pair"
 	"github.com/svckit/svc/internal/gatehook"
-	"github.com/svckit/svc/internal/guardhook"
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
@@ -49,7 +48,7 @@ func (d *discard) WriteHeader(s int)           { d.status = s }
 // set is not empty) and one route.
 func gate(tb testing.TB, v authn.Verifier, b *bans.Bans) http.Handler {
 	tb.Helper()
-	guardhook.BansOf(b, nil).Fail("203.0.113.9")
+	b.Fail("203.0.113.9")
 	g, err := authn.New(v, authn.Bans(b))
 	if err != nil {
 		tb.Fatal(err)

@@ -16,7 +16,6 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/internal/gatehook"
-	"github.com/svckit/svc/internal/guardhook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
@@ -52,7 +51,7 @@ func TestEveryPartNamesTheSameCaller(t *testing.T) {
 			// A valid token to a URL no route answers spends the flood
 			// budget (burst 1) of the caller: none is left for it.
 			s.serve(c, "/nowhere", "alice")
-			if _, ok := guardhook.FloodOf(s.flood, nil).Allow(c.want); ok {
+			if _, ok := s.flood.Allow(c.want); ok {
 				t.Errorf("flood budget spent on another address than %q", c.want)
 			}
 
@@ -65,7 +64,7 @@ func TestEveryPartNamesTheSameCaller(t *testing.T) {
 			if got := s.refusalEventAddress(); got != c.want {
 				t.Errorf("refusal span event client.address %q, want %q", got, c.want)
 			}
-			if _, banned := guardhook.BansOf(s.bans, nil).Banned(c.want); !banned {
+			if _, banned := s.bans.Banned(c.want); !banned {
 				t.Errorf("ban counted on another address than %q", c.want)
 			}
 		})

@@ -13,8 +13,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/internal/guardhook"
 	"github.com/svckit/svc/internal/reqfacts"
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -34,8 +35,8 @@ type Gate struct {
 	cfg      gateConfig
 	exclude  excludeSet
 	meta     *metadata
-	bans     guardhook.Bans      // nil without authn.Bans
-	flood    guardhook.Flood     // nil without authn.Flood
+	bans     *bans.Bans          // nil without authn.Bans
+	flood    *flood.Limit        // nil without authn.Flood
 	holds    *introspectionHolds // callers whose inactive tokens spent their flood budget; nil without authn.Flood
 	log      *zap.Logger
 	events   *zap.Logger
@@ -87,8 +88,8 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 			return nil, err
 		}
 	}
-	g.bans = guardhook.BansOf(g.cfg.bans, g.cfg.sharedBans)
-	g.flood = guardhook.FloodOf(g.cfg.flood, g.cfg.sharedFlood)
+	g.bans = g.cfg.bans.Shared(g.cfg.sharedBans)
+	g.flood = g.cfg.flood.Shared(g.cfg.sharedFlood)
 	if g.flood != nil {
 		g.holds = newIntrospectionHolds(time.Now)
 	}

@@ -16,7 +16,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/svckit/svc/internal/guardhook"
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/redisstore"
@@ -292,7 +291,7 @@ func TestNoWaitLongerThanTheTimeoutOnAHangingRedis(t *testing.T) {
 		t.Fatal("banned without Redis")
 	}
 	b := bans.New(bans.WithStore(s))
-	if _, started := guardhook.BansOf(b, nil).Fail(forger); started {
+	if _, started := b.Fail(forger); started {
 		t.Fatal("a ban started without Redis")
 	}
 }

@@ -9,7 +9,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/svckit/svc/internal/guardhook"
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
@@ -80,16 +79,16 @@ func testFloodFailsOpenWhileRedisIsDownAndRecovers(t *testing.T, engine redistes
 	core, logs := observer.New(zapcore.InfoLevel)
 	s := redisstore.NewFlood(newClient(t, srv.Addr), "test:", redisstore.LinkTimeout(200*time.Millisecond), redisstore.LinkLogger(zap.New(core)))
 	l := flood.New(flood.Rate(0.01), flood.Burst(1), flood.WithStore(s))
-	if _, ok := guardhook.FloodOf(l, nil).Allow("a"); !ok {
+	if _, ok := l.Allow("a"); !ok {
 		t.Fatal("first request refused")
 	}
-	if _, ok := guardhook.FloodOf(l, nil).Allow("a"); ok {
+	if _, ok := l.Allow("a"); ok {
 		t.Fatal("budget not spent")
 	}
 	srv.Stop()
 	for i := 0; i < 3; i++ {
 		start := time.Now()
-		if _, ok := guardhook.FloodOf(l, nil).Allow("a"); !ok {
+		if _, ok := l.Allow("a"); !ok {
 			t.Fatal("refused while Redis is down: flood limits fail open")
 		}
 		if d := time.Since(start); d > time.Second {
@@ -105,8 +104,8 @@ func testFloodFailsOpenWhileRedisIsDownAndRecovers(t *testing.T, engine redistes
 	}
 	srv.Restart() // empty, with an empty script cache
 	if !eventually(10*time.Second, func() bool {
-		_, ok := guardhook.FloodOf(l, nil).Allow("b")
-		_, again := guardhook.FloodOf(l, nil).Allow("b")
+		_, ok := l.Allow("b")
+		_, again := l.Allow("b")
 		return ok && !again
 	}) {
 		t.Fatal("the shared budget did not apply again after Redis returned")

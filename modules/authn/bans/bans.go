@@ -20,8 +20,6 @@ package bans
 import (
 	"context"
 	"time"
-
-	"github.com/svckit/svc/internal/guardhook"
 )
 
 // Defaults of a Bans.
@@ -109,12 +107,13 @@ func New(opts ...Option) *Bans {
 	return b
 }
 
-// shared returns Bans with b's settings whose state lives in s, or b
-// itself when b was built WithStore (an explicit store wins) or s is nil.
-// It is how a container hands the gate's Bans the store its replicas
-// share; b and the result do not share state.
-func (b *Bans) shared(s Store) *Bans {
-	if b.explicit || s == nil {
+// Shared returns Bans with b's settings whose state lives in s, or b
+// itself when b was built WithStore (an explicit store wins) or s is nil;
+// nil for a nil b. The gate calls it with the store its replicas share
+// (authn.SharedStores, which fxredis sets); b and the result do not share
+// state.
+func (b *Bans) Shared(s Store) *Bans {
+	if b == nil || b.explicit || s == nil {
 		return b
 	}
 	c := *b
@@ -122,14 +121,18 @@ func (b *Bans) shared(s Store) *Bans {
 	return &c
 }
 
+// Name names b in telemetry (svc.client_bans.name).
+func (b *Bans) Name() string { return b.name }
+
 // rule is the policy b's Store applies in Fail.
 func (b *Bans) rule() Rule {
 	return Rule{Name: b.name, Threshold: b.threshold, Window: b.window, Duration: b.duration}
 }
 
-// banned reports whether addr is banned now, and for how much longer
-// (guardhook.Bans.Banned).
-func (b *Bans) banned(addr string) (remaining time.Duration, banned bool) {
+// Banned reports whether addr is banned now, and for how much longer. It
+// never waits on a network: a shared store answers from its local copy.
+// The gate asks it of each request's client address.
+func (b *Bans) Banned(addr string) (remaining time.Duration, banned bool) {
 	now := b.now()
 	until, ok := b.store.Banned(b.name, addr, now)
 	if !ok || !now.Before(until) {
@@ -146,8 +149,12 @@ type Started struct {
 	Until    time.Time
 }
 
-// fail records one forged token from addr (guardhook.Bans.Fail).
-func (b *Bans) fail(addr string) (Started, bool) {
+// Fail records one forged token from addr and returns the ban it started,
+// if this failure reached the threshold; a caller already banned starts
+// nothing new. When the store fails nothing is started: bans fail open,
+// and the store reports its failure itself. The gate calls it for each
+// forged signature and each inactive token a caller's own request fetched.
+func (b *Bans) Fail(addr string) (Started, bool) {
 	s, started, err := b.store.Fail(context.Background(), addr, b.now(), b.rule())
 	if err != nil {
 		return Started{}, false
@@ -155,30 +162,6 @@ func (b *Bans) fail(addr string) (Started, bool) {
 	return s, started
 }
 
-// active counts the bans in force now (guardhook.Bans.Active).
-func (b *Bans) active() int { return b.store.Active(b.name, b.now()) }
-
-// The gate asks a Bans about each request's address through
-// internal/guardhook; an app only builds it.
-func init() {
-	guardhook.BansOf = func(b, shared any) guardhook.Bans {
-		bb, _ := b.(*Bans)
-		if bb == nil {
-			return nil
-		}
-		s, _ := shared.(Store)
-		return gateSide{bb.shared(s)}
-	}
-}
-
-// gateSide is a Bans as the gate sees it.
-type gateSide struct{ b *Bans }
-
-func (g gateSide) Name() string                             { return g.b.name }
-func (g gateSide) Banned(addr string) (time.Duration, bool) { return g.b.banned(addr) }
-func (g gateSide) Active() int                              { return g.b.active() }
-
-func (g gateSide) Fail(addr string) (guardhook.Ban, bool) {
-	s, started := g.b.fail(addr)
-	return guardhook.Ban{Failures: s.Failures, Duration: s.Duration, Until: s.Until}, started
-}
+// Active counts the bans in force now (for a shared store: those its
+// local copy knows), for the gate's svc.client_bans.active gauge.
+func (b *Bans) Active() int { return b.store.Active(b.name, b.now()) }

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/internal/guardhook"
 	"github.com/svckit/svc/modules/authn/bans"
 )
 
@@ -48,11 +47,11 @@ func TestWithStoreKeepsStateInTheStore(t *testing.T) {
 	f := &fakeStore{until: c.t.Add(90 * time.Second), start: true}
 	b := bans.New(bans.Name("api"), bans.Threshold(4), bans.Window(time.Minute), bans.Duration(time.Hour),
 		bans.Clock(c.now), bans.WithStore(f))
-	rem, ok := bans.Gate(b).Banned("1.2.3.4")
+	rem, ok := b.Banned("1.2.3.4")
 	if !ok || rem != 90*time.Second {
 		t.Fatalf("Banned = %v %v, want the store's ban", rem, ok)
 	}
-	s, started := bans.Gate(b).Fail("1.2.3.4")
+	s, started := b.Fail("1.2.3.4")
 	if !started || s.Failures != 4 || !s.Until.Equal(c.t.Add(time.Hour)) {
 		t.Fatalf("Fail = %+v %v", s, started)
 	}
@@ -63,7 +62,7 @@ func TestWithStoreKeepsStateInTheStore(t *testing.T) {
 	if len(f.bannedAt) != 1 || f.bannedAt[0] != "api/1.2.3.4" {
 		t.Fatalf("Banned asked %v", f.bannedAt)
 	}
-	if bans.Gate(b).Active() != 7 {
+	if b.Active() != 7 {
 		t.Fatal("Active not read from the store")
 	}
 }
@@ -71,7 +70,7 @@ func TestWithStoreKeepsStateInTheStore(t *testing.T) {
 func TestAStoreBanThatEndedIsNotABan(t *testing.T) {
 	c := newClock()
 	b := bans.New(bans.Clock(c.now), bans.WithStore(&fakeStore{until: c.t}))
-	if rem, ok := bans.Gate(b).Banned("a"); ok || rem != 0 {
+	if rem, ok := b.Banned("a"); ok || rem != 0 {
 		t.Fatalf("a ban ending now still refuses: %v %v", rem, ok)
 	}
 }
@@ -79,7 +78,7 @@ func TestAStoreBanThatEndedIsNotABan(t *testing.T) {
 func TestAFailingStoreFailsOpen(t *testing.T) {
 	f := &fakeStore{fail: errors.New("redis: connection refused"), start: true}
 	b := bans.New(bans.WithStore(f))
-	if s, started := bans.Gate(b).Fail("a"); started || s != (guardhook.Ban{}) {
+	if s, started := b.Fail("a"); started || s != (bans.Started{}) {
 		t.Fatalf("a failing store started a ban: %+v", s)
 	}
 }
@@ -87,8 +86,8 @@ func TestAFailingStoreFailsOpen(t *testing.T) {
 func TestSharedHandsTheStoreOnlyToBansWithoutOne(t *testing.T) {
 	f := &fakeStore{until: time.Now().Add(time.Hour)}
 	plain := bans.New(bans.Name("p"))
-	shared := bans.Shared(plain, f)
-	if shared == plain || bans.Gate(shared).Name() != "p" {
+	shared := plain.Shared(f)
+	if shared == plain || shared.Name() != "p" {
 		t.Fatal("Shared did not return a copy with the same settings")
 	}
 	if !banned(shared, "x") || banned(plain, "x") {
@@ -96,10 +95,10 @@ func TestSharedHandsTheStoreOnlyToBansWithoutOne(t *testing.T) {
 	}
 	own := &fakeStore{}
 	explicit := bans.New(bans.WithStore(own))
-	if bans.Shared(explicit, f) != explicit {
+	if explicit.Shared(f) != explicit {
 		t.Fatal("Shared replaced an explicit store")
 	}
-	if bans.Shared(plain, nil) != plain {
+	if plain.Shared(nil) != plain {
 		t.Fatal("Shared(nil) changed the Bans")
 	}
 }

@@ -18,8 +18,6 @@ package flood
 import (
 	"context"
 	"time"
-
-	"github.com/svckit/svc/internal/guardhook"
 )
 
 // Defaults of a Limit.
@@ -91,12 +89,13 @@ func New(opts ...Option) *Limit {
 	return l
 }
 
-// shared returns a Limit with l's settings whose budgets live in s, or l
-// itself when l was built WithStore (an explicit store wins) or s is nil.
-// It is how a container hands the gate's Limit the store its replicas
-// share; l and the result do not share budgets.
-func (l *Limit) shared(s Store) *Limit {
-	if l.explicit || s == nil {
+// Shared returns a Limit with l's settings whose budgets live in s, or l
+// itself when l was built WithStore (an explicit store wins) or s is nil;
+// nil for a nil l. The gate calls it with the store its replicas share
+// (authn.SharedStores, which fxredis sets); l and the result do not share
+// budgets.
+func (l *Limit) Shared(s Store) *Limit {
+	if l == nil || l.explicit || s == nil {
 		return l
 	}
 	c := *l
@@ -107,29 +106,15 @@ func (l *Limit) shared(s Store) *Limit {
 // rule is the budget l's Store applies in Allow.
 func (l *Limit) rule() Rule { return Rule{Rate: l.rate, Burst: l.burst} }
 
-// allow spends one request of addr's budget (guardhook.Flood.Allow).
-func (l *Limit) allow(addr string) (retryAfter time.Duration, ok bool) {
+// Allow spends one request of addr's budget. When it is spent, ok is false
+// and retryAfter says when the next request would be allowed. When the
+// store fails the request is allowed: flood limits fail open, and the
+// store reports its failure itself. The gate calls it for each request it
+// limits.
+func (l *Limit) Allow(addr string) (retryAfter time.Duration, ok bool) {
 	wait, ok, err := l.store.Allow(context.Background(), addr, l.now(), l.rule())
 	if err != nil {
 		return 0, true
 	}
 	return wait, ok
 }
-
-// The gate spends a request's budget through internal/guardhook; an app
-// only builds the Limit.
-func init() {
-	guardhook.FloodOf = func(l, shared any) guardhook.Flood {
-		ll, _ := l.(*Limit)
-		if ll == nil {
-			return nil
-		}
-		s, _ := shared.(Store)
-		return gateSide{ll.shared(s)}
-	}
-}
-
-// gateSide is a Limit as the gate sees it.
-type gateSide struct{ l *Limit }
-
-func (g gateSide) Allow(addr string) (time.Duration, bool) { return g.l.allow(addr) }

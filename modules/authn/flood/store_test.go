@@ -23,7 +23,7 @@ func (f *fakeStore) Allow(_ context.Context, _ string, _ time.Time, r flood.Rule
 func TestWithStoreSpendsTheStoresBudget(t *testing.T) {
 	f := &fakeStore{wait: 3 * time.Second}
 	l := flood.New(flood.Rate(4), flood.Burst(9), flood.WithStore(f))
-	wait, ok := flood.Gate(l).Allow("a")
+	wait, ok := l.Allow("a")
 	if ok || wait != 3*time.Second {
 		t.Fatalf("Allow = %v %v, want the store's refusal", wait, ok)
 	}
@@ -34,7 +34,7 @@ func TestWithStoreSpendsTheStoresBudget(t *testing.T) {
 
 func TestAFailingStoreFailsOpen(t *testing.T) {
 	l := flood.New(flood.WithStore(&fakeStore{wait: time.Second, err: errors.New("redis: i/o timeout")}))
-	if wait, ok := flood.Gate(l).Allow("a"); !ok || wait != 0 {
+	if wait, ok := l.Allow("a"); !ok || wait != 0 {
 		t.Fatalf("a failing store refused: %v %v", wait, ok)
 	}
 }
@@ -42,14 +42,14 @@ func TestAFailingStoreFailsOpen(t *testing.T) {
 func TestSharedHandsTheStoreOnlyToLimitsWithoutOne(t *testing.T) {
 	f := &fakeStore{wait: time.Second}
 	plain := flood.New()
-	if _, ok := flood.Gate(flood.Shared(plain, f)).Allow("a"); ok {
+	if _, ok := plain.Shared(f).Allow("a"); ok {
 		t.Fatal("the copy does not use the store")
 	}
-	if _, ok := flood.Gate(plain).Allow("a"); !ok {
+	if _, ok := plain.Allow("a"); !ok {
 		t.Fatal("the original uses the store")
 	}
 	explicit := flood.New(flood.WithStore(&fakeStore{}))
-	if flood.Shared(explicit, f) != explicit || flood.Shared(plain, nil) != plain {
+	if explicit.Shared(f) != explicit || plain.Shared(nil) != plain {
 		t.Fatal("Shared replaced an explicit store, or took a nil one")
 	}
 }
