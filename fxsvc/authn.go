@@ -12,7 +12,6 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
@@ -75,14 +74,14 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 			}
 			// A verifier refusing its settings fails at open otherwise,
 			// after the rest was built.
-			if err := gatehook.VerifierErr(v); err != nil {
+			if err := authn.SettingsError(v); err != nil {
 				return fmt.Errorf("fxsvc.Authn: %w", err)
 			}
 			return nil
 		}),
 		fx.Provide(onlyOneAuthnGatePerApp),
 		describe("authn", encodeVerifier),
-		fx.Provide(fx.Annotate(func(g *authn.Gate) routeGuard { return gatehook.Of(g) })),
+		fx.Provide(fx.Annotate(func(g *authn.Gate) routeGuard { return g })),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) routeLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
 		fx.Provide(trustedIssuersOf),
 		provideStage(func(g *authn.Gate) part {
@@ -91,7 +90,7 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 			return p
 		}),
 		fx.Invoke(func(lc fx.Lifecycle, g *authn.Gate) {
-			if c, ok := gatehook.Of(g).Verifier().(verifierLifecycle); ok {
+			if c, ok := g.Verifier().(verifierLifecycle); ok {
 				lifecycle.Register(lc, namedVerifier{c})
 			}
 		}),
@@ -206,7 +205,7 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 		opts = append([]authn.Option{dpopOpt}, opts...)
 	}
 	if in.BanStore != nil || in.FloodStore != nil || in.IntrospectionStore != nil {
-		opts = append(opts[:len(opts):len(opts)], gatehook.SharedStores(in.BanStore, in.FloodStore, in.IntrospectionStore).(authn.Option))
+		opts = append(opts[:len(opts):len(opts)], authn.SharedStores(in.BanStore, in.FloodStore, in.IntrospectionStore))
 	}
 	g, err := authn.New(v, opts...)
 	if err != nil {
@@ -216,13 +215,12 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	if err != nil {
 		return nil, err
 	}
-	hook := gatehook.Of(g)
-	if hook.BansCallers() && !proxies.declared {
+	if g.BansCallers() && !proxies.declared {
 		return nil, errors.New("fxsvc.Authn: authn.Bans needs the app's proxies declared, so that the address banned is the caller's and not a proxy's: set " + trustedProxiesVar + " to their networks (set but empty when callers connect directly) or add fxsvc.TrustedProxies(...)")
 	}
 	// The gate's *authn.JWTVerifier gets the app's logger too, unless it
 	// was built with one (authn.Logger).
-	hook.SetLogger(log)
+	g.SetLogger(log)
 	return g, nil
 }
 
@@ -247,7 +245,7 @@ func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (authn.Verifier, er
 		return issuersFromEnv(e, opts)
 	}
 	v := authn.Discover(e.Issuer, e.Audience, opts...)
-	if err := gatehook.VerifierErr(v); err != nil {
+	if err := authn.SettingsError(v); err != nil {
 		return nil, authnSettingError(err, e)
 	}
 	return v, nil
@@ -274,7 +272,7 @@ func issuersFromEnv(e authnEnv, opts []authn.VerifierOption) (authn.Verifier, er
 			continue
 		}
 		v := authn.Discover(one.Issuer, one.Audience, opts...)
-		if err := gatehook.VerifierErr(v); err != nil {
+		if err := authn.SettingsError(v); err != nil {
 			errs = append(errs, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS entry %d (issuer %q, audience %q): %w",
 				i+1, secret.URL(one.Issuer), secret.URL(one.Audience), err))
 			continue
@@ -285,7 +283,7 @@ func issuersFromEnv(e authnEnv, opts []authn.VerifierOption) (authn.Verifier, er
 		return nil, errors.Join(errs...)
 	}
 	set := authn.Issuers(vs...)
-	if err := gatehook.VerifierErr(set); err != nil {
+	if err := authn.SettingsError(set); err != nil {
 		return nil, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS: %w", err)
 	}
 	return set, nil
@@ -322,7 +320,7 @@ var _ func(http.Handler) (http.Handler, error) = (*authn.Gate)(nil).Handler
 type gateRoutes struct{ g *authn.Gate }
 
 func (r gateRoutes) Routes() []route {
-	if p := gatehook.Of(r.g).MetadataPath(); p != "" {
+	if p := r.g.MetadataPath(); p != "" {
 		return []route{{Method: http.MethodGet, Pattern: p, Mode: "excluded"}}
 	}
 	return nil
@@ -333,7 +331,7 @@ func (r gateRoutes) Routes() []route {
 // issuer template as written, followed by the tenants it stands for in
 // parentheses. ok is false for a verifier that does not list its issuers.
 func issuersShown(g *authn.Gate) (issuers []string, ok bool) {
-	trusted, ok := gatehook.Of(g).TrustedIssuers()
+	trusted, ok := g.TrustedIssuers()
 	for _, t := range trusted {
 		shown := secret.URL(t.Issuer).String()
 		if t.Scope != "" {
@@ -347,7 +345,7 @@ func issuersShown(g *authn.Gate) (issuers []string, ok bool) {
 // encodeVerifier writes, for the start line, which verifier the gate uses
 // and whom it trusts.
 func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
-	v := gatehook.Of(g).Verifier()
+	v := g.Verifier()
 	enc.AddString("verifier", fmt.Sprintf("%T", v))
 	if issuers, ok := issuersShown(g); ok {
 		_ = enc.AddArray("issuers", zapcore.ArrayMarshalerFunc(func(arr zapcore.ArrayEncoder) error {
@@ -357,17 +355,17 @@ func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
 			return nil
 		}))
 	}
-	if u := gatehook.Of(g).DiscoveryURL(); u != "" {
+	if u := g.DiscoveryURL(); u != "" {
 		enc.AddString("discovery_url", secret.URL(u).String())
 	}
-	if accepted, required := gatehook.Of(g).DPoP(); accepted {
+	if accepted, required := g.DPoP(); accepted {
 		policy := "allowed"
 		if required {
 			policy = "required"
 		}
 		enc.AddString("dpop", policy)
 	}
-	if ep := gatehook.IntrospectionEndpoint(v); ep != "" {
+	if ep := authn.IntrospectionEndpoint(v); ep != "" {
 		enc.AddString("introspection_endpoint", secret.URL(ep).String())
 	}
 }

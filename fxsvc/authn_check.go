@@ -8,7 +8,6 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 )
 
@@ -64,7 +63,7 @@ func envVerifier(check checkOnly, vo *authnVerifierOpts, log *zap.Logger) (authn
 		if _, set, err := authnFromEnv(); err == nil && !set {
 			check.unresolved.note("SVC_AUTHN_ISSUER (the issuer trusted)")
 			if vo != nil {
-				if err := gatehook.VerifierErr(authn.Discover(checkIssuer, "check", vo.opts...)); err != nil {
+				if err := authn.SettingsError(authn.Discover(checkIssuer, "check", vo.opts...)); err != nil {
 					return nil, authnSettingError(err, authnEnv{})
 				}
 			}
@@ -87,7 +86,7 @@ type trustedIssuers string
 // unset setting, the issuers the verifier lists (as the start line shows
 // them), or "" for a verifier of the app's own that lists none.
 func trustedIssuersOf(g *authn.Gate) trustedIssuers {
-	v := gatehook.Of(g).Verifier()
+	v := g.Verifier()
 	if _, ok := v.(checkVerifier); ok {
 		return "(SVC_AUTHN_ISSUER unset)"
 	}

@@ -11,7 +11,6 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/internal/behind"
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/conditional"
 	"github.com/svckit/svc/modules/idempotency"
@@ -122,7 +121,7 @@ func checkMarkers(in componentsIn, all []component) error {
 		return fmt.Errorf("fxsvc.Serve: walking the chi router: %w", err)
 	}
 	if in.ServeMux != nil {
-		for _, rt := range gatehook.MuxRoutes(in.ServeMux) {
+		for _, rt := range in.ServeMux.Routes() {
 			method := rt.Method
 			if method == "" {
 				method = "*"

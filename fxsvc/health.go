@@ -14,7 +14,6 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
@@ -179,7 +178,7 @@ func newHealth(in healthIn) (*health, error) {
 		},
 	})
 	if in.Gate != nil {
-		if r, ok := gatehook.Of(in.Gate).Verifier().(readyFunc); ok {
+		if r, ok := in.Gate.Verifier().(readyFunc); ok {
 			h.checks = append(h.checks, ReadinessCheck{Name: "authn", Check: ignoreCtx(r)})
 		}
 	}

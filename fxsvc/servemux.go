@@ -5,7 +5,6 @@ import (
 
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 )
 
@@ -45,7 +44,7 @@ func newServeMuxRoutes(in serveMuxIn) routeLister { return serveMuxRoutes{in} }
 
 func (s serveMuxRoutes) Routes() []route {
 	var out []route
-	for _, rt := range gatehook.MuxRoutes(s.in.Mux) {
+	for _, rt := range s.in.Mux.Routes() {
 		method := rt.Method
 		if method == "" {
 			method = "*"

@@ -18,7 +18,6 @@ import (
 	"go.uber.org/fx/fxtest"
 
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/internal/kitlog"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
@@ -66,7 +65,7 @@ func Start(t testing.TB, opts ...fx.Option) *App {
 	app.RequireStart()
 	t.Cleanup(app.RequireStop)
 	if in.Gate != nil {
-		if r, ok := gatehook.Of(in.Gate).Verifier().(interface{ Ready() error }); ok {
+		if r, ok := in.Gate.Verifier().(interface{ Ready() error }); ok {
 			if err := authntest.WaitReady(r, readyTimeout); err != nil {
 				t.Fatalf("svctest: %v", err)
 			}

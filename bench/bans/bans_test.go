@@ -21,7 +21,6 @@ import (
 	"github.com/go-jose/go-jose/v4/jwt"
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 )
@@ -58,7 +57,7 @@ func newFixture(b *testing.B, pool int) fixture {
 	if err != nil {
 		b.Fatal(err)
 	}
-	gatehook.Of(g).SetLogger(zap.NewNop())
+	g.SetLogger(zap.NewNop())
 	r := chi.NewRouter()
 	r.Get("/me", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	h, err := g.Handler(r)

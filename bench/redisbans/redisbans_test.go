@@ -22,7 +22,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/bench/internal/pair"
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
@@ -53,7 +52,7 @@ func gate(tb testing.TB, v authn.Verifier, b *bans.Bans) http.Handler {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	gatehook.Of(g).SetLogger(zap.NewNop())
+	g.SetLogger(zap.NewNop())
 	r := chi.NewRouter()
 	r.Get("/me", func(w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, "ok") })
 	h, err := g.Handler(r)

@@ -15,7 +15,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
@@ -100,7 +99,7 @@ func newCallerStack(t *testing.T, cidrs []string) *callerStack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gatehook.Of(g).SetLogger(log)
+	g.SetLogger(log)
 	h, err := g.Handler(r)
 	if err != nil {
 		t.Fatal(err)

@@ -13,7 +13,6 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/internal/chihead"
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -315,7 +314,7 @@ func TestChiRouteRefusedAfterInstallLeavesTheOthersRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zapcore.DebugLevel)
-	gatehook.Of(g).SetLogger(zap.New(core))
+	g.SetLogger(zap.New(core))
 	h, err := g.Handler(r)
 	if err != nil {
 		t.Fatal(err)

@@ -14,11 +14,18 @@ type caller struct {
 }
 
 // withPrincipal returns a context carrying p and the token it was verified
-// from, as the gate stores them: authntest.WithPrincipal puts a caller in a
-// handler test's request through gatehook.WithCaller. Nothing else may
-// store one. An empty token is a caller that sent none.
+// from, as the gate stores them. An empty token is a caller that sent none.
 func withPrincipal(ctx context.Context, p Principal, token string) context.Context {
 	return context.WithValue(ctx, callerKey{}, &caller{principal: p, token: token})
+}
+
+// ContextWithPrincipal returns a copy of ctx carrying p as the gate would
+// store it, with no token ([TokenFrom] reports none): [PrincipalFrom],
+// [ClaimsFrom] and authnhuma's caller inputs read it. authntest.WithPrincipal
+// uses it to put a caller in a handler test's request; an app behind the
+// gate never needs it, the gate stores the verified caller.
+func ContextWithPrincipal(ctx context.Context, p Principal) context.Context {
+	return withPrincipal(ctx, p, "")
 }
 
 // PrincipalFrom returns the verified caller stored by the gate. ok is false

@@ -386,7 +386,7 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 // refuse answers r with a refusal in the registered error format. Its
 // Bearer challenge names the metadata URL; ref is left as it is, for it
 // may be the caller's own and shared by concurrent requests
-// (gatehook.RefuseRoute), so a refusal without the URL is answered as a copy.
+// ([RefuseRoute]), so a refusal without the URL is answered as a copy.
 func (g *Gate) refuse(w http.ResponseWriter, r *http.Request, ref *Refusal) {
 	if g.meta != nil && ref.resourceMetadata != g.meta.url {
 		ref = ref.naming(g.meta.url)

@@ -26,7 +26,7 @@ func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Pri
 		if _, known := svcerrors.Describe(err); known && !errors.As(err, &httpErr) {
 			// A refusal the hook raises is the gate's: its Bearer challenge
 			// names the metadata like every other (the hook's ctx has no
-			// gate in it yet for gatehook.Challenging to find).
+			// gate in it yet for WithGateChallenge to find).
 			if errors.As(err, &ref) && g.meta != nil && ref.resourceMetadata != g.meta.url {
 				// A copy: the hook may hand the same *Refusal to every
 				// request, and writing into it would race.

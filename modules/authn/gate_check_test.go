@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -170,7 +169,7 @@ func TestSharedRefusalIsNeverWritten(t *testing.T) {
 		return authn.Principal{}, shared
 	}
 	r := exampleRouter()
-	r.Get("/mine", func(w http.ResponseWriter, req *http.Request) { gatehook.RefuseRoute(w, req, shared) })
+	r.Get("/mine", func(w http.ResponseWriter, req *http.Request) { authn.RefuseRoute(w, req, shared) })
 	hooked := gateServer(t, svcerrors.New(), exampleRouter(), newCounting(), authn.Resource("https://api.example.com/"), authn.Check(hook))
 	routed := gateServer(t, svcerrors.New(), r, newCounting(), authn.Resource("https://api.example.com/"))
 	want := `Bearer error="insufficient_scope", scope="admin", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`

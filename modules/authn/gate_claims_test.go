@@ -13,7 +13,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -127,7 +126,7 @@ func TestHostileClaimsAreNeverSent(t *testing.T) {
 		if gerr != nil {
 			t.Fatal(gerr)
 		}
-		gatehook.Of(g).SetLogger(zap.New(core))
+		g.SetLogger(zap.New(core))
 		h, herr := g.Handler(exampleRouter())
 		if herr != nil {
 			t.Fatal(herr)

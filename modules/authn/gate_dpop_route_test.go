@@ -8,7 +8,6 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/internal/dpoptest"
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -147,7 +146,7 @@ func TestGuardShowsDPoPPerRoute(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mode, words := gatehook.Of(g).Guard("GET", "/x", c.h, nil)
+			mode, words := g.Guard("GET", "/x", c.h, nil)
 			got := strings.Join(words, " ")
 			if mode != "authenticated" || c.want != "" && got != c.want || c.wantNot != "" && strings.Contains(got, c.wantNot) {
 				t.Fatalf("Guard = %s %q, want %q", mode, got, c.want)

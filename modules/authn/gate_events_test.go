@@ -17,7 +17,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -45,7 +44,7 @@ func observedGateBehind(t *testing.T, cidrs []string, router http.Handler, v aut
 	if err != nil {
 		t.Fatal(err)
 	}
-	gatehook.Of(g).SetLogger(zap.New(core).Named("app"))
+	g.SetLogger(zap.New(core).Named("app"))
 	now := time.Unix(1_700_000_000, 0)
 	authn.SetRecordClock(g, func() time.Time { return now })
 	h, err := g.Handler(router)

@@ -22,7 +22,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"
@@ -155,7 +154,7 @@ func TestGateIntrospectionTelemetryHoldsNoToken(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gatehook.Of(g).SetLogger(zap.New(core))
+	g.SetLogger(zap.New(core))
 	h, err := g.Handler(exampleRouter())
 	if err != nil {
 		t.Fatal(err)

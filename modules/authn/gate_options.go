@@ -116,7 +116,7 @@ func Flood(l *flood.Limit) Option { return func(c *gateConfig) { c.flood = l } }
 // stores shared by the app's replicas, so that a ban started on one
 // replica refuses the caller on all of them, an address has one flood
 // budget and a token is introspected once. fxsvc passes the graph's
-// stores (fxredis.Redis) this way, through gatehook.SharedStores. A nil
+// stores (fxredis.Redis) this way, through [SharedStores]. A nil
 // store leaves that component in memory; none turns Bans, Flood or
 // Introspect on.
 func sharedStores(b bans.Store, f flood.Store, i IntrospectionStore) Option {

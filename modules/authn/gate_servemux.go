@@ -10,7 +10,7 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/svckit/svc/internal/gatehook"
+	"github.com/svckit/svc/internal/guardwords"
 )
 
 // ServeMux is an *http.ServeMux that remembers the patterns registered on
@@ -27,11 +27,25 @@ type ServeMux struct {
 	added  func(muxRoute) // set by the gate: checks routes registered after install
 }
 
-// muxRoute is one pattern registered on a [ServeMux]: its parts as
-// `check` reads them (gatehook.MuxRoutes), the pattern as registered (such
-// as "GET /users/{id}") and where it was registered, file:line.
+// MuxRoute is one pattern registered on a [ServeMux], as
+// [ServeMux.Routes] lists it.
+type MuxRoute struct {
+	// Method is the pattern's method, "" when it serves every method.
+	Method string
+	// Host is the pattern's host part, "" for every host.
+	Host string
+	// Path is the pattern's path part, without host and method.
+	Path string
+	// Handler is the handler registered for the pattern, with its route
+	// markers (Require, Anonymous) around it.
+	Handler http.Handler
+}
+
+// muxRoute is one pattern registered on a [ServeMux]: its parts, the
+// pattern as registered (such as "GET /users/{id}") and where it was
+// registered, file:line.
 type muxRoute struct {
-	gatehook.Route
+	MuxRoute
 	pattern, at string
 }
 
@@ -47,7 +61,7 @@ func (m *ServeMux) Handle(pattern string, h http.Handler) { m.handle(pattern, h)
 func (m *ServeMux) handle(pattern string, h http.Handler) {
 	at := registeredAt()
 	method, host, path := splitMuxPattern(pattern)
-	rt := muxRoute{Route: gatehook.Route{Method: method, Host: host, Path: path, Handler: h}, pattern: pattern, at: at}
+	rt := muxRoute{MuxRoute: MuxRoute{Method: method, Host: host, Path: path, Handler: h}, pattern: pattern, at: at}
 	m.mu.Lock()
 	for _, first := range m.routes {
 		if first.Method == method && first.Host == host && first.Path == path {
@@ -115,16 +129,18 @@ func guardWords(h http.Handler, mws []func(http.Handler) http.Handler) string {
 
 // guardWordsOf says how gd guards a route, for a refusal.
 func guardWordsOf(gd guard) string {
-	return gatehook.GuardWords("authn", gd.anonymous, gd.requires, gd.scopes)
+	return guardwords.Describe("authn", gd.anonymous, gd.requires, gd.scopes)
 }
 
-// routeList returns the patterns registered so far, in registration order.
-func (m *ServeMux) routeList() []gatehook.Route {
+// Routes returns the patterns registered so far, in registration order.
+// fxsvc uses it to check every route and to name the routes the `check`
+// command lists; an app rarely needs it.
+func (m *ServeMux) Routes() []MuxRoute {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	out := make([]gatehook.Route, len(m.routes))
+	out := make([]MuxRoute, len(m.routes))
 	for i, rt := range m.routes {
-		out[i] = rt.Route
+		out[i] = rt.MuxRoute
 	}
 	return out
 }

@@ -9,7 +9,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -208,7 +207,7 @@ func TestServeMuxRefusedRouteAfterInstallStaysProtected(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		gatehook.Of(g).SetLogger(zap.New(core))
+		g.SetLogger(zap.New(core))
 		h, err := g.Handler(mux)
 		if err != nil {
 			t.Fatal(err)
@@ -240,7 +239,7 @@ func TestServeMuxRefusedRouteAfterInstallStaysProtected(t *testing.T) {
 
 func TestServeMuxRecordsItsRoutes(t *testing.T) {
 	m := exampleMux()
-	routes := gatehook.MuxRoutes(m)
+	routes := m.Routes()
 	if len(routes) != 11 {
 		t.Fatalf("%d routes", len(routes))
 	}
@@ -252,7 +251,7 @@ func TestServeMuxRecordsItsRoutes(t *testing.T) {
 	}
 	host := authn.NewServeMux()
 	host.HandleFunc("POST  example.com/x/{id}", ok)
-	if r := gatehook.MuxRoutes(host)[0]; r.Method != "POST" || r.Host != "example.com" || r.Path != "/x/{id}" {
+	if r := host.Routes()[0]; r.Method != "POST" || r.Host != "example.com" || r.Path != "/x/{id}" {
 		t.Fatalf("%+v", r)
 	}
 	// A pattern the standard mux refuses is refused (by its panic) and not
@@ -261,7 +260,7 @@ func TestServeMuxRecordsItsRoutes(t *testing.T) {
 		defer func() { _ = recover() }()
 		host.HandleFunc("POST example.com/x/{id}", ok)
 	}()
-	if len(gatehook.MuxRoutes(host)) != 1 {
+	if len(host.Routes()) != 1 {
 		t.Fatal("a refused pattern was recorded")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
@@ -64,7 +63,7 @@ func TestSharedStoresShareBansAndFloodBetweenGates(t *testing.T) {
 		return observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), newFake(),
 			authn.Bans(bans.New(bans.Threshold(2), bans.Duration(time.Minute))),
 			authn.Flood(flood.New(flood.Rate(100), flood.Burst(100))),
-			gatehook.SharedStores(sb, sf, nil).(authn.Option))
+			authn.SharedStores(sb, sf, nil))
 	}
 	a, b := gate(), gate()
 	forger := from("198.51.100.66", bearer("forged-token"))
@@ -95,7 +94,7 @@ func TestAnExplicitStoreWinsOverSharedStores(t *testing.T) {
 	own := &sharedBans{fails: map[string]int{}, until: map[string]time.Time{}}
 	o := observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), newFake(),
 		authn.Bans(bans.New(bans.Threshold(1), bans.WithStore(own))),
-		gatehook.SharedStores(sb, nil, nil).(authn.Option))
+		authn.SharedStores(sb, nil, nil))
 	if got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearer("forged-token")), ""); got.status != 401 {
 		t.Fatalf("forgery: %d", got.status)
 	}

@@ -9,7 +9,6 @@ import (
 	"github.com/go-chi/chi/v5"
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
 )
@@ -218,7 +217,7 @@ func TestGuardNamesTheStepUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mode, requires := gatehook.Of(g).Guard("GET", "/both", okH(), []func(http.Handler) http.Handler{
+	mode, requires := g.Guard("GET", "/both", okH(), []func(http.Handler) http.Handler{
 		authn.Require("admin"), authn.RequireACR("phr", "phrh"), authn.MaxAge(5 * time.Minute), authn.MaxAge(time.Hour),
 	})
 	if want := "admin acr=phr,phrh max_age=300s"; mode != "authenticated" || strings.Join(requires, " ") != want {

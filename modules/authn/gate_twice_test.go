@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 )
 
@@ -23,7 +22,7 @@ func TestServeMuxPatternRegisteredTwiceIsRefused(t *testing.T) {
 		!strings.Contains(got, "(authn.Require(read))") || !strings.Contains(got, "(authn.Anonymous)") {
 		t.Fatalf("panic %q does not name both registrations", got)
 	}
-	if routes := gatehook.MuxRoutes(mux); len(routes) != 1 {
+	if routes := mux.Routes(); len(routes) != 1 {
 		t.Fatalf("the refused registration was recorded: %v", routes)
 	}
 }

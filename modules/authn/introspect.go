@@ -210,7 +210,7 @@ func newIntrospector(v *JWTVerifier) *introspector {
 // introspectionEndpoint returns where opaque tokens are introspected: the
 // endpoint given to Introspect, or the discovered one once discovery ran;
 // "" for a verifier without Introspect or before discovery. The start
-// line names it (gatehook.IntrospectionEndpoint).
+// line names it ([IntrospectionEndpoint]).
 func (v *JWTVerifier) introspectionEndpoint() string {
 	if v.intro == nil {
 		return ""

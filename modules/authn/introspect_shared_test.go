@@ -274,7 +274,7 @@ func TestSharedIntrospectionsStayLocalWithoutASharedSecret(t *testing.T) {
 }
 
 // The gate hands the app's shared store (fxsvc's, through
-// gatehook.SharedStores) to its verifier, unless ShareIntrospections gave
+// SharedStores) to its verifier, unless ShareIntrospections gave
 // one; Issuers hands it to the member that introspects.
 func TestTheGateSharesIntrospectionsWithItsVerifier(t *testing.T) {
 	srv := newIntrospectionServer(t, activeAnswer())

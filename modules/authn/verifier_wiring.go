@@ -6,7 +6,7 @@ import (
 
 // settingsError is the error Open returns for invalid settings (a
 // *ConfigError, or several joined), nil when they are valid: fxsvc
-// reports it with the app's other settings (gatehook.VerifierErr).
+// reports it with the app's other settings ([SettingsError]).
 func (v *JWTVerifier) settingsError() error { return v.err }
 
 // setLogger gives the verifier a logger for its key-loading events when it

@@ -11,7 +11,6 @@ import (
 	"go.uber.org/zap/zapcore"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/telemetry"
@@ -62,7 +61,7 @@ func stack(t *testing.T, opts []telemetry.Option, gateOpts ...authn.Option) (htt
 	if err != nil {
 		t.Fatal(err)
 	}
-	gatehook.Of(g).SetLogger(log)
+	g.SetLogger(log)
 	h, err := g.Handler(router())
 	if err != nil {
 		t.Fatal(err)

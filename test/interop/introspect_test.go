@@ -14,7 +14,6 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -123,7 +122,7 @@ func TestOpaqueTokensOfARealProvider(t *testing.T) {
 			wantSigned := clientID == introspector
 			p := opaqueProvider(t, wantSigned)
 			srv, v := introspectingGate(t, p, clientID, authn.IntrospectionTTL(time.Second))
-			if got := gatehook.IntrospectionEndpoint(v); got != p.IntrospectionEndpoint || p.IntrospectionEndpoint == "" {
+			if got := authn.IntrospectionEndpoint(v); got != p.IntrospectionEndpoint || p.IntrospectionEndpoint == "" {
 				t.Fatalf("discovered %q, provider's %q", got, p.IntrospectionEndpoint)
 			}
 			tok := opaqueToken(t, p, "read")

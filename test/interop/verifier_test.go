@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/test/internal/oidcprovider"
 )
@@ -55,7 +54,7 @@ func TestVerifierAcceptsTokensOfARealProvider(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := gatehook.Of(g).DiscoveryURL(); got != p.Issuer+"/.well-known/openid-configuration" {
+			if got := g.DiscoveryURL(); got != p.Issuer+"/.well-known/openid-configuration" {
 				t.Errorf("DiscoveryURL = %q", got)
 			}
 

@@ -17,7 +17,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authngrpc"
 	"github.com/svckit/svc/modules/authn/authntest"
@@ -73,7 +72,7 @@ func TestUnaryInterceptorJudgesCallsLikeTheGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	core, logs := observer.New(zap.InfoLevel)
-	gatehook.Of(g).SetLogger(zap.New(core))
+	g.SetLogger(zap.New(core))
 	client, sp := startServer(t, g, authngrpc.Require(check, "health:read"), authngrpc.Anonymous(list))
 
 	reader := iss.Token(authntest.Subject("alice"), authntest.Scopes("health:read"))

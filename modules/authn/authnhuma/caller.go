@@ -3,7 +3,6 @@ package authnhuma
 import (
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 )
 
@@ -54,6 +53,6 @@ func (e refusalError) Unwrap() error  { return e.Refusal }
 // written as the gate that admitted the request would (its challenge
 // names the protected-resource metadata).
 func noCaller(ctx huma.Context) []error {
-	ref := gatehook.Challenging(ctx.Context(), &authn.Refusal{Kind: authn.KindAuthenticationRequired})
-	return []error{refusalError{ref.(*authn.Refusal)}}
+	ref := authn.WithGateChallenge(ctx.Context(), &authn.Refusal{Kind: authn.KindAuthenticationRequired})
+	return []error{refusalError{ref}}
 }

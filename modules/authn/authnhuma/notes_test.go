@@ -10,7 +10,6 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/go-chi/chi/v5"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
 )
@@ -109,7 +108,7 @@ func TestNotesAreReadAndNeverRun(t *testing.T) {
 			registerNoted(authnhuma.NewGo(mux, huma.DefaultConfig("Shop", "1.0.0")), served)
 			return mux, func(*testing.T) map[string]int {
 				got := map[string]int{}
-				for _, rt := range gatehook.MuxRoutes(mux) {
+				for _, rt := range mux.Routes() {
 					got[rt.Path] = notesOn(rt.Handler, nil)
 				}
 				return got

@@ -12,7 +12,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/svckit/svc/internal/gatehook"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -57,11 +56,11 @@ func (s *settings) document(oapi *huma.OpenAPI) {
 	}
 	d := &documenter{s: s, oapi: oapi, ours: map[*huma.Response]bool{}, candidates: map[string]bool{}, kept: map[string]bool{}, scanned: map[string]bool{}}
 	d.model = d.errorModel()
-	if s.gate != nil && gatehook.Of(s.gate).Documented() {
+	if s.gate != nil && s.gate.Documented() {
 		if oapi.Components.SecuritySchemes == nil {
 			oapi.Components.SecuritySchemes = map[string]*huma.SecurityScheme{}
 		}
-		accepted, required := gatehook.Of(s.gate).DPoP()
+		accepted, required := s.gate.DPoP()
 		if accepted {
 			d.dpop, d.dpopEverywhere = schemeDPoP, required
 			oapi.Components.SecuritySchemes[schemeDPoP] = &huma.SecurityScheme{Type: "http", Scheme: "DPoP",
@@ -72,7 +71,7 @@ func (s *settings) document(oapi *huma.OpenAPI) {
 			d.scheme = schemeBearer
 			scheme := &huma.SecurityScheme{Type: "http", Scheme: "bearer", BearerFormat: "JWT",
 				Description: "A bearer access token (RFC 6750) in the Authorization header."}
-			if u := gatehook.Of(s.gate).DiscoveryURL(); u != "" {
+			if u := s.gate.DiscoveryURL(); u != "" {
 				d.scheme = schemeOpenIDConnect
 				scheme = &huma.SecurityScheme{Type: "openIdConnect", OpenIDConnectURL: u,
 					Description: "A bearer access token (RFC 6750) from this OpenID Connect provider, in the Authorization header."}
@@ -194,7 +193,7 @@ func (d *documenter) secure(op *huma.Operation) {
 	if d.scheme == "" && d.dpop == "" || d.s.gate == nil {
 		return
 	}
-	g := gatehook.Of(d.s.gate)
+	g := d.s.gate
 	if g.Excluded(d.s.prefix + op.Path) {
 		return
 	}
@@ -383,7 +382,7 @@ func (d *documenter) challengeDoc(op *huma.Operation) string {
 		errs = append(errs, "insufficient_user_authentication (RFC 9470 step-up, with acr_values and max_age)")
 	}
 	if d.s.gate != nil {
-		if checked, named := gatehook.Of(d.s.gate).ClaimsChallenges(); checked {
+		if checked, named := d.s.gate.ClaimsChallenges(); checked {
 			claims := "insufficient_claims (a claims challenge, with claims: base64 of the JSON claims request"
 			if named {
 				claims += ", after realm and authorization_uri, where to obtain them"

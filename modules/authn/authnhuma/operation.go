@@ -7,7 +7,6 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -225,5 +224,5 @@ func Admit(ctx huma.Context) bool {
 // gate's challenge), through the adapter's own request and writer.
 func refuse(ctx huma.Context, ref *authn.Refusal) {
 	r, w := unwrap(ctx)
-	gatehook.RefuseRoute(w, r, ref)
+	authn.RefuseRoute(w, r, ref)
 }

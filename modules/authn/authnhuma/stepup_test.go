@@ -13,7 +13,6 @@ import (
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 	"github.com/go-chi/chi/v5"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
 	svcerrors "github.com/svckit/svc/modules/errors"
@@ -153,7 +152,7 @@ func TestStepUpIsDocumentedAndChecked(t *testing.T) {
 	}
 	found := map[string]string{}
 	_ = chi.Walk(a.router.(chi.Routes), func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
-		mode, requires := gatehook.Of(a.gate).Guard(method, pattern, h, mws)
+		mode, requires := a.gate.Guard(method, pattern, h, mws)
 		found[method+" "+pattern] = mode + " " + strings.Join(requires, " ")
 		return nil
 	})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/danielgtaylor/huma/v2"
 
-	"github.com/svckit/svc/internal/gatehook"
+	"github.com/svckit/svc/internal/guardwords"
 )
 
 // registered is the operations an API registered, by method and path.
@@ -39,5 +39,5 @@ func (s *registered) claim(op *huma.Operation) {
 // guardWords says how an operation is guarded, for a refusal.
 func guardWords(op *huma.Operation) string {
 	gd := guardOf(op)
-	return gatehook.GuardWords("authnhuma", gd.anonymous, gd.requires, gd.scopes)
+	return guardwords.Describe("authnhuma", gd.anonymous, gd.requires, gd.scopes)
 }

@@ -3,7 +3,6 @@ package authntest
 import (
 	"net/http"
 
-	"github.com/svckit/svc/internal/gatehook"
 	"github.com/svckit/svc/modules/authn"
 )
 
@@ -25,5 +24,5 @@ func Caller(subject string, scopes ...string) authn.Principal {
 // none): a handler that needs the caller's token is tested behind the gate
 // with a token of an [Issuer].
 func WithPrincipal(r *http.Request, p authn.Principal) *http.Request {
-	return gatehook.WithCaller(r, p, "")
+	return r.WithContext(authn.ContextWithPrincipal(r.Context(), p))
 }

@@ -1,0 +1,225 @@
+package authn
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	"go.uber.org/zap"
+
+	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/flood"
+)
+
+// The side of the gate that wires it into an app: fxsvc opens its
+// verifier, checks its routes and writes the start line and `check` with
+// these; authnhuma describes the gate in an API document and refuses in
+// its name. An app that builds its own server rarely needs them.
+
+// appWired is a verifier of this package (*JWTVerifier, Issuers') as
+// fxsvc wires it into an app: it reports its settings error before the app
+// starts and takes the app's logger unless it was given one.
+type appWired interface {
+	settingsError() error
+	setLogger(*zap.Logger)
+}
+
+// TrustedIssuer is one issuer a verifier trusts, as [Gate.TrustedIssuers]
+// lists it for `check` and the start line.
+type TrustedIssuer struct {
+	// Issuer is the issuer, or an issuer template with {tenantid}.
+	Issuer string
+	// Scope is "" for an issuer, and for a template the tenants it stands
+	// for: "any tenant", "tenant t1" or "tenants t1, t2".
+	Scope string
+}
+
+// Verifier returns the verifier the gate was built with: fxsvc opens and
+// closes it with the app and asks it whether it is ready.
+func (g *Gate) Verifier() Verifier { return g.verifier }
+
+// MetadataPath returns the path where the gate serves its
+// protected-resource metadata, "" without [Resource]: fxsvc mounts the
+// metadata handler there.
+func (g *Gate) MetadataPath() string {
+	if g.meta == nil {
+		return ""
+	}
+	return g.meta.path
+}
+
+// Excluded reports whether path is never authenticated ([Exclude]): fxsvc
+// and the components read it to tell a public path.
+func (g *Gate) Excluded(path string) bool { return g.exclude.Match(path) }
+
+// BansCallers reports whether the gate bans forging callers ([Bans]), for
+// fxsvc's start line and `check`.
+func (g *Gate) BansCallers() bool { return g.bans != nil }
+
+// Documented reports whether the gate may describe itself in an API
+// document: false after OpenAPI(false). authnhuma reads it.
+func (g *Gate) Documented() bool { return g.cfg.openAPI }
+
+// DPoP tells whether the gate takes the DPoP scheme ([DPoP]) and whether it
+// requires it on every route, for authnhuma's API document and fxsvc's
+// start line.
+func (g *Gate) DPoP() (accepted, required bool) {
+	if p := g.cfg.dpop; p != nil {
+		return true, p.required
+	}
+	return false, false
+}
+
+// DiscoveryURL returns the discovery document of the gate's verifier when
+// [Discover] built it, else "": for authnhuma's API document and fxsvc's
+// start line.
+func (g *Gate) DiscoveryURL() string {
+	if v, ok := g.verifier.(*JWTVerifier); ok {
+		return v.discoveryURL()
+	}
+	return ""
+}
+
+// Guard tells how a route is guarded, for the `check` command: mode is
+// "excluded", "anonymous" or "authenticated"; requires lists its scopes,
+// then its step-up as "acr=v1,v2" ([RequireACR]) and "max_age=300s"
+// ([MaxAge]), then, when the gate takes DPoP, "dpop=required"
+// ([RequireDPoP], or DPoP required by the gate) or "dpop=allowed". h is
+// the route's handler and mws the middlewares the router runs before it.
+func (g *Gate) Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (mode string, requires []string) {
+	gd := guardOf(h, mws)
+	requires = gd.scopes
+	if !gd.step.none() {
+		requires = append(slices.Clip(requires), gd.step.words()...)
+	}
+	if g.exclude.matchPattern(pattern) {
+		return "excluded", requires
+	}
+	if p := g.cfg.dpop; p != nil {
+		word := "dpop=allowed"
+		if p.required || gd.dpop {
+			word = "dpop=required"
+		}
+		requires = append(slices.Clip(requires), word)
+	}
+	return gd.mode(), requires
+}
+
+// ClaimsChallenges reports whether the gate runs a check hook ([Check]),
+// which may answer any request with a token by a claims challenge
+// ([ClaimsChallenge]), and whether those challenges name realm and
+// authorization_uri ([ClaimsChallengeAuthority]): authnhuma documents the
+// challenge on every operation when checked is true.
+func (g *Gate) ClaimsChallenges() (checked, named bool) {
+	return g.cfg.check != nil, g.cfg.claimsAuthority != nil
+}
+
+// TrustedIssuers lists whom the gate's verifier trusts, for `check` and
+// fxsvc's start line: each issuer, an issuer template as written with the
+// tenants it stands for. ok is false for a verifier of the app's own that
+// does not list its issuers.
+func (g *Gate) TrustedIssuers() (issuers []TrustedIssuer, ok bool) {
+	switch v := g.verifier.(type) {
+	case *JWTVerifier:
+		return v.trusted(), true
+	case *issuerSet:
+		return v.trusted(), true
+	case issuerLister:
+		var out []TrustedIssuer
+		for _, iss := range v.Issuers() {
+			out = append(out, TrustedIssuer{Issuer: iss})
+		}
+		return out, true
+	}
+	return nil, false
+}
+
+// trusted is whom the verifier trusts, for `check`: its issuer, or its
+// template with the tenants it stands for.
+func (v *JWTVerifier) trusted() []TrustedIssuer {
+	switch {
+	case v.tenants != nil:
+		return []TrustedIssuer{{Issuer: v.cfg.issuer, Scope: v.tenants.scope()}}
+	case v.cfg.issuer == "":
+		return nil
+	}
+	return []TrustedIssuer{{Issuer: v.cfg.issuer}}
+}
+
+// trusted is whom the members trust, sorted by issuer.
+func (s *issuerSet) trusted() []TrustedIssuer {
+	var out []TrustedIssuer
+	for _, v := range s.members {
+		out = append(out, v.trusted()...)
+	}
+	slices.SortFunc(out, func(a, b TrustedIssuer) int { return strings.Compare(a.Issuer, b.Issuer) })
+	return out
+}
+
+// SetLogger sets where the gate logs its own failures and security
+// records, and gives the gate's verifier, when svc built it, the same
+// logger unless it was built with [Logger] or has been opened. fxsvc gives
+// it the app's logger; a test gives it an observed one. Call it before the
+// gate serves.
+func (g *Gate) SetLogger(l *zap.Logger) {
+	if v, ok := g.verifier.(appWired); ok {
+		v.setLogger(l)
+	}
+	g.setLogger(l)
+}
+
+// SettingsError returns the error v's Open would return for invalid
+// settings (a *ConfigError, or several joined) when svc built v
+// ([Discover], [Issuers]), nil for valid settings and for a verifier of
+// the app's own. fxsvc reports it with the app's other settings, before
+// anything opens.
+func SettingsError(v Verifier) error {
+	if w, ok := v.(appWired); ok {
+		return w.settingsError()
+	}
+	return nil
+}
+
+// IntrospectionEndpoint returns where v, when svc built it, introspects
+// opaque tokens: the endpoint given to [Introspect], or the discovered one
+// once discovery ran; "" for none. fxsvc's start line names it.
+func IntrospectionEndpoint(v Verifier) string {
+	if iv, ok := v.(interface{ introspectionEndpoint() string }); ok {
+		return iv.introspectionEndpoint()
+	}
+	return ""
+}
+
+// SharedStores returns the option that keeps the state of the gate's
+// [Bans] and [Flood], and its verifier's introspection answers, in the
+// stores the app's replicas share, unless they were built with a store of
+// their own (bans.WithStore, flood.WithStore, [ShareIntrospections] win).
+// A nil store leaves that component in memory; none turns Bans, Flood or
+// Introspect on. fxsvc passes the graph's stores (fxredis.Redis) this way;
+// an app that builds its own gate rarely needs it.
+func SharedStores(b bans.Store, f flood.Store, introspections IntrospectionStore) Option {
+	return sharedStores(b, f, introspections)
+}
+
+// RefuseRoute answers r with ref as a route marker ([Require]) does:
+// recorded like the gate's own refusals (a missing scope or step-up as an
+// authorization refusal) when the gate admitted r, with the gate's
+// challenge, in the registered error format. ref is not changed, so it may
+// be shared. authnhuma refuses an operation this way.
+func RefuseRoute(w http.ResponseWriter, r *http.Request, ref *Refusal) {
+	authz := ref.Kind == KindInsufficientScope || ref.Kind == KindInsufficientUserAuthentication
+	refuseAtRoute(gateFrom(r.Context()), w, r, ref, authz)
+}
+
+// WithGateChallenge returns ref as the gate that admitted ctx's request
+// would write it: its Bearer challenge names the protected-resource
+// metadata when the gate has a [Resource]. ref itself is not changed. For
+// an integration that hands the refusal to its framework's own error path
+// (authnhuma); without a gate in ctx, ref is returned as it is.
+func WithGateChallenge(ctx context.Context, ref *Refusal) *Refusal {
+	if gc := gateFrom(ctx); gc != nil && gc.g.meta != nil && ref.resourceMetadata != gc.g.meta.url {
+		return ref.naming(gc.g.meta.url)
+	}
+	return ref
+}
