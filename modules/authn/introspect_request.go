@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/svckit/svc/internal/clientkey"
 	"github.com/svckit/svc/secret"
 )
 
@@ -85,7 +84,7 @@ func (in *introspector) ask(ctx context.Context, f *flight, token string, now ti
 func (in *introspector) post(ctx context.Context, endpoint, token string) (received, error) {
 	form := url.Values{"token": {token}, "token_type_hint": {"access_token"}}
 	header := http.Header{}
-	if err := clientkey.Authenticate(in.client, ctx, header, form); err != nil {
+	if err := in.client.Authenticate(ctx, header, form); err != nil {
 		return received{}, fmt.Errorf("%w: the client could not authenticate: %w", ErrIntrospectionUnavailable, err)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(form.Encode()))
@@ -123,7 +122,7 @@ func (in *introspector) post(ctx context.Context, endpoint, token string) (recei
 func (in *introspector) judge(ctx context.Context, r received, now time.Time) (p Principal, until time.Time, iat int64, err error) {
 	body := r.body
 	if r.signed {
-		if body, iat, err = in.v.openSignedIntrospection(ctx, body, clientkey.ClientID(in.client)); err != nil {
+		if body, iat, err = in.v.openSignedIntrospection(ctx, body, in.client.ClientID()); err != nil {
 			return Principal{}, time.Time{}, 0, err
 		}
 	}

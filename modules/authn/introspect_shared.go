@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"go.uber.org/zap"
-
-	"github.com/svckit/svc/internal/clientkey"
 )
 
 // IntrospectionStore keeps introspection answers that the replicas of a
@@ -91,7 +89,7 @@ type sharedAnswers struct {
 // key derives the tag key; ok is false when the client has no shared
 // secret or its secret file cannot be read now (nothing is shared then).
 func (s *sharedAnswers) key() ([]byte, bool) {
-	k, ok, err := clientkey.Derive(s.in.client, sharedKeyInfo, sha256.Size)
+	k, ok, err := s.in.client.DeriveKey(sharedKeyInfo, sha256.Size)
 	if err != nil {
 		s.warn("the introspection client's secret cannot be read; answers are not shared meanwhile", err)
 		return nil, false
@@ -269,7 +267,7 @@ func (in *introspector) openShared() {
 	if s == nil {
 		return
 	}
-	if _, ok, _ := clientkey.Derive(in.client, sharedKeyInfo, sha256.Size); !ok {
+	if _, ok, _ := in.client.DeriveKey(sharedKeyInfo, sha256.Size); !ok {
 		in.v.cfg.logger.Info("authn: introspection answers stay in this replica's cache, not shared: the introspection client has no shared secret (it authenticates with private_key_jwt) to authenticate the entries other replicas would read",
 			zap.String("issuer", in.v.label))
 	}

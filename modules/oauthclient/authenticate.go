@@ -7,9 +7,9 @@ import (
 	"time"
 )
 
-// authenticate adds the client's authentication to a form POST for another
+// Authenticate adds the client's authentication to a form POST for another
 // endpoint of the same authorization server, such as RFC 7662 token
-// introspection (authn.Introspect, through internal/clientkey): an
+// introspection (authn.Introspect uses it) or RFC 7009 revocation: an
 // Authorization header for client_secret_basic, form fields for
 // client_secret_post and private_key_jwt, exactly as for a token request
 // (a fresh assertion every call, never reused). So a resource server that
@@ -23,8 +23,8 @@ import (
 // unreadable secret or assertion file, or ErrClosed after Close. The
 // credentials it adds never appear in an error. With [TLSClientAuth] it
 // fails with a *ConfigError: the certificate belongs on the request's
-// connection, which authenticate cannot reach.
-func (c *Client) authenticate(ctx context.Context, header http.Header, form url.Values) error {
+// connection, which Authenticate cannot reach.
+func (c *Client) Authenticate(ctx context.Context, header http.Header, form url.Values) error {
 	if c.closedFlag.Load() {
 		return ErrClosed
 	}

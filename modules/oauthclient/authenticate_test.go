@@ -11,7 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/svckit/svc/internal/clientkey"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
 )
@@ -48,7 +47,7 @@ func TestAuthenticateForAnotherEndpoint(t *testing.T) {
 				t.Fatal(err)
 			}
 			h, form := http.Header{}, url.Values{"token": {"x"}}
-			if err := clientkey.Authenticate(c, context.Background(), h, form); err != nil {
+			if err := c.Authenticate(context.Background(), h, form); err != nil {
 				t.Fatal(err)
 			}
 			if got := form.Get("client_secret") == "pw:1" && form.Get("client_id") == "rs"; got != tt.inForm {
@@ -63,7 +62,7 @@ func TestAuthenticateForAnotherEndpoint(t *testing.T) {
 			if err := c.Close(context.Background()); err != nil {
 				t.Fatal(err)
 			}
-			if err := clientkey.Authenticate(c, context.Background(), http.Header{}, url.Values{}); !errors.Is(err, oauthclient.ErrClosed) {
+			if err := c.Authenticate(context.Background(), http.Header{}, url.Values{}); !errors.Is(err, oauthclient.ErrClosed) {
 				t.Fatalf("after Close: %v", err)
 			}
 		})

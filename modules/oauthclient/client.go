@@ -338,6 +338,10 @@ func isLoopback(host string) bool {
 // Name identifies the client in lifecycle errors: "oauthclient".
 func (c *Client) Name() string { return "oauthclient" }
 
+// ClientID is the client ID the client authenticates as: the audience of
+// a signed introspection answer (RFC 9701), which authn checks.
+func (c *Client) ClientID() string { return c.clientID }
+
 // MarshalLogObject describes the client for a log line (zap.Object): its
 // issuer, unless only a token endpoint was given; its token endpoint, the
 // configured one or the discovered one once discovery succeeded; and its

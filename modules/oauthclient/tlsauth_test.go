@@ -19,7 +19,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/internal/clientkey"
 	"github.com/svckit/svc/internal/testcert"
 	"github.com/svckit/svc/modules/oauthclient"
 )
@@ -456,7 +455,7 @@ func TestTLSClientAuthNeedsHTTPS(t *testing.T) {
 	if s.count.Load() != 0 {
 		t.Fatal("a token request went out over plain http")
 	}
-	if err := clientkey.Authenticate(c, context.Background(), http.Header{}, map[string][]string{}); !errors.As(err, &ce) || ce.Setting != "oauthclient.TLSClientAuth" {
+	if err := c.Authenticate(context.Background(), http.Header{}, map[string][]string{}); !errors.As(err, &ce) || ce.Setting != "oauthclient.TLSClientAuth" {
 		t.Fatalf("Authenticate err = %v, want a ConfigError naming oauthclient.TLSClientAuth", err)
 	}
 }
