@@ -12,7 +12,6 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/metrics"
 )
@@ -106,7 +105,7 @@ func (n namedMetrics) Close(ctx context.Context) error { return n.m.Close(ctx) }
 // header values and the password as *** (secret.String).
 func encodeMetrics(m *metrics.Metrics, enc zapcore.ObjectEncoder) {
 	enc.AddString("name", m.Name())
-	enc.AddString("exporter", otelcore.Of(m).Exporter)
+	enc.AddString("exporter", m.Exporter())
 	enc.AddBool("active", m.Active())
 	cfg, err := m.Config()
 	if err != nil {

@@ -7,7 +7,6 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/lifecycle"
 )
 
@@ -17,7 +16,7 @@ import (
 // counted in the stop budget. Each keeps only its own: its constructor
 // (whose name fx reports for a second registration), its start-line part
 // and anything more it provides.
-type otelSignal[C any, O any] struct {
+type otelSignal[C otelComponent, O any] struct {
 	kind   string // "metrics": the singleton kind and the stop part
 	option string // "fxsvc.Metrics": named in errors
 	prefix string // "SVC_METRICS_": its variables
@@ -33,6 +32,10 @@ type otelSignal[C any, O any] struct {
 	opts  []O
 }
 
+// otelComponent is what fxsvc reads of a signal's component beyond its
+// start-line part: the final flush's share of the stop budget.
+type otelComponent interface{ ShutdownTimeout() time.Duration }
+
 // module is the signal's fx.Module; options is the value its constructor
 // takes its options from.
 func (s otelSignal[C, O]) module(name string, options any, extra ...fx.Option) fx.Option {
@@ -44,7 +47,7 @@ func (s otelSignal[C, O]) module(name string, options any, extra ...fx.Option) f
 			// Built only to read its settings: it logs nothing.
 			c, err := s.newC(append([]O{s.withLogger(zap.NewNop())}, s.opts...)...)
 			if err == nil {
-				*s.flush(env.stop) = otelcore.Of(c).ShutdownTimeout()
+				*s.flush(env.stop) = c.ShutdownTimeout()
 			}
 			return err
 		}),
@@ -54,7 +57,7 @@ func (s otelSignal[C, O]) module(name string, options any, extra ...fx.Option) f
 		// its point.
 		fx.Invoke(func(C) {}),
 		fx.Provide(fx.Annotate(func(c C) stopPart {
-			return stopPart{kind: s.kind, d: otelcore.Of(c).ShutdownTimeout()}
+			return stopPart{kind: s.kind, d: c.ShutdownTimeout()}
 		}, fx.ResultTags(`group:"svc.stop.parts"`))),
 	}, extra...)...)
 }

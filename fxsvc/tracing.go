@@ -7,7 +7,6 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/tracing"
 )
@@ -66,12 +65,11 @@ func (n namedTracing) Close(ctx context.Context) error { return n.t.Close(ctx) }
 // tracer flushes nothing on stop: it shows no shutdown timeout, rather
 // than a 0s beside the documented 1 s.
 func encodeTracing(t *tracing.Tracing, enc zapcore.ObjectEncoder) {
-	c := otelcore.Of(t)
 	enc.AddString("name", t.Name())
-	enc.AddString("exporter", c.Exporter)
-	enc.AddBool("active", c.Active())
-	if c.Exporter != "none" {
-		enc.AddDuration("shutdown_timeout", c.ShutdownTimeout())
+	enc.AddString("exporter", t.Exporter())
+	enc.AddBool("active", t.Active())
+	if t.Exporter() != "none" {
+		enc.AddDuration("shutdown_timeout", t.ShutdownTimeout())
 	}
 }
 

@@ -14,7 +14,6 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/authn/authntest"
 	"github.com/svckit/svc/modules/tracing"
 	_ "github.com/svckit/svc/modules/tracing/otlphttp"
@@ -146,7 +145,7 @@ func TestTracingInactiveInApp(t *testing.T) {
 	before := otel.GetTracerProvider()
 	var tr *tracing.Tracing
 	svctest.Start(t, fx.Supply(zap.NewNop(), chi.NewRouter()), fxsvc.Tracing(), fxsvc.Serve(), fx.Populate(&tr))
-	if otelcore.Of(tr).Exporter != "none" || otelcore.Of(tr).Active() || otel.GetTracerProvider() != before {
+	if tr.Exporter() != "none" || tr.Active() || otel.GetTracerProvider() != before {
 		t.Fatal("an inactive Tracing installed a provider")
 	}
 }

@@ -64,35 +64,6 @@ func (s *Signal) newComponent(name string, log *zap.Logger, console io.Writer, c
 	return c, nil
 }
 
-// halves find the shared half of each signal's component type; written at
-// init only (Expose), so read without a lock.
-var halves []func(any) *Component
-
-// Expose lets Of find the shared half of a T, a signal's component type.
-// Call it from the signal package's init.
-func Expose[T any](half func(T) *Component) {
-	halves = append(halves, func(x any) *Component {
-		if v, ok := x.(T); ok {
-			return half(v)
-		}
-		return nil
-	})
-}
-
-// Of returns the shared half of a signal's component (a *metrics.Metrics or
-// a *tracing.Tracing), or nil for anything else. fxsvc reads through it
-// what only it needs (the resolved exporter, the shutdown timeout of its
-// stop budget, whether the component is active), so those stay out of the
-// signal packages' API.
-func Of(component any) *Component {
-	for _, half := range halves {
-		if c := half(component); c != nil {
-			return c
-		}
-	}
-	return nil
-}
-
 // ShutdownTimeout is the bound on the final flush; 0 when the component is
 // inactive and so flushes nothing.
 func (c *Component) ShutdownTimeout() time.Duration {

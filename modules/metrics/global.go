@@ -8,7 +8,6 @@ import (
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
 	"github.com/svckit/svc/internal/otelcore"
-	"github.com/svckit/svc/modules/metrics/internal/registry"
 )
 
 // Why a bridge: otel.SetMeterProvider wires the global delegate only once
@@ -95,12 +94,14 @@ func currentComponent() *Metrics {
 	return nil
 }
 
-func init() {
-	otelcore.Expose(func(m *Metrics) *otelcore.Component { return m.c })
-	registry.StateOf = func(m any) any {
-		if c, ok := m.(*Metrics); ok && c != nil {
-			return c.expState
-		}
+// ExporterState is what the exporter linked by import prepared for m (its
+// Factory's Prepare), nil for none or a nil m. The exporter's own package
+// reads it (prometheus.Registry: the component's registry); the value is
+// of that package's type, which this package cannot name, hence any. An
+// app never needs it.
+func (m *Metrics) ExporterState() any {
+	if m == nil {
 		return nil
 	}
+	return m.expState
 }

@@ -10,7 +10,6 @@ import (
 	"go.opentelemetry.io/otel/metric/noop"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 
-	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics"
 	metricsprom "github.com/svckit/svc/modules/metrics/prometheus"
 )
@@ -67,8 +66,8 @@ func TestAutoDisabledIsInactive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if otelcore.Of(m).Exporter != "none" {
-		t.Fatalf("auto with no endpoint resolved to %q", otelcore.Of(m).Exporter)
+	if m.Exporter() != "none" {
+		t.Fatalf("auto with no endpoint resolved to %q", m.Exporter())
 	}
 	if err := m.Open(ctx); err != nil {
 		t.Fatal(err)

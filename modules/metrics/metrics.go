@@ -1,6 +1,8 @@
 package metrics
 
 import (
+	"time"
+
 	"context"
 
 	"go.opentelemetry.io/otel/metric"
@@ -108,3 +110,11 @@ func (m *Metrics) Provider() (*sdkmetric.MeterProvider, error) {
 // Active reports whether the component is open with a provider, that is
 // open and not auto-disabled.
 func (m *Metrics) Active() bool { return m.c.Active() }
+
+// Exporter is the exporter in force, resolved: never "auto" ("none" when
+// auto found no endpoint). fxsvc names it on the start line.
+func (m *Metrics) Exporter() string { return m.c.Exporter }
+
+// ShutdownTimeout bounds the final flush on Close; 0 when the exporter is
+// none and nothing is flushed. fxsvc counts it in the app's stop budget.
+func (m *Metrics) ShutdownTimeout() time.Duration { return m.c.ShutdownTimeout() }

@@ -21,7 +21,6 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/internal/otlptest"
 	"github.com/svckit/svc/modules/metrics"
 	"github.com/svckit/svc/secret"
@@ -216,8 +215,8 @@ func TestOTLPHTTPFromEnvironment(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if otelcore.Of(m).Exporter != "otlp-http" {
-		t.Fatalf("auto resolved to %q", otelcore.Of(m).Exporter)
+	if m.Exporter() != "otlp-http" {
+		t.Fatalf("auto resolved to %q", m.Exporter())
 	}
 	record(t, m, 1)
 	exps := rc.all()

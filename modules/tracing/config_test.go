@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/tracing"
 	_ "github.com/svckit/svc/modules/tracing/console"
 	_ "github.com/svckit/svc/modules/tracing/otlphttp"
@@ -97,15 +96,15 @@ func TestEnvironmentResolution(t *testing.T) {
 			if got != tc.want {
 				t.Fatalf("got %+v\nwant %+v", got, tc.want)
 			}
-			if otelcore.Of(tr).Exporter != tc.want.exporter {
-				t.Fatalf("Exporter() = %v", otelcore.Of(tr).Exporter)
+			if tr.Exporter() != tc.want.exporter {
+				t.Fatalf("Exporter() = %v", tr.Exporter())
 			}
 			wantShutdown := tc.want.shutdown
 			if tc.want.exporter == "none" {
 				wantShutdown = 0 // inactive: nothing to flush, nothing to budget
 			}
-			if otelcore.Of(tr).ShutdownTimeout() != wantShutdown {
-				t.Fatalf("ShutdownTimeout() = %v, want %v", otelcore.Of(tr).ShutdownTimeout(), wantShutdown)
+			if tr.ShutdownTimeout() != wantShutdown {
+				t.Fatalf("ShutdownTimeout() = %v, want %v", tr.ShutdownTimeout(), wantShutdown)
 			}
 		})
 	}

@@ -18,7 +18,6 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
 
-	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/tracing"
 	"github.com/svckit/svc/modules/tracing/tracingtest"
 	"github.com/svckit/svc/secret"
@@ -156,7 +155,7 @@ func TestInactiveInstallsNothing(t *testing.T) {
 			if _, err := tr.Provider(); !errors.Is(err, tracing.ErrInactive) {
 				t.Fatalf("Provider() error %v, want ErrInactive", err)
 			}
-			if otelcore.Of(tr).Active() || tr.OwnsGlobalState() || otelcore.Of(tr).ShutdownTimeout() != 0 || tracing.Current() != nil {
+			if tr.Active() || tr.OwnsGlobalState() || tr.ShutdownTimeout() != 0 || tracing.Current() != nil {
 				t.Fatal("an inactive component claims to be active")
 			}
 			if p, tm := tracing.SavedGlobal(); p != nil || tm != nil {
@@ -219,7 +218,7 @@ func TestCloseRestoresThePreviousProviderAndPropagator(t *testing.T) {
 	if otel.GetTracerProvider() != trace.TracerProvider(theirs) || otel.GetTextMapPropagator() != propagation.TextMapPropagator(theirTM) {
 		t.Fatal("Close did not restore the previous provider and propagator")
 	}
-	if otelcore.Of(tr).Active() || tr.OwnsGlobalState() || tracing.Current() != nil {
+	if tr.Active() || tr.OwnsGlobalState() || tracing.Current() != nil {
 		t.Fatal("a closed component still claims the global state")
 	}
 	if err := tr.Close(context.Background()); err != nil {

@@ -1,6 +1,8 @@
 package tracing
 
 import (
+	"time"
+
 	"context"
 	"sync/atomic"
 
@@ -64,13 +66,23 @@ func (t *Tracing) Open(ctx context.Context) error { return t.c.Open(ctx, t.newPr
 // Close on a component never opened, or closed, does nothing.
 func (t *Tracing) Close(ctx context.Context) error { return t.c.Close(ctx, t.uninstall, nil) }
 
-func init() { otelcore.Expose(func(t *Tracing) *otelcore.Component { return t.c }) }
-
 // newTracing builds the component around its shared half.
 func newTracing(c *otelcore.Component, cfg Config) *Tracing { return &Tracing{c: c, cfg: cfg.clone()} }
 
 // Name returns the component name ("default" unless WithName).
 func (t *Tracing) Name() string { return t.c.Name }
+
+// Active reports whether t installs a tracer provider (its exporter is
+// not none). fxsvc shows it on the start line.
+func (t *Tracing) Active() bool { return t.c.Active() }
+
+// Exporter is the exporter in force, resolved: never "auto" ("none" when
+// auto found no endpoint). fxsvc names it on the start line.
+func (t *Tracing) Exporter() string { return t.c.Exporter }
+
+// ShutdownTimeout bounds the final flush on Close; 0 when the exporter is
+// none and nothing is flushed. fxsvc counts it in the app's stop budget.
+func (t *Tracing) ShutdownTimeout() time.Duration { return t.c.ShutdownTimeout() }
 
 // Provider returns the SDK tracer provider. It returns ErrNotStarted
 // before Open and ErrInactive when the exporter resolved to none. After

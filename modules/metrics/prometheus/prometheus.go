@@ -87,10 +87,7 @@ var errNoState = errors.New("metrics/prometheus: the component has no registry")
 // them scraped beside the component's metrics. It returns nil for m nil or
 // a component whose exporter is not prometheus.
 func Registry(m *metrics.Metrics) *prom.Registry {
-	if m == nil || registry.StateOf == nil {
-		return nil
-	}
-	if st, ok := registry.StateOf(m).(*state); ok {
+	if st, ok := m.ExporterState().(*state); ok {
 		return st.reg
 	}
 	return nil

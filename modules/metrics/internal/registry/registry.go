@@ -64,12 +64,6 @@ func Register(name string, f Factory) {
 	Readers.Register(name, f)
 }
 
-// StateOf returns the state the exporter of component m (a
-// *metrics.Metrics) prepared, or nil. Package metrics sets it in its init:
-// this package cannot name the component's type without an import cycle,
-// and the state is no business of the public API.
-var StateOf func(m any) any
-
 // RegisterPush adds a push exporter: its reader is the component's
 // periodic reader around what newExporter builds. It is how the console
 // and OTLP exporters register, so none of them repeats the wrapping.

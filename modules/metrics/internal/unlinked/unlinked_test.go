@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/svckit/svc/internal/otelcore"
 	"github.com/svckit/svc/modules/metrics"
 )
 
@@ -124,8 +123,8 @@ func TestInactiveNeedsNoExporter(t *testing.T) {
 				t.Fatalf("Open: %v", err)
 			}
 			t.Cleanup(func() { _ = m.Close(ctx) })
-			if otelcore.Of(m).Exporter != "none" || m.Active() {
-				t.Fatalf("exporter %q active %v, want none and inactive", otelcore.Of(m).Exporter, m.Active())
+			if m.Exporter() != "none" || m.Active() {
+				t.Fatalf("exporter %q active %v, want none and inactive", m.Exporter(), m.Active())
 			}
 			rec := httptest.NewRecorder()
 			metrics.Handler(m).ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/metrics", nil))
