@@ -27,9 +27,9 @@ interop-deps:
 bench:
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 5 ./... | tee bench.out
 
-## bench-goals: each goal of bench/README measured briefly, one line each (timings, not a test: not in `make test`, always exits 0)
+## bench-goals: each goal of bench/README measured briefly, one line each (timings, not a test: not in `make test`, always exits 0); GOALS_FLAGS="-count 5 -benchtime 1s -goals gate" for more
 bench-goals:
-	cd bench && $(GO) run ./cmd/goals
+	cd bench && $(GO) run ./cmd/goals $(GOALS_FLAGS)
 
 ## fuzz: a short run of every fuzz target
 fuzz:
