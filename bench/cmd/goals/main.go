@@ -122,9 +122,14 @@ func (r *runner) measure(g goal) [4]string {
 	if o.text == "" && o.err != nil {
 		return row(g, "failed: "+o.err.Error(), "")
 	}
+	for _, n := range []string{g.name, g.per} {
+		if why := marked(o.text, "FAIL", n); n != "" && why != "" {
+			return row(g, "failed: "+why, "")
+		}
+	}
 	vs, err := parse(strings.NewReader(o.text)).values(g.name, g.metric, g.per)
 	if err != nil {
-		if why := skipped(o.text, g.name); why != "" {
+		if why := marked(o.text, "SKIP", g.name); why != "" {
 			return row(g, "skipped ("+why+")", "")
 		}
 		if o.err != nil {

@@ -136,27 +136,32 @@ func failure(out string) string {
 	return "no output"
 }
 
-// skipped is the reason a run gave for skipping name ("--- SKIP: name"
-// then the message), or "".
-func skipped(out, name string) string {
+// marked is the message under the first "--- <verb>: Benchmark<name>"
+// line of out (verb SKIP or FAIL) for name or a benchmark above it, or ""
+// when there is none: a run can report results for some counts and fail
+// or skip in another.
+func marked(out, verb, name string) string {
 	lines := strings.Split(out, "\n")
+	prefix := "--- " + verb + ": Benchmark"
 	for i, l := range lines {
 		t := strings.TrimSpace(l)
-		if !strings.HasPrefix(t, "--- SKIP: Benchmark") {
+		if !strings.HasPrefix(t, prefix) {
 			continue
 		}
-		n := procSuffix.ReplaceAllString(strings.TrimPrefix(t, "--- SKIP: Benchmark"), "")
+		n := procSuffix.ReplaceAllString(strings.TrimPrefix(t, prefix), "")
 		if n != name && !strings.HasPrefix(name, n+"/") {
 			continue
 		}
-		if i+1 < len(lines) {
+		if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" && !strings.HasPrefix(strings.TrimSpace(lines[i+1]), "---") {
 			msg := strings.TrimSpace(lines[i+1])
-			if _, after, ok := strings.Cut(msg, ": "); ok && strings.Contains(msg, ".go:") {
-				msg = after
+			if verb == "SKIP" { // the file:line is noise beside a reason
+				if _, after, ok := strings.Cut(msg, ": "); ok && strings.Contains(msg, ".go:") {
+					msg = after
+				}
 			}
 			return msg
 		}
-		return "skipped"
+		return strings.ToLower(verb)
 	}
 	return ""
 }

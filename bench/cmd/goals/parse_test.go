@@ -115,7 +115,7 @@ func TestHolds(t *testing.T) {
 	}
 }
 
-func TestFailureAndSkipName(t *testing.T) {
+func TestFailureAndSkipMessages(t *testing.T) {
 	failed := "goos: linux\nBenchmarkGatePaired/cache-hit-2\n--- FAIL: BenchmarkGatePaired/cache-hit-2\n    gate_test.go:130: status 401\nFAIL\nexit status 1\n"
 	if got := failure(failed); got != "gate_test.go:130: status 401" {
 		t.Errorf("failure = %q", got)
@@ -124,11 +124,20 @@ func TestFailureAndSkipName(t *testing.T) {
 		t.Errorf("failure of a build = %q", got)
 	}
 	const why = "redistest: redis-server is not on PATH; install it (Debian package redis-server) to run the redis tests"
-	if got := skipped(sample, "UnbannedCallerPaired"); got != why {
-		t.Errorf("skipped = %q", got)
+	if got := marked(sample, "SKIP", "UnbannedCallerPaired"); got != why {
+		t.Errorf("skip reason = %q", got)
 	}
-	if got := skipped(sample, "GatePaired/cache-hit"); got != "" {
-		t.Errorf("skipped a benchmark that ran: %q", got)
+	if got := marked(sample, "SKIP", "GatePaired/cache-hit"); got != "" {
+		t.Errorf("a skip for a benchmark that ran: %q", got)
+	}
+	// A failure in one count of three still fails the goal, though two
+	// counts printed results; a sibling's failure does not.
+	third := sample + "--- FAIL: BenchmarkRefusal/banned-429-2\n    bans_test.go:86: status 200, want 429\n"
+	if got := marked(third, "FAIL", "Refusal/banned-429"); got != "bans_test.go:86: status 200, want 429" {
+		t.Errorf("failure = %q", got)
+	}
+	if got := marked(third, "FAIL", "Refusal/fresh-ES256-accepted"); got != "" {
+		t.Errorf("a sibling's failure was taken: %q", got)
 	}
 }
 
