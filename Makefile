@@ -3,7 +3,7 @@ GO          ?= go
 STATICCHECK := $(shell $(GO) env GOPATH)/bin/staticcheck
 STATICCHECK_VERSION := v0.8.2
 
-.PHONY: run test test-short bench lint fuzz tools interop-deps
+.PHONY: run test test-short bench bench-goals lint fuzz tools interop-deps
 
 ## run: start the example service on 127.0.0.1:8080 (embedded dev issuer unless SVC_AUTHN_ISSUER is set)
 run:
@@ -26,6 +26,10 @@ interop-deps:
 ## bench: the peer comparison benchmarks (see bench/README.md)
 bench:
 	cd bench && $(GO) test -run '^$$' -bench . -benchmem -count 5 ./... | tee bench.out
+
+## bench-goals: each goal of bench/README measured briefly, one line each (timings, not a test: not in `make test`, always exits 0); GOALS_FLAGS="-count 5 -benchtime 1s -goals gate" for more
+bench-goals:
+	cd bench && $(GO) run ./cmd/goals $(GOALS_FLAGS)
 
 ## fuzz: a short run of every fuzz target
 fuzz:
