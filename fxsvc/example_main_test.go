@@ -25,6 +25,8 @@ func newRouter() *chi.Mux {
 // A service's main: RFC 9457 errors, every route authenticated against the
 // issuer of SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE, served on
 // SVC_HTTP_ADDR. `BINARY check` prints the routes without starting.
+//
+// Compile-only (no Output): Main serves until SIGINT or SIGTERM, then exits.
 func ExampleMain() {
 	fxsvc.Main(
 		fxsvc.Errors(),

@@ -2,6 +2,7 @@ package fxsvc_test
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 
 	"go.uber.org/fx"
@@ -37,9 +38,11 @@ func (o *orders) list(w http.ResponseWriter, r *http.Request) error {
 
 // Regression: issue 14 item 21. The TokenExchange doc showed
 // p.TokenFor(ctx, authn.TokenFrom(ctx)), which does not compile (TokenFrom
-// returns two values); this example is compiled with the tests.
+// returns two values); this example is compiled with the tests, and
+// fx.ValidateApp checks its graph without reading SVC_OAUTHCLIENT_* (an
+// app runs it with fxsvc.Main).
 func ExampleTokenExchange() {
-	_ = fx.New(
+	err := fx.ValidateApp(
 		fxsvc.OAuthClient(), // SVC_OAUTHCLIENT_*
 		fxsvc.TokenExchange("orders", oauthclient.Audience("orders-api")),
 		fx.Provide(fx.Annotate(
@@ -48,4 +51,7 @@ func ExampleTokenExchange() {
 		)),
 		fx.Invoke(func(o *orders) http.Handler { return svcerrors.Handler(o.list) }),
 	)
+	fmt.Println(err)
+	// Output:
+	// <nil>
 }

@@ -13,6 +13,7 @@ import (
 // Without fx: open a client and hand its stores to the components (in an
 // fx app, fxredis.Redis() does both).
 func ExampleOpen() {
+	// Compile-only: it needs a Redis server on 127.0.0.1:6379.
 	ctx := context.Background()
 	c, err := redisstore.Open(ctx, redisstore.Config{
 		URL:     secret.URL("redis://:pw@127.0.0.1:6379/0"),

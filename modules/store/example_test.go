@@ -27,12 +27,25 @@ func ExampleMemory_Allow() {
 }
 
 // Every component takes its store as an interface, so the one Memory
-// serves all three.
+// serves all three. MaxCacheSize bounds the cached responses: one larger
+// than the bound is not stored.
 func ExampleNewMemory() {
-	m := store.NewMemory(store.MaxCacheSize(8 << 20))
+	m := store.NewMemory(store.MaxCacheSize(1 << 10)) // 1 KiB; the default is 64 MiB
 	var (
 		_ store.Rates       = m
 		_ store.Idempotency = m
 		_ store.Cache       = m
 	)
+
+	ctx := context.Background()
+	for _, size := range []int{100, 4 << 10} {
+		k := store.Key{Space: "cache", ID: fmt.Sprint("/report?size=", size)}
+		e := store.Entry{Response: store.Response{Status: 200, Body: make([]byte, size)}, Stored: time.Now()}
+		_ = m.Set(ctx, k, e, time.Minute)
+		_, cached, _ := m.Get(ctx, k)
+		fmt.Println(size, "bytes cached:", cached)
+	}
+	// Output:
+	// 100 bytes cached: true
+	// 4096 bytes cached: false
 }

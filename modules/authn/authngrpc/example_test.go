@@ -1,7 +1,12 @@
 package authngrpc_test
 
 import (
+	"context"
+	"fmt"
+
 	"google.golang.org/grpc"
+	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/status"
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authngrpc"
@@ -22,5 +27,18 @@ func ExampleUnaryServerInterceptor() {
 		grpc.UnaryInterceptor(authngrpc.UnaryServerInterceptor(gate, rules...)),
 		grpc.StreamInterceptor(authngrpc.StreamServerInterceptor(gate, rules...)),
 	)
-	_ = gs
+	defer gs.Stop()
+
+	// What the interceptor answers a call without a token, method by method.
+	unary := authngrpc.UnaryServerInterceptor(gate, rules...)
+	ctx := metadata.NewIncomingContext(context.Background(), metadata.MD{}) // no authorization
+	for _, method := range []string{"/grpc.health.v1.Health/Check", "/orders.v1.Orders/CreateOrder"} {
+		_, err := unary(ctx, nil, &grpc.UnaryServerInfo{FullMethod: method}, func(context.Context, any) (any, error) {
+			return "ok", nil
+		})
+		fmt.Println(method, status.Code(err))
+	}
+	// Output:
+	// /grpc.health.v1.Health/Check OK
+	// /orders.v1.Orders/CreateOrder Unauthenticated
 }

@@ -31,6 +31,8 @@ func ExampleWithPrincipal() {
 // the verifier pointed at it (in a test function; svctest.Start runs a
 // whole app with it).
 func ExampleNewIssuer() {
+	// Compile-only: the steps need a test's *testing.T, which an Example
+	// has not; TestIssuerTokenOptionsReachTheVerifier runs the same steps.
 	testVerify := func(t *testing.T) {
 		iss := authntest.NewIssuer(t)
 		v := iss.Verifier() // opened, keys loaded, closed at the test's cleanup

@@ -1,12 +1,27 @@
 package dpop_test
 
 import (
+	"context"
 	"crypto/rand"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"time"
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/dpop"
 )
+
+// tokens is a Verifier of its own; an app uses authn.Discover(issuer,
+// audience).
+type tokens map[string]authn.Principal
+
+func (t tokens) Verify(_ context.Context, token string) (authn.Principal, error) {
+	if p, ok := t[token]; ok {
+		return p, nil
+	}
+	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+}
 
 // A verifier with server nonces, given to the gate.
 func ExampleNew() {
@@ -22,5 +37,27 @@ func ExampleNew() {
 	}
 	// The gate takes the DPoP scheme beside Bearer and answers a proof
 	// without the nonce with the nonce to use.
-	_ = authn.DPoP(v, false) // authn.New(tokenVerifier, authn.DPoP(v, false))
+	gate, err := authn.New(tokens{"alice-token": {Subject: "alice", Authenticated: true}}, authn.DPoP(v, false))
+	if err != nil {
+		panic(err)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /orders", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("orders")) })
+	h, err := gate.Handler(mux)
+	if err != nil {
+		panic(err)
+	}
+
+	for _, auth := range []string{"", "DPoP alice-token"} { // the second without its DPoP proof
+		req := httptest.NewRequest("GET", "/orders", nil)
+		if auth != "" {
+			req.Header.Set("Authorization", auth)
+		}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		fmt.Println(rec.Code, rec.Header().Values("WWW-Authenticate"))
+	}
+	// Output:
+	// 401 [Bearer DPoP algs="ES256 EdDSA"]
+	// 401 [DPoP algs="ES256 EdDSA", error="invalid_dpop_proof"]
 }

@@ -1,15 +1,56 @@
 package otlpgrpc_test
 
 import (
+	"context"
+	"fmt"
+	"net"
+
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/types/known/emptypb"
+
 	"github.com/svckit/svc/modules/metrics"
 	_ "github.com/svckit/svc/modules/metrics/otlpgrpc" // links the otlp-grpc exporter
+	"github.com/svckit/svc/secret"
 )
 
 // SVC_METRICS_EXPORTER=otlp-grpc, here in code.
 func Example() {
+	// A stand-in for the collector on 127.0.0.1: it answers every call
+	// with an empty message and says which method was called.
+	got := make(chan string, 10)
+	collector := grpc.NewServer(grpc.UnknownServiceHandler(func(_ any, stream grpc.ServerStream) error {
+		method, _ := grpc.MethodFromServerStream(stream)
+		got <- method
+		if err := stream.RecvMsg(&emptypb.Empty{}); err != nil {
+			return err
+		}
+		return stream.SendMsg(&emptypb.Empty{})
+	}))
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		panic(err)
+	}
+	go func() { _ = collector.Serve(ln) }()
+	defer collector.Stop()
+
 	m, err := metrics.FromConfig(metrics.Config{
 		Exporter: "otlp-grpc",
-		Export:   metrics.Export{Endpoint: "http://127.0.0.1:4317", ServiceName: "shop"},
+		Export:   metrics.Export{Endpoint: secret.URL("http://" + ln.Addr().String()), ServiceName: "shop"},
 	})
-	_, _ = m, err // open and close it with the app (fxsvc.Metrics() does)
+	if err != nil {
+		panic(err)
+	}
+	// Open and close it with the app (fxsvc.Metrics() does).
+	if err := m.Open(context.Background()); err != nil {
+		panic(err)
+	}
+	orders, err := m.Counter("shop.orders")
+	if err != nil {
+		panic(err)
+	}
+	orders.Add(context.Background(), 1)
+	_ = m.Close(context.Background()) // pushes what is pending
+	fmt.Println(<-got)
+	// Output:
+	// /opentelemetry.proto.collector.metrics.v1.MetricsService/Export
 }

@@ -11,6 +11,7 @@ import (
 // The service authenticates to its authorization server with the JWT-SVID
 // its SPIRE agent issues: no client secret, no key file.
 func Example() {
+	// Compile-only: it needs a SPIRE agent's Workload API socket.
 	ctx := context.Background()
 	src, err := spiffe.New(ctx, "unix:///run/spire/agent.sock", "https://login.example.com")
 	if err != nil {

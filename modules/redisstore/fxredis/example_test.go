@@ -1,6 +1,9 @@
 package fxredis_test
 
 import (
+	"fmt"
+
+	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/fxsvc"
@@ -19,5 +22,9 @@ func ExampleRedis() {
 		fxsvc.RateLimits(), fxsvc.Idempotency(), fxsvc.ResponseCache(),
 		fxsvc.Serve(),
 	)
-	_ = app // fxsvc.Main(app, fx.Provide(newRouter))
+	// fx.ValidateApp checks the graph without reading SVC_* or dialing
+	// Redis; an app runs it with fxsvc.Main(app, fx.Provide(newRouter)).
+	fmt.Println(fx.ValidateApp(app, fx.Provide(chi.NewRouter)))
+	// Output:
+	// <nil>
 }
