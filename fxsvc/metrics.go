@@ -12,7 +12,6 @@ import (
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/metrics"
 )
 
@@ -65,8 +64,7 @@ type metricsParams struct {
 // onlyOneMetricsPerApp builds and registers the component. Its name is
 // what fx reports when an app adds Metrics twice.
 func onlyOneMetricsPerApp(p metricsParams) (*metrics.Metrics, error) {
-	m, err := metricsSignal(nil).buildIn(p.Lifecycle, p.Log, p.Options,
-		func(m *metrics.Metrics) lifecycle.Component { return namedMetrics{m} })
+	m, err := metricsSignal(nil).buildIn(p.Lifecycle, p.Log, p.Options)
 	if err != nil {
 		return nil, err
 	}
@@ -92,21 +90,11 @@ func startRuntimeMetrics(m *metrics.Metrics) error {
 	return nil
 }
 
-// namedMetrics gives the component its lifecycle name, "metrics/<name>",
-// so open and close errors say which part failed.
-type namedMetrics struct{ m *metrics.Metrics }
-
-func (n namedMetrics) Name() string                    { return "metrics/" + n.m.Name() }
-func (n namedMetrics) Open(ctx context.Context) error  { return n.m.Open(ctx) }
-func (n namedMetrics) Close(ctx context.Context) error { return n.m.Close(ctx) }
-
 // encodeMetrics writes the component's resolved settings for the start
 // line. The endpoint prints with its credentials masked (secret.URL),
 // header values and the password as *** (secret.String).
 func encodeMetrics(m *metrics.Metrics, enc zapcore.ObjectEncoder) {
-	enc.AddString("name", m.Name())
-	enc.AddString("exporter", m.Exporter())
-	enc.AddBool("active", m.Active())
+	encodeSignal(m, enc)
 	cfg, err := m.Config()
 	if err != nil {
 		return

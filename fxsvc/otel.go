@@ -1,6 +1,7 @@
 package fxsvc
 
 import (
+	"context"
 	"time"
 
 	"go.uber.org/fx"
@@ -32,9 +33,35 @@ type otelSignal[C otelComponent, O any] struct {
 	opts  []O
 }
 
-// otelComponent is what fxsvc reads of a signal's component beyond its
-// start-line part: the final flush's share of the stop budget.
-type otelComponent interface{ ShutdownTimeout() time.Duration }
+// otelComponent is what *metrics.Metrics and *tracing.Tracing have in
+// common: a lifecycle component with an exporter and a final flush.
+type otelComponent interface {
+	Name() string
+	Open(context.Context) error
+	Close(context.Context) error
+	Exporter() string
+	Active() bool
+	ShutdownTimeout() time.Duration
+}
+
+// namedSignal gives a signal's component its lifecycle name,
+// "<kind>/<name>", so open and close errors say which part failed.
+type namedSignal struct {
+	kind string
+	c    otelComponent
+}
+
+func (n namedSignal) Name() string                    { return n.kind + "/" + n.c.Name() }
+func (n namedSignal) Open(ctx context.Context) error  { return n.c.Open(ctx) }
+func (n namedSignal) Close(ctx context.Context) error { return n.c.Close(ctx) }
+
+// encodeSignal writes what every signal's part of the start line begins
+// with: its name, the exporter in force and whether it is active.
+func encodeSignal(c otelComponent, enc zapcore.ObjectEncoder) {
+	enc.AddString("name", c.Name())
+	enc.AddString("exporter", c.Exporter())
+	enc.AddBool("active", c.Active())
+}
 
 // module is the signal's fx.Module; options is the value its constructor
 // takes its options from.
@@ -64,8 +91,8 @@ func (s otelSignal[C, O]) module(name string, options any, extra ...fx.Option) f
 
 // buildIn builds the signal's component with the app's logger first, so
 // that a WithLogger among opts still wins, and registers it with the app's
-// lifecycle under the name named gives it.
-func (s otelSignal[C, O]) buildIn(lc fx.Lifecycle, log logIn, opts []O, named func(C) lifecycle.Component) (C, error) {
+// lifecycle as "<kind>/<name>".
+func (s otelSignal[C, O]) buildIn(lc fx.Lifecycle, log logIn, opts []O) (C, error) {
 	var zero C
 	l, err := log.get()
 	if err != nil {
@@ -75,6 +102,6 @@ func (s otelSignal[C, O]) buildIn(lc fx.Lifecycle, log logIn, opts []O, named fu
 	if err != nil {
 		return zero, err
 	}
-	lifecycle.Register(lc, named(c))
+	lifecycle.Register(lc, namedSignal{kind: s.kind, c: c})
 	return c, nil
 }

@@ -1,13 +1,11 @@
 package fxsvc
 
 import (
-	"context"
 	"time"
 
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/tracing"
 )
 
@@ -49,25 +47,14 @@ type tracingParams struct {
 // onlyOneTracingPerApp builds and registers the component. Its name is
 // what fx reports when an app adds Tracing twice.
 func onlyOneTracingPerApp(p tracingParams) (*tracing.Tracing, error) {
-	return tracingSignal(nil).buildIn(p.Lifecycle, p.Log, p.Options,
-		func(t *tracing.Tracing) lifecycle.Component { return namedTracing{t} })
+	return tracingSignal(nil).buildIn(p.Lifecycle, p.Log, p.Options)
 }
-
-// namedTracing gives the component its lifecycle name, "tracing/<name>",
-// so open and close errors say which part failed.
-type namedTracing struct{ t *tracing.Tracing }
-
-func (n namedTracing) Name() string                    { return "tracing/" + n.t.Name() }
-func (n namedTracing) Open(ctx context.Context) error  { return n.t.Open(ctx) }
-func (n namedTracing) Close(ctx context.Context) error { return n.t.Close(ctx) }
 
 // encodeTracing is the component's part of the start line. An inactive
 // tracer flushes nothing on stop: it shows no shutdown timeout, rather
 // than a 0s beside the documented 1 s.
 func encodeTracing(t *tracing.Tracing, enc zapcore.ObjectEncoder) {
-	enc.AddString("name", t.Name())
-	enc.AddString("exporter", t.Exporter())
-	enc.AddBool("active", t.Active())
+	encodeSignal(t, enc)
 	if t.Exporter() != "none" {
 		enc.AddDuration("shutdown_timeout", t.ShutdownTimeout())
 	}
