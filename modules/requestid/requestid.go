@@ -1,10 +1,10 @@
-// Package requestid gives every request an ID: the caller's X-Request-ID
-// when it is well-formed, else one made here. The ID is echoed on the
-// response and carried in the request context, where the access log, the
-// security records, the 500 log line and the server span read it.
-// svc's outermost wrapper (modules/telemetry, which fxsvc.Serve always
-// installs) gives the IDs (internal/reqid holds how it makes and accepts
-// them); this package names them and reads them back.
+// Package requestid names the ID svc gives every request and reads it
+// back. It gives none itself: svc's outermost wrapper (modules/telemetry,
+// which fxsvc.Serve always installs) takes the caller's X-Request-ID when
+// it is well-formed, else makes one (internal/reqid holds how), echoes it
+// on the response and carries it in the request context, where the access
+// log, the security records, the 500 log line and the server span read it.
+// Without that wrapper, From returns "".
 //
 //	id := requestid.From(r.Context())
 package requestid
