@@ -188,7 +188,7 @@ func newIntrospector(v *JWTVerifier) *introspector {
 	hc := *v.client
 	// A redirected request would carry the token and the client's
 	// credentials elsewhere; the redirect is answered as a failure.
-	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	hc.CheckRedirect = answerRedirectAsFailure
 	in := &introspector{
 		v:        v,
 		endpoint: s.endpoint,
@@ -206,6 +206,10 @@ func newIntrospector(v *JWTVerifier) *introspector {
 	in.base, in.cancel = context.WithCancel(context.Background())
 	return in
 }
+
+// answerRedirectAsFailure is the introspection client's CheckRedirect: the
+// redirect response itself is returned, and read as a failed request.
+func answerRedirectAsFailure(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 
 // introspectionEndpoint returns where opaque tokens are introspected: the
 // endpoint given to Introspect, or the discovered one once discovery ran;

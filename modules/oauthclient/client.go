@@ -193,7 +193,7 @@ func (cfg *clientConfig) finish() error {
 	}
 	// A redirected token request could carry credentials to another
 	// place; the answer is taken as it is instead.
-	cfg.httpClient.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	cfg.httpClient.CheckRedirect = answerRedirectAsFailure
 	if cfg.clock == nil {
 		cfg.clock = systemClock{}
 	}
@@ -425,3 +425,7 @@ func (c *Client) goOwned(f func(ctx context.Context)) bool {
 	}()
 	return true
 }
+
+// answerRedirectAsFailure is the client's CheckRedirect: the redirect
+// response itself is returned, and read as the server's answer.
+func answerRedirectAsFailure(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
