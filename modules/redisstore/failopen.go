@@ -103,16 +103,13 @@ func (t *throttle) recovered() (suppressed int, tell bool) {
 }
 
 // failOpen reports a fail-open store (rate limits, bans, flood) that
-// could not reach Redis: a warning at most once per warnEvery and
-// operation (with the count of the ones held back), one line when Redis
-// answers again after a warning, and for every request let through unchecked the counter
-// svc.redis.fail_open{svc.redis.store, db.operation.name}. Errors from
-// go-redis name the address and the failure, never the password.
+// could not reach Redis: its storeLog, and for every request let through
+// unchecked the counter svc.redis.fail_open{svc.redis.store,
+// db.operation.name}. Errors from go-redis name the address and the
+// failure, never the password.
 type failOpen struct {
-	store  string // "ratelimit", "bans" or "flood"
-	logger func() *zap.Logger
+	storeLog
 	meters func() metric.MeterProvider
-	th     *throttle
 
 	metersMu sync.Mutex
 	provider metric.MeterProvider
@@ -126,7 +123,8 @@ func newFailOpen(store string, logger func() *zap.Logger, meters func() metric.M
 	if meters == nil {
 		meters = otel.GetMeterProvider
 	}
-	return &failOpen{store: store, logger: logger, meters: meters, th: newThrottle(warnEvery), attrs: map[string]metric.AddOption{}}
+	return &failOpen{storeLog: newStoreLog(store, "failing open (requests are let through unchecked)", logger),
+		meters: meters, attrs: map[string]metric.AddOption{}}
 }
 
 // admit records one request that op let through without its check,
@@ -134,28 +132,6 @@ func newFailOpen(store string, logger func() *zap.Logger, meters func() metric.M
 func (f *failOpen) admit(ctx context.Context, op string, err error) {
 	f.count(ctx, op)
 	f.warn(op, err)
-}
-
-// warn logs a failure of op that let no request through by itself (the
-// ban subscriber losing its connection), rate-limited like admit.
-func (f *failOpen) warn(op string, err error) {
-	n, ok := f.th.pass(op)
-	if !ok {
-		return
-	}
-	f.logger().Warn("svc.redis: "+f.store+" store cannot reach Redis; failing open (requests are let through unchecked) until it answers again",
-		zap.String("svc.redis.store", f.store), zap.String("db.operation.name", op),
-		zap.Error(err), zap.Int("svc.suppressed", n))
-}
-
-// ok records a success; the first after a warning is logged once, with
-// the failures no warning told of. Without a warning to answer it costs
-// one atomic load.
-func (f *failOpen) ok() {
-	if n, was := f.th.recovered(); was {
-		f.logger().Info("svc.redis: "+f.store+" store reaches Redis again",
-			zap.String("svc.redis.store", f.store), zap.Int("svc.suppressed", n))
-	}
 }
 
 func (f *failOpen) count(ctx context.Context, op string) {
