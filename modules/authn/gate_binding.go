@@ -91,9 +91,12 @@ func thumbprintOf(value json.RawMessage) string {
 	return s
 }
 
-// boundKey is the token's cnf.jkt (RFC 9449 §6.1): "" when it has none,
-// unreadableCnf when it has one that is not a thumbprint.
-func boundKey(p Principal) string { return bindingOf(p).jkt }
+// boundToAKey reports whether p's cnf.jkt (RFC 9449 §6.1) names a key: a
+// well-formed thumbprint, not none and not unreadableCnf.
+func boundToAKey(p Principal) bool {
+	jkt := bindingOf(p).jkt
+	return jkt != "" && jkt != unreadableCnf
+}
 
 // uncheckedBinding refuses a verified token bound to a proof the gate does
 // not check: a gate that cannot check a binding must not take the token as

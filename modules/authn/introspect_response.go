@@ -48,7 +48,7 @@ func (v *JWTVerifier) readIntrospection(body []byte, now time.Time) (Principal, 
 		// A DPoP token binds by its cnf.jkt, which the gate's DPoP checks
 		// (and a gate without authn.DPoP refuses it: dpopTyped); without
 		// one it would pass without its proof.
-		if !ok || !strings.EqualFold(s, "Bearer") && !(strings.EqualFold(s, "DPoP") && boundKey(p) != "" && boundKey(p) != unreadableCnf) {
+		if !ok || !strings.EqualFold(s, "Bearer") && !(strings.EqualFold(s, "DPoP") && boundToAKey(p)) {
 			p.Authenticated = false
 			return Principal{}, time.Time{}, &TokenError{Reason: ReasonTokenType, Signed: true, Principal: p, Err: errIntrospectType}
 		}
