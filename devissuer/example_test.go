@@ -24,7 +24,7 @@ func ExampleStart() {
 	if err != nil {
 		panic(err)
 	}
-	v := bearer.Discover(iss.URL, "orders")
+	v := bearer.New(iss.URL, "orders")
 	if err := v.Open(context.Background()); err != nil {
 		panic(err)
 	}

@@ -26,7 +26,7 @@ func TestOpaqueTokensThroughIntrospectionAndRevocation(t *testing.T) {
 	iss := start(t, devissuer.Options{Audience: "ledger"})
 	c := openClient(t, iss, oauthclient.ClientID(iss.ClientID), oauthclient.ClientSecret(secret.String(iss.ClientSecret)))
 	verifier := func() *bearer.JWTVerifier {
-		v := bearer.Discover(iss.URL, "ledger", bearer.Introspect("", c))
+		v := bearer.New(iss.URL, "ledger", bearer.Introspect("", c))
 		if err := v.Open(context.Background()); err != nil {
 			t.Fatal(err)
 		}

@@ -53,7 +53,7 @@ func TestSeveralIssuersFromOneServer(t *testing.T) {
 	if _, err := bank.Another("/../x", devissuer.Options{}); err == nil {
 		t.Fatal("a dot segment")
 	}
-	v := bearer.Issuers(bearer.Discover(bank.URL, "ledger"), bearer.Discover(partner.URL, "ledger-partner"))
+	v := bearer.Issuers(bearer.New(bank.URL, "ledger"), bearer.New(partner.URL, "ledger-partner"))
 	open(t, v)
 	for _, iss := range []*devissuer.Issuer{bank, partner} {
 		tok, _ := iss.Mint(devissuer.Token{Subject: "alice"})
@@ -87,7 +87,7 @@ func TestTenantIssuers(t *testing.T) {
 	if _, err := iss.Tenant("a/b"); err == nil {
 		t.Fatal("a tenant with a slash")
 	}
-	v := bearer.Discover(iss.TenantTemplate(), "ledger", bearer.Tenants("contoso"))
+	v := bearer.New(iss.TenantTemplate(), "ledger", bearer.Tenants("contoso"))
 	if err := v.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -116,7 +116,7 @@ func TestTenantIssuers(t *testing.T) {
 func TestKeyRotation(t *testing.T) {
 	t.Parallel()
 	iss := start(t, devissuer.Options{})
-	v := bearer.Discover(iss.URL, iss.Audience, bearer.RetryInterval(50*time.Millisecond))
+	v := bearer.New(iss.URL, iss.Audience, bearer.RetryInterval(50*time.Millisecond))
 	open(t, v)
 	old, _ := iss.Mint(devissuer.Token{Subject: "alice"})
 	oldKid := iss.KeyID()

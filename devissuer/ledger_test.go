@@ -57,8 +57,8 @@ func TestLedgerScenario(t *testing.T) {
 		t.Fatal(err)
 	}
 	verifier := bearer.Issuers(
-		bearer.Discover(bank.URL, "ledger", bearer.Introspect("", ledgerClient), bearer.IntrospectionTTL(time.Millisecond)),
-		bearer.Discover(partner.URL, "ledger"),
+		bearer.New(bank.URL, "ledger", bearer.Introspect("", ledgerClient), bearer.IntrospectionTTL(time.Millisecond)),
+		bearer.New(partner.URL, "ledger"),
 	)
 	app := svctest.Start(t, fxsvc.Errors(), fxsvc.Authn(verifier, authn.DPoP(proofs, false)), fx.Provide(func() *chi.Mux {
 		r := chi.NewRouter()
@@ -149,7 +149,7 @@ func TestLedgerScenario(t *testing.T) {
 // payments and answers who is paying, and through whom.
 func paymentsAPI(t *testing.T, bank *devissuer.Issuer) string {
 	t.Helper()
-	v := bearer.Discover(bank.URL, "payments")
+	v := bearer.New(bank.URL, "payments")
 	open(t, v)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := v.Verify(r.Context(), strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))

@@ -235,7 +235,7 @@ func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (bearer.Verifier, e
 		return nil, fmt.Errorf("fxsvc.Authn: %w", err)
 	}
 	if !ok {
-		return nil, errors.New("fxsvc.Authn: no verifier given and SVC_AUTHN_ISSUER is unset: pass bearer.Discover(issuer, audience) or set SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE (or SVC_AUTHN_ISSUERS)")
+		return nil, errors.New("fxsvc.Authn: no verifier given and SVC_AUTHN_ISSUER is unset: pass bearer.New(issuer, audience) or set SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE (or SVC_AUTHN_ISSUERS)")
 	}
 	opts := []bearer.VerifierOption{bearer.Logger(log)}
 	if vo != nil {
@@ -245,7 +245,7 @@ func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (bearer.Verifier, e
 	if strings.TrimSpace(e.Issuers) != "" {
 		return issuersFromEnv(e, opts)
 	}
-	v := bearer.Discover(e.Issuer, e.Audience, opts...)
+	v := bearer.New(e.Issuer, e.Audience, opts...)
 	if err := bearer.SettingsError(v); err != nil {
 		return nil, authnSettingError(err, e)
 	}
@@ -272,7 +272,7 @@ func issuersFromEnv(e authnEnv, opts []bearer.VerifierOption) (bearer.Verifier, 
 			errs = append(errs, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS entry %d has %d words: write each entry as \"ISSUER AUDIENCE\" (or \"ISSUER\" for SVC_AUTHN_AUDIENCE), entries separated by commas", i+1, len(fields)))
 			continue
 		}
-		v := bearer.Discover(one.Issuer, one.Audience, opts...)
+		v := bearer.New(one.Issuer, one.Audience, opts...)
 		if err := bearer.SettingsError(v); err != nil {
 			errs = append(errs, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS entry %d (issuer %q, audience %q): %w",
 				i+1, secret.URL(one.Issuer), secret.URL(one.Audience), err))

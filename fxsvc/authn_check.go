@@ -64,7 +64,7 @@ func envVerifier(check checkOnly, vo *authnVerifierOpts, log *zap.Logger) (beare
 		if _, set, err := authnFromEnv(); err == nil && !set {
 			check.unresolved.note("SVC_AUTHN_ISSUER (the issuer trusted)")
 			if vo != nil {
-				if err := bearer.SettingsError(bearer.Discover(checkIssuer, "check", vo.opts...)); err != nil {
+				if err := bearer.SettingsError(bearer.New(checkIssuer, "check", vo.opts...)); err != nil {
 					return nil, authnSettingError(err, authnEnv{})
 				}
 			}

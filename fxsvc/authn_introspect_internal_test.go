@@ -58,8 +58,8 @@ func TestTheStartLineShowsIssuerTemplates(t *testing.T) {
 		v    bearer.Verifier
 		want string
 	}{
-		{bearer.Discover(tpl, "api", bearer.AnyTenant()), "[" + tpl + " (any tenant)]"},
-		{bearer.Discover(tpl, "api", bearer.Tenants("t1", "t2")), "[" + tpl + " (tenants t1, t2)]"},
+		{bearer.New(tpl, "api", bearer.AnyTenant()), "[" + tpl + " (any tenant)]"},
+		{bearer.New(tpl, "api", bearer.Tenants("t1", "t2")), "[" + tpl + " (tenants t1, t2)]"},
 	} {
 		enc := zapcore.NewMapObjectEncoder()
 		encodeVerifier(gateOf(t, tt.v), enc)

@@ -198,7 +198,7 @@ func TestAuthnLogsIdentityProviderFailuresToTheAppsLogger(t *testing.T) {
 		verifier func() bearer.Verifier
 	}{
 		{"built from the environment", func() bearer.Verifier { return nil }},
-		{"given without a logger", func() bearer.Verifier { return bearer.Discover(issuer, "api") }},
+		{"given without a logger", func() bearer.Verifier { return bearer.New(issuer, "api") }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -24,7 +24,7 @@ func TestCORSAnswersPreflightsBeforeTheGate(t *testing.T) {
 	}
 	app, srv := startApp(t,
 		fxsvc.Errors(),
-		fxsvc.Authn(bearer.Discover("http://127.0.0.1:1", "aud")),
+		fxsvc.Authn(bearer.New("http://127.0.0.1:1", "aud")),
 		fxsvc.CORS(cors.Options{AllowedOrigins: []string{"https://app.example"}, AllowedHeaders: []string{"Authorization"}}),
 		fx.Provide(router),
 		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")),

@@ -80,7 +80,7 @@ func TestOneBadSettingIsOneLine(t *testing.T) {
 // chain naming onlyOneAuthnGatePerApp.
 func TestConstructorErrorsReachTheUserWithoutFxWiring(t *testing.T) {
 	var out, errOut bytes.Buffer
-	v := bearer.Discover("https://issuer.example", "api")
+	v := bearer.New("https://issuer.example", "api")
 	code := fxsvc.Run(nil, &out, &errOut, fx.Supply(chi.NewRouter()), fxsvc.Authn(v),
 		fxsvc.AuthnVerifierOptions(bearer.Leeway(0)), fxsvc.Serve())
 	msg := errOut.String()

@@ -84,7 +84,7 @@ func TestPrintsSettingsAndTokensThatWork(t *testing.T) {
 	if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+$`).MatchString(env["SVC_AUTHN_ISSUER"]) || env["SVC_AUTHN_AUDIENCE"] != "orders" {
 		t.Fatalf("settings %v", env)
 	}
-	v := bearer.Discover(env["SVC_AUTHN_ISSUER"], env["SVC_AUTHN_AUDIENCE"])
+	v := bearer.New(env["SVC_AUTHN_ISSUER"], env["SVC_AUTHN_AUDIENCE"])
 	if err := v.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

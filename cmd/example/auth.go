@@ -80,7 +80,7 @@ func trust() fx.Option {
 		fx.Invoke(func(lc fx.Lifecycle) {
 			lc.Append(fx.StopHook(func() error { return iss.Close() }))
 		}),
-		fxsvc.Authn(bearer.Discover(iss.URL, iss.Audience), gateOptions...),
+		fxsvc.Authn(bearer.New(iss.URL, iss.Audience), gateOptions...),
 		outboundWithDevIssuer(iss),
 	)
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/svckit/svc/modules/authn/bearer"
 )
 
-// tokens is a Verifier of its own; an app uses bearer.Discover(issuer,
+// tokens is a Verifier of its own; an app uses bearer.New(issuer,
 // audience) instead.
 type tokens map[string]bearer.Principal
 

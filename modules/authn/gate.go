@@ -60,7 +60,7 @@ type gateKey struct{}
 // CertificateBound proxy header it cannot read.
 func New(v bearer.Verifier, opts ...Option) (*Gate, error) {
 	if v == nil {
-		return nil, errors.New("authn: no verifier: pass bearer.Discover(issuer, audience) or another bearer.Verifier")
+		return nil, errors.New("authn: no verifier: pass bearer.New(issuer, audience) or another bearer.Verifier")
 	}
 	g := &Gate{verifier: v, cfg: gateConfig{openAPI: true}}
 	g.labeler = bearer.IssuerLabeler(v)

@@ -46,7 +46,7 @@ func getBearer(t *testing.T, url, token string, deadline time.Time) (*http.Respo
 func TestTheKeysUnavailable503LogsWhyOncePerMinute(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
 	// A gate whose verifier nobody opened: the app forgot its lifecycle.
-	g, err := New(bearer.Discover("https://idp.example", "orders"))
+	g, err := New(bearer.New("https://idp.example", "orders"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -157,7 +157,7 @@ func sameClientCode(t *testing.T, target sameTarget, keyPEM []byte) []string {
 // endpoint, as client c.
 func sameGate(t *testing.T, target sameTarget, c *oauthclient.Client) string {
 	t.Helper()
-	v := bearer.Discover(target.issuer, sameAudience, bearer.RetryInterval(time.Millisecond), bearer.Introspect("", c), bearer.IntrospectionTTL(time.Millisecond))
+	v := bearer.New(target.issuer, sameAudience, bearer.RetryInterval(time.Millisecond), bearer.Introspect("", c), bearer.IntrospectionTTL(time.Millisecond))
 	if err := v.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -69,7 +69,7 @@ func introspectingGate(t *testing.T, p *oidcprovider.Provider, clientID string, 
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := bearer.Discover(p.Issuer, p.Resource, append([]bearer.VerifierOption{bearer.RetryInterval(time.Millisecond),
+	v := bearer.New(p.Issuer, p.Resource, append([]bearer.VerifierOption{bearer.RetryInterval(time.Millisecond),
 		bearer.Introspect("", client)}, opts...)...)
 	if err := v.Open(t.Context()); err != nil {
 		t.Fatal(err)
@@ -198,7 +198,7 @@ func TestIntrospectionWithAWrongSecretFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := bearer.Discover(p.Issuer, p.Resource, bearer.Introspect("", client))
+	v := bearer.New(p.Issuer, p.Resource, bearer.Introspect("", client))
 	if err := v.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -24,8 +24,8 @@ func TestOneGateTrustsTwoRealProviders(t *testing.T) {
 	a := oidcprovider.Start(t, oidcprovider.Options{Resource: "https://orders.svc.test"})
 	b := oidcprovider.Start(t, oidcprovider.Options{Resource: "https://partner-orders.svc.test", SigningAlg: "RS256"})
 	v := bearer.Issuers(
-		bearer.Discover(a.Issuer, a.Resource, bearer.RetryInterval(time.Millisecond)),
-		bearer.Discover(b.Issuer, b.Resource, bearer.RetryInterval(time.Millisecond)),
+		bearer.New(a.Issuer, a.Resource, bearer.RetryInterval(time.Millisecond)),
+		bearer.New(b.Issuer, b.Resource, bearer.RetryInterval(time.Millisecond)),
 	)
 	lc := v.(interface {
 		Open(context.Context) error

@@ -21,7 +21,7 @@ import (
 // an unknown kid asks for a fetch within the hour-long refresh interval.
 func openDiscover(t *testing.T, p *oidcprovider.Provider) *bearer.JWTVerifier {
 	t.Helper()
-	v := bearer.Discover(p.Issuer, p.Resource, bearer.RetryInterval(time.Millisecond))
+	v := bearer.New(p.Issuer, p.Resource, bearer.RetryInterval(time.Millisecond))
 	if err := v.Open(context.Background()); err != nil {
 		t.Fatalf("Open: %v", err)
 	}

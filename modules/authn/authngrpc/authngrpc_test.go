@@ -137,7 +137,7 @@ func TestUnaryInterceptorJudgesCallsLikeTheGate(t *testing.T) {
 }
 
 func TestUnaryInterceptorAnswersUnavailableWithoutKeys(t *testing.T) {
-	g, err := authn.New(bearer.Discover("http://127.0.0.1:1", "aud"))
+	g, err := authn.New(bearer.New("http://127.0.0.1:1", "aud"))
 	if err != nil {
 		t.Fatal(err)
 	}

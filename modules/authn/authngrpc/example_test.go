@@ -16,7 +16,7 @@ import (
 // Every method needs a valid token unless a rule says otherwise; the gate
 // is the app's (fxsvc.Authn provides the *authn.Gate).
 func ExampleUnaryServerInterceptor() {
-	gate, err := authn.New(bearer.Discover("https://issuer.example", "orders"))
+	gate, err := authn.New(bearer.New("https://issuer.example", "orders"))
 	if err != nil {
 		panic(err)
 	}

@@ -187,7 +187,7 @@ func TestOpenAPIWithoutBansListsNo429(t *testing.T) {
 }
 
 func TestOpenAPIDiscoverVerifierPublishesOpenIDConnect(t *testing.T) {
-	v := bearer.Discover("https://idp.example.com/realms/x", "api")
+	v := bearer.New("https://idp.example.com/realms/x", "api")
 	each(t, appOptions{verify: v}, func(t *testing.T, a *app, _ string, res *svcerrors.Responses) {
 		// Discover's verifier is never opened here: no network. Its
 		// document is what the schema names.

@@ -159,7 +159,7 @@ func (i *Issuer) KeyFetches() int { return int(i.fetches.Load()) }
 // audience is the issuer's Audience unless opts say otherwise through
 // WithAudience on the issuer.
 func (i *Issuer) Discover(opts ...bearer.VerifierOption) *bearer.JWTVerifier {
-	return bearer.Discover(i.URL, i.Audience, opts...)
+	return bearer.New(i.URL, i.Audience, opts...)
 }
 
 // Verifier returns a verifier for this issuer, opened and holding its keys;

@@ -103,7 +103,7 @@ func TestWithPrincipalServesHandlerTests(t *testing.T) {
 func TestReadyReportsMissingKeys(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
-	v := bearer.Discover(srv.URL, "aud")
+	v := bearer.New(srv.URL, "aud")
 	if err := v.Ready(); !errors.Is(err, bearer.ErrKeysUnavailable) {
 		t.Fatalf("Ready before Open = %v, want ErrKeysUnavailable", err)
 	}

@@ -14,7 +14,7 @@ import (
 	"github.com/svckit/svc/modules/authn/flood"
 )
 
-// tokens is a Verifier of its own; an app uses bearer.Discover(issuer,
+// tokens is a Verifier of its own; an app uses bearer.New(issuer,
 // audience). A token it does not know is refused as a forged signature.
 type tokens map[string]bearer.Principal
 

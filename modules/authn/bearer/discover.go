@@ -15,8 +15,46 @@ import (
 	"github.com/svckit/svc/secret"
 )
 
-// Discover returns a verifier for the tokens of issuer, found by OpenID
-// Connect discovery (`{issuer}/.well-known/openid-configuration`, falling
+// Discover returns a verifier for the tokens of issuer, opened and holding
+// its keys, as go-oidc's NewProvider does: it runs discovery and fetches
+// the key set now, within ctx, and the verifier then refreshes its keys in
+// the background until Close. It is New followed by Open and a wait for the
+// first keys; an app whose lifecycle opens its verifier (fxsvc.Authn) uses
+// New instead, so that an unreachable provider does not stop it starting.
+//
+// It refuses what New refuses (a *ConfigError), and returns an error
+// wrapping ErrKeysUnavailable, saying why, when discovery or the first key
+// fetch fails or ctx ends first; it leaves nothing running then.
+func Discover(ctx context.Context, issuer, audience string, opts ...VerifierOption) (*JWTVerifier, error) {
+	v := New(issuer, audience, opts...)
+	if err := v.Open(ctx); err != nil {
+		return nil, err
+	}
+	fail := func(err error) (*JWTVerifier, error) {
+		_ = v.Close(context.Background())
+		return nil, err
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		err := v.Ready()
+		switch {
+		case err == nil:
+			return v, nil
+		case !errors.Is(err, errStillLoading):
+			return fail(err)
+		}
+		select {
+		case <-ctx.Done():
+			return fail(fmt.Errorf("%w (%w)", err, ctx.Err()))
+		case <-tick.C:
+		}
+	}
+}
+
+// New returns a verifier for the tokens of issuer, its keys found by
+// OpenID Connect discovery once it is opened (the app's lifecycle opens it:
+// fxsvc.Authn does; Discover opens it at once) (`{issuer}/.well-known/openid-configuration`, falling
 // back to RFC 8414 `/.well-known/oauth-authorization-server{path}`).
 // The discovery document's `issuer` must equal issuer exactly and its
 // `jwks_uri` must be https; keys then load from there as with JWKSURL.
@@ -31,7 +69,7 @@ import (
 // to issuer and an `aud` containing audience. Nothing panics on bad input:
 // a bad issuer, an empty audience or an invalid option is returned as a
 // *ConfigError from Open and from every Verify.
-func Discover(issuer, audience string, opts ...VerifierOption) *JWTVerifier {
+func New(issuer, audience string, opts ...VerifierOption) *JWTVerifier {
 	v := newVerifier(issuer, audience, opts)
 	v.cfg.discovers = true
 	// A template's URL is checked with a tenant in place of {tenantid}.

@@ -65,7 +65,7 @@ func newProvider(t *testing.T, path string, oidc bool) *provider {
 func discoverVerifier(t *testing.T, issuer string, opts ...VerifierOption) *JWTVerifier {
 	t.Helper()
 	opts = append([]VerifierOption{Clock(fixedClock()), RetryInterval(time.Minute)}, opts...)
-	return openVerifier(t, Discover(issuer, testAudience, opts...))
+	return openVerifier(t, New(issuer, testAudience, opts...))
 }
 
 func tokenFor(t *testing.T, issuer string) string {
@@ -105,7 +105,7 @@ func TestDiscoverFallsBackToRFC8414(t *testing.T) {
 func TestDiscoverRunsOnceThenFetchesOnlyKeys(t *testing.T) {
 	p := newProvider(t, "", true)
 	clock := newStepClock()
-	v := Discover(p.issuer, testAudience, Clock(fixedClock()), RetryInterval(time.Minute))
+	v := New(p.issuer, testAudience, Clock(fixedClock()), RetryInterval(time.Minute))
 	v.keys.(*keyManager).now = clock.Now
 	openVerifier(t, v)
 	waitKeys(t, v)
@@ -189,7 +189,7 @@ func TestDiscoverOpenNeverWaitsForTheNetwork(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(block) })
-	v := Discover(srv.URL, testAudience)
+	v := New(srv.URL, testAudience)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := v.Open(ctx); err != nil {

@@ -236,7 +236,7 @@ func TestIntrospectSettings(t *testing.T) {
 		{"query", KeySet(testIssuer, testAudience, pub, Introspect("https://idp.example/i?key=x", client)), "Introspect"},
 		{"userinfo", KeySet(testIssuer, testAudience, pub, Introspect("https://u:p@idp.example/i", client)), "Introspect"},
 		{"no endpoint, no discovery", JWKSURL("https://idp.example/jwks", testIssuer, testAudience, Introspect("", client)), "Introspect"},
-		{"an issuer template", Discover("https://login.example.com/{tenantid}/v2.0", testAudience, Tenants("t1"), Introspect("https://idp.example/i", client)), "Introspect"},
+		{"an issuer template", New("https://login.example.com/{tenantid}/v2.0", testAudience, Tenants("t1"), Introspect("https://idp.example/i", client)), "Introspect"},
 		{"TTL zero", KeySet(testIssuer, testAudience, pub, Introspect("https://idp.example/i", client), IntrospectionTTL(0)), "IntrospectionTTL"},
 		{"TTL a day", KeySet(testIssuer, testAudience, pub, Introspect("https://idp.example/i", client), IntrospectionTTL(24*time.Hour)), "IntrospectionTTL"},
 	}
@@ -254,7 +254,7 @@ func TestIntrospectSettings(t *testing.T) {
 			}
 		})
 	}
-	if err := Discover(testIssuer, testAudience, Introspect("", client)).err; err != nil {
+	if err := New(testIssuer, testAudience, Introspect("", client)).err; err != nil {
 		t.Fatalf("Discover may discover the endpoint: %v", err)
 	}
 }

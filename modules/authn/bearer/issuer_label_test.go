@@ -30,7 +30,7 @@ func TestIssuerLabelIsHostAndPath(t *testing.T) {
 func TestIssuerLabelOfATemplateNamesNoTenant(t *testing.T) {
 	e := newEntra(t)
 	k := keys(t)
-	tmpl := Discover(e.template(), "api://orders", AnyTenant())
+	tmpl := New(e.template(), "api://orders", AnyTenant())
 	plain := KeySet("https://plain.example/realm", "api://orders", []crypto.PublicKey{k.p256b.Public()})
 	set := Issuers(plain, tmpl).(*issuerSet)
 	wantTmpl := hostPathOf(t, e.template())

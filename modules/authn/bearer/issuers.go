@@ -17,8 +17,8 @@ import (
 // JWKS URL, audience, algorithms, options and keys.
 //
 //	v := bearer.Issuers(
-//		bearer.Discover("https://login.example.com", "api://orders"),
-//		bearer.Discover("https://partner.example.net", "https://orders.example.com"),
+//		bearer.New("https://login.example.com", "api://orders"),
+//		bearer.New("https://partner.example.net", "https://orders.example.com"),
 //	)
 //
 // A token goes to the verifier of the issuer its `iss` names, read from

@@ -127,7 +127,7 @@ func TestIssuersRefuseBadSettingsAtOpenAndAtEveryVerify(t *testing.T) {
 		{"none", bearer.Issuers(), "was given no verifier"},
 		{"nil", bearer.Issuers(a.Discover(), nil), "verifier 2 is nil"},
 		{"one issuer twice", bearer.Issuers(a.Discover(), a.Discover()), "names the issuer " + `"` + a.URL + `"` + " twice"},
-		{"a verifier's own error", bearer.Issuers(a.Discover(), bearer.Discover("https://idp.example", "")), `issuer "https://idp.example": authn: verifier setting audience is empty`},
+		{"a verifier's own error", bearer.Issuers(a.Discover(), bearer.New("https://idp.example", "")), `issuer "https://idp.example": authn: verifier setting audience is empty`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			open := tc.v.(interface{ Open(context.Context) error }).Open(t.Context())

@@ -96,7 +96,7 @@ func (m *keyManager) unavailable() error {
 		// URLs are redacted as in the loader's own log.
 		return fmt.Errorf("%w: %w", ErrKeysUnavailable, &redactedError{msg: redactCause(m.lastErr), err: m.lastErr})
 	default:
-		return fmt.Errorf("%w: first key fetch still running", ErrKeysUnavailable)
+		return fmt.Errorf("%w: %w", ErrKeysUnavailable, errStillLoading)
 	}
 }
 

@@ -241,7 +241,7 @@ func (s *tenantSet) add(id string) (*JWTVerifier, []*JWTVerifier, error) {
 	opts := append(s.opts[:len(s.opts):len(s.opts)], HTTPClient(s.client), func(c *verifierConfig) {
 		c.tenants, c.tenant = nil, id
 	})
-	v := Discover(s.issuerOf(id), s.audience, opts...)
+	v := New(s.issuerOf(id), s.audience, opts...)
 	if err := v.Open(context.Background()); err != nil {
 		return nil, nil, err
 	}

@@ -21,7 +21,7 @@ func TestTenantTemplateRefusesAnotherSuffix(t *testing.T) {
 	now := time.Now()
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	v := Discover(e.template(), "api://orders", AnyTenant(), Clock(clock), RetryInterval(time.Millisecond))
+	v := New(e.template(), "api://orders", AnyTenant(), Clock(clock), RetryInterval(time.Millisecond))
 	openTemplate(t, v)
 	set := Issuers(v) // the set reads the template's tenants too
 	if err := set.(*issuerSet).err; err != nil {

@@ -83,7 +83,7 @@ func openTemplate(t *testing.T, v *JWTVerifier) {
 // tenant not named is refused with no fetch.
 func TestTenantsNamedAreTheOnlyOnesTrusted(t *testing.T) {
 	e := newEntra(t)
-	v := Discover(e.template(), "api://orders", Tenants("t1", "t2"), RetryInterval(time.Millisecond))
+	v := New(e.template(), "api://orders", Tenants("t1", "t2"), RetryInterval(time.Millisecond))
 	openTemplate(t, v)
 	deadline := time.Now().Add(10 * time.Second)
 	for v.Ready() != nil {
@@ -135,7 +135,7 @@ func TestAnyTenantDiscoversTenantsAsTokensNameThem(t *testing.T) {
 	now := time.Now()
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
-	v := Discover(e.template(), "api://orders", AnyTenant(), Clock(clock), RetryInterval(time.Millisecond))
+	v := New(e.template(), "api://orders", AnyTenant(), Clock(clock), RetryInterval(time.Millisecond))
 	openTemplate(t, v)
 	if err := v.Ready(); err != nil {
 		t.Fatalf("AnyTenant not ready once open: %v", err)
@@ -194,7 +194,7 @@ func TestAnyTenantHoldsABoundedNumberOfTenants(t *testing.T) {
 	now := time.Now()
 	var mu sync.Mutex
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); now = now.Add(5 * time.Second); return now } // new tenants stay within the budget, tokens within their hour
-	v := Discover(e.template(), "api://orders", AnyTenant(), Clock(clock), RetryInterval(time.Millisecond), CacheBytes(0))
+	v := New(e.template(), "api://orders", AnyTenant(), Clock(clock), RetryInterval(time.Millisecond), CacheBytes(0))
 	openTemplate(t, v)
 	for i := range maxHeldTenants + 5 {
 		id := fmt.Sprintf("t%d", i)
@@ -229,14 +229,14 @@ func TestTenantSettingsRefused(t *testing.T) {
 		v      *JWTVerifier
 		reason string
 	}{
-		{"a template with no tenants", Discover(tpl, "api"), "name the tenants it may stand for"},
-		{"tenants for a plain issuer", Discover("https://login.example.com/t1/v2.0", "api", Tenants("t1")), "only for an issuer template"},
-		{"both", Discover(tpl, "api", Tenants("t1"), AnyTenant()), "both given"},
-		{"in the host", Discover("https://{tenantid}.example.com/v2.0", "api", AnyTenant()), ""},
-		{"inside a segment", Discover("https://login.example.com/x{tenantid}/v2.0", "api", AnyTenant()), "whole path segment"},
-		{"twice", Discover("https://login.example.com/{tenantid}/{tenantid}", "api", AnyTenant()), "twice"},
-		{"a bad tenant", Discover(tpl, "api", Tenants("t1", "../x")), "a tenant is 1 to 64"},
-		{"an empty tenant", Discover(tpl, "api", Tenants("")), "a tenant is 1 to 64"},
+		{"a template with no tenants", New(tpl, "api"), "name the tenants it may stand for"},
+		{"tenants for a plain issuer", New("https://login.example.com/t1/v2.0", "api", Tenants("t1")), "only for an issuer template"},
+		{"both", New(tpl, "api", Tenants("t1"), AnyTenant()), "both given"},
+		{"in the host", New("https://{tenantid}.example.com/v2.0", "api", AnyTenant()), ""},
+		{"inside a segment", New("https://login.example.com/x{tenantid}/v2.0", "api", AnyTenant()), "whole path segment"},
+		{"twice", New("https://login.example.com/{tenantid}/{tenantid}", "api", AnyTenant()), "twice"},
+		{"a bad tenant", New(tpl, "api", Tenants("t1", "../x")), "a tenant is 1 to 64"},
+		{"an empty tenant", New(tpl, "api", Tenants("")), "a tenant is 1 to 64"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			err := tc.v.Open(t.Context())
@@ -257,7 +257,7 @@ func TestIssuersWithATemplate(t *testing.T) {
 	e := newEntra(t)
 	k := keys(t)
 	plain := KeySet("https://plain.example", "api://orders", []crypto.PublicKey{k.p256b.Public()})
-	set := Issuers(plain, Discover(e.template(), "api://orders", Tenants("t1"), RetryInterval(time.Millisecond))).(*issuerSet)
+	set := Issuers(plain, New(e.template(), "api://orders", Tenants("t1"), RetryInterval(time.Millisecond))).(*issuerSet)
 	if err := set.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -322,10 +322,10 @@ func TestMetadataListsIssuerTemplates(t *testing.T) {
 		v    Verifier
 		want []string
 	}{
-		{"AnyTenant", Discover(tpl, "api", AnyTenant()), []string{tpl}},
-		{"Tenants", Discover(tpl, "api", Tenants("t2", "t1")), []string{"https://login.example.com/t1/v2.0", "https://login.example.com/t2/v2.0"}},
-		{"AnyTenant in Issuers", Issuers(plain(), Discover(tpl, "api", AnyTenant())), []string{"https://login.example.com/{tenantid}/v2.0", "https://plain.example"}},
-		{"Tenants in Issuers", Issuers(plain(), Discover(tpl, "api", Tenants("t1"))), []string{"https://login.example.com/t1/v2.0", "https://plain.example"}},
+		{"AnyTenant", New(tpl, "api", AnyTenant()), []string{tpl}},
+		{"Tenants", New(tpl, "api", Tenants("t2", "t1")), []string{"https://login.example.com/t1/v2.0", "https://login.example.com/t2/v2.0"}},
+		{"AnyTenant in Issuers", Issuers(plain(), New(tpl, "api", AnyTenant())), []string{"https://login.example.com/{tenantid}/v2.0", "https://plain.example"}},
+		{"Tenants in Issuers", Issuers(plain(), New(tpl, "api", Tenants("t1"))), []string{"https://login.example.com/t1/v2.0", "https://plain.example"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// The gate's protected-resource metadata lists these as its

@@ -230,12 +230,12 @@ func TestVerifierRefusesBadConfigurationWithoutPanicking(t *testing.T) {
 		v       *JWTVerifier
 		setting string
 	}{
-		{"Discover empty issuer", Discover("", testAudience), "issuer"},
-		{"Discover http issuer", Discover("http://issuer.example", testAudience), "issuer"},
-		{"Discover issuer with fragment", Discover("https://issuer.example#x", testAudience), "issuer"},
-		{"Discover issuer with query", Discover("https://issuer.example?x=1", testAudience), "issuer"},
-		{"Discover issuer not a URL", Discover("issuer", testAudience), "issuer"},
-		{"Discover empty audience", Discover(testIssuer, ""), "audience"},
+		{"Discover empty issuer", New("", testAudience), "issuer"},
+		{"Discover http issuer", New("http://issuer.example", testAudience), "issuer"},
+		{"Discover issuer with fragment", New("https://issuer.example#x", testAudience), "issuer"},
+		{"Discover issuer with query", New("https://issuer.example?x=1", testAudience), "issuer"},
+		{"Discover issuer not a URL", New("issuer", testAudience), "issuer"},
+		{"Discover empty audience", New(testIssuer, ""), "audience"},
 		{"JWKSURL ftp", JWKSURL("ftp://keys.example", testIssuer, testAudience), "JWKS URL"},
 		{"JWKSURL user info", JWKSURL("https://u:p@keys.example", testIssuer, testAudience), "JWKS URL"},
 		{"JWKSURL empty issuer", JWKSURL("https://keys.example", "", testAudience), "issuer"},
@@ -246,16 +246,16 @@ func TestVerifierRefusesBadConfigurationWithoutPanicking(t *testing.T) {
 		{"Algorithms HS256", KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Algorithms("HS256")), "Algorithms"},
 		{"Algorithms none", KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Algorithms("none")), "Algorithms"},
 		{"Algorithms empty", KeySet(testIssuer, testAudience, []crypto.PublicKey{&k.p256.PublicKey}, Algorithms()), "Algorithms"},
-		{"RetryInterval 0", Discover(testIssuer, testAudience, RetryInterval(0)), "RetryInterval"},
-		{"Leeway 1h", Discover(testIssuer, testAudience, Leeway(time.Hour)), "Leeway"},
-		{"MaxTokenSize 1", Discover(testIssuer, testAudience, MaxTokenSize(1)), "MaxTokenSize"},
-		{"HTTPClient nil", Discover(testIssuer, testAudience, HTTPClient(nil)), "HTTPClient"},
-		{"Clock nil", Discover(testIssuer, testAudience, Clock(nil)), "Clock"},
-		{"Logger nil", Discover(testIssuer, testAudience, Logger(nil)), "Logger"},
-		{"TokenTypes none", Discover(testIssuer, testAudience, TokenTypes()), "TokenTypes"},
-		{"TokenTypes empty", Discover(testIssuer, testAudience, TokenTypes(" ")), "TokenTypes"},
-		{"RefreshInterval 0", Discover(testIssuer, testAudience, RefreshInterval(0)), "RefreshInterval"},
-		{"FetchTimeout -1", Discover(testIssuer, testAudience, FetchTimeout(-1)), "FetchTimeout"},
+		{"RetryInterval 0", New(testIssuer, testAudience, RetryInterval(0)), "RetryInterval"},
+		{"Leeway 1h", New(testIssuer, testAudience, Leeway(time.Hour)), "Leeway"},
+		{"MaxTokenSize 1", New(testIssuer, testAudience, MaxTokenSize(1)), "MaxTokenSize"},
+		{"HTTPClient nil", New(testIssuer, testAudience, HTTPClient(nil)), "HTTPClient"},
+		{"Clock nil", New(testIssuer, testAudience, Clock(nil)), "Clock"},
+		{"Logger nil", New(testIssuer, testAudience, Logger(nil)), "Logger"},
+		{"TokenTypes none", New(testIssuer, testAudience, TokenTypes()), "TokenTypes"},
+		{"TokenTypes empty", New(testIssuer, testAudience, TokenTypes(" ")), "TokenTypes"},
+		{"RefreshInterval 0", New(testIssuer, testAudience, RefreshInterval(0)), "RefreshInterval"},
+		{"FetchTimeout -1", New(testIssuer, testAudience, FetchTimeout(-1)), "FetchTimeout"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -278,7 +278,7 @@ func TestVerifierRefusesBadConfigurationWithoutPanicking(t *testing.T) {
 }
 
 func TestVerifierDescribesItself(t *testing.T) {
-	d := Discover(testIssuer+"/realms/x", testAudience)
+	d := New(testIssuer+"/realms/x", testAudience)
 	if got := d.discoveryURL(); got != testIssuer+"/realms/x/.well-known/openid-configuration" {
 		t.Errorf("DiscoveryURL = %q", got)
 	}

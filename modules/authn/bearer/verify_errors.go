@@ -51,6 +51,10 @@ var (
 	errSignedNoContent = errors.New("signed answer has no token_introspection object (RFC 9701 §5)")
 )
 
+// errStillLoading is the cause of ErrKeysUnavailable while the first key
+// fetch runs: Discover waits for it to end.
+var errStillLoading = errors.New("first key fetch still running")
+
 // The causes a gate tells apart in a TokenError.
 var (
 	// ErrInactiveFetched is wrapped by the TokenError (ReasonInactive) of

@@ -13,7 +13,7 @@ import (
 	"github.com/svckit/svc/modules/authn/dpop"
 )
 
-// tokens is a Verifier of its own; an app uses bearer.Discover(issuer,
+// tokens is a Verifier of its own; an app uses bearer.New(issuer,
 // audience).
 type tokens map[string]bearer.Principal
 
