@@ -17,14 +17,6 @@ import (
 // these; authnhuma describes the gate in an API document and refuses in
 // its name. An app that builds its own server rarely needs them.
 
-// appWired is a verifier of this package (*JWTVerifier, Issuers') as
-// fxsvc wires it into an app: it reports its settings error before the app
-// starts and takes the app's logger unless it was given one.
-type appWired interface {
-	settingsError() error
-	setLogger(*zap.Logger)
-}
-
 // Verifier returns the verifier the gate was built with: fxsvc opens and
 // closes it with the app and asks it whether it is ready.
 func (g *Gate) Verifier() bearer.Verifier { return g.verifier }

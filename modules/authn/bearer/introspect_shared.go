@@ -244,12 +244,6 @@ func (v *JWTVerifier) writeScope(w interface{ Write([]byte) (int, error) }) {
 	}
 }
 
-// introspectionSharer is a verifier of this package that introspects:
-// the gate hands it the app's shared store.
-type introspectionSharer interface {
-	shareIntrospections(IntrospectionStore)
-}
-
 // shareIntrospections gives the verifier the app's shared store
 // (fxsvc.Authn's, through the gate) unless ShareIntrospections gave it
 // one; without Introspect it does nothing.
