@@ -28,7 +28,7 @@ type Client struct {
 	// subject CN is ID ([Issuer.ClientCertificate] makes one).
 	Certificate bool
 	// OpaqueTokens makes the client's access tokens opaque (as format=opaque
-	// does), for a service that introspects them (authn.Introspect).
+	// does), for a service that introspects them (bearer.Introspect).
 	OpaqueTokens bool
 }
 

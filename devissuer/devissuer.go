@@ -9,7 +9,7 @@
 // client_secret_post, private_key_jwt, tls_client_auth), token exchange
 // (RFC 8693, with actor_token), refresh tokens and the authorization code
 // with PKCE behind a login page that asks for nothing. Discovery (RFC 8414
-// and OpenID) names every endpoint, so authn.Discover and oauthclient
+// and OpenID) names every endpoint, so bearer.Discover and oauthclient
 // configure themselves from the issuer URL alone.
 //
 // It exists so that a service under development, `make run` and fast
@@ -136,7 +136,7 @@ func (i *Issuer) Another(path string, opts Options) (*Issuer, error) {
 }
 
 // TenantTemplate is the issuer template whose tenants [Issuer.Tenant]
-// makes, as authn.Tenants and authn.AnyTenant take it:
+// makes, as bearer.Tenants and bearer.AnyTenant take it:
 // http://127.0.0.1:PORT/{tenantid}/v2.0.
 func (i *Issuer) TenantTemplate() string {
 	return i.srv.base + i.path + "/{tenantid}/v2.0"

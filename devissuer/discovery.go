@@ -5,7 +5,7 @@ import (
 )
 
 // discovery is the metadata of RFC 8414 and OpenID Connect Discovery,
-// naming every endpoint and what each accepts, so that authn.Discover and
+// naming every endpoint and what each accepts, so that bearer.Discover and
 // oauthclient configure themselves from the issuer URL alone.
 func (i *Issuer) discovery(w http.ResponseWriter, _ *http.Request) {
 	mtls := i.MTLSURL()

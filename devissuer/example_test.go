@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/svckit/svc/devissuer"
-	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // In-process, in a test or a service's own development mode: real signed
@@ -24,7 +24,7 @@ func ExampleStart() {
 	if err != nil {
 		panic(err)
 	}
-	v := authn.Discover(iss.URL, "orders")
+	v := bearer.New(iss.URL, "orders")
 	if err := v.Open(context.Background()); err != nil {
 		panic(err)
 	}

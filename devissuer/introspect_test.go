@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/svckit/svc/devissuer"
-	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
 )
@@ -25,8 +25,8 @@ func TestOpaqueTokensThroughIntrospectionAndRevocation(t *testing.T) {
 	t.Parallel()
 	iss := start(t, devissuer.Options{Audience: "ledger"})
 	c := openClient(t, iss, oauthclient.ClientID(iss.ClientID), oauthclient.ClientSecret(secret.String(iss.ClientSecret)))
-	verifier := func() *authn.JWTVerifier {
-		v := authn.Discover(iss.URL, "ledger", authn.Introspect("", c))
+	verifier := func() *bearer.JWTVerifier {
+		v := bearer.New(iss.URL, "ledger", bearer.Introspect("", c))
 		if err := v.Open(context.Background()); err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +56,7 @@ func TestOpaqueTokensThroughIntrospectionAndRevocation(t *testing.T) {
 			t.Fatalf("after revocation: %d %v", status, body)
 		}
 	}
-	if _, err := verifier().Verify(context.Background(), opaque); err == nil || errors.Is(err, authn.ErrIntrospectionUnavailable) {
+	if _, err := verifier().Verify(context.Background(), opaque); err == nil || errors.Is(err, bearer.ErrIntrospectionUnavailable) {
 		t.Fatalf("a revoked token: %v", err)
 	}
 	// A jti is not a token, and an unknown client learns nothing.

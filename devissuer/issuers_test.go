@@ -7,15 +7,15 @@ import (
 	"time"
 
 	"github.com/svckit/svc/devissuer"
-	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
 )
 
 // open opens v and waits for its keys; it closes with the test.
-// (authn.Issuers answers an authn.Verifier that has them.)
-func open(t *testing.T, av authn.Verifier) {
+// (bearer.Issuers answers an bearer.Verifier that has them.)
+func open(t *testing.T, av bearer.Verifier) {
 	t.Helper()
 	v, ok := av.(interface {
 		Open(context.Context) error
@@ -53,7 +53,7 @@ func TestSeveralIssuersFromOneServer(t *testing.T) {
 	if _, err := bank.Another("/../x", devissuer.Options{}); err == nil {
 		t.Fatal("a dot segment")
 	}
-	v := authn.Issuers(authn.Discover(bank.URL, "ledger"), authn.Discover(partner.URL, "ledger-partner"))
+	v := bearer.Issuers(bearer.New(bank.URL, "ledger"), bearer.New(partner.URL, "ledger-partner"))
 	open(t, v)
 	for _, iss := range []*devissuer.Issuer{bank, partner} {
 		tok, _ := iss.Mint(devissuer.Token{Subject: "alice"})
@@ -87,7 +87,7 @@ func TestTenantIssuers(t *testing.T) {
 	if _, err := iss.Tenant("a/b"); err == nil {
 		t.Fatal("a tenant with a slash")
 	}
-	v := authn.Discover(iss.TenantTemplate(), "ledger", authn.Tenants("contoso"))
+	v := bearer.New(iss.TenantTemplate(), "ledger", bearer.Tenants("contoso"))
 	if err := v.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func TestTenantIssuers(t *testing.T) {
 	if claimsOf(t, tok)["tid"] != "contoso" {
 		t.Fatalf("no tid: %v", claimsOf(t, tok))
 	}
-	var p authn.Principal
+	var p bearer.Principal
 	deadline := time.Now().Add(10 * time.Second)
 	for p, err = v.Verify(context.Background(), tok); err != nil && time.Now().Before(deadline); p, err = v.Verify(context.Background(), tok) {
 		time.Sleep(20 * time.Millisecond) // the tenant's keys load in the background
@@ -116,7 +116,7 @@ func TestTenantIssuers(t *testing.T) {
 func TestKeyRotation(t *testing.T) {
 	t.Parallel()
 	iss := start(t, devissuer.Options{})
-	v := authn.Discover(iss.URL, iss.Audience, authn.RetryInterval(50*time.Millisecond))
+	v := bearer.New(iss.URL, iss.Audience, bearer.RetryInterval(50*time.Millisecond))
 	open(t, v)
 	old, _ := iss.Mint(devissuer.Token{Subject: "alice"})
 	oldKid := iss.KeyID()

@@ -17,6 +17,7 @@ import (
 	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/dpop"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
@@ -55,9 +56,9 @@ func TestLedgerScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	verifier := authn.Issuers(
-		authn.Discover(bank.URL, "ledger", authn.Introspect("", ledgerClient), authn.IntrospectionTTL(time.Millisecond)),
-		authn.Discover(partner.URL, "ledger"),
+	verifier := bearer.Issuers(
+		bearer.New(bank.URL, "ledger", bearer.Introspect("", ledgerClient), bearer.IntrospectionTTL(time.Millisecond)),
+		bearer.New(partner.URL, "ledger"),
 	)
 	app := svctest.Start(t, fxsvc.Errors(), fxsvc.Authn(verifier, authn.DPoP(proofs, false)), fx.Provide(func() *chi.Mux {
 		r := chi.NewRouter()
@@ -148,7 +149,7 @@ func TestLedgerScenario(t *testing.T) {
 // payments and answers who is paying, and through whom.
 func paymentsAPI(t *testing.T, bank *devissuer.Issuer) string {
 	t.Helper()
-	v := authn.Discover(bank.URL, "payments")
+	v := bearer.New(bank.URL, "payments")
 	open(t, v)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		p, err := v.Verify(r.Context(), strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "))

@@ -15,6 +15,7 @@ import (
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/dpop"
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/secret"
@@ -29,7 +30,7 @@ import (
 //
 // A nil verifier is built from the deployment's trust settings,
 // SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE, with
-// authn.Discover and the options given by [AuthnVerifierOptions]; nothing
+// bearer.Discover and the options given by [AuthnVerifierOptions]; nothing
 // else inbound is read from the environment. The app fails to build,
 // naming the variable, when the issuer is unset or not an https URL (http
 // only on a loopback host) or the audience is empty or blank.
@@ -37,17 +38,17 @@ import (
 // The verifier logs to the app's *zap.Logger ([DefaultLogger] when the app
 // provides none): key-loading failures at most once per kind per minute
 // with their cause, and the first success after failures once. A
-// *authn.JWTVerifier the app passes gets that logger too unless it was
-// built with authn.Logger.
+// *bearer.JWTVerifier the app passes gets that logger too unless it was
+// built with bearer.Logger.
 //
 // When the graph provides a bans.Store or a flood.Store (fxredis.Redis
 // does), the gate's authn.Bans and authn.Flood keep their state there,
 // shared by the app's replicas, unless they were built with a store of
 // their own (bans.WithStore, flood.WithStore). Neither store turns bans or
 // flood limits on: authn.Bans and authn.Flood still do. Likewise an
-// authn.IntrospectionStore (fxredis.Redis provides one) shares the
-// introspection answers of a verifier built with authn.Introspect, unless
-// it was given authn.ShareIntrospections (see there for how every shared
+// bearer.IntrospectionStore (fxredis.Redis provides one) shares the
+// introspection answers of a verifier built with bearer.Introspect, unless
+// it was given bearer.ShareIntrospections (see there for how every shared
 // entry is authenticated).
 //
 // SVC_AUTHN_DPOP (off, allowed or required) makes the gate take DPoP
@@ -56,7 +57,7 @@ import (
 // verifier; the proofs' jti are remembered in the dpop.ReplayStore the
 // graph provides (fxredis.Redis does, shared by the replicas), else in
 // this process's memory. An authn.DPoP among opts wins over them.
-func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
+func Authn(v bearer.Verifier, opts ...authn.Option) fx.Option {
 	return withKit(fx.Module("svc.authn",
 		KnownVariables(knownEnvOf(&authnEnv{}, "")...),
 		KnownVariables(knownEnvOf(&dpopEnv{}, "")...),
@@ -74,7 +75,7 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 			}
 			// A verifier refusing its settings fails at open otherwise,
 			// after the rest was built.
-			if err := authn.SettingsError(v); err != nil {
+			if err := bearer.SettingsError(v); err != nil {
 				return fmt.Errorf("fxsvc.Authn: %w", err)
 			}
 			return nil
@@ -98,14 +99,14 @@ func Authn(v authn.Verifier, opts ...authn.Option) fx.Option {
 }
 
 // verifierLifecycle is a verifier that holds resources for the life of
-// the app (an *authn.JWTVerifier loads keys in the background).
+// the app (an *bearer.JWTVerifier loads keys in the background).
 type verifierLifecycle interface {
 	Open(ctx context.Context) error
 	Close(ctx context.Context) error
 }
 
 // namedVerifier names the verifier in open and close errors: by its own
-// Name when it has one (authn.Issuers' "authn/issuers"), else
+// Name when it has one (bearer.Issuers' "authn/issuers"), else
 // "authn/verifier".
 type namedVerifier struct{ verifierLifecycle }
 
@@ -117,7 +118,7 @@ func (n namedVerifier) Name() string {
 }
 
 type authnSpec struct {
-	verifier authn.Verifier
+	verifier bearer.Verifier
 	opts     []authn.Option
 }
 
@@ -132,24 +133,24 @@ type authnIn struct {
 	DPoPReplay   dpop.ReplayStore `optional:"true"`
 	// IntrospectionStore is where the verifier shares introspection
 	// answers (fxredis.Redis provides it).
-	IntrospectionStore authn.IntrospectionStore `optional:"true"`
-	Proxies            []proxiesOption          `group:"svc.http.trusted_proxies"`
+	IntrospectionStore bearer.IntrospectionStore `optional:"true"`
+	Proxies            []proxiesOption           `group:"svc.http.trusted_proxies"`
 }
 
-type authnVerifierOpts struct{ opts []authn.VerifierOption }
+type authnVerifierOpts struct{ opts []bearer.VerifierOption }
 
-// AuthnVerifierOptions passes verifier options (authn.TokenTypes,
-// authn.Leeway, authn.Algorithms, …) to the verifier that Authn(nil, …)
+// AuthnVerifierOptions passes verifier options (bearer.TokenTypes,
+// bearer.Leeway, bearer.Algorithms, …) to the verifier that Authn(nil, …)
 // builds from the environment:
 //
 //	fxsvc.Authn(nil, authn.Exclude("/healthz")),
-//	fxsvc.AuthnVerifierOptions(authn.TokenTypes("at+jwt")),
+//	fxsvc.AuthnVerifierOptions(bearer.TokenTypes("at+jwt")),
 //
 // An invalid option fails the app's build naming it. It refuses to be
 // used with a verifier the app builds itself (pass the options to
-// authn.Discover there) and to be given twice (the order between two
+// bearer.Discover there) and to be given twice (the order between two
 // calls would decide which of two conflicting options wins).
-func AuthnVerifierOptions(opts ...authn.VerifierOption) fx.Option {
+func AuthnVerifierOptions(opts ...bearer.VerifierOption) fx.Option {
 	return fx.Supply(fx.Annotated{Group: "svc.authn.verifier_opts", Target: &authnVerifierOpts{opts: opts}})
 }
 
@@ -193,7 +194,7 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 			return nil, err
 		}
 	} else if vo != nil {
-		return nil, errors.New("fxsvc.AuthnVerifierOptions: the app passes its own verifier to fxsvc.Authn; give these options to authn.Discover (or JWKSURL, KeySet) instead")
+		return nil, errors.New("fxsvc.AuthnVerifierOptions: the app passes its own verifier to fxsvc.Authn; give these options to bearer.Discover (or JWKSURL, KeySet) instead")
 	}
 	opts := in.Spec.opts
 	dpopOpt, err := dpopFromEnv(in.DPoPReplay)
@@ -218,46 +219,46 @@ func onlyOneAuthnGatePerApp(in authnIn) (*authn.Gate, error) {
 	if g.BansCallers() && !proxies.declared {
 		return nil, errors.New("fxsvc.Authn: authn.Bans needs the app's proxies declared, so that the address banned is the caller's and not a proxy's: set " + trustedProxiesVar + " to their networks (set but empty when callers connect directly) or add fxsvc.TrustedProxies(...)")
 	}
-	// The gate's *authn.JWTVerifier gets the app's logger too, unless it
-	// was built with one (authn.Logger).
+	// The gate's *bearer.JWTVerifier gets the app's logger too, unless it
+	// was built with one (bearer.Logger).
 	g.SetLogger(log)
 	return g, nil
 }
 
 // verifierFromEnv builds the Discover verifier of SVC_AUTHN_ISSUER and
-// SVC_AUTHN_AUDIENCE, or the authn.Issuers of SVC_AUTHN_ISSUERS, refusing
+// SVC_AUTHN_AUDIENCE, or the bearer.Issuers of SVC_AUTHN_ISSUERS, refusing
 // settings it could never work with in the variables' names rather than
 // the verifier's.
-func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (authn.Verifier, error) {
+func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (bearer.Verifier, error) {
 	e, ok, err := authnFromEnv()
 	if err != nil {
 		return nil, fmt.Errorf("fxsvc.Authn: %w", err)
 	}
 	if !ok {
-		return nil, errors.New("fxsvc.Authn: no verifier given and SVC_AUTHN_ISSUER is unset: pass authn.Discover(issuer, audience) or set SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE (or SVC_AUTHN_ISSUERS)")
+		return nil, errors.New("fxsvc.Authn: no verifier given and SVC_AUTHN_ISSUER is unset: pass bearer.New(issuer, audience) or set SVC_AUTHN_ISSUER and SVC_AUTHN_AUDIENCE (or SVC_AUTHN_ISSUERS)")
 	}
-	opts := []authn.VerifierOption{authn.Logger(log)}
+	opts := []bearer.VerifierOption{bearer.Logger(log)}
 	if vo != nil {
-		// Later options win: an authn.Logger given here replaces the app's.
+		// Later options win: an bearer.Logger given here replaces the app's.
 		opts = append(opts, vo.opts...)
 	}
 	if strings.TrimSpace(e.Issuers) != "" {
 		return issuersFromEnv(e, opts)
 	}
-	v := authn.Discover(e.Issuer, e.Audience, opts...)
-	if err := authn.SettingsError(v); err != nil {
+	v := bearer.New(e.Issuer, e.Audience, opts...)
+	if err := bearer.SettingsError(v); err != nil {
 		return nil, authnSettingError(err, e)
 	}
 	return v, nil
 }
 
-// issuersFromEnv builds the authn.Issuers of SVC_AUTHN_ISSUERS: one
+// issuersFromEnv builds the bearer.Issuers of SVC_AUTHN_ISSUERS: one
 // Discover verifier per entry, each with its own audience.
-func issuersFromEnv(e authnEnv, opts []authn.VerifierOption) (authn.Verifier, error) {
+func issuersFromEnv(e authnEnv, opts []bearer.VerifierOption) (bearer.Verifier, error) {
 	if e.Issuer != "" {
 		return nil, errors.New("fxsvc.Authn: SVC_AUTHN_ISSUER and SVC_AUTHN_ISSUERS are both set: set one (SVC_AUTHN_ISSUERS lists every issuer trusted)")
 	}
-	var vs []*authn.JWTVerifier
+	var vs []*bearer.JWTVerifier
 	var errs []error
 	for i, entry := range strings.Split(e.Issuers, ",") {
 		fields := strings.Fields(entry)
@@ -271,8 +272,8 @@ func issuersFromEnv(e authnEnv, opts []authn.VerifierOption) (authn.Verifier, er
 			errs = append(errs, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS entry %d has %d words: write each entry as \"ISSUER AUDIENCE\" (or \"ISSUER\" for SVC_AUTHN_AUDIENCE), entries separated by commas", i+1, len(fields)))
 			continue
 		}
-		v := authn.Discover(one.Issuer, one.Audience, opts...)
-		if err := authn.SettingsError(v); err != nil {
+		v := bearer.New(one.Issuer, one.Audience, opts...)
+		if err := bearer.SettingsError(v); err != nil {
 			errs = append(errs, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS entry %d (issuer %q, audience %q): %w",
 				i+1, secret.URL(one.Issuer), secret.URL(one.Audience), err))
 			continue
@@ -282,8 +283,8 @@ func issuersFromEnv(e authnEnv, opts []authn.VerifierOption) (authn.Verifier, er
 	if len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
-	set := authn.Issuers(vs...)
-	if err := authn.SettingsError(set); err != nil {
+	set := bearer.Issuers(vs...)
+	if err := bearer.SettingsError(set); err != nil {
 		return nil, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS: %w", err)
 	}
 	return set, nil
@@ -300,7 +301,7 @@ func authnSettingError(err error, e authnEnv) error {
 	}
 	out := make([]error, 0, len(errs))
 	for _, one := range errs {
-		var ce *authn.ConfigError
+		var ce *bearer.ConfigError
 		switch {
 		case errors.As(one, &ce) && ce.Setting == "issuer":
 			out = append(out, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUER=%q: %w", secret.URL(e.Issuer), one))
@@ -365,7 +366,7 @@ func encodeVerifier(g *authn.Gate, enc zapcore.ObjectEncoder) {
 		}
 		enc.AddString("dpop", policy)
 	}
-	if ep := authn.IntrospectionEndpoint(v); ep != "" {
+	if ep := bearer.IntrospectionEndpoint(v); ep != "" {
 		enc.AddString("introspection_endpoint", secret.URL(ep).String())
 	}
 }

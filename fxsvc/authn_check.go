@@ -9,6 +9,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // checkOnly is in the graph the check command builds, which never starts: components
@@ -41,8 +42,8 @@ var errCheckOnly = errors.New("fxsvc: the verifier of `check` verifies nothing (
 // provider, so `check` runs without production settings.
 type checkVerifier struct{}
 
-func (checkVerifier) Verify(context.Context, string) (authn.Principal, error) {
-	return authn.Principal{}, errCheckOnly
+func (checkVerifier) Verify(context.Context, string) (bearer.Principal, error) {
+	return bearer.Principal{}, errCheckOnly
 }
 
 // Issuers names the placeholder issuer, so that a gate with authn.Resource
@@ -58,12 +59,12 @@ const checkIssuer = "https://issuer.check.invalid"
 // or, in a graph built by Check with SVC_AUTHN_ISSUER unset, the stand-in
 // (after checking the verifier options, which `check` should still catch).
 // An issuer that is set is always checked.
-func envVerifier(check checkOnly, vo *authnVerifierOpts, log *zap.Logger) (authn.Verifier, error) {
+func envVerifier(check checkOnly, vo *authnVerifierOpts, log *zap.Logger) (bearer.Verifier, error) {
 	if check.on {
 		if _, set, err := authnFromEnv(); err == nil && !set {
 			check.unresolved.note("SVC_AUTHN_ISSUER (the issuer trusted)")
 			if vo != nil {
-				if err := authn.SettingsError(authn.Discover(checkIssuer, "check", vo.opts...)); err != nil {
+				if err := bearer.SettingsError(bearer.New(checkIssuer, "check", vo.opts...)); err != nil {
 					return nil, authnSettingError(err, authnEnv{})
 				}
 			}

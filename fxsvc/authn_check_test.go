@@ -12,6 +12,7 @@ import (
 
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 func productionRouter() *chi.Mux {
@@ -27,7 +28,7 @@ func TestCheckListsRoutesWithoutTheIssuerSetting(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := fxsvc.Run([]string{"check"}, &out, &errOut, fx.Supply(productionRouter()),
 		fxsvc.Authn(nil, authn.Exclude("/ok"), authn.Resource("https://api.example")),
-		fxsvc.AuthnVerifierOptions(authn.Leeway(10*time.Second)),
+		fxsvc.AuthnVerifierOptions(bearer.Leeway(10*time.Second)),
 		fxsvc.Health(), fxsvc.Serve())
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut.String())
@@ -49,11 +50,11 @@ func TestCheckStillRefusesWhatItCanSee(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		issuer string
-		opts   []authn.VerifierOption
+		opts   []bearer.VerifierOption
 		want   string
 	}{
 		{"an issuer that is set but unusable", "http://idp.example.com", nil, "SVC_AUTHN_ISSUER"},
-		{"a bad verifier option with no issuer", "", []authn.VerifierOption{authn.Leeway(time.Hour)}, "fxsvc.AuthnVerifierOptions"},
+		{"a bad verifier option with no issuer", "", []bearer.VerifierOption{bearer.Leeway(time.Hour)}, "fxsvc.AuthnVerifierOptions"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Setenv("SVC_AUTHN_ISSUER", tc.issuer)
@@ -89,7 +90,7 @@ func TestCheckListsTheTrustedIssuers(t *testing.T) {
 	for _, tc := range []struct {
 		name            string
 		issuer, issuers string
-		verifier        authn.Verifier
+		verifier        bearer.Verifier
 		want            string
 		absent          string
 	}{
@@ -97,15 +98,15 @@ func TestCheckListsTheTrustedIssuers(t *testing.T) {
 		{name: "SVC_AUTHN_ISSUER", issuer: "https://login.example.com", want: "svc: check: trusts issuers: https://login.example.com\n"},
 		{name: "SVC_AUTHN_ISSUERS", issuers: "https://partner.example.net api://p, https://login.example.com",
 			want: "svc: check: trusts issuers: https://login.example.com, https://partner.example.net\n"},
-		{name: "authn.Issuers with a template", verifier: authn.Issuers(
-			authn.Discover("https://login.example.com", "api"),
-			authn.Discover("https://login.microsoftonline.com/{tenantid}/v2.0", "api", authn.Tenants("t1"))),
+		{name: "bearer.Issuers with a template", verifier: bearer.Issuers(
+			bearer.New("https://login.example.com", "api"),
+			bearer.New("https://login.microsoftonline.com/{tenantid}/v2.0", "api", bearer.Tenants("t1"))),
 			want: "svc: check: trusts issuers: https://login.example.com, https://login.microsoftonline.com/{tenantid}/v2.0 (tenant t1)\n"},
-		{name: "a template for two tenants", verifier: authn.Discover("https://login.microsoftonline.com/{tenantid}/v2.0", "api", authn.Tenants("t2", "t1")),
+		{name: "a template for two tenants", verifier: bearer.New("https://login.microsoftonline.com/{tenantid}/v2.0", "api", bearer.Tenants("t2", "t1")),
 			want: "svc: check: trusts issuers: https://login.microsoftonline.com/{tenantid}/v2.0 (tenants t1, t2)\n"},
-		{name: "a template for any tenant", verifier: authn.Issuers(
-			authn.Discover("https://login.microsoftonline.com/{tenantid}/v2.0", "api", authn.AnyTenant()),
-			authn.Discover("https://login.example.com", "api")),
+		{name: "a template for any tenant", verifier: bearer.Issuers(
+			bearer.New("https://login.microsoftonline.com/{tenantid}/v2.0", "api", bearer.AnyTenant()),
+			bearer.New("https://login.example.com", "api")),
 			want: "svc: check: trusts issuers: https://login.example.com, https://login.microsoftonline.com/{tenantid}/v2.0 (any tenant)\n"},
 		{name: "an app's verifier listing an issuer with a password", verifier: listingVerifier{"https://user:s3cret@idp.example.com/x?key=s3cret"},
 			want: "svc: check: trusts issuers: https://***@idp.example.com/x?***\n", absent: "s3cret"},
@@ -135,8 +136,8 @@ func TestCheckListsTheTrustedIssuers(t *testing.T) {
 // listingVerifier is an app's verifier that lists its issuers.
 type listingVerifier []string
 
-func (listingVerifier) Verify(context.Context, string) (authn.Principal, error) {
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+func (listingVerifier) Verify(context.Context, string) (bearer.Principal, error) {
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 func (l listingVerifier) Issuers() []string { return l }

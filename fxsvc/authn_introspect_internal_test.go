@@ -11,6 +11,7 @@ import (
 	"go.uber.org/zap/zapcore"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
 )
@@ -24,9 +25,9 @@ func TestTheStartLineNamesTheIntrospectionEndpoint(t *testing.T) {
 		t.Fatal(err)
 	}
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	v := authn.KeySet("https://idp.example", "api://orders", []crypto.PublicKey{&key.PublicKey},
-		authn.Introspect("https://idp.example/introspect", client))
-	for _, verifier := range []authn.Verifier{v, authn.Issuers(v)} {
+	v := bearer.KeySet("https://idp.example", "api://orders", []crypto.PublicKey{&key.PublicKey},
+		bearer.Introspect("https://idp.example/introspect", client))
+	for _, verifier := range []bearer.Verifier{v, bearer.Issuers(v)} {
 		enc := zapcore.NewMapObjectEncoder()
 		encodeVerifier(gateOf(t, verifier), enc)
 		if got := enc.Fields["introspection_endpoint"]; got != "https://idp.example/introspect" {
@@ -34,13 +35,13 @@ func TestTheStartLineNamesTheIntrospectionEndpoint(t *testing.T) {
 		}
 	}
 	plain := zapcore.NewMapObjectEncoder()
-	encodeVerifier(gateOf(t, authn.KeySet("https://idp.example", "api://orders", []crypto.PublicKey{&key.PublicKey})), plain)
+	encodeVerifier(gateOf(t, bearer.KeySet("https://idp.example", "api://orders", []crypto.PublicKey{&key.PublicKey})), plain)
 	if _, has := plain.Fields["introspection_endpoint"]; has {
 		t.Fatalf("a verifier without Introspect names an endpoint: %v", plain.Fields)
 	}
 }
 
-func gateOf(t *testing.T, v authn.Verifier) *authn.Gate {
+func gateOf(t *testing.T, v bearer.Verifier) *authn.Gate {
 	t.Helper()
 	g, err := authn.New(v)
 	if err != nil {
@@ -54,11 +55,11 @@ func gateOf(t *testing.T, v authn.Verifier) *authn.Gate {
 func TestTheStartLineShowsIssuerTemplates(t *testing.T) {
 	const tpl = "https://login.microsoftonline.com/{tenantid}/v2.0"
 	for _, tt := range []struct {
-		v    authn.Verifier
+		v    bearer.Verifier
 		want string
 	}{
-		{authn.Discover(tpl, "api", authn.AnyTenant()), "[" + tpl + " (any tenant)]"},
-		{authn.Discover(tpl, "api", authn.Tenants("t1", "t2")), "[" + tpl + " (tenants t1, t2)]"},
+		{bearer.New(tpl, "api", bearer.AnyTenant()), "[" + tpl + " (any tenant)]"},
+		{bearer.New(tpl, "api", bearer.Tenants("t1", "t2")), "[" + tpl + " (tenants t1, t2)]"},
 	} {
 		enc := zapcore.NewMapObjectEncoder()
 		encodeVerifier(gateOf(t, tt.v), enc)

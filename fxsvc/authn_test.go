@@ -19,6 +19,7 @@ import (
 	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // buildGate builds only the gate of an app, so that its construction error
@@ -31,9 +32,9 @@ func buildGate(opts ...fx.Option) error {
 func TestAuthnFromEnvNamesTheVariableAtFault(t *testing.T) {
 	cases := []struct {
 		name, issuer, audience string
-		opts                   []authn.VerifierOption
+		opts                   []bearer.VerifierOption
 		want                   []string // all in the error
-		setting                string   // the *authn.ConfigError's Setting
+		setting                string   // the *bearer.ConfigError's Setting
 	}{
 		{"plain http issuer", "http://idp.example", "api", nil,
 			[]string{`SVC_AUTHN_ISSUER="http://idp.example"`, "must be https"}, "issuer"},
@@ -67,7 +68,7 @@ func TestAuthnFromEnvNamesTheVariableAtFault(t *testing.T) {
 			[]string{`SVC_AUTHN_AUDIENCE="   "`, "is empty"}, "audience"},
 		{"audience with a trailing space", "https://idp.example", "api ", nil,
 			[]string{`SVC_AUTHN_AUDIENCE="api "`, "spaces"}, "audience"},
-		{"invalid verifier option", "https://idp.example", "api", []authn.VerifierOption{authn.Leeway(time.Hour)},
+		{"invalid verifier option", "https://idp.example", "api", []bearer.VerifierOption{bearer.Leeway(time.Hour)},
 			[]string{"fxsvc.AuthnVerifierOptions", "Leeway"}, "Leeway"},
 	}
 	for _, c := range cases {
@@ -87,9 +88,9 @@ func TestAuthnFromEnvNamesTheVariableAtFault(t *testing.T) {
 					t.Errorf("error lacks %q: %v", w, err)
 				}
 			}
-			var ce *authn.ConfigError
+			var ce *bearer.ConfigError
 			if !errors.As(err, &ce) || ce.Setting != c.setting {
-				t.Errorf("want a *authn.ConfigError for %s, got %v", c.setting, err)
+				t.Errorf("want a *bearer.ConfigError for %s, got %v", c.setting, err)
 			}
 		})
 	}
@@ -105,10 +106,10 @@ func TestAuthnVerifierOptionsRefusedWhereTheyWouldBeIgnoredOrAmbiguous(t *testin
 		want string
 	}{
 		{"beside the app's own verifier",
-			[]fx.Option{fxsvc.Authn(tokens{}), fxsvc.AuthnVerifierOptions(authn.TokenTypes("at+jwt"))},
-			"give these options to authn.Discover"},
+			[]fx.Option{fxsvc.Authn(tokens{}), fxsvc.AuthnVerifierOptions(bearer.TokenTypes("at+jwt"))},
+			"give these options to bearer.Discover"},
 		{"given twice",
-			[]fx.Option{fxsvc.Authn(nil), fxsvc.AuthnVerifierOptions(authn.Leeway(0)), fxsvc.AuthnVerifierOptions(authn.Leeway(time.Second))},
+			[]fx.Option{fxsvc.Authn(nil), fxsvc.AuthnVerifierOptions(bearer.Leeway(0)), fxsvc.AuthnVerifierOptions(bearer.Leeway(time.Second))},
 			"fxsvc.AuthnVerifierOptions is given 2 times"},
 	}
 	for _, c := range cases {
@@ -118,7 +119,7 @@ func TestAuthnVerifierOptionsRefusedWhereTheyWouldBeIgnoredOrAmbiguous(t *testin
 			}
 		})
 	}
-	if err := buildGate(fxsvc.Authn(nil), fxsvc.AuthnVerifierOptions(authn.Leeway(0))); err != nil {
+	if err := buildGate(fxsvc.Authn(nil), fxsvc.AuthnVerifierOptions(bearer.Leeway(0))); err != nil {
 		t.Fatalf("once: %v", err)
 	}
 }
@@ -143,8 +144,8 @@ func TestAuthnVerifierOptionsReachTheVerifierBuiltFromEnv(t *testing.T) {
 		body   string
 	}{
 		{"no options", nil, http.StatusOK, "me"},
-		{"matching typ", []fx.Option{fxsvc.AuthnVerifierOptions(authn.TokenTypes("at+jwt"))}, http.StatusOK, "me"},
-		{"other typ", []fx.Option{fxsvc.AuthnVerifierOptions(authn.TokenTypes("id+jwt"))}, http.StatusUnauthorized, "token"},
+		{"matching typ", []fx.Option{fxsvc.AuthnVerifierOptions(bearer.TokenTypes("at+jwt"))}, http.StatusOK, "me"},
+		{"other typ", []fx.Option{fxsvc.AuthnVerifierOptions(bearer.TokenTypes("id+jwt"))}, http.StatusUnauthorized, "token"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -194,10 +195,10 @@ func TestAuthnLogsIdentityProviderFailuresToTheAppsLogger(t *testing.T) {
 	issuer := idp.URL + "/wrong"
 	cases := []struct {
 		name     string
-		verifier func() authn.Verifier
+		verifier func() bearer.Verifier
 	}{
-		{"built from the environment", func() authn.Verifier { return nil }},
-		{"given without a logger", func() authn.Verifier { return authn.Discover(issuer, "api") }},
+		{"built from the environment", func() bearer.Verifier { return nil }},
+		{"given without a logger", func() bearer.Verifier { return bearer.New(issuer, "api") }},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

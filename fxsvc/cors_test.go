@@ -11,6 +11,7 @@ import (
 
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // A preflight to a protected route is answered before authentication, and
@@ -23,7 +24,7 @@ func TestCORSAnswersPreflightsBeforeTheGate(t *testing.T) {
 	}
 	app, srv := startApp(t,
 		fxsvc.Errors(),
-		fxsvc.Authn(authn.Discover("http://127.0.0.1:1", "aud")),
+		fxsvc.Authn(bearer.New("http://127.0.0.1:1", "aud")),
 		fxsvc.CORS(cors.Options{AllowedOrigins: []string{"https://app.example"}, AllowedHeaders: []string{"Authorization"}}),
 		fx.Provide(router),
 		fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")),

@@ -118,7 +118,7 @@ const (
 //   - GET /livez answers 200 while the process serves HTTP, stopping or not.
 //   - GET /readyz answers 200 once every readiness check passes: the
 //     verifier of [Authn] holds signing keys (a verifier with a
-//     Ready() error method, as *authn.JWTVerifier has; others are not
+//     Ready() error method, as *bearer.JWTVerifier has; others are not
 //     checked), the client of [OAuthClient]
 //     has discovered its authorization server, and every [ReadinessCheck]
 //     the app adds ([Readiness]) returns nil. Otherwise, under [Run] or

@@ -22,6 +22,7 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
@@ -30,15 +31,15 @@ import (
 // switchVerifier is a verifier whose readiness the test sets.
 type switchVerifier struct{ ready atomic.Bool }
 
-func (v *switchVerifier) Verify(context.Context, string) (authn.Principal, error) {
-	return authn.Principal{}, errors.New("no token verifies here")
+func (v *switchVerifier) Verify(context.Context, string) (bearer.Principal, error) {
+	return bearer.Principal{}, errors.New("no token verifies here")
 }
 
 func (v *switchVerifier) Ready() error {
 	if v.ready.Load() {
 		return nil
 	}
-	return authn.ErrKeysUnavailable
+	return bearer.ErrKeysUnavailable
 }
 
 func okRouter() *chi.Mux {
@@ -149,7 +150,7 @@ func TestReadyzFollowsARealVerifiersKeys(t *testing.T) {
 		}
 		return http.DefaultTransport.RoundTrip(r)
 	})}
-	v := iss.Discover(authn.HTTPClient(hc), authn.RetryInterval(10*time.Millisecond), authn.Logger(zap.NewNop()))
+	v := iss.Discover(bearer.HTTPClient(hc), bearer.RetryInterval(10*time.Millisecond), bearer.Logger(zap.NewNop()))
 	app, srv := startApp(t, fxsvc.Authn(v), fxsvc.Health(), fx.Supply(okRouter()), fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")))
 	defer app.RequireStop()
 	base := "http://" + srv.Addr()

@@ -17,6 +17,7 @@ import (
 	"github.com/svckit/svc/internal/dpoptest"
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/modules/redisstore/fxredis"
 	"github.com/svckit/svc/secret"
@@ -26,17 +27,17 @@ import (
 // "alice-token", bound to nothing.
 type boundTokens struct{ key *dpoptest.Key }
 
-func (b boundTokens) Verify(ctx context.Context, tok string) (authn.Principal, error) {
+func (b boundTokens) Verify(ctx context.Context, tok string) (bearer.Principal, error) {
 	if tok == "bound-token" {
-		return authn.Principal{Subject: "bob", Authenticated: true,
-			Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`{"jkt":"` + b.key.JKT + `"}`)}}}, nil
+		return bearer.Principal{Subject: "bob", Authenticated: true,
+			Claims: &bearer.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`{"jkt":"` + b.key.JKT + `"}`)}}}, nil
 	}
 	return tokens{}.Verify(ctx, tok)
 }
 
 // dpopReplica is an app of fxsvc.Authn with fxredis on srv (nil: none),
 // DPoP from the environment; its gate in front of GET /me.
-func dpopReplica(t *testing.T, v authn.Verifier, redisURL string) http.Handler {
+func dpopReplica(t *testing.T, v bearer.Verifier, redisURL string) http.Handler {
 	t.Helper()
 	var g *authn.Gate
 	opts := []fx.Option{fx.Supply(zap.NewNop()), fxsvc.Authn(v), fx.Populate(&g)}

@@ -23,6 +23,7 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/modules/redisstore/fxredis"
@@ -72,7 +73,7 @@ func TestAuthnOnRedisSharesIntrospections(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := authn.KeySet(issuer, audience, []crypto.PublicKey{&key.PublicKey}, authn.Introspect(endpoint.URL+"/introspect", client))
+		v := bearer.KeySet(issuer, audience, []crypto.PublicKey{&key.PublicKey}, bearer.Introspect(endpoint.URL+"/introspect", client))
 		var g *authn.Gate
 		app := fxtest.New(t,
 			fx.Supply(zap.NewNop()),

@@ -15,16 +15,17 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
 type tokens struct{}
 
-func (tokens) Verify(_ context.Context, tok string) (authn.Principal, error) {
+func (tokens) Verify(_ context.Context, tok string) (bearer.Principal, error) {
 	if tok == "alice-token" {
-		return authn.Principal{Subject: "alice", Scopes: authn.NewScopes("read"), Authenticated: true}, nil
+		return bearer.Principal{Subject: "alice", Scopes: bearer.NewScopes("read"), Authenticated: true}, nil
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 type out struct {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // badSettings is the deployment: a bad value in each of four
@@ -79,9 +80,9 @@ func TestOneBadSettingIsOneLine(t *testing.T) {
 // chain naming onlyOneAuthnGatePerApp.
 func TestConstructorErrorsReachTheUserWithoutFxWiring(t *testing.T) {
 	var out, errOut bytes.Buffer
-	v := authn.Discover("https://issuer.example", "api")
+	v := bearer.New("https://issuer.example", "api")
 	code := fxsvc.Run(nil, &out, &errOut, fx.Supply(chi.NewRouter()), fxsvc.Authn(v),
-		fxsvc.AuthnVerifierOptions(authn.Leeway(0)), fxsvc.Serve())
+		fxsvc.AuthnVerifierOptions(bearer.Leeway(0)), fxsvc.Serve())
 	msg := errOut.String()
 	if code != 1 || !strings.HasPrefix(msg, "svc: fxsvc.AuthnVerifierOptions: the app passes its own verifier") {
 		t.Fatalf("exit %d, stderr %q", code, msg)

@@ -17,17 +17,18 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/reqid"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/metrics"
 	"github.com/svckit/svc/modules/requestid"
 )
 
 type tokenVerifier struct{}
 
-func (tokenVerifier) Verify(_ context.Context, token string) (authn.Principal, error) {
+func (tokenVerifier) Verify(_ context.Context, token string) (bearer.Principal, error) {
 	if token == "good" {
-		return authn.Principal{Subject: "alice", Authenticated: true}, nil
+		return bearer.Principal{Subject: "alice", Authenticated: true}, nil
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 func telemetryRouter() *chi.Mux {

@@ -19,6 +19,7 @@ import (
 	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/dpop"
 	"github.com/svckit/svc/svctest"
 )
@@ -42,7 +43,7 @@ func TestRequestSendsDPoPProofs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			app := svctest.Start(t, fxsvc.Errors(), fxsvc.Authn(authn.Discover(iss.URL, iss.Audience), authn.DPoP(v, false)),
+			app := svctest.Start(t, fxsvc.Errors(), fxsvc.Authn(bearer.New(iss.URL, iss.Audience), authn.DPoP(v, false)),
 				fx.Provide(func() *chi.Mux {
 					r := chi.NewRouter()
 					r.With(authn.RequireDPoP).Post("/pay", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("paid")) })
@@ -76,7 +77,7 @@ func TestRequestSendsAClientCertificate(t *testing.T) {
 	}
 	defer iss.Close()
 	app := svctest.Start(t, fxsvc.Errors(), fxsvc.TrustedProxies("127.0.0.1/32"),
-		fxsvc.Authn(authn.Discover(iss.URL, iss.Audience), authn.CertificateBound("Client-Cert")),
+		fxsvc.Authn(bearer.New(iss.URL, iss.Audience), authn.CertificateBound("Client-Cert")),
 		fx.Provide(func() *chi.Mux {
 			r := chi.NewRouter()
 			r.Get("/me", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("me")) })

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // BenchmarkForgedFlood times cached verifications (ns/op) while 48
@@ -34,7 +34,7 @@ func BenchmarkForgedFlood(b *testing.B) {
 	for _, n := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(fmt.Sprintf("budget=%d", n), func(b *testing.B) {
 			keys := append([]crypto.PublicKey{&f.key.PublicKey}, p521...)
-			v := authn.KeySet(issuer, audience, keys, authn.MaxConcurrentVerifications(n), authn.Algorithms("ES256", "ES512"))
+			v := bearer.KeySet(issuer, audience, keys, bearer.MaxConcurrentVerifications(n), bearer.Algorithms("ES256", "ES512"))
 			ctx, cancel := context.WithCancel(context.Background())
 			if _, err := v.Verify(ctx, f.token); err != nil {
 				b.Fatal(err)
@@ -48,7 +48,7 @@ func BenchmarkForgedFlood(b *testing.B) {
 						if ctx.Err() != nil {
 							return
 						}
-						if errors.Is(err, authn.ErrBusy) {
+						if errors.Is(err, bearer.ErrBusy) {
 							busy.Add(1)
 							runtime.Gosched() // a real caller's next request takes a round trip
 						} else {

@@ -20,7 +20,7 @@ import (
 	"testing"
 
 	"github.com/svckit/svc/bench/internal/pair"
-	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // forgedCase is one row of the table: the key set the verifier holds and
@@ -31,12 +31,12 @@ type forgedCase struct {
 	token string
 	// opts are the verifier's options beyond the bench's own; reason is
 	// what the forged token is refused for (signature: the full check ran).
-	opts   []authn.VerifierOption
-	reason authn.Reason
+	opts   []bearer.VerifierOption
+	reason bearer.Reason
 }
 
 // withES512 opts an app into ES512, which the default allow-list leaves out.
-var withES512 = []authn.VerifierOption{authn.Algorithms("ES256", "ES512")}
+var withES512 = []bearer.VerifierOption{bearer.Algorithms("ES256", "ES512")}
 
 // forge builds a token with header and a signature of the right size and
 // range that no held key made, so the verifier must do the full check.
@@ -105,15 +105,15 @@ func forgedCases(b *testing.B) []forgedCase {
 	copy(edSig, ed25519.Sign(own, []byte("x")))
 	thumb := thumbprintOf(b, p521[0])
 	return []forgedCase{
-		{"ES256-kidless-4xP256", p256, forge(`{"alg":"ES256"}`, sig256), nil, authn.ReasonSignature},
-		{"ES384-kidless-4xP384", p384, forge(`{"alg":"ES384"}`, sig384), nil, authn.ReasonSignature},
-		{"ES512-default-4xP521", p521, forge(`{"alg":"ES512"}`, sig521), nil, authn.ReasonAlgorithm},
-		{"ES512-optedin-kidless-4xP521", p521, forge(`{"alg":"ES512"}`, sig521), withES512, authn.ReasonSignature},
-		{"ES512-optedin-kid-1xP521", p521[:1], forge(`{"alg":"ES512","kid":"`+thumb+`"}`, sig521), withES512, authn.ReasonSignature},
-		{"RS256-kidless-4xRSA2048", r2048, forge(`{"alg":"RS256"}`, sig2048), nil, authn.ReasonSignature},
-		{"PS512-kidless-4xRSA4096", r4096, forge(`{"alg":"PS512"}`, sig4096), nil, authn.ReasonSignature},
-		{"RS512-kidless-4xRSA4096", r4096, forge(`{"alg":"RS512"}`, sig4096), nil, authn.ReasonSignature},
-		{"EdDSA-kidless-4xEd25519", eds, forge(`{"alg":"EdDSA"}`, edSig), nil, authn.ReasonSignature},
+		{"ES256-kidless-4xP256", p256, forge(`{"alg":"ES256"}`, sig256), nil, bearer.ReasonSignature},
+		{"ES384-kidless-4xP384", p384, forge(`{"alg":"ES384"}`, sig384), nil, bearer.ReasonSignature},
+		{"ES512-default-4xP521", p521, forge(`{"alg":"ES512"}`, sig521), nil, bearer.ReasonAlgorithm},
+		{"ES512-optedin-kidless-4xP521", p521, forge(`{"alg":"ES512"}`, sig521), withES512, bearer.ReasonSignature},
+		{"ES512-optedin-kid-1xP521", p521[:1], forge(`{"alg":"ES512","kid":"`+thumb+`"}`, sig521), withES512, bearer.ReasonSignature},
+		{"RS256-kidless-4xRSA2048", r2048, forge(`{"alg":"RS256"}`, sig2048), nil, bearer.ReasonSignature},
+		{"PS512-kidless-4xRSA4096", r4096, forge(`{"alg":"PS512"}`, sig4096), nil, bearer.ReasonSignature},
+		{"RS512-kidless-4xRSA4096", r4096, forge(`{"alg":"RS512"}`, sig4096), nil, bearer.ReasonSignature},
+		{"EdDSA-kidless-4xEd25519", eds, forge(`{"alg":"EdDSA"}`, edSig), nil, bearer.ReasonSignature},
 	}
 }
 
@@ -140,7 +140,7 @@ func thumbprintOf(b *testing.B, pub crypto.PublicKey) string {
 // refuses here: this is the cost of one token, not of a flood.
 func BenchmarkForgedTokenCost(b *testing.B) {
 	f := newFixture(b)
-	valid := f.svc(b, authn.CacheBytes(0))
+	valid := f.svc(b, bearer.CacheBytes(0))
 	ctx := context.Background()
 	fresh := func() {
 		if _, err := valid.Verify(ctx, f.token); err != nil {
@@ -148,8 +148,8 @@ func BenchmarkForgedTokenCost(b *testing.B) {
 		}
 	}
 	for _, c := range forgedCases(b) {
-		v := authn.KeySet(issuer, audience, c.keys, append([]authn.VerifierOption{authn.CacheBytes(0), authn.MaxConcurrentVerifications(64)}, c.opts...)...)
-		var te *authn.TokenError
+		v := bearer.KeySet(issuer, audience, c.keys, append([]bearer.VerifierOption{bearer.CacheBytes(0), bearer.MaxConcurrentVerifications(64)}, c.opts...)...)
+		var te *bearer.TokenError
 		if _, err := v.Verify(ctx, c.token); !errors.As(err, &te) || te.Reason != c.reason {
 			b.Fatalf("%s: the forged token was not refused for %s: %v", c.name, c.reason, err)
 		}

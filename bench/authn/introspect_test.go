@@ -18,6 +18,7 @@ import (
 
 	"github.com/svckit/svc/bench/internal/pair"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
 )
@@ -65,7 +66,7 @@ func newIntrospection(b *testing.B) *introspection {
 }
 
 // gateOver is a chi app with one authenticated route behind a gate over v.
-func gateOver(b *testing.B, v authn.Verifier) http.Handler {
+func gateOver(b *testing.B, v bearer.Verifier) http.Handler {
 	g, err := authn.New(v)
 	if err != nil {
 		b.Fatal(err)
@@ -85,7 +86,7 @@ func gateOver(b *testing.B, v authn.Verifier) http.Handler {
 func BenchmarkIntrospectCachedPaired(b *testing.B) {
 	f := newFixture(b)
 	s := newIntrospection(b)
-	v := f.svc(b, authn.Introspect(s.URL+"/introspect", s.client))
+	v := f.svc(b, bearer.Introspect(s.URL+"/introspect", s.client))
 	h := gateOver(b, v)
 	serve := func(token string) func() {
 		return func() {
@@ -115,7 +116,7 @@ func BenchmarkIntrospectCachedPaired(b *testing.B) {
 func BenchmarkIntrospectColdPaired(b *testing.B) {
 	f := newFixture(b)
 	s := newIntrospection(b)
-	v := f.svc(b, authn.Introspect(s.URL+"/introspect", s.client), authn.CacheBytes(0))
+	v := f.svc(b, bearer.Introspect(s.URL+"/introspect", s.client), bearer.CacheBytes(0))
 	ctx := context.Background()
 	hc := &http.Client{Transport: http.DefaultTransport}
 	svc := func() {
@@ -153,7 +154,7 @@ func BenchmarkIntrospectColdPaired(b *testing.B) {
 func BenchmarkIntrospectThousandCallers(b *testing.B) {
 	f := newFixture(b)
 	s := newIntrospection(b)
-	v := f.svc(b, authn.Introspect(s.URL+"/introspect", s.client))
+	v := f.svc(b, bearer.Introspect(s.URL+"/introspect", s.client))
 	ctx := context.Background()
 	s.requests.Store(0)
 	tokens := 0

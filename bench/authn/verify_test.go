@@ -26,7 +26,7 @@ import (
 	"github.com/go-chi/jwtauth/v5"
 
 	"github.com/svckit/svc/bench/internal/pair"
-	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 const (
@@ -96,8 +96,8 @@ func (f *fixture) asn1(b *testing.B) func() {
 	}
 }
 
-func (f *fixture) svc(b *testing.B, opts ...authn.VerifierOption) *authn.JWTVerifier {
-	v := authn.KeySet(issuer, audience, []crypto.PublicKey{&f.key.PublicKey}, opts...)
+func (f *fixture) svc(b *testing.B, opts ...bearer.VerifierOption) *bearer.JWTVerifier {
+	v := bearer.KeySet(issuer, audience, []crypto.PublicKey{&f.key.PublicKey}, opts...)
 	if err := v.Open(context.Background()); err != nil {
 		b.Fatal(err)
 	}
@@ -138,7 +138,7 @@ func BenchmarkVerifyES256(b *testing.B) {
 		}
 	})
 	b.Run("svc-fresh", func(b *testing.B) {
-		v := f.svc(b, authn.CacheBytes(0))
+		v := f.svc(b, bearer.CacheBytes(0))
 		b.ReportAllocs()
 		for b.Loop() {
 			if _, err := v.Verify(ctx, f.token); err != nil {
@@ -187,7 +187,7 @@ func BenchmarkVerifyES256(b *testing.B) {
 // one of the halves skews a mean.
 func BenchmarkVerifyES256Paired(b *testing.B) {
 	f := newFixture(b)
-	v := f.svc(b, authn.CacheBytes(0))
+	v := f.svc(b, bearer.CacheBytes(0))
 	ctx := context.Background()
 	floor, strict := f.raw(b), f.asn1(b)
 	var raw, asn, fresh []time.Duration
@@ -220,7 +220,7 @@ func BenchmarkVerifyES256Paired(b *testing.B) {
 // a fresh verification count a little less than they cost.
 func BenchmarkVerifyES256PairedCPU(b *testing.B) {
 	f := newFixture(b)
-	v := f.svc(b, authn.CacheBytes(0))
+	v := f.svc(b, bearer.CacheBytes(0))
 	ctx := context.Background()
 	fresh := func() {
 		if _, err := v.Verify(ctx, f.token); err != nil {

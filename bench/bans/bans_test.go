@@ -23,6 +23,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 const (
@@ -46,7 +47,7 @@ type fixture struct {
 func newFixture(b *testing.B, pool int) fixture {
 	b.Helper()
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	v := authn.KeySet(issuer, audience, []crypto.PublicKey{&key.PublicKey}, authn.CacheBytes(0))
+	v := bearer.KeySet(issuer, audience, []crypto.PublicKey{&key.PublicKey}, bearer.CacheBytes(0))
 	if err := v.Open(context.Background()); err != nil {
 		b.Fatal(err)
 	}

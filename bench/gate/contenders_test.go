@@ -16,6 +16,7 @@ import (
 	"github.com/lestrrat-go/jwx/v2/jwt"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 const meBody = `{"sub":"user-1234567890"}`
@@ -37,10 +38,10 @@ func bareChi(testing.TB, *keys) http.Handler { return router() }
 // svcGate is svc's gate in front of the router, on a held ES256 key. The
 // verifier is a lifecycle component: it is opened here and closed when the
 // benchmark ends.
-func svcGate(opts ...authn.VerifierOption) func(testing.TB, *keys) http.Handler {
+func svcGate(opts ...bearer.VerifierOption) func(testing.TB, *keys) http.Handler {
 	return func(tb testing.TB, k *keys) http.Handler {
 		tb.Helper()
-		v := authn.KeySet(issuer, audience, []crypto.PublicKey{&k.key.PublicKey}, opts...)
+		v := bearer.KeySet(issuer, audience, []crypto.PublicKey{&k.key.PublicKey}, opts...)
 		if err := v.Open(context.Background()); err != nil {
 			tb.Fatal(err)
 		}
@@ -92,11 +93,11 @@ type contender struct {
 var (
 	floor    = contender{"bare-chi", bareChi, false, 0}
 	svc      = contender{"svc", svcGate(), true, http.StatusUnauthorized}
-	svcNoCch = contender{"svc-cache-off", svcGate(authn.CacheBytes(0)), true, http.StatusUnauthorized}
+	svcNoCch = contender{"svc-cache-off", svcGate(bearer.CacheBytes(0)), true, http.StatusUnauthorized}
 	// 256 KiB (room for about 70 entries) against a pool of 4096 tokens:
 	// nearly every request misses, verifies, and inserts with an
 	// eviction, which is what a fresh token costs with the cache on.
-	svcMiss    = contender{"svc-cache-miss", svcGate(authn.CacheBytes(256 << 10)), true, http.StatusUnauthorized}
+	svcMiss    = contender{"svc-cache-miss", svcGate(bearer.CacheBytes(256 << 10)), true, http.StatusUnauthorized}
 	auth0Peer  = contender{"auth0", auth0, true, http.StatusBadRequest}
 	jwtauthPer = contender{"jwtauth", jwtAuth, true, http.StatusUnauthorized}
 )

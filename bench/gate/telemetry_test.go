@@ -36,6 +36,7 @@ import (
 	"github.com/svckit/svc/bench/internal/pair"
 	"github.com/svckit/svc/internal/reqid"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/requestid"
 	"github.com/svckit/svc/modules/telemetry"
 )
@@ -223,7 +224,7 @@ func TestTelemetryContendersAnswer(t *testing.T) {
 // svcGateAround is svcGate in front of another router.
 func svcGateAround(tb testing.TB, k *keys, router http.Handler) http.Handler {
 	tb.Helper()
-	v := authn.KeySet(issuer, audience, []crypto.PublicKey{&k.key.PublicKey})
+	v := bearer.KeySet(issuer, audience, []crypto.PublicKey{&k.key.PublicKey})
 	if err := v.Open(context.Background()); err != nil {
 		tb.Fatal(err)
 	}

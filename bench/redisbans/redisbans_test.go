@@ -25,6 +25,7 @@ import (
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/secret"
 )
@@ -45,7 +46,7 @@ func (d *discard) WriteHeader(s int)           { d.status = s }
 
 // gate builds a gate with b as its bans, one banned address (so the ban
 // set is not empty) and one route.
-func gate(tb testing.TB, v authn.Verifier, b *bans.Bans) http.Handler {
+func gate(tb testing.TB, v bearer.Verifier, b *bans.Bans) http.Handler {
 	tb.Helper()
 	b.Fail("203.0.113.9")
 	g, err := authn.New(v, authn.Bans(b))
@@ -72,7 +73,7 @@ func BenchmarkUnbannedCallerPaired(b *testing.B) {
 	store := client.Bans() // its subscriber runs from its first use until client.Close
 
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	v := authn.KeySet(issuer, audience, []crypto.PublicKey{&key.PublicKey})
+	v := bearer.KeySet(issuer, audience, []crypto.PublicKey{&key.PublicKey})
 	if err := v.Open(context.Background()); err != nil {
 		b.Fatal(err)
 	}

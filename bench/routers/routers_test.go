@@ -29,6 +29,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 const (
@@ -107,8 +108,8 @@ func humaApp(svc bool, g *authn.Gate) http.Handler {
 	return mux
 }
 
-func verifier(tb testing.TB, key *ecdsa.PrivateKey) *authn.JWTVerifier {
-	v := authn.KeySet(issuer, audience, []crypto.PublicKey{&key.PublicKey})
+func verifier(tb testing.TB, key *ecdsa.PrivateKey) *bearer.JWTVerifier {
+	v := bearer.KeySet(issuer, audience, []crypto.PublicKey{&key.PublicKey})
 	if err := v.Open(context.Background()); err != nil {
 		tb.Fatal(err)
 	}

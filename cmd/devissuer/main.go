@@ -58,7 +58,7 @@ func run(ctx context.Context, args []string, out, errOut io.Writer) int {
 	fs.BoolVar(&opts.DPoPNonce, "dpop-nonce", false, "require DPoP nonces at the token endpoint (RFC 9449 §8)")
 	fs.StringVar(&s.scopes, "scopes", "read", "space-separated `scopes` of the printed tokens")
 	fs.StringVar(&s.subjects, "subjects", "alice", "comma-separated `subjects` to print tokens for")
-	fs.StringVar(&s.tenants, "tenants", "", "comma-separated `tenants` to serve at /{tenant}/v2.0 (for authn.Tenants)")
+	fs.StringVar(&s.tenants, "tenants", "", "comma-separated `tenants` to serve at /{tenant}/v2.0 (for bearer.Tenants)")
 	fs.StringVar(&s.issuers, "issuers", "", "more issuers on the same address, comma-separated `path=audience` (e.g. /partner=partner-api)")
 	fs.StringVar(&s.certDir, "cert-dir", "", "write the development CA and a client certificate for -client-id to `dir` (tls_client_auth, certificate-bound tokens)")
 	fs.DurationVar(&s.ttl, "ttl", time.Hour, "lifetime of the printed tokens")
@@ -108,7 +108,7 @@ func addIssuers(iss *devissuer.Issuer, s settings, out io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("-tenants: %w", err)
 		}
-		fmt.Fprintf(out, "# tenant %s: %s (template for authn.Tenants: %s)\n", id, t.URL, iss.TenantTemplate())
+		fmt.Fprintf(out, "# tenant %s: %s (template for bearer.Tenants: %s)\n", id, t.URL, iss.TenantTemplate())
 	}
 	for _, e := range splitList(s.issuers) {
 		path, aud, ok := strings.Cut(e, "=")

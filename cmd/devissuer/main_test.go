@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // lockedBuffer is written by run's goroutine and read by the test.
@@ -84,7 +84,7 @@ func TestPrintsSettingsAndTokensThatWork(t *testing.T) {
 	if !regexp.MustCompile(`^http://127\.0\.0\.1:\d+$`).MatchString(env["SVC_AUTHN_ISSUER"]) || env["SVC_AUTHN_AUDIENCE"] != "orders" {
 		t.Fatalf("settings %v", env)
 	}
-	v := authn.Discover(env["SVC_AUTHN_ISSUER"], env["SVC_AUTHN_AUDIENCE"])
+	v := bearer.New(env["SVC_AUTHN_ISSUER"], env["SVC_AUTHN_AUDIENCE"])
 	if err := v.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

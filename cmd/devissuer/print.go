@@ -25,7 +25,7 @@ func printStart(out io.Writer, iss *devissuer.Issuer, s settings, more string) e
 			tok          devissuer.Token
 		}{
 			{"TOKEN_", "a JWT access token", devissuer.Token{Subject: sub, Scopes: scopes, TTL: s.ttl}},
-			{"OPAQUE_TOKEN_", "an opaque token (the service needs authn.Introspect)", devissuer.Token{Subject: sub, Scopes: scopes, TTL: s.ttl, Opaque: true}},
+			{"OPAQUE_TOKEN_", "an opaque token (the service needs bearer.Introspect)", devissuer.Token{Subject: sub, Scopes: scopes, TTL: s.ttl, Opaque: true}},
 			{"MFA_TOKEN_", "a step-up token (acr mfa, amr pwd otp, auth_time now)", devissuer.Token{Subject: sub, Scopes: scopes, TTL: s.ttl, ACR: "mfa", AMR: []string{"pwd", "otp"}, AuthTime: time.Now()}},
 		} {
 			tok, err := iss.Mint(k.tok)

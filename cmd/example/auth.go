@@ -16,6 +16,7 @@ import (
 	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // resource is the URL clients call, as they see it behind the TLS proxy:
@@ -48,8 +49,8 @@ func checkResource() error {
 // are checked.
 type unusedVerifier struct{}
 
-func (unusedVerifier) Verify(context.Context, string) (authn.Principal, error) {
-	return authn.Principal{}, errors.New("example: unusedVerifier verifies nothing")
+func (unusedVerifier) Verify(context.Context, string) (bearer.Principal, error) {
+	return bearer.Principal{}, errors.New("example: unusedVerifier verifies nothing")
 }
 
 var gateOptions = []authn.Option{
@@ -79,7 +80,7 @@ func trust() fx.Option {
 		fx.Invoke(func(lc fx.Lifecycle) {
 			lc.Append(fx.StopHook(func() error { return iss.Close() }))
 		}),
-		fxsvc.Authn(authn.Discover(iss.URL, iss.Audience), gateOptions...),
+		fxsvc.Authn(bearer.New(iss.URL, iss.Audience), gateOptions...),
 		outboundWithDevIssuer(iss),
 	)
 }

@@ -7,7 +7,7 @@ import (
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/fxsvc"
-	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/redisstore/fxredis"
 )
 
@@ -17,7 +17,7 @@ func main() {
 
 // service is the whole app. main passes a nil verifier; a test passes its
 // own issuer's.
-func service(v authn.Verifier) fx.Option {
+func service(v bearer.Verifier) fx.Option {
 	return fx.Options(
 		fxsvc.Errors(),      // RFC 9457 problem+json for every error
 		fxsvc.Authn(v),      // every route needs a valid bearer token unless marked otherwise

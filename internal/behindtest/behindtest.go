@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/telemetry"
 )
@@ -28,17 +29,17 @@ const Issuer = "https://idp.test"
 // Verifier maps the tokens above to callers: fast tests without keys.
 type Verifier struct{}
 
-// Verify implements authn.Verifier.
-func (Verifier) Verify(_ context.Context, token string) (authn.Principal, error) {
+// Verify implements bearer.Verifier.
+func (Verifier) Verify(_ context.Context, token string) (bearer.Principal, error) {
 	switch token {
 	case Alice:
-		return authn.Principal{Subject: "alice", Issuer: Issuer, Scopes: authn.NewScopes("read", "write"), Authenticated: true}, nil
+		return bearer.Principal{Subject: "alice", Issuer: Issuer, Scopes: bearer.NewScopes("read", "write"), Authenticated: true}, nil
 	case Bob:
-		return authn.Principal{Subject: "bob", Issuer: Issuer, Scopes: authn.NewScopes("read", "write"), Authenticated: true}, nil
+		return bearer.Principal{Subject: "bob", Issuer: Issuer, Scopes: bearer.NewScopes("read", "write"), Authenticated: true}, nil
 	case Reader:
-		return authn.Principal{Subject: "reader", Issuer: Issuer, Scopes: authn.NewScopes("read"), Authenticated: true}, nil
+		return bearer.Principal{Subject: "reader", Issuer: Issuer, Scopes: bearer.NewScopes("read"), Authenticated: true}, nil
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 // Issuers implements the verifier's issuer listing.

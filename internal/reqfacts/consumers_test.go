@@ -17,6 +17,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/ratelimit"
@@ -186,11 +187,11 @@ func (s *callerStack) refusalEventAddress() string {
 // tokens knows "alice"; any other token is forged.
 type tokens struct{}
 
-func (tokens) Verify(_ context.Context, token string) (authn.Principal, error) {
+func (tokens) Verify(_ context.Context, token string) (bearer.Principal, error) {
 	if token == "alice" {
-		return authn.Principal{Subject: "alice", Issuer: "https://idp.test", Authenticated: true}, nil
+		return bearer.Principal{Subject: "alice", Issuer: "https://idp.test", Authenticated: true}, nil
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 // recordingRates notes the callers whose budgets are spent.

@@ -7,6 +7,7 @@ package urlshape
 
 import (
 	"errors"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -80,4 +81,39 @@ func parseProblem(err error) string {
 		return "opens an IPv6 address with [ and does not close it"
 	}
 	return "is not a URL"
+}
+
+// Fetchable refuses a URL that keys, documents or an authorization
+// endpoint may not come from, saying what is wrong with it without quoting
+// it: the shape Parse checks, then https, or http on a loopback host only,
+// and no fragment or user information.
+func Fetchable(raw string) error {
+	u, problem := Parse(raw)
+	if problem != "" {
+		return errors.New(problem)
+	}
+	switch {
+	case u.Fragment != "" || strings.Contains(raw, "#"):
+		return errors.New("has a fragment")
+	case u.User != nil:
+		return errors.New("carries user information")
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && Loopback(u.Hostname()):
+		return nil
+	}
+	if u.Scheme == "http" {
+		return errors.New("must be https: http only on a loopback host (127.0.0.1, ::1, localhost)")
+	}
+	return errors.New("must be https, not another scheme")
+}
+
+// Loopback reports whether host (without port) is localhost, in any case,
+// or a loopback IP address.
+func Loopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

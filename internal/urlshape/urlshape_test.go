@@ -44,3 +44,18 @@ func TestParseSaysWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+func TestFetchable(t *testing.T) {
+	ok := []string{"https://keys.example/jwks", "http://127.0.0.1:8080/jwks", "http://[::1]/k", "http://localhost/k", "https://keys.example:8443/a?b=c"}
+	bad := []string{"", "keys.example/jwks", "http://keys.example/jwks", "ftp://keys.example", "https://u:p@keys.example", "https://keys.example/#x", "https:///path", "mailto:a@b", "http://127.0.0.1.evil.example/"}
+	for _, u := range ok {
+		if err := Fetchable(u); err != nil {
+			t.Errorf("%s refused: %v", u, err)
+		}
+	}
+	for _, u := range bad {
+		if err := Fetchable(u); err == nil {
+			t.Errorf("%s accepted", u)
+		}
+	}
+}

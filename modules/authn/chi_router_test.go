@@ -241,7 +241,7 @@ func TestChiRouterBehindTheGate(t *testing.T) {
 	} {
 		var h http.Header
 		if tc.token != "" {
-			h = bearer(tc.token)
+			h = bearerHeader(tc.token)
 		}
 		got := do(t, srv, tc.method, tc.path, h, "")
 		if got.status != tc.status || (tc.body != "" && got.body != tc.body) {

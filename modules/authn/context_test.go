@@ -3,6 +3,8 @@ package authn
 import (
 	"context"
 	"testing"
+
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 func TestContextAccessors(t *testing.T) {
@@ -17,8 +19,8 @@ func TestContextAccessors(t *testing.T) {
 		t.Fatal("token in an empty context")
 	}
 
-	claims := &Claims{Subject: "u"}
-	p := Principal{Subject: "u", Issuer: "i", Claims: claims, Authenticated: true}
+	claims := &bearer.Claims{Subject: "u"}
+	p := bearer.Principal{Subject: "u", Issuer: "i", Claims: claims, Authenticated: true}
 	ctx2 := withPrincipal(ctx, p, "tok")
 	got, ok := PrincipalFrom(ctx2)
 	if !ok || got.Subject != "u" || !got.Authenticated {
@@ -34,7 +36,7 @@ func TestContextAccessors(t *testing.T) {
 
 func TestContextUnauthenticatedCallerIsNoCaller(t *testing.T) {
 	// An anonymous route that was sent no token stores the zero principal.
-	ctx := withPrincipal(context.Background(), Principal{}, "")
+	ctx := withPrincipal(context.Background(), bearer.Principal{}, "")
 	if _, ok := PrincipalFrom(ctx); ok {
 		t.Fatal("unauthenticated caller reported as present")
 	}
@@ -42,14 +44,14 @@ func TestContextUnauthenticatedCallerIsNoCaller(t *testing.T) {
 		t.Fatal("token of an unauthenticated caller")
 	}
 	// A token that did not verify is never readable, even if stored.
-	ctx = withPrincipal(context.Background(), Principal{Subject: "x"}, "unverified")
+	ctx = withPrincipal(context.Background(), bearer.Principal{Subject: "x"}, "unverified")
 	if _, ok := TokenFrom(ctx); ok {
 		t.Fatal("unverified token readable")
 	}
 }
 
 func TestContextCustomPrincipalWithoutClaims(t *testing.T) {
-	ctx := withPrincipal(context.Background(), Principal{Subject: "svc", Authenticated: true, Extra: 42}, "tok")
+	ctx := withPrincipal(context.Background(), bearer.Principal{Subject: "svc", Authenticated: true, Extra: 42}, "tok")
 	if _, ok := ClaimsFrom(ctx); ok {
 		t.Fatal("claims of a principal that has none")
 	}

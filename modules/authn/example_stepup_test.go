@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // A payment needs a phishing-resistant login (acr "phr") at most five
@@ -21,9 +22,9 @@ func ExampleRequireACR() {
 	r.With(authn.Require("payments"), authn.RequireACR("phr"), authn.MaxAge(5*time.Minute)).
 		Post("/payments", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("paid")) })
 
-	login := func(acr string, age time.Duration) authn.Principal {
-		return authn.Principal{Subject: "alice", Scopes: authn.NewScopes("payments"), Authenticated: true,
-			Claims: &authn.Claims{Raw: map[string]json.RawMessage{
+	login := func(acr string, age time.Duration) bearer.Principal {
+		return bearer.Principal{Subject: "alice", Scopes: bearer.NewScopes("payments"), Authenticated: true,
+			Claims: &bearer.Claims{Raw: map[string]json.RawMessage{
 				"acr":       json.RawMessage(strconv.Quote(acr)),
 				"auth_time": json.RawMessage(strconv.FormatInt(time.Now().Add(-age).Unix(), 10)),
 			}}}
@@ -56,13 +57,13 @@ func ExampleRequireACR() {
 func ExampleClaimsChallengeAuthority() {
 	r := chi.NewRouter()
 	r.Get("/records", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("records")) })
-	needsC1 := authn.Check(func(_ context.Context, p authn.Principal, _ *http.Request) (authn.Principal, error) {
+	needsC1 := authn.Check(func(_ context.Context, p bearer.Principal, _ *http.Request) (bearer.Principal, error) {
 		if _, ok := p.Claims.Raw["acrs"]; !ok {
-			return authn.Principal{}, authn.ClaimsChallenge([]byte(`{"access_token":{"acrs":{"essential":true,"value":"c1"}}}`))
+			return bearer.Principal{}, authn.ClaimsChallenge([]byte(`{"access_token":{"acrs":{"essential":true,"value":"c1"}}}`))
 		}
 		return p, nil
 	})
-	gate, err := authn.New(tokens{"plain": {Subject: "alice", Authenticated: true, Claims: &authn.Claims{}}}, needsC1,
+	gate, err := authn.New(tokens{"plain": {Subject: "alice", Authenticated: true, Claims: &bearer.Claims{}}}, needsC1,
 		authn.ClaimsChallengeAuthority("", "https://login.microsoftonline.com/common/oauth2/authorize"))
 	if err != nil {
 		panic(err)

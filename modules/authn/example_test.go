@@ -8,17 +8,18 @@ import (
 	"strings"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
-// tokens is a Verifier of its own; an app uses authn.Discover(issuer,
+// tokens is a Verifier of its own; an app uses bearer.New(issuer,
 // audience) instead.
-type tokens map[string]authn.Principal
+type tokens map[string]bearer.Principal
 
-func (t tokens) Verify(_ context.Context, token string) (authn.Principal, error) {
+func (t tokens) Verify(_ context.Context, token string) (bearer.Principal, error) {
 	if p, ok := t[token]; ok {
 		return p, nil
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 // Every route is authenticated unless marked anonymous; Require asks for
@@ -34,8 +35,8 @@ func Example() {
 	})
 
 	gate, err := authn.New(tokens{
-		"alice-token": {Subject: "alice", Scopes: authn.NewScopes("read"), Authenticated: true},
-		"root-token":  {Subject: "root", Scopes: authn.NewScopes("read", "admin"), Authenticated: true},
+		"alice-token": {Subject: "alice", Scopes: bearer.NewScopes("read"), Authenticated: true},
+		"root-token":  {Subject: "root", Scopes: bearer.NewScopes("read", "admin"), Authenticated: true},
 	})
 	if err != nil {
 		panic(err)

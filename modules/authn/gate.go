@@ -15,6 +15,7 @@ import (
 
 	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -30,8 +31,8 @@ import (
 // ([Require], [Anonymous]) check scopes. Refusals are rendered by the
 // registered error format (svcerrors) with the RFC 6750 challenge.
 type Gate struct {
-	verifier Verifier
-	labeler  issuerLabeler // nil for a verifier of the app's own
+	verifier bearer.Verifier
+	labeler  func(iss string) string // nil for a verifier of the app's own
 	cfg      gateConfig
 	exclude  excludeSet
 	meta     *metadata
@@ -57,12 +58,12 @@ type gateKey struct{}
 // patterns that match everything or end inside a segment, a Resource that
 // is not an https URL (or that has no authorization servers to name), a
 // CertificateBound proxy header it cannot read.
-func New(v Verifier, opts ...Option) (*Gate, error) {
+func New(v bearer.Verifier, opts ...Option) (*Gate, error) {
 	if v == nil {
-		return nil, errors.New("authn: no verifier: pass authn.Discover(issuer, audience) or another authn.Verifier")
+		return nil, errors.New("authn: no verifier: pass bearer.New(issuer, audience) or another bearer.Verifier")
 	}
 	g := &Gate{verifier: v, cfg: gateConfig{openAPI: true}}
-	g.labeler, _ = v.(issuerLabeler)
+	g.labeler = bearer.IssuerLabeler(v)
 	for _, o := range opts {
 		if o != nil {
 			o(&g.cfg)
@@ -73,7 +74,7 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 	}
 	if g.cfg.actors != nil {
 		if problem := g.cfg.actors.problem(); problem != "" {
-			return nil, &ConfigError{Setting: "authn.Actors", Problem: problem}
+			return nil, &bearer.ConfigError{Setting: "authn.Actors", Problem: problem}
 		}
 	}
 	if g.cfg.claimsAuthority != nil && g.cfg.claimsAuthority.err != nil {
@@ -93,9 +94,7 @@ func New(v Verifier, opts ...Option) (*Gate, error) {
 	if g.flood != nil {
 		g.holds = newIntrospectionHolds(time.Now)
 	}
-	if s, ok := v.(introspectionSharer); ok && g.cfg.sharedIntrospections != nil {
-		s.shareIntrospections(g.cfg.sharedIntrospections)
-	}
+	bearer.SetDefaultIntrospectionStore(v, g.cfg.sharedIntrospections)
 	g.records = newRecordLimiter(time.Now)
 	g.setLogger(zap.L())
 	return g, nil
@@ -189,13 +188,13 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		g.internalError(w, r, fmt.Errorf("authn: verifier %T returned a principal that is not Authenticated with a nil error", g.verifier))
 		return
 	}
-	bound := bindingOf(p)
+	bound := p.Binding()
 	if ref := g.cfg.uncheckedBinding(p, bound); ref != nil {
 		q.refuse(w, ref, false)
 		return
 	}
 	if g.cfg.dpop != nil {
-		ref, err := g.cfg.dpop.admit(w, r, bound.jkt, token, viaDPoP)
+		ref, err := g.cfg.dpop.admit(w, r, bound.Key, token, viaDPoP)
 		if err != nil {
 			g.dpopUnavailable(w, r, err)
 			return
@@ -255,9 +254,9 @@ type gateRequest struct {
 // request shares.
 func (q *gateRequest) address() string { return reqfacts.ClientAddress(q.r) }
 
-// budgetKey queues a verification that waits for the verifier's budget
+// FairnessKey queues a verification that waits for the verifier's budget
 // under the caller's address, so one address cannot hold everyone's turn.
-func (q *gateRequest) budgetKey() string { return q.address() }
+func (q *gateRequest) FairnessKey() string { return q.address() }
 
 // route is the template of the route the request is dispatched to, found
 // before routing so that a refusal names it; "" when no route answers.
@@ -337,13 +336,16 @@ func (g *Gate) routedWithoutToken(q *gateRequest) bool {
 // refusal word has this name.
 const keysUnavailableCause = "keys-unavailable-cause"
 
+// introspectionRetryAfter is the Retry-After of a failed introspection.
+const introspectionRetryAfter = 5 * time.Second
+
 // introspectionUnavailableCause keys the rate limit of the introspection
 // 503's cause line.
 const introspectionUnavailableCause = "introspection-unavailable-cause"
 
 func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
-	var te *TokenError
-	var held *heldError
+	var te *bearer.TokenError
+	var held *bearer.HeldError
 	switch {
 	case errors.As(err, &te):
 		if te.Signed {
@@ -358,16 +360,17 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 		q.refuse(w, tokenRefusal(te), false)
 	case errors.As(err, &held):
 		// Not judged: no introspection request was sent (gate_introspect.go).
-		svcerrors.Refuse(w, q.r, &svcerrors.RateLimitExceeded{RetryAfter: held.wait})
-	case errors.Is(err, ErrKeysUnavailable):
+		svcerrors.Refuse(w, q.r, &svcerrors.RateLimitExceeded{RetryAfter: held.Wait})
+	case errors.Is(err, bearer.ErrKeysUnavailable):
 		// The security record says a 503 was answered; this line says why
-		// (not opened, or the last fetch's failure), once a minute.
+		// (not opened, or the last fetch's failure, its URLs redacted by
+		// the verifier), once a minute.
 		if write, suppressed := g.records.allow(keysUnavailableCause, ""); write {
 			g.log.Warn("authn: answering 503, signing keys unavailable",
-				zap.String("error", redactCause(err)), zap.Int("suppressed", suppressed))
+				zap.String("error", err.Error()), zap.Int("suppressed", suppressed))
 		}
 		q.refuse(w, &Refusal{Kind: KindKeysUnavailable}, false)
-	case errors.Is(err, ErrIntrospectionUnavailable):
+	case errors.Is(err, bearer.ErrIntrospectionUnavailable):
 		// Fail closed; the cause (the endpoint, the status or network
 		// error, never the token) is logged once a minute.
 		if write, suppressed := g.records.allow(introspectionUnavailableCause, ""); write {
@@ -375,7 +378,7 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 				zap.String("error", err.Error()), zap.Int("suppressed", suppressed))
 		}
 		q.refuse(w, &Refusal{Kind: KindIntrospectionUnavailable, RetryAfter: introspectionRetryAfter}, false)
-	case errors.Is(err, ErrBusy):
+	case errors.Is(err, bearer.ErrBusy):
 		// Not a judgement of the token: bans never count it.
 		q.refuse(w, &Refusal{Kind: KindVerifierBusy, RetryAfter: busyRetryAfter}, false)
 	default:

@@ -3,6 +3,8 @@ package authn
 import (
 	"net/http"
 	"slices"
+
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // KindActorRefused is the refusal of a verified token whose delegation
@@ -49,7 +51,7 @@ func (a *actorPolicy) problem() string {
 }
 
 // admits reports whether p's chain is one the policy accepts.
-func (a *actorPolicy) admits(p Principal) bool {
+func (a *actorPolicy) admits(p bearer.Principal) bool {
 	chain, err := p.Actors()
 	if err != nil || len(chain) > a.maxDepth {
 		return false
@@ -64,7 +66,7 @@ func (a *actorPolicy) admits(p Principal) bool {
 
 // listed reports whether actor is one of the subjects of list, which name
 // actors of issuer.
-func listed(list []string, actor Actor, issuer string) bool {
+func listed(list []string, actor bearer.Actor, issuer string) bool {
 	return (actor.Issuer == "" || actor.Issuer == issuer) && slices.Contains(list, actor.Subject)
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -16,16 +17,16 @@ import (
 // base64url JSON of its act claim ("-" for none).
 type actVerifier struct{}
 
-func (actVerifier) Verify(_ context.Context, token string) (authn.Principal, error) {
-	claims := &authn.Claims{Subject: "alice", Issuer: "https://as.example", Raw: map[string]json.RawMessage{}}
+func (actVerifier) Verify(_ context.Context, token string) (bearer.Principal, error) {
+	claims := &bearer.Claims{Subject: "alice", Issuer: "https://as.example", Raw: map[string]json.RawMessage{}}
 	if token != "-" {
 		act, err := base64.RawURLEncoding.DecodeString(token)
 		if err != nil {
-			return authn.Principal{}, err
+			return bearer.Principal{}, err
 		}
 		claims.Raw["act"] = json.RawMessage(act)
 	}
-	return authn.Principal{Subject: "alice", Issuer: "https://as.example", Claims: claims, Authenticated: true}, nil
+	return bearer.Principal{Subject: "alice", Issuer: "https://as.example", Claims: claims, Authenticated: true}, nil
 }
 
 func actToken(act string) string {
@@ -68,7 +69,7 @@ func TestPrincipalActorsReadsTheChain(t *testing.T) {
 			t.Errorf("act %s: chain %v, err %v, want %q", tc.act, got, err, tc.want)
 		}
 	}
-	if chain, err := (authn.Principal{Authenticated: true}).Actors(); chain != nil || err != nil {
+	if chain, err := (bearer.Principal{Authenticated: true}).Actors(); chain != nil || err != nil {
 		t.Errorf("no claims: %v %v", chain, err)
 	}
 }
@@ -91,7 +92,7 @@ func TestActorsPolicy(t *testing.T) {
 		{`{"sub":"orders","act":{"sub":"gateway","act":{"sub":"x"}}}`, 403}, // deeper than 2
 		{`{"sub":""}`, 403},                                                 // malformed
 	} {
-		got := do(t, srv, "GET", "/me", bearer(actToken(tc.act)), "")
+		got := do(t, srv, "GET", "/me", bearerHeader(actToken(tc.act)), "")
 		if got.status != tc.status {
 			t.Errorf("act %s: status %d, want %d (%s)", tc.act, got.status, tc.status, got.body)
 			continue
@@ -108,10 +109,10 @@ func TestActorsPolicy(t *testing.T) {
 	}
 
 	none := gateServer(t, svcerrors.New(), exampleRouter(), actVerifier{}, authn.Actors(0))
-	if got := do(t, none, "GET", "/me", bearer(actToken(`{"sub":"orders"}`)), ""); got.status != 403 {
+	if got := do(t, none, "GET", "/me", bearerHeader(actToken(`{"sub":"orders"}`)), ""); got.status != 403 {
 		t.Errorf("Actors(0) let an actor through: %d", got.status)
 	}
-	if got := do(t, none, "GET", "/me", bearer("-"), ""); got.status != 200 {
+	if got := do(t, none, "GET", "/me", bearerHeader("-"), ""); got.status != 200 {
 		t.Errorf("Actors(0) refused a token without actors: %d", got.status)
 	}
 }
@@ -119,7 +120,7 @@ func TestActorsPolicy(t *testing.T) {
 func TestActorsPolicyRefusedWhenBuilt(t *testing.T) {
 	for _, opt := range []authn.Option{authn.Actors(-1), authn.Actors(1, nil, []string{"x"})} {
 		_, err := authn.New(actVerifier{}, opt)
-		var ce *authn.ConfigError
+		var ce *bearer.ConfigError
 		if !errors.As(err, &ce) || ce.Setting != "authn.Actors" {
 			t.Errorf("err = %v, want a ConfigError naming authn.Actors", err)
 		}
@@ -148,7 +149,7 @@ func TestActorsPolicyMatchesTheIssuerToo(t *testing.T) {
 		{"nested, the deepest level of another issuer", `{"sub":"orders","act":{"sub":"gateway","act":{"sub":"edge","iss":"` + other + `"}}}`, 403},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := do(t, srv, "GET", "/me", bearer(actToken(tc.act)), "")
+			got := do(t, srv, "GET", "/me", bearerHeader(actToken(tc.act)), "")
 			if got.status != tc.status {
 				t.Fatalf("status %d, want %d: %s", got.status, tc.status, got.body)
 			}
@@ -159,7 +160,7 @@ func TestActorsPolicyMatchesTheIssuerToo(t *testing.T) {
 	}
 	// A level with no list accepts any actor, of any issuer.
 	open := gateServer(t, svcerrors.New(), exampleRouter(), actVerifier{}, authn.Actors(1))
-	if got := do(t, open, "GET", "/me", bearer(actToken(`{"sub":"orders","iss":"`+other+`"}`)), ""); got.status != 200 {
+	if got := do(t, open, "GET", "/me", bearerHeader(actToken(`{"sub":"orders","iss":"`+other+`"}`)), ""); got.status != 200 {
 		t.Errorf("a level without a list refused another issuer's actor: %d", got.status)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/flood"
 )
 
@@ -29,7 +30,7 @@ type countingVerifier struct {
 	mu     sync.Mutex
 }
 
-func (c *countingVerifier) Verify(ctx context.Context, tok string) (authn.Principal, error) {
+func (c *countingVerifier) Verify(ctx context.Context, tok string) (bearer.Principal, error) {
 	c.n.Add(1)
 	if tok == "forged-token" {
 		c.forged.Add(1)
@@ -54,7 +55,7 @@ func TestForgedTokensBanTheCaller(t *testing.T) {
 	v := newCounting()
 	b := bans.New(bans.Threshold(3), bans.Duration(time.Minute))
 	o := observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), v, authn.Bans(b))
-	forger := from("198.51.100.66", bearer("forged-token"))
+	forger := from("198.51.100.66", bearerHeader("forged-token"))
 	for i := 0; i < 3; i++ {
 		if got := do(t, o.srv, "GET", "/me", forger, ""); got.status != 401 {
 			t.Fatalf("forgery %d: %d", i, got.status)
@@ -62,7 +63,7 @@ func TestForgedTokensBanTheCaller(t *testing.T) {
 	}
 	before := v.n.Load()
 	for i := 0; i < 5; i++ {
-		got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearer("alice-token")), "")
+		got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearerHeader("alice-token")), "")
 		if got.status != 429 || got.json["type"] != docs+"client-banned" || got.header.Get("Retry-After") != "60" ||
 			got.header.Get("WWW-Authenticate") != "" {
 			t.Fatalf("banned caller: %d %v %s", got.status, got.header, got.body)
@@ -99,7 +100,7 @@ func TestForgedTokensBanTheCaller(t *testing.T) {
 		t.Fatalf("%d ban records, %d banned-request records; want 1 and 0", started, banned)
 	}
 	// Another caller behind the same proxy is untouched.
-	if got := do(t, o.srv, "GET", "/me", from("198.51.100.7", bearer("alice-token")), ""); got.status != 200 {
+	if got := do(t, o.srv, "GET", "/me", from("198.51.100.7", bearerHeader("alice-token")), ""); got.status != 200 {
 		t.Fatalf("innocent caller: %d", got.status)
 	}
 }
@@ -108,8 +109,8 @@ func TestOnlyForgeriesCountTowardBans(t *testing.T) {
 	b := bans.New(bans.Threshold(2))
 	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.Bans(b))
 	for i := 0; i < 10; i++ {
-		do(t, srv, "GET", "/me", bearer("expired-token"), "")
-		do(t, srv, "GET", "/me", bearer("not a token"), "")
+		do(t, srv, "GET", "/me", bearerHeader("expired-token"), "")
+		do(t, srv, "GET", "/me", bearerHeader("not a token"), "")
 		do(t, srv, "GET", "/me", nil, "")
 	}
 	if b.Active() != 0 {
@@ -123,9 +124,9 @@ func TestSpoofedForwardingFromAnUntrustedPeerIsIgnored(t *testing.T) {
 	// The peer (127.0.0.1) is not trusted: rotating X-Forwarded-For does not
 	// dodge the ban.
 	for i := 0; i < 2; i++ {
-		do(t, srv, "GET", "/me", from(fmt.Sprintf("203.0.113.%d", i), bearer("forged-token")), "")
+		do(t, srv, "GET", "/me", from(fmt.Sprintf("203.0.113.%d", i), bearerHeader("forged-token")), "")
 	}
-	if got := do(t, srv, "GET", "/me", from("203.0.113.99", bearer("alice-token")), ""); got.status != 429 {
+	if got := do(t, srv, "GET", "/me", from("203.0.113.99", bearerHeader("alice-token")), ""); got.status != 429 {
 		t.Fatalf("spoofed address dodged the ban: %d", got.status)
 	}
 }
@@ -135,16 +136,16 @@ func TestFloodLimit(t *testing.T) {
 	srv := gateServerBehind(t, []string{"127.0.0.1/32"}, nil, exampleRouter(), newFake(), authn.Flood(lim))
 	// A valid token to URLs no route answers.
 	for i := 0; i < 2; i++ {
-		if got := do(t, srv, "GET", "/nope", from("192.0.2.1", bearer("alice-token")), ""); got.status != 404 {
+		if got := do(t, srv, "GET", "/nope", from("192.0.2.1", bearerHeader("alice-token")), ""); got.status != 404 {
 			t.Fatalf("unknown URL %d: %d", i, got.status)
 		}
 	}
-	got := do(t, srv, "GET", "/nope", from("192.0.2.1", bearer("alice-token")), "")
+	got := do(t, srv, "GET", "/nope", from("192.0.2.1", bearerHeader("alice-token")), "")
 	if got.status != 429 || got.json["type"] != docs+"rate-limit-exceeded" || got.header.Get("Retry-After") == "" {
 		t.Fatalf("flood: %d %s", got.status, got.body)
 	}
 	// Real routes are not the flood limit's business.
-	if got := do(t, srv, "GET", "/me", from("192.0.2.1", bearer("alice-token")), ""); got.status != 200 {
+	if got := do(t, srv, "GET", "/me", from("192.0.2.1", bearerHeader("alice-token")), ""); got.status != 200 {
 		t.Fatalf("route: %d", got.status)
 	}
 	// The app has a public route, so credential-less requests spend it too.
@@ -220,12 +221,12 @@ func TestAuthenticationMetrics(t *testing.T) {
 	m := installMetrics(t)
 	b := bans.New(bans.Threshold(1), bans.Name("edge"))
 	srv := gateServerBehind(t, []string{"127.0.0.1/32"}, nil, exampleRouter(), newFake(), authn.Bans(b))
-	do(t, srv, "GET", "/me", bearer("alice-token"), "")
-	do(t, srv, "GET", "/admin", bearer("alice-token"), "") // success + authorization refusal
-	do(t, srv, "GET", "/me", bearer("expired-token"), "")
+	do(t, srv, "GET", "/me", bearerHeader("alice-token"), "")
+	do(t, srv, "GET", "/admin", bearerHeader("alice-token"), "") // success + authorization refusal
+	do(t, srv, "GET", "/me", bearerHeader("expired-token"), "")
 	do(t, srv, "GET", "/hello", nil, "") // anonymous, no token: not an attempt
-	do(t, srv, "GET", "/me", from("192.0.2.9", bearer("forged-token")), "")
-	do(t, srv, "GET", "/me", from("192.0.2.9", bearer("alice-token")), "") // banned: counted
+	do(t, srv, "GET", "/me", from("192.0.2.9", bearerHeader("forged-token")), "")
+	do(t, srv, "GET", "/me", from("192.0.2.9", bearerHeader("alice-token")), "") // banned: counted
 
 	s := func(k, v string) attribute.KeyValue { return attribute.String(k, v) }
 	checks := []struct {
@@ -273,7 +274,7 @@ func TestForgersAreBannedUnderLoad(t *testing.T) {
 				return
 			default:
 			}
-			if got := do(t, o.srv, "GET", "/me", from("203.0.113.200", bearer("alice-token")), ""); got.status != 200 {
+			if got := do(t, o.srv, "GET", "/me", from("203.0.113.200", bearerHeader("alice-token")), ""); got.status != 200 {
 				legitRefused.Add(1)
 			}
 		}
@@ -284,7 +285,7 @@ func TestForgersAreBannedUnderLoad(t *testing.T) {
 		go func(i int) {
 			defer fw.Done()
 			for j := 0; j < rounds; j++ {
-				do(t, o.srv, "GET", "/me", from(fmt.Sprintf("198.51.100.%d", i), bearer("forged-token")), "")
+				do(t, o.srv, "GET", "/me", from(fmt.Sprintf("198.51.100.%d", i), bearerHeader("forged-token")), "")
 			}
 		}(i)
 	}
@@ -297,7 +298,7 @@ func TestForgersAreBannedUnderLoad(t *testing.T) {
 		t.Fatalf("%d forged tokens verified; a ban should start at the third of each forger", flat)
 	}
 	for i := 0; i < forgers; i++ {
-		do(t, o.srv, "GET", "/me", from(fmt.Sprintf("198.51.100.%d", i), bearer("forged-token")), "")
+		do(t, o.srv, "GET", "/me", from(fmt.Sprintf("198.51.100.%d", i), bearerHeader("forged-token")), "")
 	}
 	close(stop)
 	wg.Wait()
@@ -324,8 +325,8 @@ func TestForgersAreBannedUnderLoad(t *testing.T) {
 // refusal, and no event.
 func TestBannedRefusalAnnotatesTheSpan(t *testing.T) {
 	o := observedGate(t, exampleRouter(), newFake(), authn.Bans(bans.New(bans.Threshold(1))))
-	do(t, o.srv, "GET", "/me", bearer("forged-token"), "")
-	if got := do(t, o.srv, "GET", "/me", bearer("alice-token"), ""); got.status != 429 {
+	do(t, o.srv, "GET", "/me", bearerHeader("forged-token"), "")
+	if got := do(t, o.srv, "GET", "/me", bearerHeader("alice-token"), ""); got.status != 429 {
 		t.Fatalf("banned caller: %d", got.status)
 	}
 	spans := o.spans.Ended()
@@ -344,11 +345,11 @@ func TestAForgedForwardedHeaderDoesNotEscapeABan(t *testing.T) {
 	b := bans.New(bans.Threshold(2), bans.Duration(time.Minute))
 	o := observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), newCounting(), authn.Bans(b))
 	for i := range 4 {
-		h := from("198.51.100.66", bearer("forged-token"))
+		h := from("198.51.100.66", bearerHeader("forged-token"))
 		h.Set("Forwarded", fmt.Sprintf("for=203.0.113.%d", i+1))
 		do(t, o.srv, "GET", "/me", h, "")
 	}
-	if got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearer("alice-token")), ""); got.status != 429 {
+	if got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearerHeader("alice-token")), ""); got.status != 429 {
 		t.Fatalf("after four forgeries from one X-Forwarded-For address: %d, want 429", got.status)
 	}
 }

@@ -45,7 +45,7 @@ func TestGateRefusesABindingItDoesNotCheck(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := gateServer(t, svcerrors.New(), newPlainChi(), certFake(ca.Client(t, "alice")), tc.opts(t)...)
-			got := do(t, srv, "GET", "/me", bearer(tc.token), "")
+			got := do(t, srv, "GET", "/me", bearerHeader(tc.token), "")
 			if !wantAnswer(t, got, tc.status, tc.challenges, tc.reason) {
 				return
 			}

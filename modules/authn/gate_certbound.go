@@ -7,13 +7,14 @@ import (
 	"net/http"
 
 	"github.com/svckit/svc/internal/reqfacts"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // ReasonCertificateBinding: the token is bound to a client certificate
 // (cnf.x5t#S256, RFC 8705 §3) and the request came with another one, or
 // with none the gate believes; or the gate checks no certificates (no
 // CertificateBound) and the token is bound to one.
-const ReasonCertificateBinding Reason = "certificate-binding"
+const ReasonCertificateBinding bearer.Reason = "certificate-binding"
 
 // The proxy headers [CertificateBound] reads the client certificate from.
 const (
@@ -58,11 +59,11 @@ type certPolicy struct {
 }
 
 // admit holds a verified token to its certificate binding b: nil to admit.
-func (p *certPolicy) admit(r *http.Request, b binding) *Refusal {
-	if b.x5t == "" {
+func (p *certPolicy) admit(r *http.Request, b bearer.Binding) *Refusal {
+	if b.Certificate == "" {
 		return nil
 	}
-	if b.x5t == unreadableCnf || p.thumbprint(r) != b.x5t {
+	if b.Certificate == bearer.Unreadable || p.thumbprint(r) != b.Certificate {
 		return &Refusal{Kind: KindTokenRejected, Reason: ReasonCertificateBinding}
 	}
 	return nil

@@ -17,6 +17,7 @@ import (
 
 	"github.com/svckit/svc/internal/testcert"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -24,9 +25,9 @@ import (
 // a key (cnf.jkt only) and one with an unreadable cnf.
 func certFake(cert tls.Certificate) *fakeVerifier {
 	f := newFake()
-	with := func(cnf string) authn.Principal {
-		return authn.Principal{Subject: "alice", Issuer: "https://idp.test", Authenticated: true,
-			Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(cnf)}}}
+	with := func(cnf string) bearer.Principal {
+		return bearer.Principal{Subject: "alice", Issuer: "https://idp.test", Authenticated: true,
+			Claims: &bearer.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(cnf)}}}
 	}
 	f.callers["cert-token"] = with(`{"x5t#S256":"` + testcert.Thumbprint(cert.Certificate[0]) + `"}`)
 	f.callers["jkt-token"] = with(`{"jkt":"0ZcOCORZNYy-DWpqq30jZyJGHTN0d2HglBV3uiguA4I"}`)
@@ -37,7 +38,7 @@ func certFake(cert tls.Certificate) *fakeVerifier {
 // tlsGate serves the gate over TLS asking for (not verifying) client
 // certificates, as fxsvc.TLSClientCertificates does, behind the telemetry
 // wrapper trusting cidrs.
-func tlsGate(t *testing.T, cidrs []string, v authn.Verifier, opts ...authn.Option) *httptest.Server {
+func tlsGate(t *testing.T, cidrs []string, v bearer.Verifier, opts ...authn.Option) *httptest.Server {
 	t.Helper()
 	g, err := authn.New(v, opts...)
 	if err != nil {
@@ -115,7 +116,7 @@ func TestGateCertificateBoundOverTLS(t *testing.T) {
 		{"expired token, its own reason", "expired-token", alice, 401},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := doTLS(t, srv, tc.cert, bearer(tc.token))
+			got := doTLS(t, srv, tc.cert, bearerHeader(tc.token))
 			switch {
 			case tc.status == 200 && got.status != 200:
 				t.Fatalf("status %d: %s", got.status, got.body)
@@ -138,8 +139,8 @@ func TestGateCertificateBoundOverTLS(t *testing.T) {
 func TestGateCertificateBoundWithoutTLS(t *testing.T) {
 	ca := testcert.NewCA(t)
 	srv := gateServer(t, svcerrors.New(), newPlainChi(), certFake(ca.Client(t, "alice")), authn.CertificateBound(""))
-	checkCertRefusal(t, do(t, srv, "GET", "/me", bearer("cert-token"), ""))
-	if got := do(t, srv, "GET", "/me", bearer("alice-token"), ""); got.status != 200 {
+	checkCertRefusal(t, do(t, srv, "GET", "/me", bearerHeader("cert-token"), ""))
+	if got := do(t, srv, "GET", "/me", bearerHeader("alice-token"), ""); got.status != 200 {
 		t.Fatalf("unbound token: %d %s", got.status, got.body)
 	}
 }
@@ -191,7 +192,7 @@ func TestGateCertificateBoundFromAProxyHeader(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := gateServerBehind(t, tc.cidrs, svcerrors.New(), newPlainChi(), certFake(alice), authn.CertificateBound(tc.header))
-			h := bearer("cert-token")
+			h := bearerHeader("cert-token")
 			for k, v := range tc.sent {
 				h[k] = v
 			}
@@ -213,7 +214,7 @@ func TestGateCertificateBoundTrustsTheHeaderOverTheProxysCertificate(t *testing.
 	ca := testcert.NewCA(t)
 	proxy := ca.Client(t, "proxy")
 	srv := tlsGate(t, []string{"127.0.0.0/8"}, certFake(proxy), authn.CertificateBound("Client-Cert"))
-	checkCertRefusal(t, doTLS(t, srv, proxy, bearer("cert-token")))
+	checkCertRefusal(t, doTLS(t, srv, proxy, bearerHeader("cert-token")))
 }
 
 func TestCertificateBoundRefusesAnotherHeader(t *testing.T) {
@@ -228,7 +229,7 @@ func TestGateCertificateBindingRecordAndMetric(t *testing.T) {
 	m := installMetrics(t)
 	ca := testcert.NewCA(t)
 	o := observedGate(t, newPlainChi(), certFake(ca.Client(t, "alice")), authn.CertificateBound(""))
-	do(t, o.srv, "GET", "/me", bearer("cert-token"), "")
+	do(t, o.srv, "GET", "/me", bearerHeader("cert-token"), "")
 	recs := o.security()
 	if len(recs) != 1 || recs[0].ContextMap()["error.type"] != "certificate-binding" {
 		t.Fatalf("records %v", recs)

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
 // runCheck applies the check hook; ok is false when it answered r itself.
-func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Principal, bool) {
+func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p bearer.Principal) (bearer.Principal, bool) {
 	r := q.r
 	got, err := g.cfg.check(r.Context(), p, r)
 	var ref *Refusal
@@ -17,7 +18,7 @@ func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Pri
 		// A claims challenge judges the caller: recorded and counted like
 		// the gate's own refusals.
 		q.refuse(w, ref, false)
-		return Principal{}, false
+		return bearer.Principal{}, false
 	}
 	if err != nil {
 		// A framework HTTP error from the hook is a 500 like any other
@@ -36,22 +37,22 @@ func (g *Gate) runCheck(w http.ResponseWriter, q *gateRequest, p Principal) (Pri
 		} else {
 			g.internalError(w, r, fmt.Errorf("authn: check hook: %w", err))
 		}
-		return Principal{}, false
+		return bearer.Principal{}, false
 	}
 	if isZeroPrincipal(got) {
 		if g.cfg.endUser {
 			setEndUser(r.Context(), p.Subject)
 		}
-		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: ReasonRevoked}, false)
-		return Principal{}, false
+		q.refuse(w, &Refusal{Kind: KindTokenRejected, Reason: bearer.ReasonRevoked}, false)
+		return bearer.Principal{}, false
 	}
 	if !got.Authenticated {
 		g.internalError(w, r, errors.New("authn: check hook returned a principal that is not Authenticated; return the zero Principal to refuse"))
-		return Principal{}, false
+		return bearer.Principal{}, false
 	}
 	return got, true
 }
 
-func isZeroPrincipal(p Principal) bool {
+func isZeroPrincipal(p bearer.Principal) bool {
 	return p.Subject == "" && p.Issuer == "" && p.Scopes == nil && p.Claims == nil && !p.Authenticated && p.Extra == nil
 }

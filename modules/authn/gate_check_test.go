@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -19,7 +20,7 @@ import (
 func TestCheckHookRunsAfterVerifyAndReplacesThePrincipal(t *testing.T) {
 	type extra struct{ Tenant string }
 	var seenHeader string
-	hook := func(_ context.Context, p authn.Principal, r *http.Request) (authn.Principal, error) {
+	hook := func(_ context.Context, p bearer.Principal, r *http.Request) (bearer.Principal, error) {
 		seenHeader = r.Header.Get("X-Tenant")
 		p.Extra = extra{Tenant: "acme"}
 		return p, nil
@@ -30,7 +31,7 @@ func TestCheckHookRunsAfterVerifyAndReplacesThePrincipal(t *testing.T) {
 		_, _ = w.Write([]byte(p.Extra.(extra).Tenant))
 	})
 	srv := gateServer(t, nil, r, newFake(), authn.Check(hook))
-	h := bearer("alice-token")
+	h := bearerHeader("alice-token")
 	h.Set("X-Tenant", "t1")
 	if got := do(t, srv, "GET", "/tenant", h, ""); got.body != "acme" || seenHeader != "t1" {
 		t.Fatalf("%d %q %q", got.status, got.body, seenHeader)
@@ -38,11 +39,11 @@ func TestCheckHookRunsAfterVerifyAndReplacesThePrincipal(t *testing.T) {
 }
 
 func TestCheckHookZeroPrincipalRefusesAsRevoked(t *testing.T) {
-	hook := func(context.Context, authn.Principal, *http.Request) (authn.Principal, error) {
-		return authn.Principal{}, nil
+	hook := func(context.Context, bearer.Principal, *http.Request) (bearer.Principal, error) {
+		return bearer.Principal{}, nil
 	}
 	srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.Check(hook))
-	got := do(t, srv, "GET", "/me", bearer("alice-token"), "")
+	got := do(t, srv, "GET", "/me", bearerHeader("alice-token"), "")
 	if got.status != 401 || got.json["reason"] != "revoked" || got.header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {
 		t.Fatalf("%d %s", got.status, got.body)
 	}
@@ -50,20 +51,20 @@ func TestCheckHookZeroPrincipalRefusesAsRevoked(t *testing.T) {
 
 func TestCheckHookRunsOnEveryVerifiedRequestOnly(t *testing.T) {
 	var calls atomic.Int32
-	hook := func(_ context.Context, p authn.Principal, _ *http.Request) (authn.Principal, error) {
+	hook := func(_ context.Context, p bearer.Principal, _ *http.Request) (bearer.Principal, error) {
 		calls.Add(1)
 		return p, nil
 	}
 	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.Check(hook), authn.Exclude("/healthz"))
-	do(t, srv, "GET", "/me", bearer("alice-token"), "")
-	do(t, srv, "GET", "/me", bearer("alice-token"), "")    // same token again: runs again
-	do(t, srv, "GET", "/hello", bearer("alice-token"), "") // anonymous route with a token
+	do(t, srv, "GET", "/me", bearerHeader("alice-token"), "")
+	do(t, srv, "GET", "/me", bearerHeader("alice-token"), "")    // same token again: runs again
+	do(t, srv, "GET", "/hello", bearerHeader("alice-token"), "") // anonymous route with a token
 	if calls.Load() != 3 {
 		t.Fatalf("hook ran %d times, want 3", calls.Load())
 	}
-	do(t, srv, "GET", "/hello", nil, "")                     // no token
-	do(t, srv, "GET", "/healthz", bearer("alice-token"), "") // excluded
-	do(t, srv, "GET", "/me", bearer("expired-token"), "")    // did not verify
+	do(t, srv, "GET", "/hello", nil, "")                           // no token
+	do(t, srv, "GET", "/healthz", bearerHeader("alice-token"), "") // excluded
+	do(t, srv, "GET", "/me", bearerHeader("expired-token"), "")    // did not verify
 	if calls.Load() != 3 {
 		t.Fatalf("hook ran %d times, want still 3", calls.Load())
 	}
@@ -72,28 +73,30 @@ func TestCheckHookRunsOnEveryVerifiedRequestOnly(t *testing.T) {
 func TestCheckHookErrors(t *testing.T) {
 	cases := []struct {
 		name   string
-		ret    func(authn.Principal) (authn.Principal, error)
+		ret    func(bearer.Principal) (bearer.Principal, error)
 		status int
 		anchor string
 	}{
-		{"known rejection is rendered", func(authn.Principal) (authn.Principal, error) {
-			return authn.Principal{}, &svcerrors.DeadlineExceeded{Timeout: time.Second}
+		{"known rejection is rendered", func(bearer.Principal) (bearer.Principal, error) {
+			return bearer.Principal{}, &svcerrors.DeadlineExceeded{Timeout: time.Second}
 		}, 504, "deadline-exceeded"},
-		{"unknown error is a 500", func(authn.Principal) (authn.Principal, error) {
-			return authn.Principal{}, errors.New("session store down at 10.1.2.3")
+		{"unknown error is a 500", func(bearer.Principal) (bearer.Principal, error) {
+			return bearer.Principal{}, errors.New("session store down at 10.1.2.3")
 		}, 500, ""},
-		{"a framework HTTP error is a 500", func(authn.Principal) (authn.Principal, error) {
-			return authn.Principal{}, &svcerrors.HTTPError{Status: http.StatusForbidden}
+		{"a framework HTTP error is a 500", func(bearer.Principal) (bearer.Principal, error) {
+			return bearer.Principal{}, &svcerrors.HTTPError{Status: http.StatusForbidden}
 		}, 500, ""},
-		{"not an authenticated principal is a 500", func(authn.Principal) (authn.Principal, error) {
-			return authn.Principal{Subject: "x"}, nil
+		{"not an authenticated principal is a 500", func(bearer.Principal) (bearer.Principal, error) {
+			return bearer.Principal{Subject: "x"}, nil
 		}, 500, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			hook := func(_ context.Context, p authn.Principal, _ *http.Request) (authn.Principal, error) { return tc.ret(p) }
+			hook := func(_ context.Context, p bearer.Principal, _ *http.Request) (bearer.Principal, error) {
+				return tc.ret(p)
+			}
 			srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.Check(hook))
-			got := do(t, srv, "GET", "/me", bearer("alice-token"), "")
+			got := do(t, srv, "GET", "/me", bearerHeader("alice-token"), "")
 			if got.status != tc.status || strings.Contains(got.body, "10.1.2.3") || strings.Contains(got.body, "hello") {
 				t.Fatalf("%d %s", got.status, got.body)
 			}
@@ -108,12 +111,12 @@ func TestSignOutComparesWholeSeconds(t *testing.T) {
 	signedOut := time.Unix(1_700_000_000, 900_000_000) // .9 s into its second
 	s := &authn.SignOuts{Now: func() time.Time { return signedOut.Add(time.Minute) }}
 	s.SignOut("https://idp.test", "alice", signedOut)
-	caller := func(sub string, iat time.Time) authn.Principal {
-		return authn.Principal{Subject: sub, Issuer: "https://idp.test", Authenticated: true, Claims: &authn.Claims{IssuedAt: iat}}
+	caller := func(sub string, iat time.Time) bearer.Principal {
+		return bearer.Principal{Subject: sub, Issuer: "https://idp.test", Authenticated: true, Claims: &bearer.Claims{IssuedAt: iat}}
 	}
 	cases := []struct {
 		name    string
-		p       authn.Principal
+		p       bearer.Principal
 		refused bool
 	}{
 		{"issued a second before", caller("alice", time.Unix(1_699_999_999, 0)), true},
@@ -140,7 +143,7 @@ func TestSignOutsForgetAfterTheTokenLifetime(t *testing.T) {
 	s.SignOut("i", "old", now)
 	now = now.Add(2 * time.Hour)
 	s.SignOut("i", "new", now) // forgets "old" on the way
-	p := authn.Principal{Subject: "old", Issuer: "i", Authenticated: true, Claims: &authn.Claims{}}
+	p := bearer.Principal{Subject: "old", Issuer: "i", Authenticated: true, Claims: &bearer.Claims{}}
 	if got, _ := s.Check(context.Background(), p, nil); !got.Authenticated {
 		t.Fatal("an entry older than the token lifetime is still refusing")
 	}
@@ -149,11 +152,11 @@ func TestSignOutsForgetAfterTheTokenLifetime(t *testing.T) {
 // TestCheckHookRefusalNamesTheMetadata: with Resource set, every Bearer
 // challenge names the metadata, also that of a refusal the hook raises.
 func TestCheckHookRefusalNamesTheMetadata(t *testing.T) {
-	hook := func(ctx context.Context, _ authn.Principal, _ *http.Request) (authn.Principal, error) {
-		return authn.Principal{}, fmt.Errorf("tenant: %w", &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: []string{"admin"}})
+	hook := func(ctx context.Context, _ bearer.Principal, _ *http.Request) (bearer.Principal, error) {
+		return bearer.Principal{}, fmt.Errorf("tenant: %w", &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: []string{"admin"}})
 	}
 	srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.Resource("https://api.example.com/"), authn.Check(hook))
-	got := do(t, srv, "GET", "/me", bearer("alice-token"), "")
+	got := do(t, srv, "GET", "/me", bearerHeader("alice-token"), "")
 	want := `Bearer error="insufficient_scope", scope="admin", resource_metadata="https://api.example.com/.well-known/oauth-protected-resource"`
 	if got.status != 403 || got.header.Get("WWW-Authenticate") != want || got.json["type"] != docs+"insufficient-scope" {
 		t.Fatalf("%d %q %s", got.status, got.header.Get("WWW-Authenticate"), got.body)
@@ -165,8 +168,8 @@ func TestCheckHookRefusalNamesTheMetadata(t *testing.T) {
 // newCounting, as the fake verifier alone counts its calls unlocked).
 func TestSharedRefusalIsNeverWritten(t *testing.T) {
 	shared := &authn.Refusal{Kind: authn.KindInsufficientScope, Scopes: []string{"admin"}}
-	hook := func(context.Context, authn.Principal, *http.Request) (authn.Principal, error) {
-		return authn.Principal{}, shared
+	hook := func(context.Context, bearer.Principal, *http.Request) (bearer.Principal, error) {
+		return bearer.Principal{}, shared
 	}
 	r := exampleRouter()
 	r.Get("/mine", func(w http.ResponseWriter, req *http.Request) { authn.RefuseRoute(w, req, shared) })
@@ -180,7 +183,7 @@ func TestSharedRefusalIsNeverWritten(t *testing.T) {
 			if i%2 == 1 {
 				srv, path = routed, "/mine"
 			}
-			got := do(t, srv, "GET", path, bearer("alice-token"), "")
+			got := do(t, srv, "GET", path, bearerHeader("alice-token"), "")
 			if got.status != 403 || got.header.Get("WWW-Authenticate") != want {
 				errs <- fmt.Sprintf("%s: %d %q", path, got.status, got.header.Get("WWW-Authenticate"))
 				return

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"strconv"
 	"strings"
+
+	"github.com/svckit/svc/internal/urlshape"
 )
 
 // kindInsufficientClaims is the refusal of a claims challenge
@@ -22,7 +24,7 @@ const maxChallengeClaims = 2 << 10
 // that lacks claims the app needs now (continuous access evaluation; an
 // Entra Conditional Access authentication context):
 //
-//	return authn.Principal{}, authn.ClaimsChallenge([]byte(`{"access_token":{"acrs":{"essential":true,"value":"c1"}}}`))
+//	return bearer.Principal{}, authn.ClaimsChallenge([]byte(`{"access_token":{"acrs":{"essential":true,"value":"c1"}}}`))
 //
 // The gate answers 401 insufficient-claims with
 // `WWW-Authenticate: Bearer error="insufficient_claims", claims="<base64>"`,
@@ -82,7 +84,7 @@ func ClaimsChallengeAuthority(realm, authorizationURI string) Option {
 	case !headerSafe(authorizationURI):
 		a.err = errors.New("authn.ClaimsChallengeAuthority: the authorization URI holds a control character or a byte outside ASCII")
 	default:
-		if err := checkFetchURL(authorizationURI); err != nil {
+		if err := urlshape.Fetchable(authorizationURI); err != nil {
 			a.err = errors.New("authn.ClaimsChallengeAuthority: the authorization URI " + err.Error() + ": pass the issuer's authorize endpoint, such as https://login.microsoftonline.com/common/oauth2/authorize")
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -21,12 +22,12 @@ import (
 // documentation (an authentication context, "c1").
 const entraClaims = `{"access_token":{"acrs":{"essential":true,"value":"c1"}}}`
 
-func claimsHook(claims string) func(context.Context, authn.Principal, *http.Request) (authn.Principal, error) {
-	return func(_ context.Context, p authn.Principal, _ *http.Request) (authn.Principal, error) {
+func claimsHook(claims string) func(context.Context, bearer.Principal, *http.Request) (bearer.Principal, error) {
+	return func(_ context.Context, p bearer.Principal, _ *http.Request) (bearer.Principal, error) {
 		if p.Subject == "root" {
 			return p, nil
 		}
-		return authn.Principal{}, authn.ClaimsChallenge([]byte(claims))
+		return bearer.Principal{}, authn.ClaimsChallenge([]byte(claims))
 	}
 }
 
@@ -56,7 +57,7 @@ func TestClaimsChallengeHeaderAndBody(t *testing.T) {
 		errs := make(chan string, 4)
 		for range 4 {
 			go func() {
-				got := do(t, srv, "GET", "/me", bearer("alice-token"), "")
+				got := do(t, srv, "GET", "/me", bearerHeader("alice-token"), "")
 				switch {
 				case got.status != 401 || got.header.Get("WWW-Authenticate") != c.want:
 					errs <- fmt.Sprintf("%d %q", got.status, got.header.Get("WWW-Authenticate"))
@@ -81,7 +82,7 @@ func TestClaimsChallengeHeaderAndBody(t *testing.T) {
 	}
 	// A caller the hook admits is served.
 	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.Check(claimsHook(entraClaims)))
-	if got := do(t, srv, "GET", "/me", bearer("admin-token"), ""); got.status != 200 {
+	if got := do(t, srv, "GET", "/me", bearerHeader("admin-token"), ""); got.status != 200 {
 		t.Fatalf("admitted caller: %d", got.status)
 	}
 }
@@ -91,7 +92,7 @@ func TestClaimsChallengeHeaderAndBody(t *testing.T) {
 func TestClaimsChallengeRecordAndMetric(t *testing.T) {
 	m := installMetrics(t)
 	o := observedGate(t, exampleRouter(), newFake(), authn.Check(claimsHook(entraClaims)))
-	do(t, o.srv, "GET", "/me", bearer("alice-token"), "")
+	do(t, o.srv, "GET", "/me", bearerHeader("alice-token"), "")
 	recs := o.security()
 	if len(recs) != 1 || recs[0].Message != "GET /me 401 insufficient-claims" || recs[0].ContextMap()["error.type"] != "insufficient-claims" {
 		t.Fatalf("%v", recs)
@@ -131,7 +132,7 @@ func TestHostileClaimsAreNeverSent(t *testing.T) {
 		if herr != nil {
 			t.Fatal(herr)
 		}
-		got := do(t, httptestServer(t, h), "GET", "/me", bearer("alice-token"), "")
+		got := do(t, httptestServer(t, h), "GET", "/me", bearerHeader("alice-token"), "")
 		if got.status != 500 || got.header.Get("WWW-Authenticate") != "" || got.header.Get("Set-Cookie") != "" {
 			t.Errorf("%s: %d %v", name, got.status, got.header)
 		}
@@ -163,7 +164,7 @@ func TestClaimsChallengeAuthoritySettings(t *testing.T) {
 		}
 	}
 	srv := gateServer(t, nil, exampleRouter(), newFake(), authn.ClaimsChallengeAuthority("t", "http://127.0.0.1:9/authorize"))
-	if got := do(t, srv, "GET", "/me", bearer("expired-token"), ""); got.status != 401 || strings.Contains(got.header.Get("WWW-Authenticate"), "realm") {
+	if got := do(t, srv, "GET", "/me", bearerHeader("expired-token"), ""); got.status != 401 || strings.Contains(got.header.Get("WWW-Authenticate"), "realm") {
 		t.Fatalf("a rejected token's challenge: %d %q", got.status, got.header.Get("WWW-Authenticate"))
 	}
 }

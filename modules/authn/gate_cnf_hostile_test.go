@@ -72,7 +72,7 @@ func TestGateRefusesAHostileCnfOnAJWT(t *testing.T) {
 			t.Run(gate.name+"/"+tc.name, func(t *testing.T) {
 				tok := iss.Token(authntest.Claim("cnf", json.RawMessage(tc.cnf)))
 				for _, c := range []tls.Certificate{{}, cert} {
-					checkHostileRefusal(t, doTLS(t, srv, c, bearer(tok)), tok, wantHostileReason(tc.kind, gate.dpop))
+					checkHostileRefusal(t, doTLS(t, srv, c, bearerHeader(tok)), tok, wantHostileReason(tc.kind, gate.dpop))
 				}
 			})
 		}
@@ -89,7 +89,7 @@ func TestGateRefusesAHostileCnfOnAnIntrospectedToken(t *testing.T) {
 				answer["cnf"] = json.RawMessage(tc.cnf)
 				v, _ := introspectingGateVerifier(t, answerJSON(200, answer))
 				srv := tlsGate(t, nil, v, gate.options(t)...)
-				got := doTLS(t, srv, tls.Certificate{}, bearer(gateOpaque))
+				got := doTLS(t, srv, tls.Certificate{}, bearerHeader(gateOpaque))
 				checkHostileRefusal(t, got, gateOpaque, wantHostileReason(tc.kind, gate.dpop))
 			})
 		}
@@ -127,10 +127,10 @@ func TestGateAdmitsWellFormedBindings(t *testing.T) {
 	cert := testcert.NewCA(t).Client(t, "alice")
 	srv := tlsGate(t, nil, iss.Verifier(), authn.CertificateBound(""))
 	tok := iss.Token(authntest.Claim("cnf", map[string]string{"x5t#S256": testcert.Thumbprint(cert.Certificate[0])}))
-	if got := doTLS(t, srv, cert, bearer(tok)); got.status != 200 {
+	if got := doTLS(t, srv, cert, bearerHeader(tok)); got.status != 200 {
 		t.Fatalf("certificate-bound, with its certificate: %d %s", got.status, got.body)
 	}
-	if got := doTLS(t, srv, tls.Certificate{}, bearer(iss.Token(authntest.Claim("cnf", map[string]string{})))); got.status != 200 {
+	if got := doTLS(t, srv, tls.Certificate{}, bearerHeader(iss.Token(authntest.Claim("cnf", map[string]string{})))); got.status != 200 {
 		t.Fatalf("an empty cnf binds to nothing: %d %s", got.status, got.body)
 	}
 	key := dpoptest.New(t)

@@ -3,6 +3,8 @@ package authn
 import (
 	"net/http"
 	"strings"
+
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // readCredential returns the bearer token of r, "" when r carries none (no
@@ -32,7 +34,7 @@ func readCredential(r *http.Request) (string, *Refusal) {
 		return "", &Refusal{Kind: KindAmbiguousCredentials}
 	}
 	if !isB64Token(token) {
-		return "", &Refusal{Kind: KindTokenRejected, Reason: ReasonMalformed}
+		return "", &Refusal{Kind: KindTokenRejected, Reason: bearer.ReasonMalformed}
 	}
 	return token, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -16,16 +17,16 @@ import (
 const (
 	// ReasonDPoPProof: the request's DPoP proof was refused (for any
 	// reason but the nonce's): challenge error="invalid_dpop_proof".
-	ReasonDPoPProof Reason = "dpop-proof"
+	ReasonDPoPProof bearer.Reason = "dpop-proof"
 	// ReasonDPoPNonce: the proof lacks the server's current nonce; the
 	// answer carries the nonce to use in DPoP-Nonce (error="use_dpop_nonce").
-	ReasonDPoPNonce Reason = "dpop-nonce"
+	ReasonDPoPNonce bearer.Reason = "dpop-nonce"
 	// ReasonDPoPBinding: a token sent with the DPoP scheme is bound to no
 	// key (no cnf.jkt), or to another key than the proof's.
-	ReasonDPoPBinding Reason = "dpop-binding"
+	ReasonDPoPBinding bearer.Reason = "dpop-binding"
 	// ReasonDPoPRequired: a token was sent as Bearer that is bound to a key
 	// (cnf.jkt; RFC 9449 §7.2), or the gate requires DPoP.
-	ReasonDPoPRequired Reason = "dpop-required"
+	ReasonDPoPRequired bearer.Reason = "dpop-required"
 )
 
 // DPoP makes the gate accept access tokens sent with the DPoP
@@ -80,7 +81,7 @@ func (g *Gate) credential(r *http.Request) (token string, viaDPoP bool, ref *Ref
 			case r.URL.RawQuery != "" && r.URL.Query().Has("access_token"):
 				return "", true, &Refusal{Kind: KindAmbiguousCredentials}
 			case !isB64Token(token):
-				return "", true, &Refusal{Kind: KindTokenRejected, Reason: ReasonMalformed}
+				return "", true, &Refusal{Kind: KindTokenRejected, Reason: bearer.ReasonMalformed}
 			}
 			return token, true, nil
 		}
@@ -127,7 +128,7 @@ func (p *dpopPolicy) admit(w http.ResponseWriter, r *http.Request, jkt, token st
 	return nil, nil
 }
 
-func (p *dpopPolicy) refusal(reason Reason, code, nonce string) *Refusal {
+func (p *dpopPolicy) refusal(reason bearer.Reason, code, nonce string) *Refusal {
 	return &Refusal{Kind: KindTokenRejected, Reason: reason, dpop: &dpopChallenge{algs: p.algs, code: code, nonce: nonce}}
 }
 
@@ -172,7 +173,7 @@ func (r *Refusal) proofReason() string {
 
 // dpopDetails are the bodies' details of DPoP refusals, which must not
 // tell the client to get a new token.
-var dpopDetails = map[Reason]string{
+var dpopDetails = map[bearer.Reason]string{
 	ReasonDPoPProof:    "The DPoP proof was refused. Send a new proof for this request, signed by the token's key.",
 	ReasonDPoPNonce:    "The DPoP proof must carry the server's nonce. Send a new proof with the nonce of the DPoP-Nonce header.",
 	ReasonDPoPBinding:  "The token is not bound to the key that signed the DPoP proof.",
@@ -181,7 +182,7 @@ var dpopDetails = map[Reason]string{
 
 // describe puts the DPoP challenge (and nonce) in d's headers: after the
 // Bearer challenge when both are sent, alone otherwise.
-func (c *dpopChallenge) describe(d *svcerrors.Description, reason Reason) {
+func (c *dpopChallenge) describe(d *svcerrors.Description, reason bearer.Reason) {
 	if detail, ok := dpopDetails[reason]; ok {
 		d.Detail = detail
 	}
@@ -205,7 +206,7 @@ func (c *dpopChallenge) describe(d *svcerrors.Description, reason Reason) {
 // dpopTyped reports whether the issuer said, introspecting the token, that
 // it is a DPoP token (token_type DPoP, RFC 9449 §6.2): a gate without
 // authn.DPoP refuses it, having no proof to check.
-func dpopTyped(p Principal) bool {
+func dpopTyped(p bearer.Principal) bool {
 	if p.Claims == nil {
 		return false
 	}

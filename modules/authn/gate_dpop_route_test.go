@@ -47,11 +47,11 @@ func TestRequireDPoPOnOneRoute(t *testing.T) {
 				reason    string
 				challenge string
 			}{
-				{"Bearer where DPoP is allowed", "/me", bearer("alice-token"), 200, "", ""},
-				{"Bearer where DPoP is required", "/bound", bearer("alice-token"), 401, "dpop-required", `DPoP algs="ES256", error="invalid_token"`},
+				{"Bearer where DPoP is allowed", "/me", bearerHeader("alice-token"), 200, "", ""},
+				{"Bearer where DPoP is required", "/bound", bearerHeader("alice-token"), 401, "dpop-required", `DPoP algs="ES256", error="invalid_token"`},
 				{"DPoP where it is required", "/bound", viaDPoP("/bound"), 200, "", ""},
 				// DPoP is checked before the scopes: 401, not 403.
-				{"Bearer without the scope where DPoP is required", "/pay", bearer("alice-token"), 401, "dpop-required", `DPoP algs="ES256", error="invalid_token"`},
+				{"Bearer without the scope where DPoP is required", "/pay", bearerHeader("alice-token"), 401, "dpop-required", `DPoP algs="ES256", error="invalid_token"`},
 				{"DPoP without the scope", "/pay", viaDPoP("/pay"), 403, "", `Bearer error="insufficient_scope"`},
 			} {
 				t.Run(c.name, func(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/svckit/svc/internal/dpoptest"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -21,10 +22,10 @@ import (
 // one bound to an unreadable cnf.
 func dpopFake(key *dpoptest.Key) *fakeVerifier {
 	f := newFake()
-	f.callers["bound-token"] = authn.Principal{Subject: "bob", Issuer: "https://idp.test", Authenticated: true,
-		Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`{"jkt":"` + key.JKT + `"}`)}}}
-	f.callers["badcnf-token"] = authn.Principal{Subject: "carol", Issuer: "https://idp.test", Authenticated: true,
-		Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`"x"`)}}}
+	f.callers["bound-token"] = bearer.Principal{Subject: "bob", Issuer: "https://idp.test", Authenticated: true,
+		Claims: &bearer.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`{"jkt":"` + key.JKT + `"}`)}}}
+	f.callers["badcnf-token"] = bearer.Principal{Subject: "carol", Issuer: "https://idp.test", Authenticated: true,
+		Claims: &bearer.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`"x"`)}}}
 	return f
 }
 
@@ -207,7 +208,7 @@ func TestGateDPoPRecordAndMetricNameTheProofReason(t *testing.T) {
 	} {
 		do(t, o.srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {proof}}, "")
 	}
-	do(t, o.srv, "GET", "/me", bearer("bound-token"), "") // dpop-required
+	do(t, o.srv, "GET", "/me", bearerHeader("bound-token"), "") // dpop-required
 	recs := o.security()
 	if len(recs) == 0 {
 		t.Fatal("no records")

@@ -6,20 +6,21 @@ import (
 	"testing"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // TestEndUserOnRefusalsWhoseSignatureVerified: "Naming the caller in
 // telemetry" rule 2 names the caller on a refusal for a missing scope and
 // on one by the check hook, not only on an expired token.
 func TestEndUserOnRefusalsWhoseSignatureVerified(t *testing.T) {
-	hook := func(_ context.Context, p authn.Principal, r *http.Request) (authn.Principal, error) {
+	hook := func(_ context.Context, p bearer.Principal, r *http.Request) (bearer.Principal, error) {
 		if r.Header.Get("X-Revoked") != "" {
-			return authn.Principal{}, nil
+			return bearer.Principal{}, nil
 		}
 		return p, nil
 	}
 	o := observedGate(t, exampleRouter(), newFake(), authn.EndUser(true), authn.Check(hook))
-	revoked := bearer("alice-token")
+	revoked := bearerHeader("alice-token")
 	revoked.Set("X-Revoked", "1")
 	cases := []struct {
 		name   string
@@ -28,7 +29,7 @@ func TestEndUserOnRefusalsWhoseSignatureVerified(t *testing.T) {
 		status int
 		word   string
 	}{
-		{"missing scope", "/admin", bearer("alice-token"), 403, "insufficient-scope"},
+		{"missing scope", "/admin", bearerHeader("alice-token"), 403, "insufficient-scope"},
 		{"refused by check", "/me", revoked, 401, "revoked"},
 	}
 	for i, tc := range cases {

@@ -18,6 +18,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -30,14 +31,14 @@ type observed struct {
 	now   *time.Time
 }
 
-func observedGate(t *testing.T, router http.Handler, v authn.Verifier, opts ...authn.Option) *observed {
+func observedGate(t *testing.T, router http.Handler, v bearer.Verifier, opts ...authn.Option) *observed {
 	t.Helper()
 	return observedGateBehind(t, nil, router, v, opts...)
 }
 
 // observedGateBehind is observedGate behind svc's telemetry wrapper
 // trusting the proxies cidrs.
-func observedGateBehind(t *testing.T, cidrs []string, router http.Handler, v authn.Verifier, opts ...authn.Option) *observed {
+func observedGateBehind(t *testing.T, cidrs []string, router http.Handler, v bearer.Verifier, opts ...authn.Option) *observed {
 	t.Helper()
 	core, logs := observer.New(zapcore.DebugLevel)
 	g, err := authn.New(v, opts...)
@@ -69,7 +70,7 @@ func (o *observed) security() []observer.LoggedEntry {
 
 func TestRefusalRecordFields(t *testing.T) {
 	o := observedGate(t, exampleRouter(), newFake())
-	h := bearer("expired-token")
+	h := bearerHeader("expired-token")
 	h.Set("User-Agent", "curl/8.0")
 	do(t, o.srv, "GET", "/me", h, "")
 	recs := o.security()
@@ -121,13 +122,13 @@ func TestRecordLevelsAndKinds(t *testing.T) {
 	do(t, o.srv, "GET", "/me", nil, "")                                                    // no credential: INFO
 	*o.now = o.now.Add(time.Minute)                                                        // the same kind again is written only a minute later
 	do(t, o.srv, "GET", "/nowhere", http.Header{"Authorization": {"Basic YTpi"}}, "")      // another scheme: WARN
-	do(t, o.srv, "GET", "/admin", bearer("alice-token"), "")                               // missing scope
+	do(t, o.srv, "GET", "/admin", bearerHeader("alice-token"), "")                         // missing scope
 	do(t, o.srv, "GET", "/me", http.Header{"Authorization": {"Bearer a", "Bearer b"}}, "") // ambiguous
-	do(t, o.srv, "GET", "/me", bearer("nokeys-token"), "")
+	do(t, o.srv, "GET", "/me", bearerHeader("nokeys-token"), "")
 	// Nothing recorded: excluded, anonymous route without a token, served.
-	do(t, o.srv, "GET", "/healthz", bearer("forged-token"), "")
+	do(t, o.srv, "GET", "/healthz", bearerHeader("forged-token"), "")
 	do(t, o.srv, "GET", "/hello", nil, "")
-	do(t, o.srv, "GET", "/me", bearer("alice-token"), "")
+	do(t, o.srv, "GET", "/me", bearerHeader("alice-token"), "")
 	recs := o.security()
 	type row struct {
 		level              zapcore.Level
@@ -160,14 +161,14 @@ func TestRecordLevelsAndKinds(t *testing.T) {
 func TestOneRecordPerKindPerAddressPerMinute(t *testing.T) {
 	o := observedGate(t, exampleRouter(), newFake())
 	for i := 0; i < 5; i++ {
-		do(t, o.srv, "GET", "/me", bearer("expired-token"), "")
+		do(t, o.srv, "GET", "/me", bearerHeader("expired-token"), "")
 	}
-	do(t, o.srv, "GET", "/me", bearer("forged-token"), "") // another kind: written
+	do(t, o.srv, "GET", "/me", bearerHeader("forged-token"), "") // another kind: written
 	if n := len(o.security()); n != 2 {
 		t.Fatalf("%d records in the first minute, want 2", n)
 	}
 	*o.now = o.now.Add(time.Minute)
-	do(t, o.srv, "GET", "/me", bearer("expired-token"), "")
+	do(t, o.srv, "GET", "/me", bearerHeader("expired-token"), "")
 	recs := o.security()
 	if len(recs) != 3 || recs[2].ContextMap()["svc.security.suppressed"] != int64(4) {
 		t.Fatalf("%d records; last %v", len(recs), recs[len(recs)-1].ContextMap())
@@ -180,7 +181,7 @@ func TestRequestValuesAreCutAndEscaped(t *testing.T) {
 	// checked directly for those, and through the server for length and a
 	// DEL-free 10 kB value.
 	ua := "evil level=ERROR forged=1 é" + strings.Repeat("x", 10_000)
-	h := bearer("expired-token")
+	h := bearerHeader("expired-token")
 	h.Set("User-Agent", ua)
 	do(t, o.srv, "GET", "/me", h, "")
 	got := o.security()[0].ContextMap()["user_agent.original"].(string)
@@ -239,7 +240,7 @@ func TestRecordsEscapeBidiAndFormatCharacters(t *testing.T) {
 	}
 	// Through a server: the User-Agent of a refused request.
 	o := observedGate(t, exampleRouter(), newFake())
-	h := bearer("expired-token")
+	h := bearerHeader("expired-token")
 	h.Set("User-Agent", "curl\u202e\u2066/8.5.0")
 	do(t, o.srv, "GET", "/me", h, "")
 	recs := o.security()
@@ -253,9 +254,9 @@ func TestRecordsEscapeBidiAndFormatCharacters(t *testing.T) {
 
 func TestSpanAnnotation(t *testing.T) {
 	o := observedGate(t, exampleRouter(), newFake(), authn.EndUser(true))
-	do(t, o.srv, "GET", "/me", bearer("alice-token"), "")   // enduser.id alice
-	do(t, o.srv, "GET", "/me", bearer("expired-token"), "") // signature verified: names the caller
-	do(t, o.srv, "GET", "/me", bearer("forged-token"), "")  // names nobody
+	do(t, o.srv, "GET", "/me", bearerHeader("alice-token"), "")   // enduser.id alice
+	do(t, o.srv, "GET", "/me", bearerHeader("expired-token"), "") // signature verified: names the caller
+	do(t, o.srv, "GET", "/me", bearerHeader("forged-token"), "")  // names nobody
 	spans := o.spans.Ended()
 	if len(spans) != 3 {
 		t.Fatalf("%d spans", len(spans))
@@ -307,7 +308,7 @@ func hasAttr(attrs []attribute.KeyValue, k, v string) bool {
 
 func TestEndUserOffByDefault(t *testing.T) {
 	o := observedGate(t, exampleRouter(), newFake())
-	do(t, o.srv, "GET", "/me", bearer("alice-token"), "")
+	do(t, o.srv, "GET", "/me", bearerHeader("alice-token"), "")
 	for _, a := range o.spans.Ended()[0].Attributes() {
 		if a.Key == "enduser.id" {
 			t.Fatal("enduser.id without EndUser(true)")

@@ -5,6 +5,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // FuzzReadCredential: whatever the Authorization header and query hold, the
@@ -30,7 +32,7 @@ func FuzzReadCredential(f *testing.F) {
 			switch ref.Kind {
 			case KindAmbiguousCredentials:
 			case KindTokenRejected:
-				if ref.Reason != ReasonMalformed {
+				if ref.Reason != bearer.ReasonMalformed {
 					t.Fatalf("reason %q", ref.Reason)
 				}
 			default:

@@ -43,7 +43,7 @@ func TestHeadIsJudgedAndServedAsGet(t *testing.T) {
 			t.Run(name+"/"+tc.name, func(t *testing.T) {
 				var h http.Header
 				if tc.token != "" {
-					h = bearer(tc.token)
+					h = bearerHeader(tc.token)
 				}
 				got := do(t, srv, http.MethodHead, tc.path, h, "")
 				if got.status != tc.status {
@@ -80,7 +80,7 @@ func TestHeadThroughAChiMount(t *testing.T) {
 	}{{"/sub/open", "", 200}, {"/sub/closed", "", 401}, {"/sub/closed", "alice-token", 200}, {"/sub/none", "alice-token", 404}} {
 		var h http.Header
 		if tc.token != "" {
-			h = bearer(tc.token)
+			h = bearerHeader(tc.token)
 		}
 		if got := do(t, srv, http.MethodHead, tc.path, h, ""); got.status != tc.status || got.body != "" {
 			t.Errorf("HEAD %s (%q): %d %q, want %d", tc.path, tc.token, got.status, got.body, tc.status)
@@ -110,7 +110,7 @@ func TestHeadRouteOfItsOwnKeepsItsGuard(t *testing.T) {
 	if got := do(t, srv, http.MethodHead, "/open", nil, ""); got.status != 401 {
 		t.Fatalf("protected HEAD route beside an anonymous GET: %d", got.status)
 	}
-	if got := do(t, srv, http.MethodHead, "/open", bearer("alice-token"), ""); got.status != 200 || got.header.Get("X-Head") != "own" {
+	if got := do(t, srv, http.MethodHead, "/open", bearerHeader("alice-token"), ""); got.status != 200 || got.header.Get("X-Head") != "own" {
 		t.Fatalf("protected HEAD route with a token: %d %v", got.status, got.header)
 	}
 }
@@ -124,7 +124,7 @@ func TestHeadWithoutGetRouteIsUnrouted(t *testing.T) {
 	if got := do(t, srv, http.MethodHead, "/submit", nil, ""); got.status != 401 {
 		t.Fatalf("HEAD beside an anonymous POST: %d", got.status)
 	}
-	if got := do(t, srv, http.MethodHead, "/submit", bearer("alice-token"), ""); got.status != 405 {
+	if got := do(t, srv, http.MethodHead, "/submit", bearerHeader("alice-token"), ""); got.status != 405 {
 		t.Fatalf("HEAD beside a POST, with a token: %d", got.status)
 	}
 }
@@ -139,7 +139,7 @@ func TestHeadReachesTheGetHandlerWithItsParams(t *testing.T) {
 		_, _ = io.WriteString(w, "order")
 	})
 	srv := gateServer(t, svcerrors.New(), r, newFake())
-	if got := do(t, srv, http.MethodHead, "/orders/7", bearer("alice-token"), ""); got.status != 200 {
+	if got := do(t, srv, http.MethodHead, "/orders/7", bearerHeader("alice-token"), ""); got.status != 200 {
 		t.Fatalf("status %d", got.status)
 	}
 	if method != http.MethodHead || id != "7" {

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/telemetry"
 )
@@ -19,35 +20,35 @@ import (
 // fakeVerifier maps tokens to callers: fast gate tests without keys. The
 // real verifiers are tested on their own and end to end.
 type fakeVerifier struct {
-	callers map[string]authn.Principal
+	callers map[string]bearer.Principal
 	errs    map[string]error
 	calls   int
 }
 
 func newFake() *fakeVerifier {
 	return &fakeVerifier{
-		callers: map[string]authn.Principal{
-			"alice-token": {Subject: "alice", Issuer: "https://idp.test", Scopes: authn.NewScopes("read"), Authenticated: true},
-			"admin-token": {Subject: "root", Issuer: "https://idp.test", Scopes: authn.NewScopes("read", "admin"), Authenticated: true},
+		callers: map[string]bearer.Principal{
+			"alice-token": {Subject: "alice", Issuer: "https://idp.test", Scopes: bearer.NewScopes("read"), Authenticated: true},
+			"admin-token": {Subject: "root", Issuer: "https://idp.test", Scopes: bearer.NewScopes("read", "admin"), Authenticated: true},
 		},
 		errs: map[string]error{
-			"expired-token": &authn.TokenError{Reason: authn.ReasonExpired, Signed: true, Principal: authn.Principal{Subject: "alice"}},
-			"forged-token":  &authn.TokenError{Reason: authn.ReasonSignature},
-			"nokeys-token":  authn.ErrKeysUnavailable,
+			"expired-token": &bearer.TokenError{Reason: bearer.ReasonExpired, Signed: true, Principal: bearer.Principal{Subject: "alice"}},
+			"forged-token":  &bearer.TokenError{Reason: bearer.ReasonSignature},
+			"nokeys-token":  bearer.ErrKeysUnavailable,
 			"broken-token":  io.ErrUnexpectedEOF,
 		},
 	}
 }
 
-func (f *fakeVerifier) Verify(_ context.Context, token string) (authn.Principal, error) {
+func (f *fakeVerifier) Verify(_ context.Context, token string) (bearer.Principal, error) {
 	f.calls++
 	if err, ok := f.errs[token]; ok {
-		return authn.Principal{}, err
+		return bearer.Principal{}, err
 	}
 	if p, ok := f.callers[token]; ok {
 		return p, nil
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 func (f *fakeVerifier) Issuers() []string { return []string{"https://idp.test"} }
@@ -90,14 +91,14 @@ type served struct {
 	json   map[string]any
 }
 
-func gateServer(t *testing.T, res *svcerrors.Responses, router http.Handler, v authn.Verifier, opts ...authn.Option) *httptest.Server {
+func gateServer(t *testing.T, res *svcerrors.Responses, router http.Handler, v bearer.Verifier, opts ...authn.Option) *httptest.Server {
 	t.Helper()
 	return gateServerBehind(t, nil, res, router, v, opts...)
 }
 
 // gateServerBehind is gateServer behind svc's telemetry wrapper trusting
 // the proxies cidrs (none: no wrapper, as in a hand-built stack).
-func gateServerBehind(t *testing.T, cidrs []string, res *svcerrors.Responses, router http.Handler, v authn.Verifier, opts ...authn.Option) *httptest.Server {
+func gateServerBehind(t *testing.T, cidrs []string, res *svcerrors.Responses, router http.Handler, v bearer.Verifier, opts ...authn.Option) *httptest.Server {
 	t.Helper()
 	g, err := authn.New(v, opts...)
 	if err != nil {
@@ -147,7 +148,7 @@ func send(t *testing.T, client *http.Client, req *http.Request) served {
 	return s
 }
 
-func bearer(tok string) http.Header { return http.Header{"Authorization": {"Bearer " + tok}} }
+func bearerHeader(tok string) http.Header { return http.Header{"Authorization": {"Bearer " + tok}} }
 
 func httptestServer(t *testing.T, h http.Handler) *httptest.Server {
 	t.Helper()

@@ -17,7 +17,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
-	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -65,7 +65,7 @@ func TestHostileTokensAndHeaders(t *testing.T) {
 	other, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	s := signer{key, t}
 	forger := signer{other, t}
-	v := authn.KeySet(hostileIssuer, hostileAudience, []crypto.PublicKey{&key.PublicKey})
+	v := bearer.KeySet(hostileIssuer, hostileAudience, []crypto.PublicKey{&key.PublicKey})
 	if err := v.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -100,40 +100,40 @@ func TestHostileTokensAndHeaders(t *testing.T) {
 		{"CRLF smuggled in token", http.Header{"Authorization": {"Bearer abc\tdef"}}, 401, rejected, "malformed"},
 		{"non-ASCII token", http.Header{"Authorization": {"Bearer tökén"}}, 401, rejected, "malformed"},
 		{"padding in the middle", http.Header{"Authorization": {"Bearer ab=cd"}}, 401, rejected, "malformed"},
-		{"opaque token", bearer("opaque-random-string"), 401, rejected, "malformed"},
-		{"one segment", bearer(parts[0]), 401, rejected, "malformed"},
-		{"two segments", bearer(parts[0] + "." + parts[1]), 401, rejected, "malformed"},
-		{"four segments", bearer(good + ".x"), 401, rejected, "malformed"},
-		{"JWE (five segments)", bearer("a.b.c.d.e"), 401, rejected, "encrypted"},
-		{"oversized token", bearer(strings.Repeat("a", 100_000) + "." + parts[1] + "." + parts[2]), 401, rejected, "too-large"},
-		{"alg none, empty signature", bearer(noneHeader + "." + parts[1] + "."), 401, rejected, ""},
-		{"alg none with the real signature", bearer(noneHeader + "." + parts[1] + "." + parts[2]), 401, rejected, ""},
-		{"alg NoNe", bearer(b64(`{"alg":"NoNe"}`) + "." + parts[1] + "." + parts[2]), 401, rejected, ""},
-		{"HS256 header", bearer(b64(`{"alg":"HS256","kid":"k1"}`) + "." + parts[1] + "." + parts[2]), 401, rejected, "algorithm"},
-		{"RS256 header on an EC key", bearer(b64(`{"alg":"RS256","kid":"k1"}`) + "." + parts[1] + "." + parts[2]), 401, rejected, "algorithm"},
-		{"duplicate alg member", bearer(b64(`{"alg":"none","alg":"ES256","kid":"k1"}`) + "." + parts[1] + "." + parts[2]), 401, rejected, "malformed"},
-		{"unknown crit", bearer(s.sign(map[jose.HeaderKey]any{"crit": []string{"exp2"}, "exp2": 1}, goodClaims())), 401, rejected, "malformed"},
-		{"jku pointing elsewhere", bearer(forger.sign(map[jose.HeaderKey]any{"jku": "https://evil.test/jwks"}, goodClaims())), 401, rejected, "signature"},
-		{"embedded jwk", bearer(forger.sign(map[jose.HeaderKey]any{"jwk": map[string]any{"kty": "EC"}}, goodClaims())), 401, rejected, ""},
-		{"signed by another key", bearer(forger.sign(nil, goodClaims())), 401, rejected, "signature"},
-		{"payload swapped", bearer(parts[0] + "." + b64(`{"iss":"`+hostileIssuer+`","aud":"`+hostileAudience+`","sub":"root","exp":9999999999}`) + "." + parts[2]), 401, rejected, "signature"},
-		{"signature truncated", bearer(parts[0] + "." + parts[1] + "." + parts[2][:10]), 401, rejected, ""},
-		{"expired", bearer(s.sign(nil, with(goodClaims(), "exp", time.Now().Add(-time.Hour).Unix()))), 401, rejected, "expired"},
-		{"no exp", bearer(s.sign(nil, func() map[string]any { c := goodClaims(); delete(c, "exp"); return c }())), 401, rejected, ""},
-		{"exp as a string", bearer(s.sign(nil, with(goodClaims(), "exp", "9999999999"))), 401, rejected, ""},
-		{"not yet valid", bearer(s.sign(nil, with(goodClaims(), "nbf", time.Now().Add(time.Hour).Unix()))), 401, rejected, "not-yet-valid"},
-		{"other issuer", bearer(s.sign(nil, with(goodClaims(), "iss", "https://evil.test"))), 401, rejected, "issuer"},
-		{"issuer with trailing slash", bearer(s.sign(nil, with(goodClaims(), "iss", hostileIssuer+"/"))), 401, rejected, "issuer"},
-		{"other audience", bearer(s.sign(nil, with(goodClaims(), "aud", "api://billing"))), 401, rejected, "audience"},
-		{"audience array without ours", bearer(s.sign(nil, with(goodClaims(), "aud", []string{"a", "b"}))), 401, rejected, "audience"},
-		{"kid path traversal", bearer(b64(`{"alg":"ES256","kid":"../../etc/passwd"}`) + "." + parts[1] + "." + parts[2]), 401, rejected, ""},
+		{"opaque token", bearerHeader("opaque-random-string"), 401, rejected, "malformed"},
+		{"one segment", bearerHeader(parts[0]), 401, rejected, "malformed"},
+		{"two segments", bearerHeader(parts[0] + "." + parts[1]), 401, rejected, "malformed"},
+		{"four segments", bearerHeader(good + ".x"), 401, rejected, "malformed"},
+		{"JWE (five segments)", bearerHeader("a.b.c.d.e"), 401, rejected, "encrypted"},
+		{"oversized token", bearerHeader(strings.Repeat("a", 100_000) + "." + parts[1] + "." + parts[2]), 401, rejected, "too-large"},
+		{"alg none, empty signature", bearerHeader(noneHeader + "." + parts[1] + "."), 401, rejected, ""},
+		{"alg none with the real signature", bearerHeader(noneHeader + "." + parts[1] + "." + parts[2]), 401, rejected, ""},
+		{"alg NoNe", bearerHeader(b64(`{"alg":"NoNe"}`) + "." + parts[1] + "." + parts[2]), 401, rejected, ""},
+		{"HS256 header", bearerHeader(b64(`{"alg":"HS256","kid":"k1"}`) + "." + parts[1] + "." + parts[2]), 401, rejected, "algorithm"},
+		{"RS256 header on an EC key", bearerHeader(b64(`{"alg":"RS256","kid":"k1"}`) + "." + parts[1] + "." + parts[2]), 401, rejected, "algorithm"},
+		{"duplicate alg member", bearerHeader(b64(`{"alg":"none","alg":"ES256","kid":"k1"}`) + "." + parts[1] + "." + parts[2]), 401, rejected, "malformed"},
+		{"unknown crit", bearerHeader(s.sign(map[jose.HeaderKey]any{"crit": []string{"exp2"}, "exp2": 1}, goodClaims())), 401, rejected, "malformed"},
+		{"jku pointing elsewhere", bearerHeader(forger.sign(map[jose.HeaderKey]any{"jku": "https://evil.test/jwks"}, goodClaims())), 401, rejected, "signature"},
+		{"embedded jwk", bearerHeader(forger.sign(map[jose.HeaderKey]any{"jwk": map[string]any{"kty": "EC"}}, goodClaims())), 401, rejected, ""},
+		{"signed by another key", bearerHeader(forger.sign(nil, goodClaims())), 401, rejected, "signature"},
+		{"payload swapped", bearerHeader(parts[0] + "." + b64(`{"iss":"`+hostileIssuer+`","aud":"`+hostileAudience+`","sub":"root","exp":9999999999}`) + "." + parts[2]), 401, rejected, "signature"},
+		{"signature truncated", bearerHeader(parts[0] + "." + parts[1] + "." + parts[2][:10]), 401, rejected, ""},
+		{"expired", bearerHeader(s.sign(nil, with(goodClaims(), "exp", time.Now().Add(-time.Hour).Unix()))), 401, rejected, "expired"},
+		{"no exp", bearerHeader(s.sign(nil, func() map[string]any { c := goodClaims(); delete(c, "exp"); return c }())), 401, rejected, ""},
+		{"exp as a string", bearerHeader(s.sign(nil, with(goodClaims(), "exp", "9999999999"))), 401, rejected, ""},
+		{"not yet valid", bearerHeader(s.sign(nil, with(goodClaims(), "nbf", time.Now().Add(time.Hour).Unix()))), 401, rejected, "not-yet-valid"},
+		{"other issuer", bearerHeader(s.sign(nil, with(goodClaims(), "iss", "https://evil.test"))), 401, rejected, "issuer"},
+		{"issuer with trailing slash", bearerHeader(s.sign(nil, with(goodClaims(), "iss", hostileIssuer+"/"))), 401, rejected, "issuer"},
+		{"other audience", bearerHeader(s.sign(nil, with(goodClaims(), "aud", "api://billing"))), 401, rejected, "audience"},
+		{"audience array without ours", bearerHeader(s.sign(nil, with(goodClaims(), "aud", []string{"a", "b"}))), 401, rejected, "audience"},
+		{"kid path traversal", bearerHeader(b64(`{"alg":"ES256","kid":"../../etc/passwd"}`) + "." + parts[1] + "." + parts[2]), 401, rejected, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.attack, func(t *testing.T) {
 			path := "/me"
 			h := tc.header
 			if tc.attack == "header and query token" {
-				path, h = "/me?access_token="+good, bearer(good)
+				path, h = "/me?access_token="+good, bearerHeader(good)
 			}
 			got := do(t, srv, "GET", path, h, "")
 			if got.status != tc.status || got.json["type"] != docs+tc.anchor {
@@ -159,7 +159,7 @@ func TestHostileTokensAndHeaders(t *testing.T) {
 	if !strings.HasPrefix(raw, "HTTP/1.1 400") || strings.Contains(raw, "\x1b") || strings.Contains(raw, "hello") {
 		t.Fatalf("ANSI escape in token: %q", raw)
 	}
-	if got := do(t, srv, "GET", "/me", bearer(good), ""); got.status != 200 || got.body != "hello alice" {
+	if got := do(t, srv, "GET", "/me", bearerHeader(good), ""); got.status != 200 || got.body != "hello alice" {
 		t.Fatalf("the good token is refused: %d %s", got.status, got.body)
 	}
 }

@@ -1,11 +1,11 @@
 package authn
 
 import (
-	"context"
 	"errors"
-	"fmt"
 	"sync"
 	"time"
+
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // What the gate does about opaque tokens. Each random string sent as a
@@ -22,9 +22,9 @@ import (
 const opaqueNotWantedDetail = "The bearer token is opaque (not a JWT), and this service introspects no issuer's opaque tokens. Send a JWT access token from a trusted issuer."
 
 // tokenRefusal is the gate's refusal of a token its verifier refused.
-func tokenRefusal(te *TokenError) *Refusal {
+func tokenRefusal(te *bearer.TokenError) *Refusal {
 	ref := &Refusal{Kind: KindTokenRejected, Reason: te.Reason}
-	if errors.Is(te, errOpaqueNotWanted) {
+	if errors.Is(te, bearer.ErrOpaqueNotIntrospected) {
 		ref.detail = opaqueNotWantedDetail
 	}
 	return ref
@@ -35,9 +35,9 @@ func tokenRefusal(te *TokenError) *Refusal {
 // from a cache, nor one it waited for with others), toward its ban; the
 // latter also spends its flood budget, and once that is spent the caller
 // is held.
-func (g *Gate) judged(q *gateRequest, te *TokenError) {
-	asked := errors.Is(te, errInactiveAsked)
-	if g.bans != nil && (te.Reason.forged() || asked) {
+func (g *Gate) judged(q *gateRequest, te *bearer.TokenError) {
+	asked := errors.Is(te, bearer.ErrInactiveFetched)
+	if g.bans != nil && (te.Reason.Forged() || asked) {
 		if s, started := g.bans.Fail(q.address()); started {
 			g.writeBanStarted(q.address(), s)
 			g.countBanStarted(q.r.Context())
@@ -50,31 +50,9 @@ func (g *Gate) judged(q *gateRequest, te *TokenError) {
 	}
 }
 
-// heldError is what Verify returns, under the gate, for an opaque token
-// that would need a new introspection request from a caller the gate
-// holds. The gate answers it 429 rate-limit-exceeded with Retry-After.
-type heldError struct{ wait time.Duration }
-
-func (e *heldError) Error() string {
-	return fmt.Sprintf("authn: no introspection for this client for %s: its inactive tokens spent its flood budget (authn.Flood)", e.wait.Round(time.Millisecond))
-}
-
-// introspectionHolder is the gate's request in Verify's context (beside
-// the budget key): it says whether its caller is held.
-type introspectionHolder interface {
-	introspectionHeld() (time.Duration, bool)
-}
-
-// introspectionHeld reports whether ctx's caller is held, and for how
-// long; never outside the gate.
-func introspectionHeld(ctx context.Context) (time.Duration, bool) {
-	if h, ok := ctx.Value(budgetKeyCtxKey{}).(introspectionHolder); ok {
-		return h.introspectionHeld()
-	}
-	return 0, false
-}
-
-func (q *gateRequest) introspectionHeld() (time.Duration, bool) {
+// IntrospectionHeld reports whether q's caller is held, and for how long
+// (bearer.Caller).
+func (q *gateRequest) IntrospectionHeld() (time.Duration, bool) {
 	if q.g.holds == nil {
 		return 0, false
 	}

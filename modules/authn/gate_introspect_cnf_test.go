@@ -38,8 +38,8 @@ func TestGateDPoPBindsAnIntrospectedToken(t *testing.T) {
 	}{
 		{"DPoP with the bound key's proof", true, func(u string) http.Header { return viaDPoP(alice, u) }, 200, ""},
 		{"DPoP with another key's proof", true, func(u string) http.Header { return viaDPoP(mallory, u) }, 401, "dpop-binding"},
-		{"sent as Bearer (RFC 9449 §7.2)", true, func(string) http.Header { return bearer(gateOpaque) }, 401, "dpop-required"},
-		{"a gate without DPoP", false, func(string) http.Header { return bearer(gateOpaque) }, 401, "token-type"},
+		{"sent as Bearer (RFC 9449 §7.2)", true, func(string) http.Header { return bearerHeader(gateOpaque) }, 401, "dpop-required"},
+		{"a gate without DPoP", false, func(string) http.Header { return bearerHeader(gateOpaque) }, 401, "token-type"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			v, _ := introspectingGateVerifier(t, answerJSON(200, answer))
@@ -67,11 +67,11 @@ func TestGateCertificateBindsAnIntrospectedToken(t *testing.T) {
 	answer := boundAnswer("Bearer", map[string]string{"x5t#S256": testcert.Thumbprint(alice.Certificate[0])})
 	v, _ := introspectingGateVerifier(t, answerJSON(200, answer))
 	srv := tlsGate(t, nil, v, authn.CertificateBound(""))
-	if got := doTLS(t, srv, alice, bearer(gateOpaque)); got.status != 200 {
+	if got := doTLS(t, srv, alice, bearerHeader(gateOpaque)); got.status != 200 {
 		t.Fatalf("with its certificate: %d %s", got.status, got.body)
 	}
-	checkCertRefusal(t, doTLS(t, srv, other, bearer(gateOpaque)))
-	checkCertRefusal(t, doTLS(t, srv, tls.Certificate{}, bearer(gateOpaque)))
+	checkCertRefusal(t, doTLS(t, srv, other, bearerHeader(gateOpaque)))
+	checkCertRefusal(t, doTLS(t, srv, tls.Certificate{}, bearerHeader(gateOpaque)))
 }
 
 // An introspection answer's cnf is held to the gate's checks as a JWT's
@@ -95,7 +95,7 @@ func TestGateRefusesAnIntrospectedBindingItDoesNotCheck(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			v, _ := introspectingGateVerifier(t, answerJSON(200, c.answer))
 			srv := gateServer(t, svcerrors.New(), newPlainChi(), v)
-			got := do(t, srv, "GET", "/me", bearer(gateOpaque), "")
+			got := do(t, srv, "GET", "/me", bearerHeader(gateOpaque), "")
 			if got.status != 401 {
 				t.Fatalf("status %d, want 401: %s", got.status, got.body)
 			}

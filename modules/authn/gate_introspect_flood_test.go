@@ -14,6 +14,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/flood"
 )
 
@@ -34,12 +35,12 @@ func TestInactiveTokensLimitTheirSender(t *testing.T) {
 		// Three inactive answers spend the burst; the fourth finds it
 		// spent, and from then on the sender gets no introspection.
 		for i := range 4 {
-			if got := do(t, srv, "GET", "/me", from(sender, bearer(token(i))), ""); got.status != 401 || got.json["reason"] != "inactive" {
+			if got := do(t, srv, "GET", "/me", from(sender, bearerHeader(token(i))), ""); got.status != 401 || got.json["reason"] != "inactive" {
 				t.Fatalf("token %d: %d %s", i, got.status, got.body)
 			}
 		}
 		for i := 4; i < 30; i++ {
-			got := do(t, srv, "GET", "/me", from(sender, bearer(token(i))), "")
+			got := do(t, srv, "GET", "/me", from(sender, bearerHeader(token(i))), "")
 			wait, _ := strconv.Atoi(got.header.Get("Retry-After"))
 			if got.status != 429 || got.json["type"] != docs+"rate-limit-exceeded" || wait < 1 {
 				t.Fatalf("token %d: %d %v %s", i, got.status, got.header, got.body)
@@ -49,11 +50,11 @@ func TestInactiveTokensLimitTheirSender(t *testing.T) {
 			t.Fatalf("%d introspection requests for 30 tokens, want 4", got)
 		}
 		// A token already answered is still answered, from the cache.
-		if got := do(t, srv, "GET", "/me", from(sender, bearer(token(0))), ""); got.status != 401 || got.json["reason"] != "inactive" {
+		if got := do(t, srv, "GET", "/me", from(sender, bearerHeader(token(0))), ""); got.status != 401 || got.json["reason"] != "inactive" {
 			t.Fatalf("cached token: %d %s", got.status, got.body)
 		}
 		// Another caller's tokens are introspected as before.
-		if got := do(t, srv, "GET", "/me", from(other, bearer(token(99))), ""); got.status != 401 || n.Load() != 5 {
+		if got := do(t, srv, "GET", "/me", from(other, bearerHeader(token(99))), ""); got.status != 401 || n.Load() != 5 {
 			t.Fatalf("another caller: %d, %d requests", got.status, n.Load())
 		}
 	})
@@ -65,17 +66,17 @@ func TestInactiveTokensLimitTheirSender(t *testing.T) {
 		// One token sent again and again costs one request and counts
 		// once: the cache answers the rest.
 		for range 5 {
-			if got := do(t, srv, "GET", "/me", from(other, bearer(token(100))), ""); got.status != 401 {
+			if got := do(t, srv, "GET", "/me", from(other, bearerHeader(token(100))), ""); got.status != 401 {
 				t.Fatalf("repeated token: %d %s", got.status, got.body)
 			}
 		}
 		for i := range 3 {
-			if got := do(t, srv, "GET", "/me", from(sender, bearer(token(i))), ""); got.status != 401 {
+			if got := do(t, srv, "GET", "/me", from(sender, bearerHeader(token(i))), ""); got.status != 401 {
 				t.Fatalf("token %d: %d %s", i, got.status, got.body)
 			}
 		}
 		for i := 3; i < 30; i++ {
-			got := do(t, srv, "GET", "/me", from(sender, bearer(token(i))), "")
+			got := do(t, srv, "GET", "/me", from(sender, bearerHeader(token(i))), "")
 			if got.status != 429 || got.json["type"] != docs+"client-banned" || got.header.Get("Retry-After") != "60" {
 				t.Fatalf("token %d: %d %v %s", i, got.status, got.header, got.body)
 			}
@@ -83,7 +84,7 @@ func TestInactiveTokensLimitTheirSender(t *testing.T) {
 		if got := n.Load(); got != 4 {
 			t.Fatalf("%d introspection requests, want 4 (one repeated token, three distinct)", got)
 		}
-		if got := do(t, srv, "GET", "/me", from(other, bearer(token(101))), ""); got.status != 401 || n.Load() != 5 {
+		if got := do(t, srv, "GET", "/me", from(other, bearerHeader(token(101))), ""); got.status != 401 || n.Load() != 5 {
 			t.Fatalf("the caller that repeated one token: %d, %d requests", got.status, n.Load())
 		}
 	})
@@ -94,20 +95,20 @@ func TestInactiveTokensLimitTheirSender(t *testing.T) {
 // "malformed"; a token with the dots of a JWS or JWE is judged as before.
 func TestOpaqueTokenWhereNoIssuerIntrospects(t *testing.T) {
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	one := authn.KeySet(gateIssuer, gateAud, []crypto.PublicKey{&key.PublicKey})
+	one := bearer.KeySet(gateIssuer, gateAud, []crypto.PublicKey{&key.PublicKey})
 	if err := one.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { one.Close(context.Background()) })
 	const detail = "The bearer token is opaque (not a JWT), and this service introspects no issuer's opaque tokens. Send a JWT access token from a trusted issuer."
-	for name, v := range map[string]authn.Verifier{"one issuer": one, "Issuers": authn.Issuers(one)} {
+	for name, v := range map[string]bearer.Verifier{"one issuer": one, "Issuers": bearer.Issuers(one)} {
 		srv := gateServer(t, nil, exampleRouter(), v)
 		for _, tt := range []struct{ token, detail string }{
 			{"ory_at_dGhpcyBpcyBvcGFxdWU.c2lnbmF0dXJl", detail}, // Ory Hydra's shape
 			{"2YotnFZFEjr1zCsicMWpAA", detail},                  // RFC 6749's example
 			{"a.b.c", "The bearer token did not verify (malformed). Get a new token rather than retrying this one."},
 		} {
-			got := do(t, srv, "GET", "/me", bearer(tt.token), "")
+			got := do(t, srv, "GET", "/me", bearerHeader(tt.token), "")
 			if got.status != http.StatusUnauthorized || got.json["type"] != docs+"token-rejected" ||
 				got.json["reason"] != "malformed" || got.json["detail"] != tt.detail ||
 				got.header.Get("WWW-Authenticate") != `Bearer error="invalid_token"` {

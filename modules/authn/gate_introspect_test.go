@@ -23,6 +23,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
@@ -36,7 +37,7 @@ const (
 
 // introspectingGateVerifier is a verifier introspecting at an endpoint
 // answering with answer; it counts the requests.
-func introspectingGateVerifier(t *testing.T, answer http.HandlerFunc, opts ...authn.VerifierOption) (*authn.JWTVerifier, *atomic.Int32) {
+func introspectingGateVerifier(t *testing.T, answer http.HandlerFunc, opts ...bearer.VerifierOption) (*bearer.JWTVerifier, *atomic.Int32) {
 	t.Helper()
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -50,8 +51,8 @@ func introspectingGateVerifier(t *testing.T, answer http.HandlerFunc, opts ...au
 		t.Fatal(err)
 	}
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	v := authn.KeySet(gateIssuer, gateAud, []crypto.PublicKey{&key.PublicKey},
-		append([]authn.VerifierOption{authn.Introspect(srv.URL+"/introspect", client)}, opts...)...)
+	v := bearer.KeySet(gateIssuer, gateAud, []crypto.PublicKey{&key.PublicKey},
+		append([]bearer.VerifierOption{bearer.Introspect(srv.URL+"/introspect", client)}, opts...)...)
 	if err := v.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -107,10 +108,10 @@ func TestGateIntrospection(t *testing.T) {
 	for rname, router := range routers {
 		for _, tt := range tests {
 			t.Run(rname+"/"+tt.name, func(t *testing.T) {
-				v, n := introspectingGateVerifier(t, tt.answer, authn.FetchTimeout(200*time.Millisecond))
+				v, n := introspectingGateVerifier(t, tt.answer, bearer.FetchTimeout(200*time.Millisecond))
 				srv := gateServer(t, svcerrors.New(), router(), v)
 				for range 2 {
-					got := do(t, srv, "GET", tt.path, bearer(gateOpaque), "")
+					got := do(t, srv, "GET", tt.path, bearerHeader(gateOpaque), "")
 					if got.status != tt.status {
 						t.Fatalf("status %d, want %d: %s", got.status, tt.status, got.body)
 					}
@@ -162,7 +163,7 @@ func TestGateIntrospectionTelemetryHoldsNoToken(t *testing.T) {
 	srv := httptest.NewServer(svcerrors.New().Middleware(h))
 	t.Cleanup(srv.Close)
 	for i := range 3 {
-		if got := do(t, srv, "GET", "/me", bearer(fmt.Sprintf("%s-%d", gateOpaque, i)), ""); got.status != 503 {
+		if got := do(t, srv, "GET", "/me", bearerHeader(fmt.Sprintf("%s-%d", gateOpaque, i)), ""); got.status != 503 {
 			t.Fatalf("status %d", got.status)
 		}
 	}

@@ -2,6 +2,7 @@ package authn_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -11,6 +12,8 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
+	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
 // points returns the attribute sets and values of a counter's data points.
@@ -53,7 +56,7 @@ func TestGateNamesTheIssuerInMetricsAndRecords(t *testing.T) {
 	a := authntest.NewIssuer(t, authntest.WithAudience("api://orders"))
 	b := authntest.NewIssuer(t, authntest.WithAudience("api://orders"))
 	stranger := authntest.NewIssuer(t, authntest.WithAudience("api://orders"))
-	v := authn.Issuers(a.Discover(), b.Discover())
+	v := bearer.Issuers(a.Discover(), b.Discover())
 	openIssuers(t, v)
 	o := observedGate(t, exampleRouter(), v)
 	la, lb := hostPath(a.URL), hostPath(b.URL)
@@ -70,7 +73,7 @@ func TestGateNamesTheIssuerInMetricsAndRecords(t *testing.T) {
 		{"/me", stranger.Token(authntest.Claim("iss", a.URL)), 401}, // a's iss, not a's keys
 		{"/me", stranger.Token(), 401},                              // an issuer nobody trusts
 	} {
-		if got := do(t, o.srv, "GET", tc.path, bearer(tc.token), ""); got.status != tc.status {
+		if got := do(t, o.srv, "GET", tc.path, bearerHeader(tc.token), ""); got.status != tc.status {
 			t.Fatalf("%s: %d %s, want %d", tc.path, got.status, got.body, tc.status)
 		}
 	}
@@ -139,7 +142,7 @@ func TestGateIssuerLabelWithOneIssuerAndWithAnAppVerifier(t *testing.T) {
 		v := a.Discover()
 		openIssuers(t, v)
 		srv := gateServer(t, nil, exampleRouter(), v)
-		if got := do(t, srv, "GET", "/me", bearer(a.Token()), ""); got.status != 200 {
+		if got := do(t, srv, "GET", "/me", bearerHeader(a.Token()), ""); got.status != 200 {
 			t.Fatalf("%d %s", got.status, got.body)
 		}
 		if _, ok := m.points(t, "svc.authentication.attempts")[distinct(s("svc.outcome", "success"), s("svc.authn.issuer", hostPath(a.URL)))]; !ok {
@@ -149,8 +152,8 @@ func TestGateIssuerLabelWithOneIssuerAndWithAnAppVerifier(t *testing.T) {
 	t.Run("an app's verifier", func(t *testing.T) {
 		m := installMetrics(t)
 		srv := gateServer(t, nil, exampleRouter(), newFake())
-		do(t, srv, "GET", "/me", bearer("alice-token"), "")
-		do(t, srv, "GET", "/admin", bearer("alice-token"), "")
+		do(t, srv, "GET", "/me", bearerHeader("alice-token"), "")
+		do(t, srv, "GET", "/admin", bearerHeader("alice-token"), "")
 		for _, name := range []string{"svc.authentication.attempts", "svc.authorization.refusals"} {
 			pts := m.points(t, name)
 			if len(pts) == 0 {
@@ -163,4 +166,51 @@ func TestGateIssuerLabelWithOneIssuerAndWithAnAppVerifier(t *testing.T) {
 			}
 		}
 	})
+}
+
+// openIssuers opens the set of verifiers v and waits for every issuer's
+// keys; it closes when the test ends.
+func openIssuers(t *testing.T, v bearer.Verifier) {
+	t.Helper()
+	c := v.(interface {
+		Open(context.Context) error
+		Close(context.Context) error
+	})
+	if err := c.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = c.Close(context.Background()) })
+	if err := authntest.WaitReady(v.(interface{ Ready() error }), 10*time.Second); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The protected-resource metadata (RFC 9728) lists every issuer.
+func TestIssuersAreTheMetadatasAuthorizationServers(t *testing.T) {
+	a := authntest.NewIssuer(t)
+	b := authntest.NewIssuer(t)
+	v := bearer.Issuers(b.Discover(), a.Discover())
+	openIssuers(t, v)
+	srv := gateServer(t, svcerrors.New(), exampleRouter(), v, authn.Resource("https://api.example.com"))
+	got := do(t, srv, "GET", "/.well-known/oauth-protected-resource", nil, "")
+	var doc struct {
+		AuthorizationServers []string `json:"authorization_servers"`
+	}
+	if err := json.Unmarshal([]byte(got.body), &doc); err != nil || got.status != 200 {
+		t.Fatalf("%d %s %v", got.status, got.body, err)
+	}
+	want := []string{a.URL, b.URL}
+	if a.URL > b.URL {
+		want = []string{b.URL, a.URL}
+	}
+	if strings.Join(doc.AuthorizationServers, " ") != strings.Join(want, " ") {
+		t.Fatalf("authorization_servers %v, want %v (sorted)", doc.AuthorizationServers, want)
+	}
+	// And the gate admits each issuer's callers.
+	for _, iss := range []*authntest.Issuer{a, b} {
+		h := bearerHeader(iss.Token())
+		if got := do(t, srv, "GET", "/me", h, ""); got.status != 200 {
+			t.Fatalf("%s's caller: %d %s", iss.URL, got.status, got.body)
+		}
+	}
 }

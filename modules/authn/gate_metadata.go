@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/secret"
 )
 
@@ -39,7 +40,7 @@ func (e *ResourceError) Error() string {
 	return fmt.Sprintf("authn: Resource(%q) %s", e.Resource, e.Problem)
 }
 
-func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
+func newMetadata(cfg gateConfig, v bearer.Verifier) (*metadata, error) {
 	u, err := url.Parse(cfg.resource)
 	// Errors name the resource without any credentials it carries.
 	res := secret.URL(cfg.resource).String()
@@ -61,7 +62,7 @@ func newMetadata(cfg gateConfig, v Verifier) (*metadata, error) {
 	}
 	servers := cfg.authorizationServers
 	if len(servers) == 0 {
-		if il, ok := v.(issuerLister); ok {
+		if il, ok := v.(interface{ Issuers() []string }); ok {
 			servers = il.Issuers()
 		}
 	}

@@ -32,7 +32,7 @@ func TestProtectedResourceMetadata(t *testing.T) {
 		t.Fatalf("%+v", doc)
 	}
 	// Never authenticated: a forged token there is not read.
-	if got := do(t, srv, "GET", "/.well-known/oauth-protected-resource/v1", bearer("forged-token"), ""); got.status != 200 {
+	if got := do(t, srv, "GET", "/.well-known/oauth-protected-resource/v1", bearerHeader("forged-token"), ""); got.status != 200 {
 		t.Fatalf("with a bad token: %d", got.status)
 	}
 	// Nothing is read from the request: a spoofed Host changes nothing.
@@ -51,9 +51,9 @@ func TestEveryChallengeNamesTheMetadata(t *testing.T) {
 		status int
 	}{
 		{"/me", nil, 401},
-		{"/me", bearer("expired-token"), 401},
+		{"/me", bearerHeader("expired-token"), 401},
 		{"/me", http.Header{"Authorization": {"Bearer a", "Bearer b"}}, 400},
-		{"/admin", bearer("alice-token"), 403}, // raised by the route's marker, not the gate
+		{"/admin", bearerHeader("alice-token"), 403}, // raised by the route's marker, not the gate
 		{"/nowhere", nil, 401},
 	} {
 		got := do(t, srv, "GET", tc.path, tc.header, "")

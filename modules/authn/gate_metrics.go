@@ -65,6 +65,10 @@ func (g *Gate) metrics() *gateMetrics {
 	return m
 }
 
+// issuerLabelAttr is the attribute naming the issuer in the gate's metrics
+// and security records: a contract (docs/authn.md names it).
+const issuerLabelAttr = "svc.authn.issuer"
+
 // issuerLabel is the label of the configured issuer that verified a
 // principal whose iss is iss: "" for a verifier of the app's own, which
 // names no configured issuer (a token's iss is never a label).
@@ -72,7 +76,7 @@ func (g *Gate) issuerLabel(iss string) string {
 	if g.labeler == nil {
 		return ""
 	}
-	return g.labeler.issuerLabel(iss)
+	return g.labeler(iss)
 }
 
 // countSuccess counts an admitted request; issuer is the label of the

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/flood"
 )
 
@@ -25,13 +26,13 @@ type Option func(*gateConfig)
 // (say a *svcerrors.DeadlineExceeded) is rendered; any other error answers
 // 500.
 // Its answer is never cached.
-func Check(fn func(ctx context.Context, p Principal, r *http.Request) (Principal, error)) Option {
+func Check(fn func(ctx context.Context, p bearer.Principal, r *http.Request) (bearer.Principal, error)) Option {
 	return func(c *gateConfig) { c.check = fn }
 }
 
 type gateConfig struct {
 	exclude              []string
-	check                func(context.Context, Principal, *http.Request) (Principal, error)
+	check                func(context.Context, bearer.Principal, *http.Request) (bearer.Principal, error)
 	resource             string
 	authorizationServers []string
 	scopes               []string
@@ -41,7 +42,7 @@ type gateConfig struct {
 	flood                *flood.Limit
 	sharedBans           bans.Store
 	sharedFlood          flood.Store
-	sharedIntrospections IntrospectionStore
+	sharedIntrospections bearer.IntrospectionStore
 	claimsAuthority      *challengeAuthority // ClaimsChallengeAuthority
 	dpop                 *dpopPolicy
 	certBound            *certPolicy
@@ -119,6 +120,6 @@ func Flood(l *flood.Limit) Option { return func(c *gateConfig) { c.flood = l } }
 // stores (fxredis.Redis) this way, through [SharedStores]. A nil
 // store leaves that component in memory; none turns Bans, Flood or
 // Introspect on.
-func sharedStores(b bans.Store, f flood.Store, i IntrospectionStore) Option {
+func sharedStores(b bans.Store, f flood.Store, i bearer.IntrospectionStore) Option {
 	return func(c *gateConfig) { c.sharedBans, c.sharedFlood, c.sharedIntrospections = b, f, i }
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 
 	"github.com/svckit/svc/internal/reqfacts"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // What the gate leaves on a request it lets through (itself for the route
@@ -29,7 +30,7 @@ func (g *Gate) pass(w http.ResponseWriter, r *http.Request, next http.Handler, s
 
 // admit hands q's request to next with the gate and the caller p, kept in
 // q, which the request's verification already allocated.
-func (g *Gate) admit(w http.ResponseWriter, next http.Handler, q *gateRequest, p Principal, token string) {
+func (g *Gate) admit(w http.ResponseWriter, next http.Handler, q *gateRequest, p bearer.Principal, token string) {
 	q.gc, q.c = gateCtx{g: g, routes: q.routes, issuer: q.issuer, viaDPoP: q.viaDPoP}, caller{principal: p, token: token}
 	if q.st != nil && q.st.Carry(gateKey{}, &q.gc) && q.st.Carry(callerKey{}, &q.c) {
 		next.ServeHTTP(w, q.r)
@@ -39,12 +40,13 @@ func (g *Gate) admit(w http.ResponseWriter, next http.Handler, q *gateRequest, p
 }
 
 // budgetContext is the context q's token is verified in: the request's,
-// carrying q as the verification budget's key ([budgetKeyOf]).
+// carrying q as the caller ([bearer.Caller]): the verification budget's
+// fairness key, and whether introspection holds it.
 func (q *gateRequest) budgetContext() context.Context {
-	if q.st != nil && q.st.Carry(budgetKeyCtxKey{}, q) {
+	if q.st != nil && q.st.Carry(bearer.CallerKey{}, q) {
 		return q.r.Context()
 	}
-	return withBudgetKey(q.r.Context(), q)
+	return bearer.ContextWithCaller(q.r.Context(), q)
 }
 
 // admittedCtx is the context node of an admitted request outside the

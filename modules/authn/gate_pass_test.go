@@ -8,6 +8,7 @@ import (
 
 	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/telemetry"
 )
 
@@ -50,7 +51,7 @@ func TestGateLeavesTheSameBehindTheWrapper(t *testing.T) {
 				srv := httptestServer(t, st.wrap(t, h))
 				var hdr http.Header
 				if c.token != "" {
-					hdr = bearer(c.token)
+					hdr = bearerHeader(c.token)
 				}
 				got := do(t, srv, "GET", c.path, hdr, "")
 				if got.status != c.status {
@@ -82,7 +83,7 @@ func TestGateInsideAGate(t *testing.T) {
 				t.Fatal(err)
 			}
 			outerV := newFake()
-			outerV.callers["alice-token"] = authn.Principal{Subject: "outer", Authenticated: true}
+			outerV.callers["alice-token"] = bearer.Principal{Subject: "outer", Authenticated: true}
 			outer, err := authn.New(outerV)
 			if err != nil {
 				t.Fatal(err)
@@ -95,7 +96,7 @@ func TestGateInsideAGate(t *testing.T) {
 			}
 			srv := httptestServer(t, h)
 			for path, want := range map[string]string{"/docs/x": "hello outer", "/me": "hello alice"} {
-				if got := do(t, srv, "GET", path, bearer("alice-token"), ""); got.status != 200 || got.body != want {
+				if got := do(t, srv, "GET", path, bearerHeader("alice-token"), ""); got.status != 200 || got.body != want {
 					t.Fatalf("%s: %d %q, want 200 %q", path, got.status, got.body, want)
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -22,11 +23,11 @@ const (
 	KindClientBanned           RefusalKind = "client-banned"           // 429, Retry-After
 	KindKeysUnavailable        RefusalKind = "signing-keys-unavailable"
 	// KindVerifierBusy is the verifier's budget of fresh verifications
-	// overflowing (authn.ErrBusy): 503 with Retry-After, under the error
+	// overflowing (bearer.ErrBusy): 503 with Retry-After, under the error
 	// format's own anchor for a full concurrency limit (bulkheadFull's).
 	KindVerifierBusy RefusalKind = "bulkhead-full"
 	// KindIntrospectionUnavailable is an opaque token that could not be
-	// introspected (authn.ErrIntrospectionUnavailable): 503 with
+	// introspected (bearer.ErrIntrospectionUnavailable): 503 with
 	// Retry-After, the token not judged.
 	KindIntrospectionUnavailable RefusalKind = "introspection-unavailable"
 )
@@ -46,7 +47,7 @@ const busyRetryAfter = time.Second
 type Refusal struct {
 	Kind RefusalKind
 	// Reason says why a token was rejected (KindTokenRejected only).
-	Reason Reason
+	Reason bearer.Reason
 	// Scopes are the scopes the route requires (KindInsufficientScope).
 	Scopes []string
 	// RetryAfter is how long a banned caller must wait (KindClientBanned),

@@ -6,12 +6,14 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 type noTokens struct{}
 
-func (noTokens) Verify(context.Context, string) (Principal, error) {
-	return Principal{}, &TokenError{Reason: ReasonSignature}
+func (noTokens) Verify(context.Context, string) (bearer.Principal, error) {
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 // FuzzServeMuxGate: whatever the method and path, a request without a

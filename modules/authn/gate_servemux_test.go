@@ -83,17 +83,17 @@ func TestServeMuxWhatIsServed(t *testing.T) {
 		want               string
 	}{
 		{"excluded exact", "GET", "/healthz", nil, 200, "hello stranger"},
-		{"excluded: a token there is not read", "GET", "/healthz", bearer("forged-token"), 200, "hello stranger"},
+		{"excluded: a token there is not read", "GET", "/healthz", bearerHeader("forged-token"), 200, "hello stranger"},
 		{"excluded prefix", "GET", "/docs/a/b", nil, 200, "hello stranger"},
 		{"anonymous, no token", "GET", "/hello", nil, 200, "hello stranger"},
 		{"anonymous GET also serves HEAD", "HEAD", "/hello", nil, 200, ""},
-		{"anonymous, valid token", "GET", "/hello", bearer("alice-token"), 200, "hello alice"},
-		{"protected, valid token", "GET", "/me", bearer("alice-token"), 200, "hello alice"},
-		{"scope held", "GET", "/admin", bearer("admin-token"), 200, "hello root"},
-		{"scopes of both markers held", "GET", "/reports/secret", bearer("admin-token"), 200, "hello root"},
-		{"exact-match pattern", "GET", "/reports/", bearer("alice-token"), 200, "hello alice"},
+		{"anonymous, valid token", "GET", "/hello", bearerHeader("alice-token"), 200, "hello alice"},
+		{"protected, valid token", "GET", "/me", bearerHeader("alice-token"), 200, "hello alice"},
+		{"scope held", "GET", "/admin", bearerHeader("admin-token"), 200, "hello root"},
+		{"scopes of both markers held", "GET", "/reports/secret", bearerHeader("admin-token"), 200, "hello root"},
+		{"exact-match pattern", "GET", "/reports/", bearerHeader("alice-token"), 200, "hello alice"},
 		{"a mount is one route: its anonymous handler needs a token", "GET", "/sub/open", nil, 401, ""},
-		{"a mount is one route: with a token", "GET", "/sub/closed", bearer("alice-token"), 200, "hello alice"},
+		{"a mount is one route: with a token", "GET", "/sub/closed", bearerHeader("alice-token"), 200, "hello alice"},
 		{"an anonymous mount opens all of it", "GET", "/pub/closed", nil, 200, "hello stranger"},
 		{"a redirect to an anonymous route is refused like any URL", "GET", "/reports", nil, 401, ""},
 	}
@@ -120,11 +120,11 @@ func TestServeMuxUnknownURLAndWrongMethodAnswerTheSame401(t *testing.T) {
 		}
 	}
 	// With a token the mux's own 404 and 405 answer, in the registered format.
-	if got := do(t, srv, "PUT", "/me", bearer("alice-token"), ""); got.status != 405 || got.header.Get("Allow") == "" ||
+	if got := do(t, srv, "PUT", "/me", bearerHeader("alice-token"), ""); got.status != 405 || got.header.Get("Allow") == "" ||
 		got.json["type"] != "about:blank" {
 		t.Fatalf("405: %d %v %s", got.status, got.header, got.body)
 	}
-	if got := do(t, srv, "GET", "/nowhere", bearer("alice-token"), ""); got.status != 404 || got.json["type"] != "about:blank" {
+	if got := do(t, srv, "GET", "/nowhere", bearerHeader("alice-token"), ""); got.status != 404 || got.json["type"] != "about:blank" {
 		t.Fatalf("404: %d %s", got.status, got.body)
 	}
 }
@@ -150,7 +150,7 @@ func TestServeMuxHandlersRegisteredAfterInstallAreGatedAsTheyLand(t *testing.T) 
 		if got := do(t, srv, "GET", "/later-open", nil, ""); got.status != 200 {
 			t.Fatalf("plain=%v /later-open: %d", plain, got.status)
 		}
-		if got := do(t, srv, "GET", "/later-scoped", bearer("alice-token"), ""); got.status != 403 {
+		if got := do(t, srv, "GET", "/later-scoped", bearerHeader("alice-token"), ""); got.status != 403 {
 			t.Fatalf("plain=%v /later-scoped: %d", plain, got.status)
 		}
 	}
@@ -220,10 +220,10 @@ func TestServeMuxRefusedRouteAfterInstallStaysProtected(t *testing.T) {
 				t.Fatalf("plain=%v anonymous+require without a token: %d", plain, got.status)
 			}
 		}
-		if got := do(t, srv, "GET", "/both", bearer("alice-token"), ""); got.status != 200 {
+		if got := do(t, srv, "GET", "/both", bearerHeader("alice-token"), ""); got.status != 200 {
 			t.Fatalf("plain=%v with the scope: %d", plain, got.status)
 		}
-		if got := do(t, srv, "GET", "/public/x", bearer("admin-token"), ""); got.status != 401 {
+		if got := do(t, srv, "GET", "/public/x", bearerHeader("admin-token"), ""); got.status != 401 {
 			t.Fatalf("plain=%v excluded route with scopes: %d", plain, got.status)
 		}
 	}

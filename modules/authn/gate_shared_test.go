@@ -66,7 +66,7 @@ func TestSharedStoresShareBansAndFloodBetweenGates(t *testing.T) {
 			authn.SharedStores(sb, sf, nil))
 	}
 	a, b := gate(), gate()
-	forger := from("198.51.100.66", bearer("forged-token"))
+	forger := from("198.51.100.66", bearerHeader("forged-token"))
 	// One forgery through each replica: the shared count reaches 2.
 	for _, o := range []*observed{a, b} {
 		if got := do(t, o.srv, "GET", "/me", forger, ""); got.status != 401 {
@@ -74,12 +74,12 @@ func TestSharedStoresShareBansAndFloodBetweenGates(t *testing.T) {
 		}
 	}
 	for _, o := range []*observed{a, b} {
-		got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearer("alice-token")), "")
+		got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearerHeader("alice-token")), "")
 		if got.status != 429 || got.json["type"] != docs+"client-banned" || got.header.Get("Retry-After") == "" {
 			t.Fatalf("banned caller on a replica: %d %v %s", got.status, got.header, got.body)
 		}
 	}
-	caller := from("203.0.113.5", bearer("alice-token"))
+	caller := from("203.0.113.5", bearerHeader("alice-token"))
 	if got := do(t, a.srv, "GET", "/nowhere", caller, ""); got.status != 404 {
 		t.Fatalf("first unknown URL: %d", got.status)
 	}
@@ -95,7 +95,7 @@ func TestAnExplicitStoreWinsOverSharedStores(t *testing.T) {
 	o := observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), newFake(),
 		authn.Bans(bans.New(bans.Threshold(1), bans.WithStore(own))),
 		authn.SharedStores(sb, nil, nil))
-	if got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearer("forged-token")), ""); got.status != 401 {
+	if got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearerHeader("forged-token")), ""); got.status != 401 {
 		t.Fatalf("forgery: %d", got.status)
 	}
 	if len(own.until) != 1 || len(sb.until) != 0 {

@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"sync"
 	"time"
+
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // SignOuts remembers when callers signed out, so that tokens issued before
@@ -65,7 +67,7 @@ func (s *SignOuts) now() time.Time {
 
 // Check refuses (zero Principal) a caller whose token was issued at or
 // before its sign-out, and serves every other caller unchanged.
-func (s *SignOuts) Check(_ context.Context, p Principal, _ *http.Request) (Principal, error) {
+func (s *SignOuts) Check(_ context.Context, p bearer.Principal, _ *http.Request) (bearer.Principal, error) {
 	s.mu.Lock()
 	at, signedOut := s.out[signOutKey{p.Issuer, p.Subject}]
 	s.mu.Unlock()
@@ -73,7 +75,7 @@ func (s *SignOuts) Check(_ context.Context, p Principal, _ *http.Request) (Princ
 		return p, nil
 	}
 	if p.Claims == nil || p.Claims.IssuedAt.IsZero() || p.Claims.IssuedAt.Unix() <= at {
-		return Principal{}, nil
+		return bearer.Principal{}, nil
 	}
 	return p, nil
 }

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -42,8 +43,8 @@ func RequireACR(values ...string) func(http.Handler) http.Handler {
 // MaxAge is a marker middleware: the routes it guards need an authenticated
 // caller whose user authenticated at most d ago, read from the token's
 // `auth_time` claim (seconds since the epoch) with the leeway of the
-// verifier that verified the token (authn.Leeway, the issuer's under
-// authn.Issuers; 30 s for a verifier of another kind). A token without
+// verifier that verified the token (bearer.Leeway, the issuer's under
+// bearer.Issuers; 30 s for a verifier of another kind). A token without
 // auth_time, with one that is not a number, or with one further in the
 // future than the leeway, is refused 401 insufficient-user-authentication
 // with max_age (whole seconds) in WWW-Authenticate. Several MaxAge on one
@@ -103,7 +104,7 @@ func (s stepUp) problem() string {
 }
 
 // met reports whether p's token satisfies s at now, with leeway.
-func (s stepUp) met(p Principal, now time.Time, leeway time.Duration) bool {
+func (s stepUp) met(p bearer.Principal, now time.Time, leeway time.Duration) bool {
 	if s.acrSet && !slices.Contains(s.acr, acrOf(p)) {
 		return false
 	}
@@ -118,7 +119,7 @@ func (s stepUp) met(p Principal, now time.Time, leeway time.Duration) bool {
 
 // acrOf is the token's acr claim, "" when absent or not a string (no
 // route accepts "": RequireACR refuses it at install).
-func acrOf(p Principal) string {
+func acrOf(p bearer.Principal) string {
 	if p.Claims == nil {
 		return ""
 	}
@@ -135,7 +136,7 @@ func acrOf(p Principal) string {
 
 // authTimeOf is the token's auth_time claim; ok is false when absent, not
 // a JSON number, or not a positive time a clock can hold.
-func authTimeOf(p Principal) (time.Time, bool) {
+func authTimeOf(p bearer.Principal) (time.Time, bool) {
 	if p.Claims == nil {
 		return time.Time{}, false
 	}
@@ -152,42 +153,17 @@ func authTimeOf(p Principal) (time.Time, bool) {
 	return time.Unix(int64(sec), int64(frac*1e9)), true
 }
 
-// skewed is implemented by verifiers whose clock and leeway the step-up
-// checks share: one notion of "now" for exp and auth_time, that of the
-// verifier that verified p.
-type skewed interface {
-	skew(p Principal) (now func() time.Time, leeway time.Duration)
-}
-
-func (v *JWTVerifier) skew(Principal) (func() time.Time, time.Duration) {
-	return v.cfg.clock, v.cfg.leeway
-}
-
-// skew of several issuers: the set's clock, which judged exp too, and the
-// leeway of the issuer that verified p.
-func (s *issuerSet) skew(p Principal) (func() time.Time, time.Duration) {
-	now := s.clock
-	if now == nil {
-		now = time.Now
-	}
-	if v := s.member(p.Issuer); v != nil {
-		return now, v.cfg.leeway
-	}
-	return now, defaultLeeway
-}
-
 // stepUpMet checks s against p with the clock and leeway of the gate's
 // verifier.
-func stepUpMet(gc *gateCtx, s stepUp, p Principal) bool {
+func stepUpMet(gc *gateCtx, s stepUp, p bearer.Principal) bool {
 	if s.none() {
 		return true
 	}
-	now, leeway := time.Now, defaultLeeway
+	var v bearer.Verifier
 	if gc != nil {
-		if sk, ok := gc.g.verifier.(skewed); ok {
-			now, leeway = sk.skew(p)
-		}
+		v = gc.g.verifier
 	}
+	now, leeway := bearer.ClockOf(v, p)
 	return s.met(p, now(), leeway)
 }
 
@@ -198,7 +174,7 @@ func stepUpMet(gc *gateCtx, s stepUp, p Principal) bool {
 // only a token whose authentication suffices gets 403 insufficient-scope.
 // Authentication comes before authorization (RFC 9470 §3: the client must
 // authenticate the user again, and the new token can carry the scopes).
-func (m *marker) refuseGuarded(gc *gateCtx, w http.ResponseWriter, r *http.Request, p Principal) {
+func (m *marker) refuseGuarded(gc *gateCtx, w http.ResponseWriter, r *http.Request, p bearer.Principal) {
 	gd := routeGuard(gc, r, m)
 	if !stepUpMet(gc, gd.step, p) {
 		ref := &Refusal{Kind: KindInsufficientUserAuthentication, MaxAge: gd.step.maxAge}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // stepUpNow is the verifier's clock in the step-up tests: auth_time is
@@ -41,10 +42,10 @@ func stepUpRoutes() map[string]http.Handler {
 	return map[string]http.Handler{"chi": r, "ServeMux": mux}
 }
 
-func stepUpIssuer(t *testing.T) (*authntest.Issuer, authn.Verifier) {
+func stepUpIssuer(t *testing.T) (*authntest.Issuer, bearer.Verifier) {
 	t.Helper()
 	iss := authntest.NewIssuer(t)
-	return iss, iss.Verifier(authn.Clock(func() time.Time { return stepUpNow }), authn.Leeway(30*time.Second))
+	return iss, iss.Verifier(bearer.Clock(func() time.Time { return stepUpNow }), bearer.Leeway(30*time.Second))
 }
 
 // stepUpToken mints a token valid at stepUpNow with the claims given.
@@ -112,7 +113,7 @@ func TestStepUpRules(t *testing.T) {
 		srv := gateServer(t, nil, router, v)
 		for _, c := range cases {
 			tok := stepUpToken(iss, c.claims, c.scopes...)
-			got := do(t, srv, "GET", c.path, bearer(tok), "")
+			got := do(t, srv, "GET", c.path, bearerHeader(tok), "")
 			if got.status != c.status || got.header.Get("WWW-Authenticate") != c.challenge {
 				t.Errorf("%s: %s: %d %q, want %d %q", name, c.name, got.status, got.header.Get("WWW-Authenticate"), c.status, c.challenge)
 			}
@@ -129,7 +130,7 @@ func TestStepUpRefusalBody(t *testing.T) {
 	iss, v := stepUpIssuer(t)
 	for name, router := range stepUpRoutes() {
 		srv := gateServer(t, nil, router, v)
-		got := do(t, srv, "GET", "/both", bearer(stepUpToken(iss, map[string]any{"acr": "pwd"}, "admin")), "")
+		got := do(t, srv, "GET", "/both", bearerHeader(stepUpToken(iss, map[string]any{"acr": "pwd"}, "admin")), "")
 		if got.status != 401 || got.header.Get("Content-Type") != "application/problem+json" || got.header.Get("Cache-Control") != "no-store" {
 			t.Fatalf("%s: %d %v", name, got.status, got.header)
 		}
@@ -155,7 +156,7 @@ func TestStepUpRecordAndMetric(t *testing.T) {
 	m := installMetrics(t)
 	iss, v := stepUpIssuer(t)
 	o := observedGate(t, stepUpRoutes()["chi"], v)
-	do(t, o.srv, "GET", "/fresh", bearer(stepUpToken(iss, map[string]any{"auth_time": ago(time.Hour)})), "")
+	do(t, o.srv, "GET", "/fresh", bearerHeader(stepUpToken(iss, map[string]any{"auth_time": ago(time.Hour)})), "")
 	recs := o.security()
 	if len(recs) != 1 {
 		t.Fatalf("%d records", len(recs))
@@ -225,21 +226,21 @@ func TestGuardNamesTheStepUp(t *testing.T) {
 	}
 }
 
-// Under authn.Issuers, auth_time is judged with the leeway of the issuer
+// Under bearer.Issuers, auth_time is judged with the leeway of the issuer
 // that verified the token: here one issuer allows none, the other a minute.
 func TestStepUpUsesTheLeewayOfTheTokensIssuer(t *testing.T) {
-	clock := authn.Clock(func() time.Time { return stepUpNow })
+	clock := bearer.Clock(func() time.Time { return stepUpNow })
 	strict, lenient := authntest.NewIssuer(t), authntest.NewIssuer(t)
-	sv, lv := strict.Verifier(clock, authn.Leeway(0)), lenient.Verifier(clock, authn.Leeway(time.Minute))
-	v := authn.Issuers(sv, lv)
+	sv, lv := strict.Verifier(clock, bearer.Leeway(0)), lenient.Verifier(clock, bearer.Leeway(time.Minute))
+	v := bearer.Issuers(sv, lv)
 	r := chi.NewRouter()
 	r.With(authn.MaxAge(5*time.Minute)).Get("/fresh", ok)
 	srv := gateServer(t, nil, r, v)
 	age := map[string]any{"auth_time": ago(5*time.Minute + 30*time.Second)}
-	if got := do(t, srv, "GET", "/fresh", bearer(stepUpToken(lenient, age)), ""); got.status != 200 {
+	if got := do(t, srv, "GET", "/fresh", bearerHeader(stepUpToken(lenient, age)), ""); got.status != 200 {
 		t.Errorf("lenient issuer: %d %s", got.status, got.header.Get("WWW-Authenticate"))
 	}
-	if got := do(t, srv, "GET", "/fresh", bearer(stepUpToken(strict, age)), ""); got.status != 401 || got.header.Get("WWW-Authenticate") != ageChallenge {
+	if got := do(t, srv, "GET", "/fresh", bearerHeader(stepUpToken(strict, age)), ""); got.status != 401 || got.header.Get("WWW-Authenticate") != ageChallenge {
 		t.Errorf("strict issuer: %d %s", got.status, got.header.Get("WWW-Authenticate"))
 	}
 }

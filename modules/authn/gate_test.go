@@ -9,6 +9,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -31,21 +32,21 @@ func refusalTable() []refusalCase {
 	return []refusalCase{
 		{"no credential", "GET", "/me", nil, "", 401, "authentication-required", "", "Bearer"},
 		{"basic scheme", "GET", "/me", http.Header{"Authorization": {"Basic YWxpY2U6c2VjcmV0"}}, "", 401, "authentication-required", "", "Bearer"},
-		{"expired token", "GET", "/me", bearer("expired-token"), "", 401, "token-rejected", "expired", `Bearer error="invalid_token"`},
-		{"forged token", "GET", "/me", bearer("forged-token"), "", 401, "token-rejected", "signature", `Bearer error="invalid_token"`},
-		{"malformed token", "GET", "/me", bearer("not a token"), "", 401, "token-rejected", "malformed", `Bearer error="invalid_token"`},
+		{"expired token", "GET", "/me", bearerHeader("expired-token"), "", 401, "token-rejected", "expired", `Bearer error="invalid_token"`},
+		{"forged token", "GET", "/me", bearerHeader("forged-token"), "", 401, "token-rejected", "signature", `Bearer error="invalid_token"`},
+		{"malformed token", "GET", "/me", bearerHeader("not a token"), "", 401, "token-rejected", "malformed", `Bearer error="invalid_token"`},
 		{"two headers", "GET", "/me", http.Header{"Authorization": {"Bearer alice-token", "Bearer admin-token"}}, "", 400, "ambiguous-credentials", "", `Bearer error="invalid_request"`},
-		{"header and query", "GET", "/me?access_token=x", bearer("alice-token"), "", 400, "ambiguous-credentials", "", `Bearer error="invalid_request"`},
-		{"missing scope", "GET", "/admin", bearer("alice-token"), "", 403, "insufficient-scope", "", `Bearer error="insufficient_scope", scope="admin"`},
-		{"missing scope of a router", "GET", "/reports/secret", bearer("alice-token"), "", 403, "insufficient-scope", "", `Bearer error="insufficient_scope", scope="read admin"`},
-		{"keys not loaded", "GET", "/me", bearer("nokeys-token"), "", 503, "signing-keys-unavailable", "", ""},
+		{"header and query", "GET", "/me?access_token=x", bearerHeader("alice-token"), "", 400, "ambiguous-credentials", "", `Bearer error="invalid_request"`},
+		{"missing scope", "GET", "/admin", bearerHeader("alice-token"), "", 403, "insufficient-scope", "", `Bearer error="insufficient_scope", scope="admin"`},
+		{"missing scope of a router", "GET", "/reports/secret", bearerHeader("alice-token"), "", 403, "insufficient-scope", "", `Bearer error="insufficient_scope", scope="read admin"`},
+		{"keys not loaded", "GET", "/me", bearerHeader("nokeys-token"), "", 503, "signing-keys-unavailable", "", ""},
 		{"unknown URL", "GET", "/nowhere", nil, "", 401, "authentication-required", "", "Bearer"},
 		{"method no route serves", "DELETE", "/me", nil, "", 401, "authentication-required", "", "Bearer"},
 		{"trailing-slash variant", "GET", "/me/", nil, "", 401, "authentication-required", "", "Bearer"},
 		{"mounted plain handler", "GET", "/files/x.txt", nil, "", 401, "authentication-required", "", "Bearer"},
 		{"mounted router, protected route", "GET", "/sub/closed", nil, "", 401, "authentication-required", "", "Bearer"},
 		{"anonymous on GET only", "POST", "/hello", nil, "", 401, "authentication-required", "", "Bearer"},
-		{"anonymous route, bad token", "GET", "/hello", bearer("forged-token"), "", 401, "token-rejected", "signature", `Bearer error="invalid_token"`},
+		{"anonymous route, bad token", "GET", "/hello", bearerHeader("forged-token"), "", 401, "token-rejected", "signature", `Bearer error="invalid_token"`},
 	}
 }
 
@@ -94,13 +95,13 @@ func TestWhatIsServed(t *testing.T) {
 		want               string
 	}{
 		{"excluded exact", "GET", "/healthz", nil, "hello stranger"},
-		{"excluded: a token there is not read", "GET", "/healthz", bearer("forged-token"), "hello stranger"},
+		{"excluded: a token there is not read", "GET", "/healthz", bearerHeader("forged-token"), "hello stranger"},
 		{"excluded prefix", "GET", "/docs/a/b", nil, "hello stranger"},
 		{"anonymous, no token", "GET", "/hello", nil, "hello stranger"},
-		{"anonymous, valid token", "GET", "/hello", bearer("alice-token"), "hello alice"},
-		{"protected, valid token", "GET", "/me", bearer("alice-token"), "hello alice"},
-		{"scope held", "GET", "/admin", bearer("admin-token"), "hello root"},
-		{"router scope held", "GET", "/reports/", bearer("alice-token"), "hello alice"},
+		{"anonymous, valid token", "GET", "/hello", bearerHeader("alice-token"), "hello alice"},
+		{"protected, valid token", "GET", "/me", bearerHeader("alice-token"), "hello alice"},
+		{"scope held", "GET", "/admin", bearerHeader("admin-token"), "hello root"},
+		{"router scope held", "GET", "/reports/", bearerHeader("alice-token"), "hello alice"},
 		{"mounted router, anonymous route", "GET", "/sub/open", nil, "hello stranger"},
 		{"scheme is case-insensitive", "GET", "/me", http.Header{"Authorization": {"bEaReR alice-token"}}, "hello alice"},
 	}
@@ -125,7 +126,7 @@ func TestFormBodyIsKeptForTheHandler(t *testing.T) {
 		_, _ = w.Write([]byte(r.PostForm.Get("name")))
 	})
 	srv := gateServer(t, nil, r, newFake())
-	h := bearer("alice-token")
+	h := bearerHeader("alice-token")
 	h.Set("Content-Type", "application/x-www-form-urlencoded")
 	got := do(t, srv, "POST", "/form", h, "name=ada&x="+strings.Repeat("y", 100<<10))
 	if got.status != 200 || got.body != "ada" {
@@ -205,7 +206,7 @@ func TestExcludedRouteRequiringACallerAnswers401(t *testing.T) {
 	r := chi.NewRouter()
 	r.With(authn.Require()).Get("/open/me", ok)
 	srv := gateServer(t, nil, r, newFake(), authn.Exclude("/open/*"))
-	for _, h := range []http.Header{nil, bearer("alice-token")} {
+	for _, h := range []http.Header{nil, bearerHeader("alice-token")} {
 		if got := do(t, srv, "GET", "/open/me", h, ""); got.status != 401 || got.json["type"] != docs+"authentication-required" {
 			t.Fatalf("%d %s", got.status, got.body)
 		}
@@ -227,7 +228,7 @@ func TestExcludePatternRefusals(t *testing.T) {
 
 func TestVerifierFailureIsA500(t *testing.T) {
 	srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake())
-	got := do(t, srv, "GET", "/me", bearer("broken-token"), "")
+	got := do(t, srv, "GET", "/me", bearerHeader("broken-token"), "")
 	if got.status != 500 || strings.Contains(got.body, "EOF") || got.header.Get("WWW-Authenticate") != "" {
 		t.Fatalf("%d %s", got.status, got.body)
 	}
@@ -254,7 +255,7 @@ func TestAGateKnowingNoRoutesServesPublicPathsThroughExcludeAlone(t *testing.T) 
 	if got := do(t, srv, "GET", "/hello", nil, ""); got.status != 401 {
 		t.Fatalf("/hello without token: %d, want 401 (hand-built stacks know no routes)", got.status)
 	}
-	if got := do(t, srv, "GET", "/me", bearer("alice-token"), ""); got.status != 200 || got.body != "hello alice" {
+	if got := do(t, srv, "GET", "/me", bearerHeader("alice-token"), ""); got.status != 200 || got.body != "hello alice" {
 		t.Fatalf("/me %d %s", got.status, got.body)
 	}
 	if _, err := authn.New(newFake(), authn.Exclude("*")); err == nil {
@@ -316,14 +317,14 @@ func TestPreflightToNoRouteMeetsTheGate(t *testing.T) {
 // marker's would send a client that asks for those alone to the next one.
 func TestInsufficientScopeNamesEveryScopeOfTheRoute(t *testing.T) {
 	v := newFake()
-	v.callers["bare-token"] = authn.Principal{Subject: "bob", Issuer: "https://idp.test", Authenticated: true}
+	v.callers["bare-token"] = bearer.Principal{Subject: "bob", Issuer: "https://idp.test", Authenticated: true}
 	for name, h := range map[string]http.Handler{"chi": exampleRouter(), "ServeMux": func() http.Handler {
 		mux := authn.NewServeMux()
 		mux.Handle("GET /reports/secret", authn.Require("read")(authn.Require("admin")(http.HandlerFunc(ok))))
 		return mux
 	}()} {
 		srv := gateServer(t, nil, h, v)
-		got := do(t, srv, "GET", "/reports/secret", bearer("bare-token"), "")
+		got := do(t, srv, "GET", "/reports/secret", bearerHeader("bare-token"), "")
 		if want := `Bearer error="insufficient_scope", scope="read admin"`; got.status != 403 || got.header.Get("WWW-Authenticate") != want {
 			t.Errorf("%s: %d %q, want 403 %q", name, got.status, got.header.Get("WWW-Authenticate"), want)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -37,7 +38,7 @@ func wsRouter() *chi.Mux {
 
 func TestWebsocketHandshakeIsGated(t *testing.T) {
 	var hookRan bool
-	hook := func(_ context.Context, p authn.Principal, _ *http.Request) (authn.Principal, error) {
+	hook := func(_ context.Context, p bearer.Principal, _ *http.Request) (bearer.Principal, error) {
 		hookRan = true
 		return p, nil
 	}
@@ -52,7 +53,7 @@ func TestWebsocketHandshakeIsGated(t *testing.T) {
 		challenge string
 	}{
 		{"no token", nil, "Bearer"},
-		{"bad token", bearer("expired-token"), `Bearer error="invalid_token"`},
+		{"bad token", bearerHeader("expired-token"), `Bearer error="invalid_token"`},
 	} {
 		_, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: tc.header})
 		if err == nil || resp == nil {
@@ -65,7 +66,7 @@ func TestWebsocketHandshakeIsGated(t *testing.T) {
 		}
 	}
 
-	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: bearer("alice-token")})
+	c, _, err := websocket.Dial(ctx, url, &websocket.DialOptions{HTTPHeader: bearerHeader("alice-token")})
 	if err != nil {
 		t.Fatalf("handshake with a valid token: %v", err)
 	}

@@ -4,11 +4,11 @@ import (
 	"context"
 	"net/http"
 	"slices"
-	"strings"
 
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/flood"
 )
 
@@ -17,27 +17,9 @@ import (
 // these; authnhuma describes the gate in an API document and refuses in
 // its name. An app that builds its own server rarely needs them.
 
-// appWired is a verifier of this package (*JWTVerifier, Issuers') as
-// fxsvc wires it into an app: it reports its settings error before the app
-// starts and takes the app's logger unless it was given one.
-type appWired interface {
-	settingsError() error
-	setLogger(*zap.Logger)
-}
-
-// TrustedIssuer is one issuer a verifier trusts, as [Gate.TrustedIssuers]
-// lists it for `check` and the start line.
-type TrustedIssuer struct {
-	// Issuer is the issuer, or an issuer template with {tenantid}.
-	Issuer string
-	// Scope is "" for an issuer, and for a template the tenants it stands
-	// for: "any tenant", "tenant t1" or "tenants t1, t2".
-	Scope string
-}
-
 // Verifier returns the verifier the gate was built with: fxsvc opens and
 // closes it with the app and asks it whether it is ready.
-func (g *Gate) Verifier() Verifier { return g.verifier }
+func (g *Gate) Verifier() bearer.Verifier { return g.verifier }
 
 // MetadataPath returns the path where the gate serves its
 // protected-resource metadata, "" without [Resource]: fxsvc mounts the
@@ -75,10 +57,7 @@ func (g *Gate) DPoP() (accepted, required bool) {
 // [Discover] built it, else "": for authnhuma's API document and fxsvc's
 // start line.
 func (g *Gate) DiscoveryURL() string {
-	if v, ok := g.verifier.(*JWTVerifier); ok {
-		return v.discoveryURL()
-	}
-	return ""
+	return bearer.DiscoveryURL(g.verifier)
 }
 
 // Guard tells how a route is guarded, for the `check` command: mode is
@@ -119,42 +98,8 @@ func (g *Gate) ClaimsChallenges() (checked, named bool) {
 // fxsvc's start line: each issuer, an issuer template as written with the
 // tenants it stands for. ok is false for a verifier of the app's own that
 // does not list its issuers.
-func (g *Gate) TrustedIssuers() (issuers []TrustedIssuer, ok bool) {
-	switch v := g.verifier.(type) {
-	case *JWTVerifier:
-		return v.trusted(), true
-	case *issuerSet:
-		return v.trusted(), true
-	case issuerLister:
-		var out []TrustedIssuer
-		for _, iss := range v.Issuers() {
-			out = append(out, TrustedIssuer{Issuer: iss})
-		}
-		return out, true
-	}
-	return nil, false
-}
-
-// trusted is whom the verifier trusts, for `check`: its issuer, or its
-// template with the tenants it stands for.
-func (v *JWTVerifier) trusted() []TrustedIssuer {
-	switch {
-	case v.tenants != nil:
-		return []TrustedIssuer{{Issuer: v.cfg.issuer, Scope: v.tenants.scope()}}
-	case v.cfg.issuer == "":
-		return nil
-	}
-	return []TrustedIssuer{{Issuer: v.cfg.issuer}}
-}
-
-// trusted is whom the members trust, sorted by issuer.
-func (s *issuerSet) trusted() []TrustedIssuer {
-	var out []TrustedIssuer
-	for _, v := range s.members {
-		out = append(out, v.trusted()...)
-	}
-	slices.SortFunc(out, func(a, b TrustedIssuer) int { return strings.Compare(a.Issuer, b.Issuer) })
-	return out
+func (g *Gate) TrustedIssuers() (issuers []bearer.TrustedIssuer, ok bool) {
+	return bearer.TrustedIssuers(g.verifier)
 }
 
 // SetLogger sets where the gate logs its own failures and security
@@ -163,32 +108,8 @@ func (s *issuerSet) trusted() []TrustedIssuer {
 // it the app's logger; a test gives it an observed one. Call it before the
 // gate serves.
 func (g *Gate) SetLogger(l *zap.Logger) {
-	if v, ok := g.verifier.(appWired); ok {
-		v.setLogger(l)
-	}
+	bearer.SetDefaultLogger(g.verifier, l)
 	g.setLogger(l)
-}
-
-// SettingsError returns the error v's Open would return for invalid
-// settings (a *ConfigError, or several joined) when svc built v
-// ([Discover], [Issuers]), nil for valid settings and for a verifier of
-// the app's own. fxsvc reports it with the app's other settings, before
-// anything opens.
-func SettingsError(v Verifier) error {
-	if w, ok := v.(appWired); ok {
-		return w.settingsError()
-	}
-	return nil
-}
-
-// IntrospectionEndpoint returns where v, when svc built it, introspects
-// opaque tokens: the endpoint given to [Introspect], or the discovered one
-// once discovery ran; "" for none. fxsvc's start line names it.
-func IntrospectionEndpoint(v Verifier) string {
-	if iv, ok := v.(interface{ introspectionEndpoint() string }); ok {
-		return iv.introspectionEndpoint()
-	}
-	return ""
 }
 
 // SharedStores returns the option that keeps the state of the gate's
@@ -198,7 +119,7 @@ func IntrospectionEndpoint(v Verifier) string {
 // A nil store leaves that component in memory; none turns Bans, Flood or
 // Introspect on. fxsvc passes the graph's stores (fxredis.Redis) this way;
 // an app that builds its own gate rarely needs it.
-func SharedStores(b bans.Store, f flood.Store, introspections IntrospectionStore) Option {
+func SharedStores(b bans.Store, f flood.Store, introspections bearer.IntrospectionStore) Option {
 	return sharedStores(b, f, introspections)
 }
 

@@ -1,6 +1,7 @@
 package authn
 
 import (
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,8 @@ import (
 
 	"go.uber.org/zap"
 	"go.uber.org/zap/zaptest/observer"
+
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 func okHandler(w http.ResponseWriter, r *http.Request) {
@@ -43,14 +46,16 @@ func getBearer(t *testing.T, url, token string, deadline time.Time) (*http.Respo
 func TestTheKeysUnavailable503LogsWhyOncePerMinute(t *testing.T) {
 	core, logs := observer.New(zap.InfoLevel)
 	// A gate whose verifier nobody opened: the app forgot its lifecycle.
-	g, err := New(Discover("https://idp.example", testAudience))
+	g, err := New(bearer.New("https://idp.example", "orders"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	g.setLogger(zap.New(core))
 	srv := httptest.NewServer(g.wrap(http.HandlerFunc(okHandler), nil))
 	t.Cleanup(srv.Close)
-	tok := tokenFor(t, "https://idp.example")
+	// A well-formed ES256 JWS: the verifier looks its key up, and has none.
+	b64 := base64.RawURLEncoding.EncodeToString
+	tok := b64([]byte(`{"alg":"ES256","kid":"k"}`)) + "." + b64([]byte(`{"iss":"https://idp.example"}`)) + "." + b64(make([]byte, 64))
 	for range 3 {
 		resp, body := getBearer(t, srv.URL+"/me", tok, time.Now())
 		if resp.StatusCode != http.StatusServiceUnavailable || !strings.Contains(body, string(KindKeysUnavailable)) ||
@@ -62,7 +67,7 @@ func TestTheKeysUnavailable503LogsWhyOncePerMinute(t *testing.T) {
 	if len(why) != 1 || !strings.Contains(fmt.Sprint(why[0].ContextMap()["error"]), "was not opened") {
 		t.Fatalf("want one line saying why, got %v", logs.All())
 	}
-	if !errors.Is(g.verifier.(*JWTVerifier).keys.unavailable(), ErrKeysUnavailable) {
-		t.Fatal("unavailable() does not wrap ErrKeysUnavailable")
+	if err := g.verifier.(*bearer.JWTVerifier).Ready(); !errors.Is(err, bearer.ErrKeysUnavailable) {
+		t.Fatalf("Ready() = %v, want ErrKeysUnavailable", err)
 	}
 }

@@ -9,7 +9,7 @@ import (
 
 // Authenticate adds the client's authentication to a form POST for another
 // endpoint of the same authorization server, such as RFC 7662 token
-// introspection (authn.Introspect uses it) or RFC 7009 revocation: an
+// introspection (bearer.Introspect uses it) or RFC 7009 revocation: an
 // Authorization header for client_secret_basic, form fields for
 // client_secret_post and private_key_jwt, exactly as for a token request
 // (a fresh assertion every call, never reused). So a resource server that

@@ -18,7 +18,7 @@ var (
 	// transport the caller has, which may not present the certificate.
 	errBoundTokenSource = errors.New("oauthclient: the token is bound to the client's TLS certificate (RFC 8705) and a TokenSource cannot make x/oauth2 send it over that certificate: use Pattern.Transport (or Pattern.Client) instead")
 
-	// errCertAuthenticate is returned by authenticate (authn.Introspect) for a
+	// errCertAuthenticate is returned by authenticate (bearer.Introspect) for a
 	// client that authenticates with its certificate.
 	errCertAuthenticate = &ConfigError{Setting: "oauthclient.TLSClientAuth", Problem: "the introspection request cannot present the client certificate on another request's connection: authenticate that endpoint (introspection) with a secret or a private key"}
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"math/rand/v2"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
@@ -319,20 +318,12 @@ func checkURL(raw, setting string, allowHTTP bool) error {
 	case "https":
 		return nil
 	case "http":
-		if allowHTTP || isLoopback(u.Hostname()) {
+		if allowHTTP || urlshape.Loopback(u.Hostname()) {
 			return nil
 		}
 		return &ConfigError{Setting: setting, Problem: "plain http is allowed only on loopback; use https or oauthclient.AllowInsecureHTTP"}
 	}
 	return &ConfigError{Setting: setting, Problem: "the scheme must be https"}
-}
-
-func isLoopback(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // Name identifies the client in lifecycle errors: "oauthclient".

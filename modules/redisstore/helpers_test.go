@@ -16,6 +16,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/redisstore"
@@ -27,11 +28,11 @@ const docs = "https://github.com/svckit/svc/blob/main/docs/errors.md#"
 // verifier accepts "good" and calls anything else forged.
 type verifier struct{}
 
-func (verifier) Verify(_ context.Context, tok string) (authn.Principal, error) {
+func (verifier) Verify(_ context.Context, tok string) (bearer.Principal, error) {
 	if tok == "good" {
-		return authn.Principal{Subject: "alice", Issuer: "https://idp.test", Authenticated: true}, nil
+		return bearer.Principal{Subject: "alice", Issuer: "https://idp.test", Authenticated: true}, nil
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 // replica is one app instance: its own Redis client, ban store, gate and

@@ -20,7 +20,7 @@ func TestAccessLogRecordsEveryAnswerOfTheGate(t *testing.T) {
 	// the gate's 429.
 	forger := httptest.NewRequest(http.MethodGet, "/orders/1", nil)
 	forger.RemoteAddr = "192.0.2.9:4000"
-	forger.Header = bearer("forged-token")
+	forger.Header = bearerHeader("forged-token")
 	h.ServeHTTP(httptest.NewRecorder(), forger)
 
 	for _, tc := range []struct {
@@ -39,7 +39,7 @@ func TestAccessLogRecordsEveryAnswerOfTheGate(t *testing.T) {
 			r := httptest.NewRequest(http.MethodGet, tc.path, nil)
 			r.RemoteAddr = tc.addr
 			if tc.token != "" {
-				r.Header = bearer(tc.token)
+				r.Header = bearerHeader(tc.token)
 			}
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
@@ -104,7 +104,7 @@ func TestAccessLogNeverWritesTheRawPathOfAnUnknownURL(t *testing.T) {
 			logs.TakeAll()
 			r := httptest.NewRequest(http.MethodGet, path, nil)
 			if token != "" {
-				r.Header = bearer(token)
+				r.Header = bearerHeader(token)
 			}
 			w := httptest.NewRecorder()
 			h.ServeHTTP(w, r)
@@ -162,7 +162,7 @@ func TestUnknownMethodsShareOneValue(t *testing.T) {
 func TestAccessLogOmitsTheSubjectWithoutEndUser(t *testing.T) {
 	h, logs := stack(t, nil)
 	r := httptest.NewRequest(http.MethodGet, "/orders/1", nil)
-	r.Header = bearer("alice-token")
+	r.Header = bearerHeader("alice-token")
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	f := fieldsOf(only(t, logs, telemetry.AccessLogger))

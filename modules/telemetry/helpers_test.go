@@ -12,6 +12,7 @@ import (
 	"go.uber.org/zap/zaptest/observer"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/telemetry"
 )
@@ -19,16 +20,16 @@ import (
 // fakeVerifier maps tokens to callers: the gate without keys.
 type fakeVerifier struct{}
 
-func (fakeVerifier) Verify(_ context.Context, token string) (authn.Principal, error) {
+func (fakeVerifier) Verify(_ context.Context, token string) (bearer.Principal, error) {
 	switch token {
 	case "alice-token":
-		return authn.Principal{Subject: "alice", Issuer: "https://idp.test", Scopes: authn.NewScopes("read"), Authenticated: true}, nil
+		return bearer.Principal{Subject: "alice", Issuer: "https://idp.test", Scopes: bearer.NewScopes("read"), Authenticated: true}, nil
 	case "broken-token":
-		return authn.Principal{}, io.ErrUnexpectedEOF
+		return bearer.Principal{}, io.ErrUnexpectedEOF
 	case "nokeys-token":
-		return authn.Principal{}, authn.ErrKeysUnavailable
+		return bearer.Principal{}, bearer.ErrKeysUnavailable
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 func (fakeVerifier) Issuers() []string { return []string{"https://idp.test"} }
@@ -71,7 +72,7 @@ func stack(t *testing.T, opts []telemetry.Option, gateOpts ...authn.Option) (htt
 	return tel.Handler(h), logs
 }
 
-func bearer(token string) http.Header {
+func bearerHeader(token string) http.Header {
 	return http.Header{"Authorization": {"Bearer " + token}}
 }
 

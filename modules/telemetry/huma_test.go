@@ -53,7 +53,7 @@ func TestHumaOperationIsNamedByItsTemplate(t *testing.T) {
 		logs.TakeAll()
 		req := httptest.NewRequest(http.MethodGet, "/api/items/5", nil)
 		if token != "" {
-			req.Header = bearer(token)
+			req.Header = bearerHeader(token)
 		}
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, req)

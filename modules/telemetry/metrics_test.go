@@ -47,7 +47,7 @@ func TestHTTPServerMetricsFollowTheSemanticConventions(t *testing.T) {
 	send := func(path, token string) {
 		r := httptest.NewRequest(http.MethodGet, path, nil)
 		if token != "" {
-			r.Header = bearer(token)
+			r.Header = bearerHeader(token)
 		}
 		h.ServeHTTP(httptest.NewRecorder(), r)
 	}

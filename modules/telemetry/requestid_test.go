@@ -32,7 +32,7 @@ func TestRequestIDRoundTrip(t *testing.T) {
 			logs.TakeAll()
 			r := httptest.NewRequest(http.MethodGet, tc.path, nil)
 			if tc.token != "" {
-				r.Header = bearer(tc.token)
+				r.Header = bearerHeader(tc.token)
 			}
 			r.Header.Set(requestid.Header, id)
 			w := httptest.NewRecorder()
@@ -174,7 +174,7 @@ func TestRequestIDsUniqueAcrossConcurrentRequests(t *testing.T) {
 				k := kinds[(w+i)%len(kinds)]
 				req, _ := http.NewRequest(http.MethodGet, srv.URL+k.path, nil)
 				if k.token != "" {
-					req.Header = bearer(k.token)
+					req.Header = bearerHeader(k.token)
 				}
 				resp, err := srv.Client().Do(req)
 				if err != nil {

@@ -79,7 +79,7 @@ func TestGateOnServeMuxNamesTheRoute(t *testing.T) {
 		logs.TakeAll()
 		r := httptest.NewRequest(http.MethodGet, "/items/3", nil)
 		if tc.token != "" {
-			r.Header = bearer(tc.token)
+			r.Header = bearerHeader(tc.token)
 		}
 		h.ServeHTTP(httptest.NewRecorder(), r)
 		if got := fieldsOf(only(t, logs, telemetry.AccessLogger))["http.route"]; got != tc.want {

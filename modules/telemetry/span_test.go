@@ -40,7 +40,7 @@ func TestServerSpanNamedByRouteContinuesTheCallersTrace(t *testing.T) {
 	sr, opt := tracing(t)
 	h, logs := stack(t, []telemetry.Option{opt}, authn.EndUser(true))
 	r := httptest.NewRequest(http.MethodGet, "/orders/42", nil)
-	r.Header = bearer("alice-token")
+	r.Header = bearerHeader("alice-token")
 	r.Header.Set("traceparent", "00-"+callerTrace+"-"+callerSpan+"-01")
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
@@ -82,7 +82,7 @@ func TestGateRefusalLandsOnTheServerSpan(t *testing.T) {
 	sr, opt := tracing(t)
 	h, logs := stack(t, []telemetry.Option{opt})
 	r := httptest.NewRequest(http.MethodGet, "/orders/42", nil)
-	r.Header = bearer("forged-token")
+	r.Header = bearerHeader("forged-token")
 	h.ServeHTTP(httptest.NewRecorder(), r)
 	s := sr.Ended()[0]
 	var events []string
@@ -110,7 +110,7 @@ func TestServerErrorMarksTheSpan(t *testing.T) {
 	sr, opt := tracing(t)
 	h, _ := stack(t, []telemetry.Option{opt})
 	r := httptest.NewRequest(http.MethodGet, "/fail", nil)
-	r.Header = bearer("alice-token")
+	r.Header = bearerHeader("alice-token")
 	h.ServeHTTP(httptest.NewRecorder(), r)
 	s := sr.Ended()[0]
 	if s.Status().Code != codes.Error || spanAttrs(s)["error.type"].AsString() != "500" {
@@ -122,7 +122,7 @@ func TestUnknownURLSpanIsNamedByMethodAlone(t *testing.T) {
 	sr, opt := tracing(t)
 	h, _ := stack(t, []telemetry.Option{opt})
 	r := httptest.NewRequest(http.MethodGet, "/nope/secret", nil)
-	r.Header = bearer("alice-token")
+	r.Header = bearerHeader("alice-token")
 	h.ServeHTTP(httptest.NewRecorder(), r)
 	s := sr.Ended()[0]
 	if _, has := spanAttrs(s)["http.route"]; has || s.Name() != "GET" {

@@ -39,7 +39,7 @@ func TestWebsocketThroughTheWrapper(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	c, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(srv.URL, "http")+"/ws",
-		&websocket.DialOptions{HTTPHeader: bearer("alice-token")})
+		&websocket.DialOptions{HTTPHeader: bearerHeader("alice-token")})
 	if err != nil {
 		t.Fatalf("handshake through the wrapper: %v", err)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/svckit/svc/devissuer"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"
@@ -156,7 +157,7 @@ func sameClientCode(t *testing.T, target sameTarget, keyPEM []byte) []string {
 // endpoint, as client c.
 func sameGate(t *testing.T, target sameTarget, c *oauthclient.Client) string {
 	t.Helper()
-	v := authn.Discover(target.issuer, sameAudience, authn.RetryInterval(time.Millisecond), authn.Introspect("", c), authn.IntrospectionTTL(time.Millisecond))
+	v := bearer.New(target.issuer, sameAudience, bearer.RetryInterval(time.Millisecond), bearer.Introspect("", c), bearer.IntrospectionTTL(time.Millisecond))
 	if err := v.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
@@ -61,15 +62,15 @@ func opaqueToken(t *testing.T, p *oidcprovider.Provider, scope string) string {
 // introspectingGate is a chi app behind a gate whose one verifier takes
 // both the provider's JWTs and its opaque tokens, the introspection
 // endpoint found by discovery.
-func introspectingGate(t *testing.T, p *oidcprovider.Provider, clientID string, opts ...authn.VerifierOption) (*httptest.Server, *authn.JWTVerifier) {
+func introspectingGate(t *testing.T, p *oidcprovider.Provider, clientID string, opts ...bearer.VerifierOption) (*httptest.Server, *bearer.JWTVerifier) {
 	t.Helper()
 	client, err := oauthclient.New(oauthclient.WithoutEnv(), oauthclient.Issuer(p.Issuer),
 		oauthclient.ClientID(clientID), oauthclient.ClientSecret(secret.String(introspectSecret)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := authn.Discover(p.Issuer, p.Resource, append([]authn.VerifierOption{authn.RetryInterval(time.Millisecond),
-		authn.Introspect("", client)}, opts...)...)
+	v := bearer.New(p.Issuer, p.Resource, append([]bearer.VerifierOption{bearer.RetryInterval(time.Millisecond),
+		bearer.Introspect("", client)}, opts...)...)
 	if err := v.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -121,8 +122,8 @@ func TestOpaqueTokensOfARealProvider(t *testing.T) {
 		t.Run(clientID, func(t *testing.T) {
 			wantSigned := clientID == introspector
 			p := opaqueProvider(t, wantSigned)
-			srv, v := introspectingGate(t, p, clientID, authn.IntrospectionTTL(time.Second))
-			if got := authn.IntrospectionEndpoint(v); got != p.IntrospectionEndpoint || p.IntrospectionEndpoint == "" {
+			srv, v := introspectingGate(t, p, clientID, bearer.IntrospectionTTL(time.Second))
+			if got := bearer.IntrospectionEndpoint(v); got != p.IntrospectionEndpoint || p.IntrospectionEndpoint == "" {
 				t.Fatalf("discovered %q, provider's %q", got, p.IntrospectionEndpoint)
 			}
 			tok := opaqueToken(t, p, "read")
@@ -197,7 +198,7 @@ func TestIntrospectionWithAWrongSecretFailsClosed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v := authn.Discover(p.Issuer, p.Resource, authn.Introspect("", client))
+	v := bearer.New(p.Issuer, p.Resource, bearer.Introspect("", client))
 	if err := v.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
@@ -206,7 +207,7 @@ func TestIntrospectionWithAWrongSecretFailsClosed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = v.Verify(t.Context(), opaqueToken(t, p, "read"))
-	if !errors.Is(err, authn.ErrIntrospectionUnavailable) || strings.Contains(err.Error(), "not-the-secret") {
+	if !errors.Is(err, bearer.ErrIntrospectionUnavailable) || strings.Contains(err.Error(), "not-the-secret") {
 		t.Fatalf("got %v", err)
 	}
 }

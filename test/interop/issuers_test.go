@@ -12,6 +12,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/test/internal/oidcprovider"
 )
@@ -22,9 +23,9 @@ import (
 func TestOneGateTrustsTwoRealProviders(t *testing.T) {
 	a := oidcprovider.Start(t, oidcprovider.Options{Resource: "https://orders.svc.test"})
 	b := oidcprovider.Start(t, oidcprovider.Options{Resource: "https://partner-orders.svc.test", SigningAlg: "RS256"})
-	v := authn.Issuers(
-		authn.Discover(a.Issuer, a.Resource, authn.RetryInterval(time.Millisecond)),
-		authn.Discover(b.Issuer, b.Resource, authn.RetryInterval(time.Millisecond)),
+	v := bearer.Issuers(
+		bearer.New(a.Issuer, a.Resource, bearer.RetryInterval(time.Millisecond)),
+		bearer.New(b.Issuer, b.Resource, bearer.RetryInterval(time.Millisecond)),
 	)
 	lc := v.(interface {
 		Open(context.Context) error
@@ -74,8 +75,8 @@ func TestOneGateTrustsTwoRealProviders(t *testing.T) {
 	// key lookup: no server's keys are fetched for it.
 	c := oidcprovider.Start(t, oidcprovider.Options{Resource: "https://orders.svc.test"})
 	_, err = v.Verify(t.Context(), c.Token(t, "read"))
-	var te *authn.TokenError
-	if !errors.As(err, &te) || te.Reason != authn.ReasonIssuer {
+	var te *bearer.TokenError
+	if !errors.As(err, &te) || te.Reason != bearer.ReasonIssuer {
 		t.Fatalf("a third server's token: %v, want reason issuer", err)
 	}
 	if a.JWKSRequests() != jwksA || b.JWKSRequests() != jwksB || c.JWKSRequests() != 0 {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/test/internal/oidcprovider"
 )
 
@@ -18,9 +19,9 @@ import (
 // keys. The retry interval is short so a rotation test need not wait for
 // it; every count below is still exact, because nothing but a token naming
 // an unknown kid asks for a fetch within the hour-long refresh interval.
-func openDiscover(t *testing.T, p *oidcprovider.Provider) *authn.JWTVerifier {
+func openDiscover(t *testing.T, p *oidcprovider.Provider) *bearer.JWTVerifier {
 	t.Helper()
-	v := authn.Discover(p.Issuer, p.Resource, authn.RetryInterval(time.Millisecond))
+	v := bearer.New(p.Issuer, p.Resource, bearer.RetryInterval(time.Millisecond))
 	if err := v.Open(context.Background()); err != nil {
 		t.Fatalf("Open: %v", err)
 	}
@@ -38,7 +39,7 @@ func openDiscover(t *testing.T, p *oidcprovider.Provider) *authn.JWTVerifier {
 		if err == nil {
 			return v
 		}
-		if !errors.Is(err, authn.ErrKeysUnavailable) || time.Now().After(deadline) {
+		if !errors.Is(err, bearer.ErrKeysUnavailable) || time.Now().After(deadline) {
 			t.Fatalf("first verification: %v", err)
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -84,13 +85,13 @@ func TestVerifierRefusesARealProvidersTokenForAnotherAudience(t *testing.T) {
 	p := oidcprovider.Start(t, oidcprovider.Options{})
 	v := openDiscover(t, p)
 	_, err := v.Verify(context.Background(), p.TokenFor(t, "https://other.svc.test", "read"))
-	var te *authn.TokenError
-	if !errors.As(err, &te) || te.Reason != authn.ReasonAudience || !te.Signed {
+	var te *bearer.TokenError
+	if !errors.As(err, &te) || te.Reason != bearer.ReasonAudience || !te.Signed {
 		t.Fatalf("err = %v, want a signed token refused for its audience", err)
 	}
 	// A verifier trusting the same keys under another issuer (here a
 	// trailing slash) refuses the token for its issuer.
-	other := authn.JWKSURL(p.JWKSURI, p.Issuer+"/", p.Resource)
+	other := bearer.JWKSURL(p.JWKSURI, p.Issuer+"/", p.Resource)
 	if err := other.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -99,12 +100,12 @@ func TestVerifierRefusesARealProvidersTokenForAnotherAudience(t *testing.T) {
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		_, err = other.Verify(context.Background(), tok)
-		if !errors.Is(err, authn.ErrKeysUnavailable) || time.Now().After(deadline) {
+		if !errors.Is(err, bearer.ErrKeysUnavailable) || time.Now().After(deadline) {
 			break
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if !errors.As(err, &te) || te.Reason != authn.ReasonIssuer {
+	if !errors.As(err, &te) || te.Reason != bearer.ReasonIssuer {
 		t.Fatalf("err = %v, want issuer", err)
 	}
 }
@@ -154,8 +155,8 @@ func TestVerifierPicksUpRotatedKeys(t *testing.T) {
 	}
 	for name, tok := range map[string]string{"first key": before, "second key": afterKeep} {
 		_, err := v.Verify(context.Background(), tok)
-		var te *authn.TokenError
-		if !errors.As(err, &te) || te.Reason != authn.ReasonUnknownKey {
+		var te *bearer.TokenError
+		if !errors.As(err, &te) || te.Reason != bearer.ReasonUnknownKey {
 			t.Errorf("token of the dropped %s: %v, want unknown-key", name, err)
 		}
 	}

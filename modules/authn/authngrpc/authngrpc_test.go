@@ -20,6 +20,7 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authngrpc"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 const (
@@ -136,7 +137,7 @@ func TestUnaryInterceptorJudgesCallsLikeTheGate(t *testing.T) {
 }
 
 func TestUnaryInterceptorAnswersUnavailableWithoutKeys(t *testing.T) {
-	g, err := authn.New(authn.Discover("http://127.0.0.1:1", "aud"))
+	g, err := authn.New(bearer.New("http://127.0.0.1:1", "aud"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,12 +10,13 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authngrpc"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // Every method needs a valid token unless a rule says otherwise; the gate
 // is the app's (fxsvc.Authn provides the *authn.Gate).
 func ExampleUnaryServerInterceptor() {
-	gate, err := authn.New(authn.Discover("https://issuer.example", "orders"))
+	gate, err := authn.New(bearer.New("https://issuer.example", "orders"))
 	if err != nil {
 		panic(err)
 	}

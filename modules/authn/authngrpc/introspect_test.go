@@ -20,6 +20,7 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
 )
@@ -46,8 +47,8 @@ func TestOpaqueTokensOverGRPC(t *testing.T) {
 		t.Fatal(err)
 	}
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	v := authn.KeySet("https://idp.test", "api", []crypto.PublicKey{&key.PublicKey},
-		authn.Introspect(srv.URL+"/introspect", client), authn.CacheBytes(0))
+	v := bearer.KeySet("https://idp.test", "api", []crypto.PublicKey{&key.PublicKey},
+		bearer.Introspect(srv.URL+"/introspect", client), bearer.CacheBytes(0))
 	if err := v.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authngrpc"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 const (
@@ -31,13 +32,13 @@ const (
 func TestStepUpAndClaimsChallengeOverGRPC(t *testing.T) {
 	now := time.Unix(1_900_000_000, 0)
 	iss := authntest.NewIssuer(t)
-	hook := func(_ context.Context, p authn.Principal, _ *http.Request) (authn.Principal, error) {
+	hook := func(_ context.Context, p bearer.Principal, _ *http.Request) (bearer.Principal, error) {
 		if p.Subject == "cae" {
-			return authn.Principal{}, authn.ClaimsChallenge([]byte(`{"access_token":{"xms_cc":{"values":["cp1"]}}}`))
+			return bearer.Principal{}, authn.ClaimsChallenge([]byte(`{"access_token":{"xms_cc":{"values":["cp1"]}}}`))
 		}
 		return p, nil
 	}
-	g, err := authn.New(iss.Verifier(authn.Clock(func() time.Time { return now })), authn.Check(hook),
+	g, err := authn.New(iss.Verifier(bearer.Clock(func() time.Time { return now })), authn.Check(hook),
 		authn.ClaimsChallengeAuthority("contoso.example", "https://login.example.com/contoso/oauth2/v2.0/authorize"))
 	if err != nil {
 		t.Fatal(err)

@@ -9,9 +9,9 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 	"github.com/danielgtaylor/huma/v2/adapters/humachi"
 
-	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -26,7 +26,7 @@ func TestAdmitEnforcesTheOperationsGuard(t *testing.T) {
 	authnhuma.Require("admin")(op) // a group's, after the operation's own
 	caller := func(scopes ...string) *http.Request {
 		r := httptest.NewRequest("POST", "/x", nil)
-		p := authn.Principal{Subject: "alice", Issuer: "https://idp.test", Scopes: authn.NewScopes(scopes...), Authenticated: true}
+		p := bearer.Principal{Subject: "alice", Issuer: "https://idp.test", Scopes: bearer.NewScopes(scopes...), Authenticated: true}
 		return authntest.WithPrincipal(r, p)
 	}
 	admit := func(r *http.Request, op *huma.Operation) (bool, *httptest.ResponseRecorder) {

@@ -13,9 +13,9 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/svckit/svc/internal/behindtest"
-	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/conditional"
 	"github.com/svckit/svc/modules/idempotency"
 	"github.com/svckit/svc/modules/ratelimit"
@@ -127,8 +127,8 @@ func TestAGroupAllocatesAsUse(t *testing.T) {
 		var runs atomic.Int64
 		register(api, counted(&runs, http.StatusNoContent))
 		req, _ := http.NewRequest("GET", "/g/x", nil)
-		req = authntest.WithPrincipal(req, authn.Principal{Subject: "alice", Issuer: behindtest.Issuer,
-			Scopes: authn.NewScopes("write"), Authenticated: true})
+		req = authntest.WithPrincipal(req, bearer.Principal{Subject: "alice", Issuer: behindtest.Issuer,
+			Scopes: bearer.NewScopes("write"), Authenticated: true})
 		w := &discard{h: http.Header{}}
 		return testing.AllocsPerRun(200, func() { r.ServeHTTP(w, req) })
 	}

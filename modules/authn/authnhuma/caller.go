@@ -4,6 +4,7 @@ import (
 	"github.com/danielgtaylor/huma/v2"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // Caller is the verified caller, as a typed input field of an operation:
@@ -20,7 +21,7 @@ import (
 // refused with 401 authentication-required before the handler runs. Use
 // [OptionalCaller] on Anonymous operations. authn.PrincipalFrom(ctx) reads
 // the same caller from the handler's context.
-type Caller struct{ authn.Principal }
+type Caller struct{ bearer.Principal }
 
 // Resolve implements huma.Resolver.
 func (c *Caller) Resolve(ctx huma.Context) []error {
@@ -35,7 +36,7 @@ func (c *Caller) Resolve(ctx huma.Context) []error {
 // OptionalCaller is the caller if any, as a typed input field: on an
 // Anonymous operation sent no token its Authenticated is false and the
 // rest is zero.
-type OptionalCaller struct{ authn.Principal }
+type OptionalCaller struct{ bearer.Principal }
 
 // Resolve implements huma.Resolver.
 func (c *OptionalCaller) Resolve(ctx huma.Context) []error {

@@ -73,7 +73,7 @@
 // # The API document
 //
 // With [Gate], the document carries the gate's security scheme
-// ("openIdConnect" for an authn.Discover verifier, "bearerAuth"
+// ("openIdConnect" for an bearer.Discover verifier, "bearerAuth"
 // otherwise) and requires it on every operation the gate covers, with the
 // operation's scopes; an Anonymous operation lists it as optional beside an
 // empty alternative; an excluded path names none. A gate that takes DPoP

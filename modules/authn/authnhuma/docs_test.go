@@ -103,11 +103,11 @@ func TestPublicDocsMakesEveryDocsRoutePublic(t *testing.T) {
 						t.Errorf("GET %s: challenge %q", route, got.header.Get("WWW-Authenticate"))
 					}
 					if public {
-						bad := get(t, srv, route, "", bearer("forged"))
+						bad := get(t, srv, route, "", bearerHeader("forged"))
 						if bad.status != http.StatusUnauthorized || !strings.Contains(bad.header.Get("WWW-Authenticate"), `error="invalid_token"`) {
 							t.Errorf("GET %s with a bad token: %d %v", route, bad.status, bad.header)
 						}
-						good := get(t, srv, route, "", bearer("alice-token"))
+						good := get(t, srv, route, "", bearerHeader("alice-token"))
 						if good.status != http.StatusOK {
 							t.Errorf("GET %s with a token: %d", route, good.status)
 						}

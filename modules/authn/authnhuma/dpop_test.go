@@ -14,6 +14,7 @@ import (
 	"github.com/svckit/svc/internal/dpoptest"
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -22,10 +23,10 @@ import (
 // cnf.jkt), holding the scope items:write.
 type boundVerifier struct{ key *dpoptest.Key }
 
-func (b boundVerifier) Verify(ctx context.Context, token string) (authn.Principal, error) {
+func (b boundVerifier) Verify(ctx context.Context, token string) (bearer.Principal, error) {
 	if token == "bound-token" {
-		return authn.Principal{Subject: "bob", Issuer: "https://idp.test", Scopes: authn.NewScopes("items:write"), Authenticated: true,
-			Claims: &authn.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`{"jkt":"` + b.key.JKT + `"}`)}}}, nil
+		return bearer.Principal{Subject: "bob", Issuer: "https://idp.test", Scopes: bearer.NewScopes("items:write"), Authenticated: true,
+			Claims: &bearer.Claims{Raw: map[string]json.RawMessage{"cnf": json.RawMessage(`{"jkt":"` + b.key.JKT + `"}`)}}}, nil
 	}
 	return fakeVerifier{}.Verify(ctx, token)
 }
@@ -67,10 +68,10 @@ func TestRequireDPoPOnHuma(t *testing.T) {
 			challenge  string
 		}{
 			{"DPoP where required", "/api/transfer", viaDPoP("/api/transfer"), `{"name":"pen"}`, 200, ""},
-			{"Bearer where required", "/api/transfer", bearer("writer-token"), `{"name":"pen"}`, 401, `DPoP algs="ES256", error="invalid_token"`},
+			{"Bearer where required", "/api/transfer", bearerHeader("writer-token"), `{"name":"pen"}`, 401, `DPoP algs="ES256", error="invalid_token"`},
 			// Refused before Huma reads the body: 401, never 422.
-			{"Bearer where required, invalid body", "/api/transfer", bearer("writer-token"), `{"name":1}`, 401, `DPoP algs="ES256", error="invalid_token"`},
-			{"Bearer where allowed", "/api/items", bearer("writer-token"), `{"name":"pen"}`, 200, ""},
+			{"Bearer where required, invalid body", "/api/transfer", bearerHeader("writer-token"), `{"name":1}`, 401, `DPoP algs="ES256", error="invalid_token"`},
+			{"Bearer where allowed", "/api/items", bearerHeader("writer-token"), `{"name":"pen"}`, 200, ""},
 		} {
 			got := do(t, srv, "POST", c.path, c.header, c.body)
 			if got.status != c.status || got.header.Get("WWW-Authenticate") != c.challenge {
@@ -114,7 +115,7 @@ func TestRequireDPoPOnABareAdapter(t *testing.T) {
 				t.Fatal(err)
 			}
 			srv := httptestServer(t, svcerrors.New().Middleware(h))
-			got := do(t, srv, "POST", "/transfer", bearer("writer-token"), `{"name":"pen"}`)
+			got := do(t, srv, "POST", "/transfer", bearerHeader("writer-token"), `{"name":"pen"}`)
 			if got.status != 401 || got.header.Get("WWW-Authenticate") != c.challenge || got.json["reason"] != "dpop-required" {
 				t.Fatalf("%d %q %s", got.status, got.header.Values("WWW-Authenticate"), got.body)
 			}

@@ -27,27 +27,27 @@ type row struct {
 func table() []row {
 	return []row{
 		{name: "anonymous operation, no token", method: "GET", path: "/api/hello", status: 200, anchor: "-", want: "hello stranger"},
-		{name: "anonymous operation, valid token", method: "GET", path: "/api/hello", header: bearer("alice-token"), status: 200, anchor: "-", want: "hello alice"},
-		{name: "anonymous operation, bad token", method: "GET", path: "/api/hello", header: bearer("forged-token"), status: 401, anchor: "token-rejected", challenge: `Bearer error="invalid_token"`},
+		{name: "anonymous operation, valid token", method: "GET", path: "/api/hello", header: bearerHeader("alice-token"), status: 200, anchor: "-", want: "hello alice"},
+		{name: "anonymous operation, bad token", method: "GET", path: "/api/hello", header: bearerHeader("forged-token"), status: 401, anchor: "token-rejected", challenge: `Bearer error="invalid_token"`},
 		{name: "anonymous on GET keeps POST authenticated", method: "POST", path: "/api/hello", status: 401, anchor: "authentication-required", challenge: "Bearer"},
-		{name: "method no operation serves, with a token", method: "POST", path: "/api/hello", header: bearer("alice-token"), status: 405, anchor: ""},
+		{name: "method no operation serves, with a token", method: "POST", path: "/api/hello", header: bearerHeader("alice-token"), status: 405, anchor: ""},
 		{name: "protected operation, no token", method: "GET", path: "/api/me", status: 401, anchor: "authentication-required", challenge: "Bearer"},
-		{name: "caller as a typed input", method: "GET", path: "/api/me", header: bearer("alice-token"), status: 200, anchor: "-", want: "hello alice"},
-		{name: "token from the context", method: "GET", path: "/api/token", header: bearer("alice-token"), status: 200, anchor: "-", want: "token ***"},
+		{name: "caller as a typed input", method: "GET", path: "/api/me", header: bearerHeader("alice-token"), status: 200, anchor: "-", want: "hello alice"},
+		{name: "token from the context", method: "GET", path: "/api/token", header: bearerHeader("alice-token"), status: 200, anchor: "-", want: "token ***"},
 		{name: "unknown URL under the API", method: "GET", path: "/api/nowhere", status: 401, anchor: "authentication-required", challenge: "Bearer"},
-		{name: "unknown URL, with a token: the router's 404", method: "GET", path: "/api/nowhere", header: bearer("alice-token"), status: 404, anchor: ""},
+		{name: "unknown URL, with a token: the router's 404", method: "GET", path: "/api/nowhere", header: bearerHeader("alice-token"), status: 404, anchor: ""},
 		{name: "trailing-slash variant", method: "GET", path: "/api/me/", status: 401, anchor: "authentication-required", challenge: "Bearer"},
 		{name: "invalid body, no token: 401 not 422", method: "POST", path: "/api/items", body: `{"name":1}`, status: 401, anchor: "authentication-required", challenge: "Bearer"},
-		{name: "invalid body, scope missing: 403 not 422", method: "POST", path: "/api/items", header: bearer("alice-token"), body: `{"name":1}`, status: 403, anchor: "insufficient-scope", challenge: `Bearer error="insufficient_scope", scope="items:write"`},
-		{name: "scope held, valid body", method: "POST", path: "/api/items", header: bearer("writer-token"), body: `{"name":"pen"}`, status: 200, anchor: "-", want: "created pen"},
-		{name: "scope held, invalid body: validation-failed", method: "POST", path: "/api/items", header: bearer("writer-token"), body: `{"name":"p"}`, status: 422, anchor: "validation-failed"},
-		{name: "malformed JSON: validation-failed, input not echoed", method: "POST", path: "/api/items", header: bearer("writer-token"), body: `{"name":"secret-input`, status: 400, anchor: "validation-failed", mustNotQuote: "secret-input"},
-		{name: "bad path parameter: validation-failed", method: "GET", path: "/api/items/abc", header: bearer("alice-token"), status: 422, anchor: "validation-failed"},
-		{name: "handler error: a 500 that says nothing of it", method: "GET", path: "/api/boom", header: bearer("alice-token"), status: 500, anchor: "", mustNotQuote: "hunter2"},
-		{name: "handler returns a rejection", method: "GET", path: "/api/limited", header: bearer("alice-token"), status: 429, anchor: "rate-limit-exceeded", retryAfter: "2"},
-		{name: "handler returns huma.Error404NotFound", method: "GET", path: "/api/missing", header: bearer("alice-token"), status: 404, anchor: "", mustNotQuote: "item 42"},
-		{name: "scopes of a group and its operation: group's held only", method: "GET", path: "/api/admin-area/stats", header: bearer("admin-token"), status: 403, anchor: "insufficient-scope", challenge: `Bearer error="insufficient_scope", scope="admin stats"`},
-		{name: "scopes of a group and its operation: both held", method: "GET", path: "/api/admin-area/stats", header: bearer("stats-token"), status: 200, anchor: "-", want: "hello sam"},
+		{name: "invalid body, scope missing: 403 not 422", method: "POST", path: "/api/items", header: bearerHeader("alice-token"), body: `{"name":1}`, status: 403, anchor: "insufficient-scope", challenge: `Bearer error="insufficient_scope", scope="items:write"`},
+		{name: "scope held, valid body", method: "POST", path: "/api/items", header: bearerHeader("writer-token"), body: `{"name":"pen"}`, status: 200, anchor: "-", want: "created pen"},
+		{name: "scope held, invalid body: validation-failed", method: "POST", path: "/api/items", header: bearerHeader("writer-token"), body: `{"name":"p"}`, status: 422, anchor: "validation-failed"},
+		{name: "malformed JSON: validation-failed, input not echoed", method: "POST", path: "/api/items", header: bearerHeader("writer-token"), body: `{"name":"secret-input`, status: 400, anchor: "validation-failed", mustNotQuote: "secret-input"},
+		{name: "bad path parameter: validation-failed", method: "GET", path: "/api/items/abc", header: bearerHeader("alice-token"), status: 422, anchor: "validation-failed"},
+		{name: "handler error: a 500 that says nothing of it", method: "GET", path: "/api/boom", header: bearerHeader("alice-token"), status: 500, anchor: "", mustNotQuote: "hunter2"},
+		{name: "handler returns a rejection", method: "GET", path: "/api/limited", header: bearerHeader("alice-token"), status: 429, anchor: "rate-limit-exceeded", retryAfter: "2"},
+		{name: "handler returns huma.Error404NotFound", method: "GET", path: "/api/missing", header: bearerHeader("alice-token"), status: 404, anchor: "", mustNotQuote: "item 42"},
+		{name: "scopes of a group and its operation: group's held only", method: "GET", path: "/api/admin-area/stats", header: bearerHeader("admin-token"), status: 403, anchor: "insufficient-scope", challenge: `Bearer error="insufficient_scope", scope="admin stats"`},
+		{name: "scopes of a group and its operation: both held", method: "GET", path: "/api/admin-area/stats", header: bearerHeader("stats-token"), status: 200, anchor: "-", want: "hello sam"},
 		{name: "anonymous group", method: "GET", path: "/api/public/info", status: 200, anchor: "-", want: "hello stranger"},
 		{name: "schema route needs a token", method: "GET", path: "/api/openapi.json", status: 401, anchor: "authentication-required", challenge: "Bearer"},
 		{name: "docs route needs a token", method: "GET", path: "/api/docs", status: 401, anchor: "authentication-required", challenge: "Bearer"},
@@ -119,7 +119,7 @@ func checkError(t *testing.T, got served, fname string, status int, anchor strin
 func TestValidationEntries(t *testing.T) {
 	each(t, appOptions{}, func(t *testing.T, a *app, fname string, res *svcerrors.Responses) {
 		srv := a.serve(t, res)
-		got := do(t, srv, "POST", "/api/items", bearer("writer-token"), `{"name":"p","extra":true}`)
+		got := do(t, srv, "POST", "/api/items", bearerHeader("writer-token"), `{"name":"p","extra":true}`)
 		if got.status != 422 {
 			t.Fatalf("%d %s", got.status, got.body)
 		}
@@ -159,15 +159,15 @@ func TestWithoutRegisteredFormatHumaKeepsItsErrors(t *testing.T) {
 	for rname, build := range routers {
 		t.Run(rname, func(t *testing.T) {
 			srv := build(t, appOptions{}).serve(t, nil)
-			got := do(t, srv, "GET", "/api/boom", bearer("alice-token"), "")
+			got := do(t, srv, "GET", "/api/boom", bearerHeader("alice-token"), "")
 			if got.status != 500 || strings.Contains(got.body, "hunter2") || got.json["title"] != "Internal Server Error" {
 				t.Fatalf("%d %s", got.status, got.body)
 			}
-			got = do(t, srv, "POST", "/api/items", bearer("writer-token"), `{"name":"p"}`)
+			got = do(t, srv, "POST", "/api/items", bearerHeader("writer-token"), `{"name":"p"}`)
 			if got.status != 422 || got.json["detail"] != "validation failed" {
 				t.Fatalf("Huma's own 422: %d %s", got.status, got.body)
 			}
-			got = do(t, srv, "GET", "/api/admin", bearer("alice-token"), "")
+			got = do(t, srv, "GET", "/api/admin", bearerHeader("alice-token"), "")
 			if got.status != 403 || got.json["type"] != docs+"insufficient-scope" {
 				t.Fatalf("refusal: %d %s", got.status, got.body)
 			}
@@ -187,7 +187,7 @@ func TestAppsOwnHandlerWins(t *testing.T) {
 				_, _ = w.Write([]byte(`{"slow":"down"}`))
 			})
 			srv := build(t, appOptions{res: res}).serve(t, res)
-			got := do(t, srv, "GET", "/api/limited", bearer("alice-token"), "")
+			got := do(t, srv, "GET", "/api/limited", bearerHeader("alice-token"), "")
 			if got.status != 503 || got.json["slow"] != "down" || got.header.Get("X-Slow-Down") != "yes" ||
 				got.header.Get("Content-Type") != "application/json" {
 				t.Fatalf("%d %v %s", got.status, got.header, got.body)

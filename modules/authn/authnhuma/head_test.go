@@ -29,7 +29,7 @@ func TestHeadOnHumaOperationsIsJudgedAndServedAsGet(t *testing.T) {
 		for _, tc := range cases {
 			var h http.Header
 			if tc.token != "" {
-				h = bearer(tc.token)
+				h = bearerHeader(tc.token)
 			}
 			got := do(t, srv, http.MethodHead, tc.path, h, "")
 			if got.status != tc.status || got.body != "" {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -25,23 +26,23 @@ const docs = "https://github.com/svckit/svc/blob/main/docs/errors.md#"
 // verifiers are tested in package authn.
 type fakeVerifier struct{}
 
-var callers = map[string]authn.Principal{
-	"alice-token":  {Subject: "alice", Issuer: "https://idp.test", Scopes: authn.NewScopes("read"), Authenticated: true},
-	"writer-token": {Subject: "wendy", Issuer: "https://idp.test", Scopes: authn.NewScopes("read", "items:write"), Authenticated: true},
-	"admin-token":  {Subject: "root", Issuer: "https://idp.test", Scopes: authn.NewScopes("read", "admin"), Authenticated: true},
-	"stats-token":  {Subject: "sam", Issuer: "https://idp.test", Scopes: authn.NewScopes("admin", "stats"), Authenticated: true},
+var callers = map[string]bearer.Principal{
+	"alice-token":  {Subject: "alice", Issuer: "https://idp.test", Scopes: bearer.NewScopes("read"), Authenticated: true},
+	"writer-token": {Subject: "wendy", Issuer: "https://idp.test", Scopes: bearer.NewScopes("read", "items:write"), Authenticated: true},
+	"admin-token":  {Subject: "root", Issuer: "https://idp.test", Scopes: bearer.NewScopes("read", "admin"), Authenticated: true},
+	"stats-token":  {Subject: "sam", Issuer: "https://idp.test", Scopes: bearer.NewScopes("admin", "stats"), Authenticated: true},
 }
 
-func (fakeVerifier) Verify(_ context.Context, token string) (authn.Principal, error) {
+func (fakeVerifier) Verify(_ context.Context, token string) (bearer.Principal, error) {
 	if p, ok := callers[token]; ok {
 		return p, nil
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 func (fakeVerifier) Issuers() []string { return []string{"https://idp.test"} }
 
-func bearer(tok string) http.Header { return http.Header{"Authorization": {"Bearer " + tok}} }
+func bearerHeader(tok string) http.Header { return http.Header{"Authorization": {"Bearer " + tok}} }
 
 // The operations every test app holds: one of each kind the gate tells
 // apart, and one of each error Huma answers.
@@ -145,7 +146,7 @@ type app struct {
 type appOptions struct {
 	res     *svcerrors.Responses
 	gateOpt []authn.Option
-	verify  authn.Verifier
+	verify  bearer.Verifier
 	noGate  bool // the document is told of no gate
 	hook    func(api huma.API)
 	extra   []authnhuma.Option

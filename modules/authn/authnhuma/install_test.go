@@ -61,7 +61,7 @@ func TestOperationsAddedAfterInstallAreGatedAsTheyLand(t *testing.T) {
 		if got := do(t, srv, "GET", "/api/later-open", nil, ""); got.status != 200 || got.json["message"] != "hello stranger" {
 			t.Fatalf("/later-open: %d %s", got.status, got.body)
 		}
-		got := do(t, srv, "GET", "/api/later-admin", bearer("alice-token"), "")
+		got := do(t, srv, "GET", "/api/later-admin", bearerHeader("alice-token"), "")
 		if got.status != 403 {
 			t.Fatalf("/later-admin: %d", got.status)
 		}
@@ -90,7 +90,7 @@ func TestRequiredCallerWithoutOneIs401(t *testing.T) {
 					t.Errorf("challenge %q", got.header.Get("WWW-Authenticate"))
 				}
 			}
-			if got := do(t, srv, "GET", "/api/anon-me", bearer("alice-token"), ""); got.status != 200 || got.json["message"] != "hello alice" {
+			if got := do(t, srv, "GET", "/api/anon-me", bearerHeader("alice-token"), ""); got.status != 200 || got.json["message"] != "hello alice" {
 				t.Fatalf("with a token: %d %s", got.status, got.body)
 			}
 		})
@@ -143,7 +143,7 @@ func TestHumaMountedInChiIsGatedOperationByOperation(t *testing.T) {
 	if got := do(t, srv, "GET", "/v1/closed", nil, ""); got.status != 401 || calls != 1 {
 		t.Fatalf("protected operation: %d, mount middleware ran %d times", got.status, calls)
 	}
-	if got := do(t, srv, "GET", "/v1/closed", bearer("alice-token"), ""); got.status != 200 || got.json["message"] != "hello alice" {
+	if got := do(t, srv, "GET", "/v1/closed", bearerHeader("alice-token"), ""); got.status != 200 || got.json["message"] != "hello alice" {
 		t.Fatalf("protected operation with a token: %d %s", got.status, got.body)
 	}
 	if got := do(t, srv, "GET", "/", nil, ""); got.status != 200 {
@@ -174,15 +174,15 @@ func TestBareHumaAdapterFailsClosed(t *testing.T) {
 	if got := do(t, srv, "GET", "/open", nil, ""); got.status != 401 {
 		t.Fatalf("anonymous operation on a bare adapter: %d", got.status)
 	}
-	got := do(t, srv, "GET", "/admin", bearer("alice-token"), "")
+	got := do(t, srv, "GET", "/admin", bearerHeader("alice-token"), "")
 	if got.status != 403 || got.header.Get("WWW-Authenticate") != `Bearer error="insufficient_scope", scope="admin"` {
 		t.Fatalf("Require on a bare adapter: %d %v %s", got.status, got.header, got.body)
 	}
 	checkError(t, got, "rfc9457", 403, "insufficient-scope")
-	if got := do(t, srv, "POST", "/items", bearer("alice-token"), `{"name":1}`); got.status != 403 {
+	if got := do(t, srv, "POST", "/items", bearerHeader("alice-token"), `{"name":1}`); got.status != 403 {
 		t.Fatalf("scope checked before the body: %d %s", got.status, got.body)
 	}
-	if got := do(t, srv, "GET", "/admin", bearer("admin-token"), ""); got.status != 200 {
+	if got := do(t, srv, "GET", "/admin", bearerHeader("admin-token"), ""); got.status != 200 {
 		t.Fatalf("scope held: %d", got.status)
 	}
 }

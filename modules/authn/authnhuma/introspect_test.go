@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/oauthclient"
 	"github.com/svckit/svc/secret"
@@ -43,8 +43,8 @@ func TestOpaqueTokensOnHuma(t *testing.T) {
 		t.Fatal(err)
 	}
 	key, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	v := authn.KeySet("https://idp.test", "api", []crypto.PublicKey{&key.PublicKey},
-		authn.Introspect(idp.URL+"/introspect", client), authn.CacheBytes(0))
+	v := bearer.KeySet("https://idp.test", "api", []crypto.PublicKey{&key.PublicKey},
+		bearer.Introspect(idp.URL+"/introspect", client), bearer.CacheBytes(0))
 	if err := v.Open(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -52,12 +52,12 @@ func TestOpaqueTokensOnHuma(t *testing.T) {
 	each(t, appOptions{verify: v}, func(t *testing.T, a *app, fname string, res *svcerrors.Responses) {
 		srv := a.serve(t, res)
 		up.Store(true)
-		got := do(t, srv, "GET", "/api/me", bearer("opaque-huma-token"), "")
+		got := do(t, srv, "GET", "/api/me", bearerHeader("opaque-huma-token"), "")
 		if got.status != 200 || got.json["message"] != "hello alice" {
 			t.Fatalf("%d %s", got.status, got.body)
 		}
 		up.Store(false)
-		got = do(t, srv, "GET", "/api/me", bearer("opaque-huma-token"), "")
+		got = do(t, srv, "GET", "/api/me", bearerHeader("opaque-huma-token"), "")
 		checkError(t, got, fname, 503, "introspection-unavailable")
 		if got.header.Get("Retry-After") != "5" {
 			t.Fatalf("Retry-After %q", got.header.Get("Retry-After"))

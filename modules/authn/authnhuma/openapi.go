@@ -21,7 +21,7 @@ const (
 	// schemeBearer is the HTTP bearer scheme published for a verifier that
 	// was not built by discovery.
 	schemeBearer = "bearerAuth"
-	// schemeOpenIDConnect is the scheme published for an authn.Discover
+	// schemeOpenIDConnect is the scheme published for an bearer.Discover
 	// verifier, pointing at its discovery document.
 	schemeOpenIDConnect = "openIdConnect"
 	// schemeDPoP is the HTTP DPoP scheme (RFC 9449 §7.1) published beside

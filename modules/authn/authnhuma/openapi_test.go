@@ -14,6 +14,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/dpop"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
@@ -31,7 +32,7 @@ type document struct {
 func fetchDocument(t *testing.T, a *app, res *svcerrors.Responses) document {
 	t.Helper()
 	srv := a.serve(t, res)
-	got := do(t, srv, "GET", "/api/openapi.json", bearer("alice-token"), "")
+	got := do(t, srv, "GET", "/api/openapi.json", bearerHeader("alice-token"), "")
 	if got.status != 200 || got.header.Get("Content-Type") != "application/openapi+json" {
 		t.Fatalf("/api/openapi.json: %d %s", got.status, got.body)
 	}
@@ -186,7 +187,7 @@ func TestOpenAPIWithoutBansListsNo429(t *testing.T) {
 }
 
 func TestOpenAPIDiscoverVerifierPublishesOpenIDConnect(t *testing.T) {
-	v := authn.Discover("https://idp.example.com/realms/x", "api")
+	v := bearer.New("https://idp.example.com/realms/x", "api")
 	each(t, appOptions{verify: v}, func(t *testing.T, a *app, _ string, res *svcerrors.Responses) {
 		// Discover's verifier is never opened here: no network. Its
 		// document is what the schema names.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnhuma"
+	"github.com/svckit/svc/modules/authn/bearer"
 	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
@@ -23,15 +24,15 @@ import (
 // cannot decide a case.
 type stepUpVerifier struct{}
 
-func (stepUpVerifier) Verify(_ context.Context, token string) (authn.Principal, error) {
+func (stepUpVerifier) Verify(_ context.Context, token string) (bearer.Principal, error) {
 	now := time.Now()
-	raw := func(acr string, age time.Duration, scopes ...string) authn.Principal {
+	raw := func(acr string, age time.Duration, scopes ...string) bearer.Principal {
 		claims := map[string]json.RawMessage{"auth_time": json.RawMessage(strconv.FormatInt(now.Add(-age).Unix(), 10))}
 		if acr != "" {
 			claims["acr"] = json.RawMessage(strconv.Quote(acr))
 		}
-		return authn.Principal{Subject: "alice", Issuer: "https://idp.test", Scopes: authn.NewScopes(scopes...),
-			Claims: &authn.Claims{Raw: claims}, Authenticated: true}
+		return bearer.Principal{Subject: "alice", Issuer: "https://idp.test", Scopes: bearer.NewScopes(scopes...),
+			Claims: &bearer.Claims{Raw: claims}, Authenticated: true}
 	}
 	switch token {
 	case "strong-admin":
@@ -45,7 +46,7 @@ func (stepUpVerifier) Verify(_ context.Context, token string) (authn.Principal, 
 	case "old-admin":
 		return raw("phr", 2*time.Hour, "admin"), nil
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 const hubChallenge = `Bearer error="insufficient_user_authentication", error_description="A different authentication level is required", acr_values="phr", max_age="300"`
@@ -81,7 +82,7 @@ func TestStepUpOnHuma(t *testing.T) {
 	each(t, appOptions{verify: stepUpVerifier{}, hook: stepUpOperations}, func(t *testing.T, a *app, fname string, res *svcerrors.Responses) {
 		srv := a.serve(t, res)
 		for _, c := range rows {
-			got := do(t, srv, c.method, c.path, bearer(c.token), c.body)
+			got := do(t, srv, c.method, c.path, bearerHeader(c.token), c.body)
 			if got.status != c.status || got.header.Get("WWW-Authenticate") != c.challenge {
 				t.Errorf("%s: %d %q, want %d %q (%s)", c.name, got.status, got.header.Get("WWW-Authenticate"), c.status, c.challenge, got.body)
 			}
@@ -123,7 +124,7 @@ func TestStepUpOnABareAdapter(t *testing.T) {
 		if c.body == "" {
 			method = "GET"
 		}
-		got := do(t, srv, method, c.path, bearer(c.token), c.body)
+		got := do(t, srv, method, c.path, bearerHeader(c.token), c.body)
 		if got.status != c.status || got.header.Get("WWW-Authenticate") != c.challenge {
 			t.Errorf("%s %s: %d %q, want %d %q (%s)", c.path, c.token, got.status, got.header.Get("WWW-Authenticate"), c.status, c.challenge, got.body)
 		}
@@ -169,7 +170,7 @@ func TestStepUpIsDocumentedAndChecked(t *testing.T) {
 // realm and authorization_uri when the gate names them; an excluded one,
 // or any one behind a gate without a hook, does not.
 func TestClaimsChallengeIsDocumentedPerOperation(t *testing.T) {
-	hook := authn.Check(func(_ context.Context, p authn.Principal, _ *http.Request) (authn.Principal, error) { return p, nil })
+	hook := authn.Check(func(_ context.Context, p bearer.Principal, _ *http.Request) (bearer.Principal, error) { return p, nil })
 	for _, c := range []struct {
 		name  string
 		opts  []authn.Option

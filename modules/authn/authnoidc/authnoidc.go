@@ -1,7 +1,7 @@
 // Package authnoidc lets an app that already verifies tokens with
 // coreos/go-oidc hand its *oidc.IDTokenVerifier to the authentication gate.
 //
-// svc verifies tokens itself (authn.Discover) rather than through go-oidc
+// svc verifies tokens itself (bearer.Discover) rather than through go-oidc
 // because a resource server needs what an OIDC client library does not
 // give: go-oidc's RemoteKeySet fetches again on every unknown `kid` with no
 // bound (a forger can make it fetch per request), loads keys on first use
@@ -10,7 +10,7 @@
 // length, leaves duplicate JSON members to the last one, and checks ID
 // token rules (`aud` is the client ID, `exp` past by any margin) rather
 // than the access-token rules of RFC 9068 (`typ`, leeway, required `exp`,
-// scopes). Prefer authn.Discover for access tokens; use this adapter where
+// scopes). Prefer bearer.Discover for access tokens; use this adapter where
 // go-oidc's verifier is what the app already trusts.
 package authnoidc
 
@@ -23,26 +23,26 @@ import (
 
 	"github.com/coreos/go-oidc/v3/oidc"
 
-	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
-// Verifier adapts v to authn.Verifier. Refusals become *authn.TokenError
+// Verifier adapts v to bearer.Verifier. Refusals become *bearer.TokenError
 // with the closest reason: expired, issuer, audience, not-yet-valid,
 // malformed, and signature (which counts toward bans) for a signature that
 // does not verify with a key go-oidc holds. A key set go-oidc cannot fetch
-// answers authn.ErrKeysUnavailable (503), so an outage never bans callers.
+// answers bearer.ErrKeysUnavailable (503), so an outage never bans callers.
 // go-oidc reports most failures as text only, so the reasons are read from
 // its messages; anything unrecognised is refused as malformed.
-func Verifier(v *oidc.IDTokenVerifier) authn.Verifier { return verifier{v: v} }
+func Verifier(v *oidc.IDTokenVerifier) bearer.Verifier { return verifier{v: v} }
 
 type verifier struct{ v *oidc.IDTokenVerifier }
 
-func (a verifier) Verify(ctx context.Context, token string) (authn.Principal, error) {
+func (a verifier) Verify(ctx context.Context, token string) (bearer.Principal, error) {
 	idt, err := a.v.Verify(ctx, token)
 	if err != nil {
-		return authn.Principal{}, refusal(err)
+		return bearer.Principal{}, refusal(err)
 	}
-	claims := &authn.Claims{
+	claims := &bearer.Claims{
 		Issuer:   idt.Issuer,
 		Subject:  idt.Subject,
 		Audience: idt.Audience,
@@ -51,21 +51,21 @@ func (a verifier) Verify(ctx context.Context, token string) (authn.Principal, er
 	}
 	var raw map[string]json.RawMessage
 	if err := idt.Claims(&raw); err != nil {
-		return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonInvalidClaims, Signed: true, Err: err}
+		return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonInvalidClaims, Signed: true, Err: err}
 	}
 	claims.Raw = raw
 	var scopes []string
 	if s, ok := raw["scope"]; ok {
 		var str string
 		if err := json.Unmarshal(s, &str); err != nil {
-			return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonInvalidClaims, Signed: true, Err: fmt.Errorf("authnoidc: scope is not a string: %w", err)}
+			return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonInvalidClaims, Signed: true, Err: fmt.Errorf("authnoidc: scope is not a string: %w", err)}
 		}
 		scopes = strings.Split(str, " ")
 	}
-	return authn.Principal{
+	return bearer.Principal{
 		Subject:       idt.Subject,
 		Issuer:        idt.Issuer,
-		Scopes:        authn.NewScopes(scopes...),
+		Scopes:        bearer.NewScopes(scopes...),
 		Claims:        claims,
 		Authenticated: true,
 	}, nil
@@ -74,20 +74,20 @@ func (a verifier) Verify(ctx context.Context, token string) (authn.Principal, er
 func refusal(err error) error {
 	var expired *oidc.TokenExpiredError
 	if errors.As(err, &expired) {
-		return &authn.TokenError{Reason: authn.ReasonExpired, Signed: true, Err: err}
+		return &bearer.TokenError{Reason: bearer.ReasonExpired, Signed: true, Err: err}
 	}
 	msg := err.Error()
 	switch {
 	case strings.Contains(msg, "fetching keys"), strings.Contains(msg, "get keys failed"):
-		return fmt.Errorf("authnoidc: %w: %v", authn.ErrKeysUnavailable, err)
+		return fmt.Errorf("authnoidc: %w: %v", bearer.ErrKeysUnavailable, err)
 	case strings.HasPrefix(msg, "failed to verify signature"):
-		return &authn.TokenError{Reason: authn.ReasonSignature, Err: err}
+		return &bearer.TokenError{Reason: bearer.ReasonSignature, Err: err}
 	case strings.Contains(msg, "issued by a different provider"):
-		return &authn.TokenError{Reason: authn.ReasonIssuer, Signed: true, Err: err}
+		return &bearer.TokenError{Reason: bearer.ReasonIssuer, Signed: true, Err: err}
 	case strings.Contains(msg, "expected audience"):
-		return &authn.TokenError{Reason: authn.ReasonAudience, Signed: true, Err: err}
+		return &bearer.TokenError{Reason: bearer.ReasonAudience, Signed: true, Err: err}
 	case strings.Contains(msg, "before the nbf"):
-		return &authn.TokenError{Reason: authn.ReasonNotYetValid, Signed: true, Err: err}
+		return &bearer.TokenError{Reason: bearer.ReasonNotYetValid, Signed: true, Err: err}
 	}
-	return &authn.TokenError{Reason: authn.ReasonMalformed, Err: err}
+	return &bearer.TokenError{Reason: bearer.ReasonMalformed, Err: err}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnoidc"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 func TestVerifierMapsGoOIDCResults(t *testing.T) {
@@ -39,19 +40,19 @@ func TestVerifierMapsGoOIDCResults(t *testing.T) {
 	cases := []struct {
 		name   string
 		token  string
-		reason authn.Reason
+		reason bearer.Reason
 	}{
-		{"expired", iss.Token(authntest.Expires(time.Now().Add(-time.Hour))), authn.ReasonExpired},
-		{"other audience", iss.Token(authntest.Audience("https://other.example")), authn.ReasonAudience},
-		{"other issuer", iss.Token(authntest.Claim("iss", "https://evil.example")), authn.ReasonIssuer},
-		{"not yet valid", iss.Token(authntest.NotBefore(time.Now().Add(time.Hour))), authn.ReasonNotYetValid},
-		{"forged", good[:len(good)-4] + "AAAA", authn.ReasonSignature},
-		{"not a JWT", "not-a-token", authn.ReasonMalformed},
+		{"expired", iss.Token(authntest.Expires(time.Now().Add(-time.Hour))), bearer.ReasonExpired},
+		{"other audience", iss.Token(authntest.Audience("https://other.example")), bearer.ReasonAudience},
+		{"other issuer", iss.Token(authntest.Claim("iss", "https://evil.example")), bearer.ReasonIssuer},
+		{"not yet valid", iss.Token(authntest.NotBefore(time.Now().Add(time.Hour))), bearer.ReasonNotYetValid},
+		{"forged", good[:len(good)-4] + "AAAA", bearer.ReasonSignature},
+		{"not a JWT", "not-a-token", bearer.ReasonMalformed},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := v.Verify(context.Background(), c.token)
-			var te *authn.TokenError
+			var te *bearer.TokenError
 			if !errors.As(err, &te) || te.Reason != c.reason {
 				t.Fatalf("error = %v, want reason %s", err, c.reason)
 			}
@@ -65,7 +66,7 @@ func TestVerifierAnswersUnavailableWhenKeysCannotBeFetched(t *testing.T) {
 	dead.Close()
 	keys := oidc.NewRemoteKeySet(context.Background(), dead.URL+"/jwks")
 	v := authnoidc.Verifier(oidc.NewVerifier(iss.URL, keys, &oidc.Config{ClientID: iss.Audience, SupportedSigningAlgs: []string{"ES256"}}))
-	if _, err := v.Verify(context.Background(), iss.Token()); !errors.Is(err, authn.ErrKeysUnavailable) {
+	if _, err := v.Verify(context.Background(), iss.Token()); !errors.Is(err, bearer.ErrKeysUnavailable) {
 		t.Fatalf("error = %v, want ErrKeysUnavailable (an outage must not count toward bans)", err)
 	}
 }

@@ -11,11 +11,12 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authnoidc"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // An app that already trusts go-oidc's verifier hands it to the gate
 // (with fxsvc.Authn(v) in an fx app). go-oidc's refusals come back as
-// *authn.TokenError with a reason, as the gate's own verifiers give.
+// *bearer.TokenError with a reason, as the gate's own verifiers give.
 func ExampleVerifier() {
 	// A stand-in for the provider's discovery document, on 127.0.0.1.
 	var issuer string
@@ -38,7 +39,7 @@ func ExampleVerifier() {
 	_ = gate // gate.Handler(router)
 
 	_, err = v.Verify(context.Background(), "not-a-jwt")
-	var te *authn.TokenError
+	var te *bearer.TokenError
 	fmt.Println(errors.As(err, &te), te.Reason)
 	// Output:
 	// true malformed

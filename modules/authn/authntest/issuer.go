@@ -42,7 +42,7 @@ import (
 	jose "github.com/go-jose/go-jose/v4"
 	"github.com/go-jose/go-jose/v4/jwt"
 
-	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // defaultAudience is the `aud` of the tokens an Issuer mints unless told
@@ -158,14 +158,14 @@ func (i *Issuer) KeyFetches() int { return int(i.fetches.Load()) }
 // fxsvc.Authn (the app opens and closes it) or open it yourself for authn.New. Its
 // audience is the issuer's Audience unless opts say otherwise through
 // WithAudience on the issuer.
-func (i *Issuer) Discover(opts ...authn.VerifierOption) *authn.JWTVerifier {
-	return authn.Discover(i.URL, i.Audience, opts...)
+func (i *Issuer) Discover(opts ...bearer.VerifierOption) *bearer.JWTVerifier {
+	return bearer.New(i.URL, i.Audience, opts...)
 }
 
 // Verifier returns a verifier for this issuer, opened and holding its keys;
 // it closes at the test's cleanup. The test fails when keys do not arrive
 // within 10 seconds.
-func (i *Issuer) Verifier(opts ...authn.VerifierOption) *authn.JWTVerifier {
+func (i *Issuer) Verifier(opts ...bearer.VerifierOption) *bearer.JWTVerifier {
 	i.t.Helper()
 	v := i.Discover(opts...)
 	if err := v.Open(context.Background()); err != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/authntest"
+	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 func TestIssuerTokensVerifyForEveryAlgorithm(t *testing.T) {
@@ -39,19 +40,19 @@ func TestIssuerTokenOptionsReachTheVerifier(t *testing.T) {
 	cases := []struct {
 		name   string
 		opts   []authntest.TokenOption
-		reason authn.Reason // "" = accepted
+		reason bearer.Reason // "" = accepted
 	}{
 		{"defaults", nil, ""},
-		{"expired", []authntest.TokenOption{authntest.Expires(time.Now().Add(-time.Hour))}, authn.ReasonExpired},
-		{"not yet valid", []authntest.TokenOption{authntest.NotBefore(time.Now().Add(time.Hour))}, authn.ReasonNotYetValid},
-		{"other audience", []authntest.TokenOption{authntest.Audience("https://other.example")}, authn.ReasonAudience},
-		{"no exp", []authntest.TokenOption{authntest.Claim("exp", nil)}, authn.ReasonInvalidClaims},
+		{"expired", []authntest.TokenOption{authntest.Expires(time.Now().Add(-time.Hour))}, bearer.ReasonExpired},
+		{"not yet valid", []authntest.TokenOption{authntest.NotBefore(time.Now().Add(time.Hour))}, bearer.ReasonNotYetValid},
+		{"other audience", []authntest.TokenOption{authntest.Audience("https://other.example")}, bearer.ReasonAudience},
+		{"no exp", []authntest.TokenOption{authntest.Claim("exp", nil)}, bearer.ReasonInvalidClaims},
 		{"custom claim", []authntest.TokenOption{authntest.Claim("tenant", "acme")}, ""},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := v.Verify(context.Background(), iss.Token(c.opts...))
-			var te *authn.TokenError
+			var te *bearer.TokenError
 			switch {
 			case c.reason == "" && err != nil:
 				t.Fatalf("Verify: %v", err)
@@ -64,7 +65,7 @@ func TestIssuerTokenOptionsReachTheVerifier(t *testing.T) {
 
 func TestIssuerRotationIsFetchedOnce(t *testing.T) {
 	iss := authntest.NewIssuer(t)
-	v := iss.Verifier(authn.RetryInterval(time.Millisecond))
+	v := iss.Verifier(bearer.RetryInterval(time.Millisecond))
 	before := iss.KeyFetches()
 	if before < 1 {
 		t.Fatalf("KeyFetches = %d after the verifier loaded keys", before)
@@ -102,11 +103,11 @@ func TestWithPrincipalServesHandlerTests(t *testing.T) {
 func TestReadyReportsMissingKeys(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	defer srv.Close()
-	v := authn.Discover(srv.URL, "aud")
-	if err := v.Ready(); !errors.Is(err, authn.ErrKeysUnavailable) {
+	v := bearer.New(srv.URL, "aud")
+	if err := v.Ready(); !errors.Is(err, bearer.ErrKeysUnavailable) {
 		t.Fatalf("Ready before Open = %v, want ErrKeysUnavailable", err)
 	}
-	if err := authntest.WaitReady(v, 50*time.Millisecond); !errors.Is(err, authn.ErrKeysUnavailable) {
+	if err := authntest.WaitReady(v, 50*time.Millisecond); !errors.Is(err, bearer.ErrKeysUnavailable) {
 		t.Fatalf("WaitReady = %v", err)
 	}
 }
@@ -146,8 +147,8 @@ func TestWithAudienceSetsTokensAndVerifier(t *testing.T) {
 	if _, err := v.Verify(context.Background(), iss.Token()); err != nil {
 		t.Fatalf("default token: %v", err)
 	}
-	var te *authn.TokenError
-	if _, err := v.Verify(context.Background(), iss.Token(authntest.Audience("https://api.test.example"))); !errors.As(err, &te) || te.Reason != authn.ReasonAudience {
+	var te *bearer.TokenError
+	if _, err := v.Verify(context.Background(), iss.Token(authntest.Audience("https://api.test.example"))); !errors.As(err, &te) || te.Reason != bearer.ReasonAudience {
 		t.Fatalf("token for the default audience: %v, want reason audience", err)
 	}
 }

@@ -9,18 +9,19 @@ import (
 	"time"
 
 	"github.com/svckit/svc/modules/authn"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/flood"
 )
 
-// tokens is a Verifier of its own; an app uses authn.Discover(issuer,
+// tokens is a Verifier of its own; an app uses bearer.New(issuer,
 // audience).
-type tokens map[string]authn.Principal
+type tokens map[string]bearer.Principal
 
-func (t tokens) Verify(_ context.Context, token string) (authn.Principal, error) {
+func (t tokens) Verify(_ context.Context, token string) (bearer.Principal, error) {
 	if p, ok := t[token]; ok {
 		return p, nil
 	}
-	return authn.Principal{}, &authn.TokenError{Reason: authn.ReasonSignature}
+	return bearer.Principal{}, &bearer.TokenError{Reason: bearer.ReasonSignature}
 }
 
 // Ten requests a second per address, twenty at once; the gate is given it

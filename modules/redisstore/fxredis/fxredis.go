@@ -15,8 +15,8 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/kitlog"
 	"github.com/svckit/svc/lifecycle"
-	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/dpop"
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
@@ -50,8 +50,8 @@ func (in redisIn) logger() (*zap.Logger, error) {
 // Idempotency and ResponseCache pick up, bans.Store and flood.Store,
 // which the gate's authn.Bans and authn.Flood of fxsvc.Authn pick up (the ban
 // store's subscriber, one pub/sub connection, opens and closes with the
-// app), authn.IntrospectionStore, where fxsvc.Authn's verifier shares
-// introspection answers (authn.Introspect; see authn.ShareIntrospections),
+// app), bearer.IntrospectionStore, where fxsvc.Authn's verifier shares
+// introspection answers (bearer.Introspect; see bearer.ShareIntrospections),
 // and dpop.ReplayStore, where the DPoP proofs fxsvc.Authn takes
 // under SVC_AUTHN_DPOP are remembered, so that a proof one replica
 // accepted is a replay at every other. The client PINGs Redis when the
@@ -102,7 +102,7 @@ var redisProvides = fx.Options(
 		func(c *redisstore.Client) store.Cache { return c.Cache() },
 		redisBans,
 		func(c *redisstore.Client) flood.Store { return c.Flood() },
-		func(c *redisstore.Client) authn.IntrospectionStore { return c.Introspections() },
+		func(c *redisstore.Client) bearer.IntrospectionStore { return c.Introspections() },
 		func(c *redisstore.Client) dpop.ReplayStore { return c.DPoPReplay() },
 	),
 	fxsvc.Readiness(func(c *redisstore.Client) fxsvc.ReadinessCheck {
