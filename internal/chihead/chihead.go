@@ -1,8 +1,9 @@
-// Package chihead serves a chi router so that it answers HEAD as GET on a path that has a GET route and no HEAD route
-// (RFC 9110 §9.3.2: HEAD is GET without the body), as chi's
-// middleware.GetHead does from inside a router. It works from outside: the
-// gate finds a request's route before dispatch, and the router must then
-// serve the route the gate judged, so both ask reqfacts.ChiRoute.
+// Package chihead serves a chi router so that it answers HEAD as GET on
+// a path that has a GET route and no HEAD route (RFC 9110 §9.3.2: HEAD is
+// GET without the body), as chi's middleware.GetHead does from inside a
+// router. It works from outside: the gate finds a request's route before
+// dispatch, and the router must then serve the route the gate judged, so
+// both ask reqfacts.ChiRoute.
 package chihead
 
 import (
