@@ -11,7 +11,7 @@ import (
 	"github.com/go-chi/chi/v5"
 	"go.uber.org/fx"
 
-	"github.com/svckit/svc/internal/chihead"
+	"github.com/svckit/svc/internal/reqfacts"
 )
 
 // route is one route of the app as `check` prints it.
@@ -131,7 +131,7 @@ func walkChi(mux *chi.Mux, r chi.Router, visit func(method, pattern string, h ht
 		return nil
 	}
 	return chi.Walk(router, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
-		visit(method, chihead.Walked(pattern), h, mws)
+		visit(method, reqfacts.WalkedRoute(pattern), h, mws)
 		return nil
 	})
 }

@@ -143,12 +143,8 @@ func newPathSet(option string, patterns []string) (reqfacts.PathSet, error) {
 // coversRoute reports whether the route r was dispatched to lies under the
 // set; false when no route is known, which keeps the component on.
 func coversRoute(s reqfacts.PathSet, r *http.Request) bool {
-	st := reqfacts.From(r.Context())
-	if st == nil {
-		return false
-	}
-	pattern, found := st.Route(r)
-	return found && s.CoversTemplate(pattern)
+	route, found := reqfacts.Route(r)
+	return found && s.CoversTemplate(route)
 }
 
 // AnonymousOwner is the Owner of keys of callers known by address or by an
@@ -175,18 +171,6 @@ func Authenticated(r *http.Request) bool {
 // handler read the body, and close the connection of a request that has
 // one.
 func Refuse(w http.ResponseWriter, r *http.Request, err error) { svcerrors.Refuse(w, r, err) }
-
-// Route is the route template the request was dispatched to ("" when the
-// router does not say), for metric attributes: never the raw path.
-func Route(r *http.Request) string {
-	if r.Pattern != "" {
-		return r.Pattern
-	}
-	if rctx := chi.RouteContext(r.Context()); rctx != nil {
-		return rctx.RoutePattern()
-	}
-	return ""
-}
 
 // probe is what markers are applied to while `check` reads a route.
 var probe = http.HandlerFunc(func(http.ResponseWriter, *http.Request) {})

@@ -1,15 +1,14 @@
-// Package chihead finds the route a chi router dispatches a request to, and
-// answers HEAD as GET on a path that has a GET route and no HEAD route
-// (RFC 9110 §9.3.2: HEAD is GET without the body), as chi's
-// middleware.GetHead does from inside a router. It works from outside: the
-// gate finds a request's route before dispatch, and the router must then
-// serve the route the gate judged, so both ask [Find].
+// Package chihead serves a chi router so that it answers HEAD as GET on
+// a path that has a GET route and no HEAD route (RFC 9110 §9.3.2: HEAD is
+// GET without the body), as chi's middleware.GetHead does from inside a
+// router. It works from outside: the gate finds a request's route before
+// dispatch, and the router must then serve the route the gate judged, so
+// both ask reqfacts.ChiRoute.
 package chihead
 
 import (
 	"context"
 	"net/http"
-	"strings"
 	"sync"
 
 	"github.com/go-chi/chi/v5"
@@ -17,9 +16,8 @@ import (
 	"github.com/svckit/svc/internal/reqfacts"
 )
 
-// dispatch is a route context: one [Find] looks a route up in, or one the
-// Router makes for chi, with the State's value naming it, set once so
-// that a goroutine still reading the State after the dispatch reads
+// dispatch is a route context the Router makes for chi, with the State's
+// value naming it, set once so that a goroutine still reading the State after the dispatch reads
 // nothing the next request writes but the route context itself, as with
 // chi's own pool.
 type dispatch struct {
@@ -32,41 +30,6 @@ var dispatches = sync.Pool{New: func() any {
 	d.value = reqfacts.RouterValue{Key: chi.RouteCtxKey, Val: &d.rctx}
 	return d
 }}
-
-// Find returns the pattern of the route mux dispatches r to and the method
-// of that route: r's own, or GET for a HEAD that only a GET route
-// answers. The pattern is "" when no route answers r.
-func Find(mux chi.Routes, r *http.Request) (pattern, method string) {
-	path := r.URL.RawPath
-	if path == "" {
-		path = r.URL.Path
-	}
-	if pattern = find(mux, r.Method, path); pattern != "" || r.Method != http.MethodHead {
-		return pattern, r.Method
-	}
-	if pattern = find(mux, http.MethodGet, path); pattern != "" {
-		return pattern, http.MethodGet
-	}
-	return "", r.Method
-}
-
-func find(mux chi.Routes, method, path string) string {
-	d := dispatches.Get().(*dispatch)
-	d.rctx.Reset()
-	pattern := mux.Find(&d.rctx, method, path)
-	dispatches.Put(d)
-	return pattern
-}
-
-// Walked is a pattern of chi.Walk as chi's Find names the route: a route of
-// a sub-router mounted through Route("/", …) is walked as "/a/*/x" and
-// found as "/a/x".
-func Walked(pattern string) string {
-	for strings.Contains(pattern, "/*/") {
-		pattern = strings.ReplaceAll(pattern, "/*/", "/")
-	}
-	return pattern
-}
 
 // Mux is a chi router: its routes, and the handler that dispatches them.
 type Mux interface {
@@ -119,7 +82,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	head := false
 	if r.Method == http.MethodHead {
-		_, method := Find(rt.Mux, r)
+		_, method := reqfacts.ChiRoute(rt.Mux, r)
 		head = method == http.MethodGet
 	}
 	if st != nil {

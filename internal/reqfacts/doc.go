@@ -1,7 +1,7 @@
 // Package reqfacts holds the facts of one request that more than one part
 // of svc needs, each worked out in one place: the caller's address behind
-// the app's trusted proxies ([Proxies]), the route template the request is
-// dispatched to, the path the app's root saw and whether an exclusion
+// the app's trusted proxies ([Proxies]), the route the request is
+// dispatched to ([Route]: the path template, the same for every reader), the path the app's root saw and whether an exclusion
 // holds for it ([ExclusionHolds]), and the subject the gate verified.
 //
 // The outermost telemetry wrapper (modules/telemetry, which fxsvc.Serve

@@ -149,12 +149,19 @@ func (s *State) SetProxies(p *Proxies) { s.proxies = p }
 // SetSubject records the authenticated (or signature-verified) subject.
 func (s *State) SetSubject(sub string) { s.subject = sub }
 
-// Route returns the route template of r: the one the gate recorded, else
-// the one its finder finds now (once), else "" and false.
+// Route returns the route of r (see [Route]): the one the gate recorded,
+// else the one its finder finds now, else the one a router that already
+// dispatched r put on it; found once and remembered, so that every reader
+// of one request names the same route. "" and false when none answers.
 func (s *State) Route(r *http.Request) (string, bool) {
-	if !s.looked && s.finder != nil {
-		s.route, s.found = s.finder.FindRoute(r)
-		s.looked = true
+	if !s.looked {
+		if s.finder != nil {
+			s.SetRoute(s.finder.FindRoute(r))
+		} else if route, found := requestRoute(r); found {
+			// Not remembered when not found: the wrapper asks with the
+			// request its router has not dispatched yet.
+			s.SetRoute(route, true)
+		}
 	}
 	return s.route, s.found
 }

@@ -13,6 +13,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/chihead"
+	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/internal/scopetoken"
 )
 
@@ -90,7 +91,7 @@ func (c *chiRoutes) hasAnonymous() bool {
 // only a GET route answers, the GET route's, as the router then serves it
 // (chihead).
 func (c *chiRoutes) find(r *http.Request) (string, guard, bool) {
-	pattern, method := chihead.Find(c.mux, r)
+	pattern, method := reqfacts.ChiRoute(c.mux, r)
 	if pattern == "" {
 		return "", guard{}, false
 	}
@@ -122,7 +123,7 @@ func (c *chiRoutes) load(strict bool) error {
 	anonymous := false
 	var refused []error
 	err := chi.Walk(c.mux, func(method, pattern string, h http.Handler, mws ...func(http.Handler) http.Handler) error {
-		pattern = chihead.Walked(pattern)
+		pattern = reqfacts.WalkedRoute(pattern)
 		key := method + " " + pattern
 		gd := guardOf(h, mws)
 		err := c.gate.validateRoute(method, pattern, gd)

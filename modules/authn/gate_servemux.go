@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 
 	"github.com/svckit/svc/internal/guardwords"
+	"github.com/svckit/svc/internal/reqfacts"
 )
 
 // ServeMux is an *http.ServeMux that remembers the patterns registered on
@@ -250,7 +251,7 @@ func (s *serveMuxRoutes) find(r *http.Request) (string, guard, bool) {
 		// The mux's own 404 or 405 handler: no route answers.
 		return "", guard{}, false
 	}
-	_, _, path := splitMuxPattern(pattern)
+	path := reqfacts.PatternRoute(pattern)
 	gd := guardOf(h, nil)
 	if gd.anonymous || len(gd.scopes) > 0 || !gd.step.none() {
 		// A plain *http.ServeMux could not be checked at install.

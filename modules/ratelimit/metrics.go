@@ -10,7 +10,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 
-	"github.com/svckit/svc/internal/behind"
+	"github.com/svckit/svc/internal/reqfacts"
 )
 
 const meterScope = "github.com/svckit/svc/modules/ratelimit"
@@ -30,8 +30,9 @@ type boundCounter struct {
 }
 
 func (c *limitedCounter) add(r *http.Request, name string) {
+	route, _ := reqfacts.Route(r)
 	c.counter().Add(context.WithoutCancel(r.Context()), 1, metric.WithAttributes(
-		attribute.String("http.route", behind.Route(r)),
+		attribute.String("http.route", route),
 		attribute.String("svc.rate_limit.name", name)))
 }
 

@@ -85,7 +85,7 @@ func RequestIDs(on bool) Option { return func(c *config) { c.noIDs = !on } }
 // when present, names the route instead, with no second lookup when it
 // already made one.
 func Router(h http.Handler) Option {
-	return func(c *config) { c.fallback, c.hasRouter = finderOf(h), true }
+	return func(c *config) { c.fallback, c.hasRouter = reqfacts.RouterFinder(h), true }
 }
 
 // TrustedProxies lists the networks of the app's proxies (CIDRs such as
