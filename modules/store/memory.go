@@ -103,7 +103,7 @@ func NewMemory(opts ...MemoryOption) *Memory {
 		}
 	}
 	for i := range m.shards {
-		m.shards[i].tat = map[Key]int64{}
+		m.shards[i].tat = map[Key]*int64{}
 	}
 	return m
 }
@@ -118,10 +118,13 @@ var (
 const rateShards = 64
 
 // rateShard holds the theoretical arrival time (GCRA) of each key, in Unix
-// nanoseconds.
+// nanoseconds. The time is held by pointer so that a returning caller,
+// every admitted request but a key's first, costs one lookup of its
+// three-string key: a value would be looked up, then assigned (hashed and
+// probed twice).
 type rateShard struct {
 	mu        sync.Mutex
-	tat       map[Key]int64
+	tat       map[Key]*int64
 	nextSweep int
 }
 
@@ -141,9 +144,10 @@ func (m *Memory) Allow(_ context.Context, k Key, r Rate) (RateResult, error) {
 	window := interval * int64(r.Burst)
 
 	s.mu.Lock()
-	tat, ok := s.tat[k]
-	if !ok || tat < now {
-		tat = now
+	slot := s.tat[k]
+	tat := now
+	if slot != nil && *slot > now {
+		tat = *slot
 	}
 	next := tat + interval
 	allowAt := next - window
@@ -151,10 +155,12 @@ func (m *Memory) Allow(_ context.Context, k Key, r Rate) (RateResult, error) {
 		s.mu.Unlock()
 		return RateResult{RetryAfter: time.Duration(allowAt - now), ResetAfter: time.Duration(tat - now)}, nil
 	}
-	if !ok {
+	if slot == nil {
 		s.admitKey(now, m.maxPer)
+		slot = new(int64)
+		s.tat[k] = slot
 	}
-	s.tat[k] = next
+	*slot = next
 	s.mu.Unlock()
 	return RateResult{
 		Allowed:    true,
@@ -189,7 +195,7 @@ func (s *rateShard) admitKey(now int64, maxPer int) {
 		return
 	}
 	for key, tat := range s.tat {
-		if tat <= now {
+		if *tat <= now {
 			delete(s.tat, key)
 		}
 	}
