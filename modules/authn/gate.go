@@ -256,9 +256,12 @@ type gateRequest struct {
 	found   bool
 	looked  bool
 
-	// What an admitted request carries, in q's allocation ([Gate.admit]).
-	gc gateCtx
-	c  caller
+	// What an admitted request carries, in q's allocation ([Gate.admit]),
+	// and the context node that carries it without the wrapper.
+	gc       gateCtx
+	c        caller
+	ctx      requestCtx
+	admitted bool
 }
 
 // address is the caller's address, worked out on first use (an admitted
