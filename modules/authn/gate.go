@@ -33,15 +33,18 @@ import (
 type Gate struct {
 	verifier bearer.Verifier
 	labeler  func(iss string) string // nil for a verifier of the app's own
-	cfg      gateConfig
-	exclude  excludeSet
-	meta     *metadata
-	bans     *bans.Bans          // nil without authn.Bans
-	flood    *flood.Limit        // nil without authn.Flood
-	holds    *introspectionHolds // callers whose inactive tokens spent their flood budget; nil without authn.Flood
-	log      *zap.Logger
-	events   *zap.Logger
-	records  *recordLimiter
+	// verifierScans: the verifier refuses every token that is not a
+	// b64token itself (scannedToken).
+	verifierScans bool
+	cfg           gateConfig
+	exclude       excludeSet
+	meta          *metadata
+	bans          *bans.Bans          // nil without authn.Bans
+	flood         *flood.Limit        // nil without authn.Flood
+	holds         *introspectionHolds // callers whose inactive tokens spent their flood budget; nil without authn.Flood
+	log           *zap.Logger
+	events        *zap.Logger
+	records       *recordLimiter
 
 	meters   atomic.Pointer[gateMetrics]
 	metersMu sync.Mutex
@@ -64,6 +67,7 @@ func New(v bearer.Verifier, opts ...Option) (*Gate, error) {
 	}
 	g := &Gate{verifier: v, cfg: gateConfig{openAPI: true}}
 	g.labeler = bearer.IssuerLabeler(v)
+	g.verifierScans = bearer.ChecksTokenSyntax(v)
 	for _, o := range opts {
 		if o != nil {
 			o(&g.cfg)
@@ -176,8 +180,16 @@ func (g *Gate) serve(w http.ResponseWriter, r *http.Request, next http.Handler, 
 		q.refuse(w, &Refusal{Kind: KindAuthenticationRequired}, len(r.Header["Authorization"]) == 0)
 		return
 	}
+	if !g.scannedToken(token, false) {
+		q.refuse(w, malformedCredential(), false)
+		return
+	}
 	p, err := g.verifier.Verify(q.budgetContext(), token)
 	if err != nil {
+		if !g.scannedToken(token, true) {
+			q.refuse(w, malformedCredential(), false)
+			return
+		}
 		g.verifyFailed(w, &q, err)
 		return
 	}
@@ -244,9 +256,12 @@ type gateRequest struct {
 	found   bool
 	looked  bool
 
-	// What an admitted request carries, in q's allocation ([Gate.admit]).
-	gc gateCtx
-	c  caller
+	// What an admitted request carries, in q's allocation ([Gate.admit]),
+	// and the context node that carries it without the wrapper.
+	gc       gateCtx
+	c        caller
+	ctx      requestCtx
+	admitted bool
 }
 
 // address is the caller's address, worked out on first use (an admitted

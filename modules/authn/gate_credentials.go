@@ -4,13 +4,16 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/svckit/svc/modules/authn/internal/b64token"
+
 	"github.com/svckit/svc/modules/authn/bearer"
 )
 
 // readCredential returns the bearer token of r, "" when r carries none (no
 // Authorization header, or another scheme such as Basic), or a refusal:
 // ambiguous-credentials for more than one credential, token-rejected
-// (malformed) for a Bearer header whose token is not RFC 6750 b64token.
+// (malformed) for a Bearer header without a token. Whether the token is an
+// RFC 6750 b64token is judged once, by scannedToken.
 func readCredential(r *http.Request) (string, *Refusal) {
 	values := r.Header["Authorization"]
 	if len(values) > 1 {
@@ -33,8 +36,8 @@ func readCredential(r *http.Request) (string, *Refusal) {
 	if r.URL.RawQuery != "" && r.URL.Query().Has("access_token") {
 		return "", &Refusal{Kind: KindAmbiguousCredentials}
 	}
-	if !isB64Token(token) {
-		return "", &Refusal{Kind: KindTokenRejected, Reason: bearer.ReasonMalformed}
+	if token == "" {
+		return "", malformedCredential()
 	}
 	return token, nil
 }
@@ -51,32 +54,22 @@ func bearerToken(value string) (token string, isBearer bool) {
 	return strings.Trim(rest, " \t"), true
 }
 
-// isB64Token reports whether s is an RFC 6750 b64token:
-// 1*( ALPHA / DIGIT / "-" / "." / "_" / "~" / "+" / "/" ) *"=".
-func isB64Token(s string) bool {
-	if s == "" {
-		return false
-	}
-	i := 0
-	for i < len(s) && b64tokenChar[s[i]] {
-		i++
-	}
-	if i == 0 {
-		return false
-	}
-	for ; i < len(s); i++ {
-		if s[i] != '=' {
-			return false
-		}
-	}
-	return true
+// malformedCredential is the refusal of a credential that is not an RFC
+// 6750 b64token.
+func malformedCredential() *Refusal {
+	return &Refusal{Kind: KindTokenRejected, Reason: bearer.ReasonMalformed}
 }
 
-// b64tokenChar marks the bytes of RFC 6750 b64token before its "=" padding.
-var b64tokenChar = func() (t [256]bool) {
-	for c := 0; c < 256; c++ {
-		t[c] = ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z') || ('0' <= c && c <= '9') ||
-			c == '-' || c == '.' || c == '_' || c == '~' || c == '+' || c == '/'
+// scannedToken reports whether the gate may hand token on as it stands, or
+// must refuse it as malformedCredential: not an RFC 6750 b64token. refused
+// tells whether the verifier refused it. svc's verifiers refuse whatever is
+// not a b64token themselves (bearer.ChecksTokenSyntax), so for them the
+// scan runs only on a refused token, and a cached one, the common case,
+// never pays for it; the answer is the gate's own either way. A verifier
+// of the app's own is handed only b64tokens.
+func (g *Gate) scannedToken(token string, refused bool) bool {
+	if g.verifierScans && !refused {
+		return true
 	}
-	return t
-}()
+	return b64token.Valid(token)
+}

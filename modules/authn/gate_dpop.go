@@ -80,8 +80,8 @@ func (g *Gate) credential(r *http.Request) (token string, viaDPoP bool, ref *Ref
 			switch {
 			case r.URL.RawQuery != "" && r.URL.Query().Has("access_token"):
 				return "", true, &Refusal{Kind: KindAmbiguousCredentials}
-			case !isB64Token(token):
-				return "", true, &Refusal{Kind: KindTokenRejected, Reason: bearer.ReasonMalformed}
+			case token == "":
+				return "", true, malformedCredential()
 			}
 			return token, true, nil
 		}

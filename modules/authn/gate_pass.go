@@ -36,7 +36,8 @@ func (g *Gate) admit(w http.ResponseWriter, next http.Handler, q *gateRequest, p
 		next.ServeHTTP(w, q.r)
 		return
 	}
-	next.ServeHTTP(w, q.r.WithContext(&admittedCtx{Context: q.r.Context(), q: q}))
+	q.admitted = true
+	next.ServeHTTP(w, q.r.WithContext(q.node()))
 }
 
 // budgetContext is the context q's token is verified in: the request's,
@@ -46,22 +47,38 @@ func (q *gateRequest) budgetContext() context.Context {
 	if q.st != nil && q.st.Carry(bearer.CallerKey{}, q) {
 		return q.r.Context()
 	}
-	return bearer.ContextWithCaller(q.r.Context(), q)
+	return q.node()
 }
 
-// admittedCtx is the context node of an admitted request outside the
-// wrapper: one node answers both the gate and the caller.
-type admittedCtx struct {
+// requestCtx is the context node of a request outside the wrapper, kept in
+// q's allocation: one node answers the verifier (the caller, [bearer.Caller])
+// and, once the request is admitted, the route markers (the gate) and the
+// handler (the caller it verified).
+type requestCtx struct {
 	context.Context
 	q *gateRequest
 }
 
-func (x *admittedCtx) Value(key any) any {
+// node is q's context node, made on first use.
+func (q *gateRequest) node() context.Context {
+	if q.ctx.q == nil {
+		q.ctx = requestCtx{Context: q.r.Context(), q: q}
+	}
+	return &q.ctx
+}
+
+func (x *requestCtx) Value(key any) any {
 	switch key.(type) {
+	case bearer.CallerKey:
+		return x.q
 	case gateKey:
-		return &x.q.gc
+		if x.q.admitted {
+			return &x.q.gc
+		}
 	case callerKey:
-		return &x.q.c
+		if x.q.admitted {
+			return &x.q.c
+		}
 	}
 	return x.Context.Value(key)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/svckit/svc/internal/urlshape"
+	"github.com/svckit/svc/modules/authn/internal/b64token"
 	"github.com/svckit/svc/modules/oauthclient"
 )
 
@@ -243,7 +244,7 @@ func (in *introspector) verify(ctx context.Context, token string, now time.Time)
 	if len(token) > in.v.cfg.maxTokenSize {
 		return Principal{}, refuse(ReasonTooLarge, errTooLarge)
 	}
-	if !isBearerToken(token) {
+	if !b64token.Valid(token) {
 		return Principal{}, refuse(ReasonMalformed, errNotBearer)
 	}
 	key := sha256.Sum256([]byte(token))

@@ -4,6 +4,8 @@ import (
 	"encoding/base64"
 	"errors"
 	"strings"
+
+	"github.com/svckit/svc/modules/authn/internal/b64token"
 )
 
 // Which tokens are opaque: the shapes a verifier with Introspect sends to
@@ -40,31 +42,6 @@ func isJWS(token string) bool {
 	return true
 }
 
-// isBearerToken reports whether token fits RFC 6750's b64token, the only
-// shape a bearer token has: anything else is refused without a request.
-func isBearerToken(token string) bool {
-	if token == "" {
-		return false
-	}
-	end := len(token)
-	for end > 0 && token[end-1] == '=' {
-		end--
-	}
-	if end == 0 {
-		return false
-	}
-	for i := 0; i < end; i++ {
-		c := token[i]
-		switch {
-		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9':
-		case c == '-', c == '.', c == '_', c == '~', c == '+', c == '/':
-		default:
-			return false
-		}
-	}
-	return true
-}
-
 // errNotBearer refuses an opaque token that is not a b64token.
 var errNotBearer = errors.New("opaque token is not an RFC 6750 b64token")
 
@@ -75,7 +52,7 @@ var errNotBearer = errors.New("opaque token is not an RFC 6750 b64token")
 // dots of a JWS or JWE (two or four), one over maxSize, or one that is no
 // b64token at all.
 func notIntrospected(token string, maxSize int) *TokenError {
-	if len(token) > maxSize || !isBearerToken(token) {
+	if len(token) > maxSize || !b64token.Valid(token) {
 		return nil
 	}
 	if n := strings.Count(token, "."); n == 2 || n == 4 {

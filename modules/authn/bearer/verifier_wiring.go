@@ -116,6 +116,17 @@ func IssuerLabeler(v Verifier) func(iss string) string {
 	return nil
 }
 
+// ChecksTokenSyntax reports whether v refuses, itself, every token that
+// is not an RFC 6750 b64token: true when this package built v (a JWT is
+// base64url segments and dots, an opaque token is checked before it is
+// introspected), false for a verifier of the app's own. The gate then
+// scans a token only when v refused it, so that a cached token does not
+// pay for the scan on every request.
+func ChecksTokenSyntax(v Verifier) bool {
+	_, ok := v.(ownVerifier)
+	return ok
+}
+
 // ClockOf returns the clock and leeway that judged p's exp when v (which
 // may be nil) verified it, so that a later check of another time (the
 // gate's step-up, of auth_time) agrees with it: one notion of "now". For a
