@@ -29,14 +29,16 @@ type ServeOption func(*serveConfig)
 
 // Server is the running HTTP server of [Serve].
 type Server struct {
-	srv      *http.Server
-	ln       net.Listener
-	next     http.Handler
-	chain    []string
-	running  inflight
-	hijacked hijackedConns
-	limit    *connLimit
-	meters   meterSource // nil without fxsvc.Metrics
+	srv   *http.Server
+	ln    net.Listener
+	next  http.Handler
+	chain []string
+	// components are what the chain holds, for the start line.
+	components []string
+	running    inflight
+	hijacked   hijackedConns
+	limit      *connLimit
+	meters     meterSource // nil without fxsvc.Metrics
 	// reportStop ends the summary of shed connections; reportDone is
 	// closed once it has ended.
 	reportStop, reportDone chan struct{}
@@ -75,7 +77,7 @@ type serveIn struct {
 	fx.In
 	Lifecycle  fx.Lifecycle
 	Shutdowner fx.Shutdowner
-	Parts      []part         `group:"svc.http.wrappers"`
+	Chain      chainIn
 	Router     *chi.Mux       `optional:"true"`
 	ChiRouter  chi.Router     `optional:"true"`
 	ServeMux   *http.ServeMux `optional:"true"`
@@ -150,11 +152,11 @@ func Serve(opts ...ServeOption) fx.Option {
 			if err != nil {
 				return nil, err
 			}
-			handler, names, err := applyChain(router, in.Parts)
+			handler, names, components, err := buildChain(in.Chain, router)
 			if err != nil {
 				return nil, err
 			}
-			s := &Server{next: handler, chain: names, stopping: make(chan struct{}), drain: cfg.DrainTimeout,
+			s := &Server{next: handler, chain: names, components: components, stopping: make(chan struct{}), drain: cfg.DrainTimeout,
 				leaving: make(chan struct{}), delay: time.Duration(cfg.ShutdownDelay),
 				tlsFiles: [2]string{cfg.TLSCertFile, cfg.TLSKeyFile}, tlsClientCerts: cfg.TLSClientCerts,
 				limit: newConnLimit(cfg.maxConns()), meters: in.Meters}
@@ -186,8 +188,6 @@ func Serve(opts ...ServeOption) fx.Option {
 			})
 			return s, nil
 		}),
-		provideStage(newTelemetry),
-		provideStage(newComponents),
 		fx.Invoke(func(*Server) {}),
 	))
 }
