@@ -29,16 +29,14 @@ type ServeOption func(*serveConfig)
 
 // Server is the running HTTP server of [Serve].
 type Server struct {
-	srv   *http.Server
-	ln    net.Listener
-	next  http.Handler
-	chain []string
-	// components are what the chain holds, for the start line.
-	components []string
-	running    inflight
-	hijacked   hijackedConns
-	limit      *connLimit
-	meters     meterSource // nil without fxsvc.Metrics
+	srv      *http.Server
+	ln       net.Listener
+	next     http.Handler
+	chain    []string
+	running  inflight
+	hijacked hijackedConns
+	limit    *connLimit
+	meters   meterSource // nil without fxsvc.Metrics
 	// reportStop ends the summary of shed connections; reportDone is
 	// closed once it has ended.
 	reportStop, reportDone chan struct{}
@@ -58,6 +56,9 @@ type Server struct {
 	tlsFiles  [2]string                                  // cert, key; empty for plain HTTP
 	// tlsClientCerts asks TLS clients for a certificate (TLSClientCertificates).
 	tlsClientCerts bool
+
+	// components are what the chain holds, for the start line.
+	components []string
 }
 
 // Addr is the address the server listens on (the real port when the
