@@ -85,11 +85,6 @@ func Authn(v bearer.Verifier, opts ...authn.Option) fx.Option {
 		fx.Provide(fx.Annotate(func(g *authn.Gate) routeGuard { return g })),
 		fx.Provide(fx.Annotate(func(g *authn.Gate) routeLister { return gateRoutes{g} }, fx.ResultTags(`group:"svc.routes"`))),
 		fx.Provide(trustedIssuersOf),
-		provideStage(func(g *authn.Gate) part {
-			p := stagePart(stageGate, "gate", g.Handler)
-			p.components = []string{"authn"}
-			return p
-		}),
 		fx.Invoke(func(lc fx.Lifecycle, g *authn.Gate) {
 			if c, ok := g.Verifier().(verifierLifecycle); ok {
 				lifecycle.Register(lc, namedVerifier{c})

@@ -1,18 +1,19 @@
 package fxsvc
 
 import (
-	"cmp"
 	"errors"
-	"fmt"
 	"net/http"
-	"slices"
-	"strings"
 
+	"github.com/rs/cors"
 	"go.uber.org/fx"
+
+	"github.com/svckit/svc/modules/authn"
+	svcerrors "github.com/svckit/svc/modules/errors"
 )
 
 // The handler chain of [Serve], outermost first: a request meets the
-// stages in this order, and the app's router last.
+// stages in this order, and the app's router last. [buildChain] wraps them
+// in this order.
 //
 //	telemetry   request ID, the caller's address (TrustedProxies), access
 //	            log, HTTP metrics, server span: always, so that every
@@ -42,141 +43,121 @@ const (
 	stageRouter     = "router"
 )
 
-// stages is the chain above, outermost first.
-var stages = []string{stageTelemetry, stageErrors, stageCORS, stageHealth, stageComponents, stageGate}
+// chainIn is what the chain is built from: svc's own stages, each there
+// when the app registers its option, and the app's own wrappers.
+type chainIn struct {
+	fx.In
+	Registered registered
+	Telemetry  telemetryIn
+	Components componentsIn
+}
 
-// wrapperGroup is the fx value group [Serve] collects the chain's parts
-// from.
-const wrapperGroup = "svc.http.wrappers"
+// registered is what an app registers on the request's path, with or
+// without a server; the start line lists it either way.
+//
+// CORS and Health arrive as groups of at most one, not as a value each:
+// a second registration of either is refused by its singleton claim
+// (lifecycle.Singleton), which names the option, and a second provider
+// of one type would fail the build first, in dig's words.
+type registered struct {
+	fx.In
+	Errors *svcerrors.Responses `optional:"true"`
+	CORS   []corsOn             `group:"svc.http.cors"`
+	Health []*health            `group:"svc.http.health"`
+	Gate   *authn.Gate          `optional:"true"`
+	Wraps  []wrapper            `group:"svc.http.wrappers"`
+}
 
-// part is one wrapper of the chain: one of svc's, in its stage, or one of
-// the app's, placed before or after a stage.
-type part struct {
-	stage string
-	// name is what the chain shows; components are what the start line
-	// lists (the gate's part is named "gate", its component "authn").
-	name       string
+// buildChain wraps the router in the chain, read from the top: the
+// request meets each stage in the order written here, and the router
+// last. A stage the app did not register is left out; the app's own
+// wrappers go before or after the stage they name ([Wrap]). It returns the
+// chain's names, outermost first, and the components it holds, for the
+// start line.
+func buildChain(in chainIn, router http.Handler) (http.Handler, []string, []string, error) {
+	c := newChain(in.Registered.Wraps)
+	c.add(newTelemetry(in.Telemetry))
+	c.add(errorsStage(in.Registered.Errors))
+	c.add(corsStage(in.Registered.CORS))
+	c.add(healthStage(in.Registered.Health))
+	c.add(newComponents(in.Components))
+	c.add(gateStage(in.Registered.Gate))
+	return c.around(router)
+}
+
+// stage is one of svc's own stages.
+type stage struct {
+	name string
+	// components are what the start line lists: the gate's stage lists
+	// "authn", the components' the ones the app registered.
 	components []string
-	at         Placement // an app's part; zero for svc's own
-	// wrap puts the part around h; nil for one of svc's own leaves the
-	// stage out (no component registered).
+	// wrap puts the stage around h; nil leaves the stage out (the app did
+	// not register it).
 	wrap func(h http.Handler) (http.Handler, error)
 }
 
-// stagePart is one of svc's own parts, in its stage.
-func stagePart(stage, name string, wrap func(http.Handler) (http.Handler, error)) part {
-	return part{stage: stage, name: name, components: []string{name}, wrap: wrap}
-}
-
-// provideStage adds one of svc's own parts, built by newPart from the
-// graph, to the chain.
-func provideStage(newPart any) fx.Option {
-	return fx.Provide(fx.Annotate(newPart, fx.ResultTags(`group:"`+wrapperGroup+`"`)))
-}
-
-// Placement is where an app's wrapper goes in the chain: [Before] or
-// [After] one of its stages.
-type Placement struct {
-	stage string
-	after bool
-}
-
-// Before places a wrapper just outside a stage: telemetry, errors, cors,
-// health, components or gate. Before("gate") sees the request once the
-// error format, CORS, health and the components have, and before any
-// token is read.
-func Before(stage string) Placement { return Placement{stage: stage} }
-
-// After places a wrapper just inside a stage: telemetry, errors, cors,
-// health or components. After("gate") is refused: the gate reads the
-// router's routes, so a middleware there belongs on the router (r.Use).
-func After(stage string) Placement { return Placement{stage: stage, after: true} }
-
-// option is the placement as the app wrote it, for a refusal.
-func (p Placement) option() string {
-	if p.after {
-		return fmt.Sprintf("fxsvc.After(%q)", p.stage)
+// errorsStage puts the app's error format on every answer below it
+// (Errors, TMFErrors).
+func errorsStage(res *svcerrors.Responses) stage {
+	s := stage{name: stageErrors}
+	if res != nil {
+		s.components = []string{"errors"}
+		s.wrap = func(h http.Handler) (http.Handler, error) { return res.Middleware(h), nil }
 	}
-	return fmt.Sprintf("fxsvc.Before(%q)", p.stage)
+	return s
 }
 
-// Wrap adds an app's own wrapper to the chain of [Serve], where at places
-// it. Two wrappers at one place run in the order of their names (the
-// first name outermost): fx hands them over in no set order. It refuses
-// (the app fails to start) an empty or repeated name, a nil wrap, a stage
-// that is not one of the chain's (the error names them), and
-// After("gate").
-func Wrap(name string, at Placement, wrap func(http.Handler) http.Handler) fx.Option {
-	p := part{name: name, components: []string{name}, at: at}
-	if wrap != nil {
-		p.wrap = func(h http.Handler) (http.Handler, error) { return wrap(h), nil }
-	}
-	return fx.Supply(fx.Annotated{Group: wrapperGroup, Target: p})
-}
+// corsOn is the options of the app's [CORS].
+type corsOn struct{ opts cors.Options }
 
-// chain orders the parts, outermost first, or refuses an app's part it
-// cannot place.
-func chain(parts []part) ([]part, error) {
-	var errs []error
-	seen := map[string]bool{}
-	for _, p := range parts {
-		if p.stage != "" {
-			continue
-		}
-		var problem string
-		switch {
-		case p.name == "":
-			problem = "a wrapper needs a name"
-		case seen[p.name]:
-			problem = "the name is given twice"
-		case p.wrap == nil:
-			problem = "the wrapper is nil"
-		case !slices.Contains(stages, p.at.stage):
-			problem = "no such stage: place it before or after one of " + strings.Join(stages, ", ")
-		case p.at.after && p.at.stage == stageGate:
-			problem = "the gate reads the router's routes, so nothing goes between it and the router: add the middleware to the router (r.Use)"
-		}
-		seen[p.name] = true
-		if problem != "" {
-			errs = append(errs, fmt.Errorf("fxsvc.Wrap(%q, %s): %s", p.name, p.at.option(), problem))
-		}
-	}
-	if len(errs) > 0 {
-		return nil, errors.Join(errs...)
-	}
-	out := make([]part, 0, len(parts))
-	pick := func(keep func(part) bool) {
-		start := len(out)
-		for _, p := range parts {
-			if keep(p) {
-				out = append(out, p)
+// corsStage answers cross-origin requests ([CORS]). It refuses
+// AllowCredentials with every origin allowed.
+func corsStage(on []corsOn) stage {
+	s := stage{name: stageCORS}
+	if len(on) > 0 {
+		opts := on[0].opts
+		s.components = []string{"cors"}
+		s.wrap = func(h http.Handler) (http.Handler, error) {
+			if opts.AllowCredentials && everyOrigin(opts) {
+				return nil, errors.New(`fxsvc.CORS: AllowCredentials with every origin allowed ("*" or no AllowedOrigins): ` +
+					`browsers refuse a credentialed answer to "*"; list the origins in AllowedOrigins`)
 			}
+			return cors.New(opts).Handler(h), nil
 		}
-		slices.SortFunc(out[start:], func(a, b part) int { return cmp.Compare(a.name, b.name) })
 	}
-	for _, s := range stages {
-		pick(func(p part) bool { return p.stage == "" && p.at == Before(s) })
-		pick(func(p part) bool { return p.stage == s && p.wrap != nil })
-		pick(func(p part) bool { return p.stage == "" && p.at == After(s) })
-	}
-	return out, nil
+	return s
 }
 
-// applyChain wraps the router in the chain's parts, the outermost last.
-func applyChain(router http.Handler, parts []part) (http.Handler, []string, error) {
-	ordered, err := chain(parts)
-	if err != nil {
-		return nil, nil, err
+// healthStage answers /livez and /readyz ([Health]).
+func healthStage(h []*health) stage {
+	s := stage{name: stageHealth}
+	if len(h) > 0 {
+		s.components = []string{"health"}
+		s.wrap = h[0].wrap
 	}
-	h := router
-	for i := len(ordered) - 1; i >= 0; i-- {
-		if h, err = ordered[i].wrap(h); err != nil {
-			return nil, nil, err
-		}
+	return s
+}
+
+// gateStage authenticates every request the router's routes protect
+// ([Authn]).
+func gateStage(g *authn.Gate) stage {
+	s := stage{name: stageGate}
+	if g != nil {
+		s.components = []string{"authn"}
+		s.wrap = g.Handler
 	}
-	names := make([]string, 0, len(ordered)+1)
-	for _, p := range ordered {
-		names = append(names, p.name)
+	return s
+}
+
+// components names what an app registered on the request's path, whether
+// or not it serves.
+func (r registered) components() []string {
+	var names []string
+	for _, s := range []stage{errorsStage(r.Errors), corsStage(r.CORS), healthStage(r.Health), gateStage(r.Gate)} {
+		names = append(names, s.components...)
 	}
-	return h, append(names, stageRouter), nil
+	for _, w := range r.Wraps {
+		names = append(names, w.name)
+	}
+	return names
 }

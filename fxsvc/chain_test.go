@@ -41,6 +41,53 @@ func TestTheChainIsTheSameInEveryProcess(t *testing.T) {
 
 func pass(h http.Handler) http.Handler { return h }
 
+// Regression: issue 32 item 5.
+// The chain is the order written in fxsvc/chain.go, every stage there, with
+// an app's wrapper before and after each; a wrapper keeps its place when
+// the app registers none of svc's stages.
+func TestTheChainIsInWrittenOrderWithAWrapperAtEveryPlace(t *testing.T) {
+	var wraps []fx.Option
+	for _, s := range []string{"telemetry", "errors", "cors", "health", "components", "gate"} {
+		wraps = append(wraps, fxsvc.Wrap("before-"+s, fxsvc.Before(s), pass))
+		if s != "gate" {
+			wraps = append(wraps, fxsvc.Wrap("after-"+s, fxsvc.After(s), pass))
+		}
+	}
+	every := []fx.Option{fxsvc.Errors(), fxsvc.CORS(cors.Options{AllowedOrigins: []string{"https://app.test"}}),
+		fxsvc.Health(), fxsvc.Authn(behindtest.Verifier{}), fxsvc.RateLimits(), fxsvc.Idempotency(),
+		fxsvc.Conditional(), fxsvc.ResponseCache()}
+	for _, tc := range []struct {
+		name string
+		opts []fx.Option
+		want []string
+	}{
+		{"every stage", every, []string{
+			"before-telemetry", "telemetry", "after-telemetry",
+			"before-errors", "errors", "after-errors",
+			"before-cors", "cors", "after-cors",
+			"before-health", "health", "after-health",
+			"before-components", "components", "after-components",
+			"before-gate", "gate", "router"}},
+		{"svc's own stages left out", nil, []string{
+			"before-telemetry", "telemetry", "after-telemetry",
+			"before-errors", "after-errors", "before-cors", "after-cors", "before-health", "after-health",
+			"before-components", "after-components", "before-gate", "router"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var srv *fxsvc.Server
+			opts := append(append(append([]fx.Option{fx.NopLogger}, tc.opts...), wraps...),
+				fx.Provide(func() *chi.Mux { return chi.NewRouter() }),
+				fxsvc.Serve(fxsvc.Addr("127.0.0.1:0")), fx.Populate(&srv))
+			if err := fx.New(opts...).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if got := srv.Chain(); !slices.Equal(got, tc.want) {
+				t.Fatalf("chain %q\nwant  %q", got, tc.want)
+			}
+		})
+	}
+}
+
 // An app's wrapper runs where it is placed: Before("gate") sees a request
 // the gate refuses, the error format's body is already in place, and the
 // request ID is already set.

@@ -67,10 +67,10 @@ func nilIfNone[T any](p *T) any {
 // find. It refuses, naming the option to add, a route whose marker's
 // component the app did not register: the marker would otherwise work
 // with defaults nobody chose.
-func newComponents(in componentsIn) (part, error) {
+func newComponents(in componentsIn) (stage, error) {
 	all := in.all()
 	if err := checkMarkers(in, all); err != nil {
-		return part{}, err
+		return stage{}, err
 	}
 	var vals []any
 	var names []string
@@ -80,16 +80,16 @@ func newComponents(in componentsIn) (part, error) {
 			names = append(names, c.name)
 		}
 	}
-	p := part{stage: stageComponents, name: stageComponents, components: names}
+	s := stage{name: stageComponents, components: names}
 	if len(vals) == 0 {
-		return p, nil // no stage: no component, and no marker needs one
+		return s, nil // no stage: no component, and no marker needs one
 	}
 	set, err := behind.NewComponents(vals...)
 	if err != nil {
-		return part{}, err
+		return stage{}, err
 	}
-	p.wrap = func(h http.Handler) (http.Handler, error) { return set.Middleware(h), nil }
-	return p, nil
+	s.wrap = func(h http.Handler) (http.Handler, error) { return set.Middleware(h), nil }
+	return s, nil
 }
 
 // checkMarkers walks the app's routes (a chi router, Huma on chi

@@ -1,8 +1,6 @@
 package fxsvc
 
 import (
-	"errors"
-	"net/http"
 	"slices"
 
 	"github.com/rs/cors"
@@ -28,13 +26,8 @@ import (
 // method, so that middleware answers it. One per app: a second fails the
 // build naming fxsvc.CORS (two would each add their headers).
 func CORS(opts cors.Options) fx.Option {
-	return withKit(fx.Options(lifecycle.Singleton("cors", "fxsvc.CORS"), fx.Supply(fx.Annotated{Group: wrapperGroup, Target: stagePart(stageCORS, "cors", func(h http.Handler) (http.Handler, error) {
-		if opts.AllowCredentials && everyOrigin(opts) {
-			return nil, errors.New(`fxsvc.CORS: AllowCredentials with every origin allowed ("*" or no AllowedOrigins): ` +
-				`browsers refuse a credentialed answer to "*"; list the origins in AllowedOrigins`)
-		}
-		return cors.New(opts).Handler(h), nil
-	})})))
+	return withKit(fx.Options(lifecycle.Singleton("cors", "fxsvc.CORS"),
+		fx.Supply(fx.Annotated{Group: "svc.http.cors", Target: corsOn{opts: opts}})))
 }
 
 // everyOrigin reports whether opts allow any origin, as rs/cors reads them.

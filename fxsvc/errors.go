@@ -1,8 +1,6 @@
 package fxsvc
 
 import (
-	"net/http"
-
 	"go.uber.org/fx"
 	"go.uber.org/zap/zapcore"
 
@@ -54,9 +52,6 @@ func errorsModule(by string, build func(...svcerrors.Option) *svcerrors.Response
 				format = "tmf630"
 			}
 			enc.AddString("format", format)
-		}),
-		provideStage(func(res *svcerrors.Responses) part {
-			return stagePart(stageErrors, "errors", func(h http.Handler) (http.Handler, error) { return res.Middleware(h), nil })
 		}),
 	))
 }

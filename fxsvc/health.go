@@ -138,7 +138,7 @@ func Health() fx.Option {
 	return withKit(fx.Module("svc.health",
 		lifecycle.Singleton("health", "fxsvc.Health"),
 		fx.Provide(fx.Private, newHealth),
-		provideStage(func(h *health) part { return stagePart(stageHealth, "health", h.wrap) }),
+		fx.Provide(fx.Annotate(func(h *health) *health { return h }, fx.ResultTags(`group:"svc.http.health"`))),
 		fx.Provide(fx.Annotate(func(h *health) routeLister { return h }, fx.ResultTags(`group:"svc.routes"`))),
 	))
 }

@@ -70,9 +70,10 @@ type runInfoIn struct {
 	Server *Server      `optional:"true"`
 	Shared *sharedState `optional:"true"`
 	Parts  []startInfo  `group:"svc.start.info"`
-	// Wrappers name the request-path components (health, cors,
-	// ratelimit, …); Serve builds them anyway.
-	Wrappers []part `group:"svc.http.wrappers"`
+	// Registered names the request-path components (health, cors, the
+	// app's wrappers, …) with or without a server; Serve builds them
+	// anyway.
+	Registered registered
 }
 
 // collectRunInfo is invoked last, like collectStopParts, so that asking
@@ -90,8 +91,9 @@ func (i *runInfo) collect(in runInfoIn) error {
 	*i = runInfo{log: log, ownLogger: in.Log.own(), server: in.Server, shared: in.Shared, parts: in.Parts}
 	// fx hands value groups over in no set order.
 	slices.SortFunc(i.parts, func(a, b startInfo) int { return cmp.Compare(a.Name, b.Name) })
-	for _, w := range in.Wrappers {
-		i.wrappers = append(i.wrappers, w.components...)
+	i.wrappers = in.Registered.components()
+	if in.Server != nil {
+		i.wrappers = append(i.wrappers, in.Server.components...)
 	}
 	return nil
 }

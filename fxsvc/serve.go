@@ -56,6 +56,9 @@ type Server struct {
 	tlsFiles  [2]string                                  // cert, key; empty for plain HTTP
 	// tlsClientCerts asks TLS clients for a certificate (TLSClientCertificates).
 	tlsClientCerts bool
+
+	// components are what the chain holds, for the start line.
+	components []string
 }
 
 // Addr is the address the server listens on (the real port when the
@@ -75,7 +78,7 @@ type serveIn struct {
 	fx.In
 	Lifecycle  fx.Lifecycle
 	Shutdowner fx.Shutdowner
-	Parts      []part         `group:"svc.http.wrappers"`
+	Chain      chainIn
 	Router     *chi.Mux       `optional:"true"`
 	ChiRouter  chi.Router     `optional:"true"`
 	ServeMux   *http.ServeMux `optional:"true"`
@@ -150,11 +153,11 @@ func Serve(opts ...ServeOption) fx.Option {
 			if err != nil {
 				return nil, err
 			}
-			handler, names, err := applyChain(router, in.Parts)
+			handler, names, components, err := buildChain(in.Chain, router)
 			if err != nil {
 				return nil, err
 			}
-			s := &Server{next: handler, chain: names, stopping: make(chan struct{}), drain: cfg.DrainTimeout,
+			s := &Server{next: handler, chain: names, components: components, stopping: make(chan struct{}), drain: cfg.DrainTimeout,
 				leaving: make(chan struct{}), delay: time.Duration(cfg.ShutdownDelay),
 				tlsFiles: [2]string{cfg.TLSCertFile, cfg.TLSKeyFile}, tlsClientCerts: cfg.TLSClientCerts,
 				limit: newConnLimit(cfg.maxConns()), meters: in.Meters}
@@ -186,8 +189,6 @@ func Serve(opts ...ServeOption) fx.Option {
 			})
 			return s, nil
 		}),
-		provideStage(newTelemetry),
-		provideStage(newComponents),
 		fx.Invoke(func(*Server) {}),
 	))
 }

@@ -55,10 +55,10 @@ type telemetryIn struct {
 // IDs always; HTTP server metrics while the app's metrics component is
 // active; server spans on the graph's trace.TracerProvider, else on the
 // global one once installed; the access log when asked for.
-func newTelemetry(in telemetryIn) (part, error) {
+func newTelemetry(in telemetryIn) (stage, error) {
 	e, err := loadTelemetryEnv()
 	if err != nil {
-		return part{}, err
+		return stage{}, err
 	}
 	opts := []telemetry.Option{telemetry.TrustedProxies(in.Proxies.cidrs...)}
 	if len(in.AccessLog) > 0 || (e.AccessLog != nil && *e.AccessLog) {
@@ -66,7 +66,7 @@ func newTelemetry(in telemetryIn) (part, error) {
 		// drop most of a busy route's, which all share one message.
 		log, err := in.Log.unsampled()
 		if err != nil {
-			return part{}, err
+			return stage{}, err
 		}
 		opts = append(opts, telemetry.AccessLog(log))
 	}
@@ -79,7 +79,7 @@ func newTelemetry(in telemetryIn) (part, error) {
 	}
 	t, err := telemetry.New(opts...)
 	if err != nil {
-		return part{}, err // loadTrustedProxies refused it first, naming the setting
+		return stage{}, err // loadTrustedProxies refused it first, naming the setting
 	}
 	if m := in.Meters; m != nil {
 		// Appended after the component's own hooks (it is built first): the
@@ -102,9 +102,9 @@ func newTelemetry(in telemetryIn) (part, error) {
 			},
 		})
 	}
-	return stagePart(stageTelemetry, "telemetry", func(h http.Handler) (http.Handler, error) {
+	return stage{name: stageTelemetry, components: []string{"telemetry"}, wrap: func(h http.Handler) (http.Handler, error) {
 		return t.Handler(h), nil
-	}), nil
+	}}, nil
 }
 
 // loadTelemetryEnv reads SVC_ACCESS_LOG; a bad value is a *SettingError
