@@ -1,15 +1,12 @@
 package fxsvc
 
 import (
-	"context"
-	"fmt"
 	"net/http"
 	"reflect"
 
 	"github.com/caarlos0/env/v11"
 	"github.com/go-chi/chi/v5"
 	otelmetric "go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/fx"
 
 	"github.com/svckit/svc/modules/telemetry"
@@ -40,9 +37,7 @@ type telemetryEnv struct {
 type telemetryIn struct {
 	fx.In
 	Lifecycle fx.Lifecycle
-	AccessLog []accessLogOn        `group:"svc.http.accesslog"`
-	Meters    meterSource          `optional:"true"`
-	Tracers   trace.TracerProvider `optional:"true"`
+	AccessLog []accessLogOn `group:"svc.http.accesslog"`
 	Log       logIn
 	Proxies   trustedProxies
 	Router    *chi.Mux       `optional:"true"`
@@ -52,9 +47,9 @@ type telemetryIn struct {
 }
 
 // newTelemetry builds the request telemetry [Serve] puts outermost: request
-// IDs always; HTTP server metrics while the app's metrics component is
-// active; server spans on the graph's trace.TracerProvider, else on the
-// global one once installed; the access log when asked for.
+// IDs always; HTTP server metrics and server spans on the global providers
+// while they are installed (fxsvc.Metrics and fxsvc.Tracing install them);
+// the access log when asked for.
 func newTelemetry(in telemetryIn) (stage, error) {
 	e, err := loadTelemetryEnv()
 	if err != nil {
@@ -70,9 +65,6 @@ func newTelemetry(in telemetryIn) (stage, error) {
 		}
 		opts = append(opts, telemetry.AccessLog(log))
 	}
-	if in.Tracers != nil {
-		opts = append(opts, telemetry.TracerProvider(in.Tracers))
-	}
 	// Without a gate, the router itself names the routes.
 	if router, err := pickRouter(serveIn{Router: in.Router, ChiRouter: in.ChiRouter, ServeMux: in.ServeMux, Handler: in.Handler}); err == nil {
 		opts = append(opts, telemetry.Router(router))
@@ -80,27 +72,6 @@ func newTelemetry(in telemetryIn) (stage, error) {
 	t, err := telemetry.New(opts...)
 	if err != nil {
 		return stage{}, err // loadTrustedProxies refused it first, naming the setting
-	}
-	if m := in.Meters; m != nil {
-		// Appended after the component's own hooks (it is built first): the
-		// provider is open here and still open when this stops.
-		in.Lifecycle.Append(fx.Hook{
-			OnStart: func(context.Context) error {
-				p, active, err := m()
-				if !active {
-					return nil
-				}
-				if err != nil {
-					return fmt.Errorf("fxsvc.Serve: HTTP server metrics: %w", err)
-				}
-				t.SetMeterProvider(p)
-				return nil
-			},
-			OnStop: func(context.Context) error {
-				t.SetMeterProvider(nil)
-				return nil
-			},
-		})
 	}
 	return stage{name: stageTelemetry, components: []string{"telemetry"}, wrap: func(h http.Handler) (http.Handler, error) {
 		return t.Handler(h), nil
@@ -117,7 +88,7 @@ func loadTelemetryEnv() (telemetryEnv, error) {
 	return e, nil
 }
 
-// meterSource hands the telemetry the metrics component's provider while
-// it is active; fxsvc.Metrics provides it, so an app without metrics links
-// no metrics SDK.
+// meterSource hands fxsvc's own server metrics (the shed connections) the
+// metrics component's provider while it is active; fxsvc.Metrics provides
+// it, so an app without metrics links no metrics SDK.
 type meterSource func() (otelmetric.MeterProvider, bool, error)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/propagation"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -70,6 +71,18 @@ func newObservability(tb testing.TB) observability {
 		_ = o.mp.Shutdown(context.Background())
 	})
 	return o
+}
+
+// install makes o's providers the global ones, where svc's wrapper (and
+// every svc component) reports, until the benchmark ends.
+func (o observability) install(tb testing.TB) {
+	tp, mp := otel.GetTracerProvider(), otel.GetMeterProvider()
+	otel.SetTracerProvider(o.tp)
+	otel.SetMeterProvider(o.mp)
+	tb.Cleanup(func() {
+		otel.SetTracerProvider(tp)
+		otel.SetMeterProvider(mp)
+	})
 }
 
 // svcTelemetry is the gate inside svc's wrapper.
@@ -164,7 +177,8 @@ func BenchmarkTelemetryPaired(b *testing.B) {
 
 	b.Run("all-on", func(b *testing.B) {
 		so, po := newObservability(b), newObservability(b)
-		hs := svcTelemetry(b, k, telemetry.AccessLog(so.log), telemetry.MeterProvider(so.mp), telemetry.TracerProvider(so.tp))
+		so.install(b)
+		hs := svcTelemetry(b, k, telemetry.AccessLog(so.log))
 		hp := peerTelemetry(b, k, po)
 		svc, peer := pair.Paired(b, 16, run(hs, request(k.one.auth)), run(hp, request(k.one.auth)))
 		pair.Report(b, "svc", "peer", svc, peer)
@@ -209,8 +223,9 @@ func BenchmarkTelemetryPaired(b *testing.B) {
 func TestTelemetryContendersAnswer(t *testing.T) {
 	k := theKeys(t)
 	so, po := newObservability(t), newObservability(t)
+	so.install(t)
 	for name, h := range map[string]http.Handler{
-		"svc":  svcTelemetry(t, k, telemetry.AccessLog(so.log), telemetry.MeterProvider(so.mp), telemetry.TracerProvider(so.tp)),
+		"svc":  svcTelemetry(t, k, telemetry.AccessLog(so.log)),
 		"peer": peerTelemetry(t, k, po),
 	} {
 		w := newDiscardWriter()
@@ -246,7 +261,8 @@ func BenchmarkTelemetry(b *testing.B) {
 	k := theKeys(b)
 	b.Run("svc-all-on", func(b *testing.B) {
 		o := newObservability(b)
-		serve(b, svcTelemetry(b, k, telemetry.AccessLog(o.log), telemetry.MeterProvider(o.mp), telemetry.TracerProvider(o.tp)),
+		o.install(b)
+		serve(b, svcTelemetry(b, k, telemetry.AccessLog(o.log)),
 			request(k.one.auth), http.StatusOK)
 	})
 	b.Run("otelhttp-zap", func(b *testing.B) {

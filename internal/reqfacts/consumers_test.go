@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-chi/chi/v5"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -113,7 +114,10 @@ func newCallerStack(t *testing.T, cidrs []string) *callerStack {
 	h = svcerrors.New(svcerrors.Logger(log)).Middleware(h)
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(s.spans))
 	t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
-	tel, err := telemetry.New(telemetry.TrustedProxies(cidrs...), telemetry.AccessLog(log), telemetry.TracerProvider(tp))
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp) // where the wrapper's spans go
+	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+	tel, err := telemetry.New(telemetry.TrustedProxies(cidrs...), telemetry.AccessLog(log))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/otelglobal"
 	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/bearer"
@@ -46,8 +47,7 @@ type Gate struct {
 	events        *zap.Logger
 	records       *recordLimiter
 
-	meters   atomic.Pointer[gateMetrics]
-	metersMu sync.Mutex
+	meters otelglobal.Instruments[gateMetrics]
 	// outcomeOpts caches the attribute set of each (counter, word, route):
 	// building one sorts and hashes the attributes on every refusal. Words
 	// are a fixed set and routes the router's templates, so it stays small.

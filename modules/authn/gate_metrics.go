@@ -3,7 +3,6 @@ package authn
 import (
 	"context"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
@@ -14,13 +13,10 @@ import (
 // meterScope is the instrumentation scope of the gate's metrics.
 const meterScope = "github.com/svckit/svc/modules/authn"
 
-// gateMetrics are the gate's instruments on one meter provider. They come
-// from the global provider, and are rebuilt when it changes: instruments
-// made before a provider is installed, or kept across a restore, would
-// stay bound to the old one (otel-go#4291). No subject and no address is
+// gateMetrics are the gate's instruments on one meter provider: the global
+// one, as for every svc component (otelglobal), rebuilt when it changes. No subject and no address is
 // ever an attribute.
 type gateMetrics struct {
-	provider    metric.MeterProvider
 	attempts    metric.Int64Counter
 	authz       metric.Int64Counter
 	bansStarted metric.Int64Counter
@@ -31,21 +27,16 @@ type gateMetrics struct {
 // slice on every admitted request.
 var successOpts = []metric.AddOption{metric.WithAttributeSet(attribute.NewSet(attribute.String("svc.outcome", "success")))}
 
-func (g *Gate) metrics() *gateMetrics {
-	p := otel.GetMeterProvider()
-	if m := g.meters.Load(); m != nil && m.provider == p {
-		return m
-	}
-	g.metersMu.Lock()
-	defer g.metersMu.Unlock()
-	if m := g.meters.Load(); m != nil && m.provider == p {
-		return m
-	}
-	if old := g.meters.Load(); old != nil && old.active != nil {
+func (g *Gate) metrics() *gateMetrics { return g.meters.Get(g.newMetrics) }
+
+// newMetrics builds the gate's instruments on p, releasing the previous
+// provider's callback.
+func (g *Gate) newMetrics(p metric.MeterProvider, old *gateMetrics) *gateMetrics {
+	if old != nil && old.active != nil {
 		_ = old.active.Unregister()
 	}
 	meter := p.Meter(meterScope)
-	m := &gateMetrics{provider: p}
+	m := &gateMetrics{}
 	m.attempts, _ = meter.Int64Counter("svc.authentication.attempts",
 		metric.WithDescription("Requests that met the authentication gate, by outcome."), metric.WithUnit("{request}"))
 	m.authz, _ = meter.Int64Counter("svc.authorization.refusals",
@@ -61,7 +52,6 @@ func (g *Gate) metrics() *gateMetrics {
 			return nil
 		}, active)
 	}
-	g.meters.Store(m)
 	return m
 }
 

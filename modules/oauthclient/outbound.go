@@ -7,6 +7,8 @@ import (
 	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/propagation"
+
+	"github.com/svckit/svc/internal/otelglobal"
 )
 
 // traced is base (http.DefaultTransport when nil) behind OpenTelemetry's
@@ -37,13 +39,10 @@ func traced(base http.RoundTripper) http.RoundTripper {
 	}
 }
 
-// The process-global providers and propagator before anyone installs one:
-// OpenTelemetry's delegates, which only forward to what is installed later.
-var (
-	unsetTracers    = otel.GetTracerProvider()
-	unsetMeters     = otel.GetMeterProvider()
-	unsetPropagator = otel.GetTextMapPropagator()
-)
+// unsetPropagator is the process-global propagator before anyone installs
+// one: OpenTelemetry's delegate, which only forwards to what is installed
+// later (the providers' are otelglobal's).
+var unsetPropagator = otel.GetTextMapPropagator()
 
 // instrumented sends through traced once OpenTelemetry is set up in the
 // process, else through plain.
@@ -52,7 +51,7 @@ type instrumented struct {
 }
 
 func (t *instrumented) RoundTrip(r *http.Request) (*http.Response, error) {
-	if otel.GetTracerProvider() == unsetTracers && otel.GetMeterProvider() == unsetMeters && otel.GetTextMapPropagator() == unsetPropagator {
+	if !otelglobal.TracesInstalled() && !otelglobal.MetersInstalled() && otel.GetTextMapPropagator() == unsetPropagator {
 		return t.plain.RoundTrip(r)
 	}
 	return t.traced.RoundTrip(r)

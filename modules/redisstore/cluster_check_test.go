@@ -35,8 +35,9 @@ func clusterRolesAndState(t *testing.T, c *redistest.Cluster, key string) {
 
 	core, logs := observer.New(zap.InfoLevel)
 	reader := sdkmetric.NewManualReader()
+	installMeters(t, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
 	cl, err := redisstore.Open(ctx, redisstore.Config{URL: secret.URL(c.URL), Mode: "cluster", Timeout: time.Second},
-		redisstore.Logger(zap.New(core)), redisstore.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+		redisstore.Logger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
 	}

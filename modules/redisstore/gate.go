@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn/bans"
@@ -84,7 +83,6 @@ type link struct {
 	timeout time.Duration
 	logger  func() *zap.Logger
 	record  recorder
-	meters  func() metric.MeterProvider // svc.redis.fail_open's; nil: the global one
 	report  *failOpen
 }
 
@@ -107,10 +105,6 @@ func linkLogger(lg *zap.Logger) linkOption {
 
 func linkRecorder(r recorder) linkOption { return func(l *link) { l.record = r } }
 
-// linkMeters counts svc.redis.fail_open on the client's provider instead
-// of the global one.
-func linkMeters(m func() metric.MeterProvider) linkOption { return func(l *link) { l.meters = m } }
-
 // newLink applies opts over the defaults; the store named op ("bans")
 // reports its fail-open under that name.
 func newLink(op string, client redis.UniversalClient, opts []linkOption) link {
@@ -122,11 +116,11 @@ func newLink(op string, client redis.UniversalClient, opts []linkOption) link {
 		l.timeout = defaultGateTimeout
 	}
 	logger := l.logger
-	l.report = newFailOpen(op, func() *zap.Logger { return logger() }, l.meters)
+	l.report = newFailOpen(op, func() *zap.Logger { return logger() }, nil)
 	return l
 }
 
 // linkOf is the link of the stores on c.
 func (c *Client) linkOf() []linkOption {
-	return []linkOption{linkTimeout(c.cfg.Timeout), linkLogger(c.log), linkRecorder(c.metrics.record), linkMeters(c.meterProvider)}
+	return []linkOption{linkTimeout(c.cfg.Timeout), linkLogger(c.log), linkRecorder(c.metrics.record)}
 }

@@ -64,7 +64,6 @@ import (
 	"github.com/caarlos0/env/v11"
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel"
-	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/reqfacts"
@@ -205,7 +204,6 @@ type Client struct {
 	cfg      Config
 	log      *zap.Logger
 	metrics  *instruments
-	meters   metric.MeterProvider
 	failOpen *failOpen // the rate-limit store's
 	idem     *failClosed
 	dpop     *failClosed
@@ -227,13 +225,6 @@ func Logger(l *zap.Logger) Option {
 			c.log = l
 		}
 	}
-}
-
-// MeterProvider sets where svc.redis.duration, svc.redis.errors and
-// svc.redis.fail_open go (default: the global provider when the client is
-// built).
-func MeterProvider(p metric.MeterProvider) Option {
-	return func(c *Client) { c.meters = p }
 }
 
 // New builds a client from cfg without connecting (the pool dials on first
@@ -270,11 +261,11 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	for _, o := range opts {
 		o(c)
 	}
-	if c.meters == nil {
-		c.meters = otel.GetMeterProvider()
-	}
-	c.metrics = newInstruments(c.meters)
-	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log }, c.meterProvider)
+	// svc.redis.* go to the global meter provider, as every svc component's
+	// metrics do (otelglobal): instruments made before fxsvc.Metrics installs
+	// its bridge follow it once it does.
+	c.metrics = newInstruments(otel.GetMeterProvider())
+	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log }, nil)
 	c.idem = newFailClosed("idempotency", "a request with an Idempotency-Key is refused 503 before its handler runs", func() *zap.Logger { return c.log })
 	c.dpop = newFailClosed("dpop", "a DPoP proof is refused 503 rather than risk a replay", func() *zap.Logger { return c.log })
 	routeGoRedisLogs(c, top.passwords...)
@@ -282,8 +273,6 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	c.watch = newWatch(c)
 	return c, nil
 }
-
-func (c *Client) meterProvider() metric.MeterProvider { return c.meters }
 
 // Open is New followed by Check, so that a wrong address, password or
 // CA fails the start naming SVC_REDIS_URL.

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/metric"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
@@ -284,7 +286,8 @@ func testRatesFailOpenWithRateLimitedWarning(t *testing.T, engine redistest.Opti
 	srv := redistest.Start(t, engine)
 	core, logs := observer.New(zap.InfoLevel)
 	reader := sdkmetric.NewManualReader()
-	c := open(t, srv, redisstore.Logger(zap.New(core)), redisstore.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+	installMeters(t, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	c := open(t, srv, redisstore.Logger(zap.New(core)))
 	k := store.Key{Space: "s", ID: "x"}
 	r := store.Rate{Interval: time.Hour, Burst: 1}
 	c.Rates().Allow(t.Context(), k, r)
@@ -376,7 +379,8 @@ func TestMetricsByOperation(t *testing.T) {
 	srv := redistest.Start(t)
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
-	c := open(t, srv, redisstore.MeterProvider(mp))
+	installMeters(t, mp)
+	c := open(t, srv)
 	c.Rates().Allow(t.Context(), store.Key{ID: "a"}, store.Rate{Interval: time.Second, Burst: 1})
 	srv.Stop()
 	c.Cache().Get(t.Context(), store.Key{ID: "a"})
@@ -422,4 +426,12 @@ func TestEnvVariablesListWhatFromEnvReads(t *testing.T) {
 	if got != want {
 		t.Fatalf("EnvVariables() = %s, want %s", got, want)
 	}
+}
+
+// installMeters makes mp the global meter provider, where the client's
+// svc.redis.* go, until the test ends.
+func installMeters(t *testing.T, mp metric.MeterProvider) {
+	prev := otel.GetMeterProvider()
+	otel.SetMeterProvider(mp)
+	t.Cleanup(func() { otel.SetMeterProvider(prev) })
 }

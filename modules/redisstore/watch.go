@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/redis/go-redis/v9"
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
@@ -33,7 +34,7 @@ type watch struct {
 }
 
 func newWatch(c *Client) *watch {
-	m := c.meters.Meter(meterScope)
+	m := otel.GetMeterProvider().Meter(meterScope)
 	r, _ := m.Int64Counter("svc.redis.redirections", metric.WithUnit("{redirection}"),
 		metric.WithDescription("MOVED and ASK answers of a Redis Cluster that the client followed, by svc.redis.redirection (moved, ask)."))
 	f, _ := m.Int64Counter("svc.redis.failovers", metric.WithUnit("{failover}"),

@@ -52,8 +52,8 @@ func TestClusterRedirectionsAndFailoversAreCounted(t *testing.T) {
 	}
 	cl := redistest.StartCluster(t)
 	reader := sdkmetric.NewManualReader()
-	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(cl.URL), Mode: "cluster", Timeout: 2 * time.Second},
-		redisstore.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+	installMeters(t, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(cl.URL), Mode: "cluster", Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,8 +151,8 @@ func TestSentinelFailoverIsCounted(t *testing.T) {
 	wrongTopologies(t, set)
 	reader := sdkmetric.NewManualReader()
 	core, logs := observer.New(zapcore.InfoLevel)
-	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(set.URL), Mode: "sentinel", Timeout: 2 * time.Second},
-		redisstore.MeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))), redisstore.Logger(zap.New(core)))
+	installMeters(t, sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader)))
+	c, err := redisstore.Open(t.Context(), redisstore.Config{URL: secret.URL(set.URL), Mode: "sentinel", Timeout: 2 * time.Second}, redisstore.Logger(zap.New(core)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,7 +12,7 @@ import (
 // The outermost wrapper (fxsvc.Serve installs it for every app): a
 // well-formed X-Request-ID is kept and echoed, and the handler reads it.
 func ExampleNew() {
-	t, err := telemetry.New() // request IDs on; add AccessLog, MeterProvider, TracerProvider
+	t, err := telemetry.New() // request IDs on; add AccessLog; metrics and spans go to the global providers
 	if err != nil {
 		panic(err)
 	}

@@ -9,6 +9,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/svckit/svc/internal/otelglobal"
 )
 
 // durationBuckets are the bucket bounds the OpenTelemetry semantic
@@ -33,6 +35,16 @@ type durationKey struct {
 }
 
 type activeKey struct{ method, scheme string }
+
+// metrics are the HTTP server metrics on the global meter provider
+// (otelglobal), nil while none is installed: an app without metrics pays
+// nothing for them.
+func (t *Telemetry) metrics() *httpMetrics {
+	if !otelglobal.MetersInstalled() {
+		return nil
+	}
+	return t.meters.Get(func(mp metric.MeterProvider, _ *httpMetrics) *httpMetrics { return newHTTPMetrics(mp) })
+}
 
 func newHTTPMetrics(mp metric.MeterProvider) *httpMetrics {
 	meter := mp.Meter(scope)

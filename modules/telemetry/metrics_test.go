@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
@@ -43,7 +44,8 @@ func TestHTTPServerMetricsFollowTheSemanticConventions(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = mp.Shutdown(context.Background()) }()
-	h, _ := stack(t, []telemetry.Option{telemetry.MeterProvider(mp)})
+	installMeters(t, mp)
+	h, _ := stack(t, nil)
 	send := func(path, token string) {
 		r := httptest.NewRequest(http.MethodGet, path, nil)
 		if token != "" {
@@ -112,7 +114,8 @@ func TestActiveRequestsCountsTheRequestInFlight(t *testing.T) {
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = mp.Shutdown(context.Background()) }()
 	var during int64 = -1
-	h := newTelemetry(t, telemetry.MeterProvider(mp)).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
+	installMeters(t, mp)
+	h := newTelemetry(t).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {
 		for _, dp := range collect(t, reader)["http.server.active_requests"].Data.(metricdata.Sum[int64]).DataPoints {
 			during = dp.Value
 		}
@@ -123,7 +126,9 @@ func TestActiveRequestsCountsTheRequestInFlight(t *testing.T) {
 	}
 }
 
-func TestSetMeterProviderTurnsMetricsOnAndOff(t *testing.T) {
+// The wrapper records into the global meter provider while one is
+// installed, and nothing before or after.
+func TestMetricsFollowTheGlobalProvider(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	defer func() { _ = mp.Shutdown(context.Background()) }()
@@ -139,9 +144,10 @@ func TestSetMeterProviderTurnsMetricsOnAndOff(t *testing.T) {
 		return n
 	}
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
-	tel.SetMeterProvider(mp)
+	prev := otel.GetMeterProvider()
+	otel.SetMeterProvider(mp)
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
-	tel.SetMeterProvider(nil)
+	otel.SetMeterProvider(prev)
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	if n := count(); n != 1 {
 		t.Fatalf("%d requests measured, want only the one while the provider was set", n)

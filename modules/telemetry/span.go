@@ -12,13 +12,9 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"go.opentelemetry.io/otel/trace/noop"
 
+	"github.com/svckit/svc/internal/otelglobal"
 	"github.com/svckit/svc/modules/requestid"
 )
-
-// unsetGlobal is the process-global tracer provider before anyone installs
-// one: otel's delegate, which starts only non-recording spans until then.
-// While it is still the global one, the wrapper starts no span at all.
-var unsetGlobal = otel.GetTracerProvider()
 
 // traceContext reads the caller's W3C traceparent and tracestate, whatever
 // global propagator the app set: the server span continues the caller's
@@ -30,14 +26,15 @@ type tracerSlot struct {
 	tracer trace.Tracer
 }
 
-// tracer is the tracer server spans start on, nil when tracing is off.
+// tracer is the tracer server spans start on, of the global provider
+// (otelglobal), nil when tracing is off: until a provider is installed
+// (otel's delegate starts only non-recording spans), the wrapper starts no
+// span at all.
 func (t *Telemetry) tracer() trace.Tracer {
-	tp := t.cfg.tracers
-	if tp == nil {
-		if tp = otel.GetTracerProvider(); tp == unsetGlobal {
-			return nil
-		}
+	if !otelglobal.TracesInstalled() {
+		return nil
 	}
+	tp := otel.GetTracerProvider()
 	if _, off := tp.(noop.TracerProvider); off {
 		return nil
 	}

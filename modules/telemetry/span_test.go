@@ -5,8 +5,10 @@ import (
 	"net/http/httptest"
 	"testing"
 
+	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
@@ -25,7 +27,23 @@ func tracing(t *testing.T) (*tracetest.SpanRecorder, telemetry.Option) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	t.Cleanup(func() { _ = tp.Shutdown(t.Context()) })
-	return sr, telemetry.TracerProvider(tp)
+	installTracers(t, tp)
+	return sr, nil
+}
+
+// installTracers makes tp the global tracer provider, the one the wrapper
+// reads, until the test ends.
+func installTracers(t *testing.T, tp trace.TracerProvider) {
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	t.Cleanup(func() { otel.SetTracerProvider(prev) })
+}
+
+// installMeters makes mp the global meter provider until the test ends.
+func installMeters(t *testing.T, mp metric.MeterProvider) {
+	prev := otel.GetMeterProvider()
+	otel.SetMeterProvider(mp)
+	t.Cleanup(func() { otel.SetMeterProvider(prev) })
 }
 
 func spanAttrs(s sdktrace.ReadOnlySpan) map[attribute.Key]attribute.Value {
@@ -183,7 +201,8 @@ func TestUncomparableTracerProvider(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	defer func() { _ = tp.Shutdown(t.Context()) }()
-	h := newTelemetry(t, telemetry.TracerProvider(uncomparable{TracerProvider: tp})).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	installTracers(t, uncomparable{TracerProvider: tp})
+	h := newTelemetry(t).Handler(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
 	for range 2 {
 		h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodGet, "/", nil))
 	}

@@ -5,13 +5,16 @@
 // measured and logged like any answer, and it names each request by the
 // route template the gate found (modules/authn), never by its raw path.
 //
-//	t := telemetry.New(telemetry.AccessLog(logger), telemetry.MeterProvider(mp))
+//	t := telemetry.New(telemetry.AccessLog(logger))
 //	handler := t.Handler(gate)
 //
-// fxsvc.Serve installs it for every app: request IDs always, HTTP metrics
-// while the metrics component is active, spans while a tracer provider is
-// installed (fxsvc.Tracing or otel.SetTracerProvider), the access log with
-// fxsvc.AccessLog or SVC_ACCESS_LOG=true.
+// Metrics and spans go to the process-global OpenTelemetry providers, as
+// every svc component's do: HTTP metrics while a meter provider is
+// installed (fxsvc.Metrics, or otel.SetMeterProvider), spans while a tracer
+// provider is (fxsvc.Tracing, or otel.SetTracerProvider); before, the
+// wrapper does no work for them. fxsvc.Serve installs it for every app:
+// request IDs always, the access log with fxsvc.AccessLog or
+// SVC_ACCESS_LOG=true.
 package telemetry
 
 import (
@@ -21,10 +24,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"go.uber.org/zap"
 
+	"github.com/svckit/svc/internal/otelglobal"
 	"github.com/svckit/svc/internal/reqfacts"
 	"github.com/svckit/svc/internal/reqid"
 	"github.com/svckit/svc/modules/requestid"
@@ -44,8 +47,6 @@ type Option func(*config)
 
 type config struct {
 	log       *zap.Logger
-	meters    metric.MeterProvider
-	tracers   trace.TracerProvider
 	noIDs     bool
 	fallback  reqfacts.Finder
 	hasRouter bool
@@ -64,15 +65,6 @@ func AccessLog(l *zap.Logger) Option {
 		c.log = zap.New(l.Core()).Named(accessLogger)
 	}
 }
-
-// MeterProvider records the HTTP server metrics into mp from the start.
-// Without it they are off until [Telemetry.SetMeterProvider].
-func MeterProvider(mp metric.MeterProvider) Option { return func(c *config) { c.meters = mp } }
-
-// TracerProvider starts server spans on tp. Without it the wrapper uses
-// the process-global provider once one is installed (otel.SetTracerProvider)
-// and starts no span before: an app without tracing pays nothing for it.
-func TracerProvider(tp trace.TracerProvider) Option { return func(c *config) { c.tracers = tp } }
 
 // RequestIDs(false) leaves X-Request-ID alone: no ID is read, made or
 // echoed. Default on.
@@ -110,7 +102,7 @@ type Telemetry struct {
 	// no access log, no trusted proxies): a request then passes straight
 	// through unless metrics or tracing have been switched on since.
 	bare    bool
-	meters  atomic.Pointer[httpMetrics]
+	meters  otelglobal.Instruments[httpMetrics]
 	tracers atomic.Pointer[tracerSlot]
 }
 
@@ -129,22 +121,7 @@ func New(opts ...Option) (*Telemetry, error) {
 		return nil, fmt.Errorf("telemetry.TrustedProxies: %w", err)
 	}
 	t.bare = t.cfg.noIDs && t.cfg.log == nil && len(t.proxies) == 0
-	t.SetMeterProvider(t.cfg.meters)
 	return t, nil
-}
-
-// SetMeterProvider records the HTTP server metrics into mp from the next
-// request on; nil turns them off. It is safe while requests are served:
-// fxsvc calls it when its metrics component opens and closes, so that the
-// server's metrics follow a provider that starts after the server was
-// built. An app that builds its own telemetry passes [MeterProvider]
-// instead.
-func (t *Telemetry) SetMeterProvider(mp metric.MeterProvider) {
-	if mp == nil {
-		t.meters.Store(nil)
-		return
-	}
-	t.meters.Store(newHTTPMetrics(mp))
 }
 
 // Handler wraps next. With every part off it calls next directly.
@@ -219,7 +196,7 @@ func (c *requestContext) Value(k any) any {
 }
 
 func (t *Telemetry) serve(w http.ResponseWriter, r *http.Request, next http.Handler) {
-	m := t.meters.Load()
+	m := t.metrics()
 	tracer := t.tracer()
 	if m == nil && tracer == nil && t.bare {
 		next.ServeHTTP(w, r)

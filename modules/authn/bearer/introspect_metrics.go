@@ -2,11 +2,11 @@ package bearer
 
 import (
 	"context"
-	"sync"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
+
+	"github.com/svckit/svc/internal/otelglobal"
 )
 
 // The svc.outcome values of svc.authn.introspections: four, whatever the
@@ -30,25 +30,18 @@ var introspectOutcomes = func() map[string][]metric.AddOption {
 const meterScope = "github.com/svckit/svc/modules/authn/bearer"
 
 // introspectMetrics counts introspection requests on the global meter
-// provider, rebuilding the counter when the provider changes (instruments
-// of an old provider stay bound to it, otel-go#4291). Cache hits are not
+// provider, as every svc component does (otelglobal). Cache hits are not
 // counted: the counter is what the issuer sees.
 type introspectMetrics struct {
-	mu       sync.Mutex
-	provider metric.MeterProvider
-	requests metric.Int64Counter
+	in otelglobal.Instruments[metric.Int64Counter]
 }
 
 func (m *introspectMetrics) count(outcome string) {
-	p := otel.GetMeterProvider()
-	m.mu.Lock()
-	if m.requests == nil || m.provider != p {
-		m.provider = p
-		m.requests, _ = p.Meter(meterScope).Int64Counter("svc.authn.introspections",
+	c := m.in.Get(func(p metric.MeterProvider, _ *metric.Int64Counter) *metric.Int64Counter {
+		c, _ := p.Meter(meterScope).Int64Counter("svc.authn.introspections",
 			metric.WithDescription("Token introspection requests (RFC 7662) sent to the issuer, by outcome."),
 			metric.WithUnit("{request}"))
-	}
-	c := m.requests
-	m.mu.Unlock()
-	c.Add(context.Background(), 1, introspectOutcomes[outcome]...)
+		return &c
+	})
+	(*c).Add(context.Background(), 1, introspectOutcomes[outcome]...)
 }
