@@ -37,7 +37,7 @@ func roundTrip(t *testing.T, c *redisstore.Client) {
 func openCfg(t *testing.T, cfg redisstore.Config, opts ...redisstore.Option) (*redisstore.Client, error) {
 	t.Helper()
 	if cfg.Timeout == 0 {
-		cfg.Timeout = 2 * time.Second // a TLS handshake on a loaded machine
+		cfg.Timeout = 5 * time.Second // a TLS handshake on a loaded machine (2 s timed out under a load of 12)
 	}
 	c, err := redisstore.Open(t.Context(), cfg, opts...)
 	if err == nil {
