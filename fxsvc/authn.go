@@ -14,10 +14,8 @@ import (
 
 	"github.com/svckit/svc/lifecycle"
 	"github.com/svckit/svc/modules/authn"
-	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/bearer"
-	"github.com/svckit/svc/modules/authn/dpop"
-	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/modules/store"
 	"github.com/svckit/svc/secret"
 )
 
@@ -41,20 +39,20 @@ import (
 // *bearer.JWTVerifier the app passes gets that logger too unless it was
 // built with bearer.Logger.
 //
-// When the graph provides a bans.Store or a flood.Store (fxredis.Redis
+// When the graph provides a store.Bans or a store.Flood (fxredis.Redis
 // does), the gate's authn.Bans and authn.Flood keep their state there,
 // shared by the app's replicas, unless they were built with a store of
-// their own (bans.WithStore, flood.WithStore). Neither store turns bans or
-// flood limits on: authn.Bans and authn.Flood still do. Likewise an
-// bearer.IntrospectionStore (fxredis.Redis provides one) shares the
+// their own (bans.Store, flood.Store). Neither store turns bans or flood
+// limits on: authn.Bans and authn.Flood still do. Likewise a
+// store.Introspections (fxredis.Redis provides one) shares the
 // introspection answers of a verifier built with bearer.Introspect, unless
-// it was given bearer.ShareIntrospections (see there for how every shared
-// entry is authenticated).
+// it was given bearer.Store (see there for how every shared entry is
+// authenticated).
 //
 // SVC_AUTHN_DPOP (off, allowed or required) makes the gate take DPoP
 // proofs (authn.DPoP), with SVC_AUTHN_DPOP_ALGORITHMS,
 // SVC_AUTHN_DPOP_MAX_AGE and SVC_AUTHN_DPOP_NONCE_SECRET, whatever the
-// verifier; the proofs' jti are remembered in the dpop.ReplayStore the
+// verifier; the proofs' jti are remembered in the store.Replay the
 // graph provides (fxredis.Redis does, shared by the replicas), else in
 // this process's memory. An authn.DPoP among opts wins over them.
 func Authn(v bearer.Verifier, opts ...authn.Option) fx.Option {
@@ -122,14 +120,14 @@ type authnIn struct {
 	Spec         authnSpec
 	VerifierOpts []*authnVerifierOpts `group:"svc.authn.verifier_opts"`
 	Log          logIn
-	Check        checkOnly        `optional:"true"`
-	BanStore     bans.Store       `optional:"true"`
-	FloodStore   flood.Store      `optional:"true"`
-	DPoPReplay   dpop.ReplayStore `optional:"true"`
+	Check        checkOnly    `optional:"true"`
+	BanStore     store.Bans   `optional:"true"`
+	FloodStore   store.Flood  `optional:"true"`
+	DPoPReplay   store.Replay `optional:"true"`
 	// IntrospectionStore is where the verifier shares introspection
 	// answers (fxredis.Redis provides it).
-	IntrospectionStore bearer.IntrospectionStore `optional:"true"`
-	Proxies            []proxiesOption           `group:"svc.http.trusted_proxies"`
+	IntrospectionStore store.Introspections `optional:"true"`
+	Proxies            []proxiesOption      `group:"svc.http.trusted_proxies"`
 }
 
 type authnVerifierOpts struct{ opts []bearer.VerifierOption }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/dpop"
+	"github.com/svckit/svc/modules/store"
 	"github.com/svckit/svc/secret"
 )
 
@@ -39,7 +40,7 @@ const (
 // in force). replay, when not nil (fxredis.Redis provides it), holds the
 // proofs' jti for every replica; every bad value is reported at once,
 // naming its variable.
-func dpopFromEnv(replay dpop.ReplayStore) (authn.Option, error) {
+func dpopFromEnv(replay store.Replay) (authn.Option, error) {
 	var e dpopEnv
 	if err := env.Parse(&e); err != nil {
 		return nil, fmt.Errorf("fxsvc.Authn: %w", envSettingError(err, reflect.TypeFor[dpopEnv]()))
@@ -89,7 +90,7 @@ func dpopFromEnv(replay dpop.ReplayStore) (authn.Option, error) {
 		return nil, errors.Join(errs...)
 	}
 	if replay != nil {
-		opts = append(opts, dpop.Replay(replay))
+		opts = append(opts, dpop.Store(replay))
 	}
 	v, err := dpop.New(opts...)
 	if err != nil {

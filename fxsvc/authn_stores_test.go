@@ -14,9 +14,10 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/modules/store"
 )
 
-// graphBans is a bans.Store the app's graph provides, as fxredis.Redis does.
+// graphBans is a store.Bans the app's graph provides, as fxredis.Redis does.
 type graphBans struct {
 	mu    sync.Mutex
 	fails []string
@@ -24,16 +25,16 @@ type graphBans struct {
 
 func (s *graphBans) Banned(string, string, time.Time) (time.Time, bool) { return time.Time{}, false }
 func (s *graphBans) Active(string, time.Time) int                       { return 0 }
-func (s *graphBans) Fail(_ context.Context, addr string, _ time.Time, _ bans.Rule) (bans.Started, bool, error) {
+func (s *graphBans) Fail(_ context.Context, addr string, _ time.Time, _ store.BanRule) (store.Ban, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.fails = append(s.fails, addr)
-	return bans.Started{}, false, nil
+	return store.Ban{}, false, nil
 }
 
 type graphFlood struct{ calls int }
 
-func (s *graphFlood) Allow(context.Context, string, time.Time, flood.Rule) (time.Duration, bool, error) {
+func (s *graphFlood) Allow(context.Context, string, time.Time, store.FloodRule) (time.Duration, bool, error) {
 	s.calls++
 	return 7 * time.Second, false, nil
 }
@@ -45,14 +46,14 @@ func TestAuthnKeepsBansAndFloodInTheGraphsStores(t *testing.T) {
 		wantInGraph bool
 	}{
 		{"bans without a store use the graph's", bans.New(bans.Threshold(5)), true},
-		{"bans with their own store keep it", bans.New(bans.WithStore(&graphBans{})), false},
+		{"bans with their own store keep it", bans.New(bans.Store(&graphBans{})), false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			sb, sf := &graphBans{}, &graphFlood{}
 			var g *authn.Gate
 			app := fx.New(fx.NopLogger,
-				fx.Provide(func() bans.Store { return sb }, func() flood.Store { return sf }),
+				fx.Provide(func() store.Bans { return sb }, func() store.Flood { return sf }),
 				fxsvc.Authn(tokens{}, authn.Bans(c.bans), authn.Flood(flood.New())), fxsvc.TrustedProxies(),
 				fx.Populate(&g))
 			if err := app.Err(); err != nil {

@@ -18,13 +18,14 @@ import (
 
 	"github.com/svckit/svc/bench/internal/pair"
 	"github.com/svckit/svc/modules/authn/dpop"
+	"github.com/svckit/svc/modules/store"
 )
 
 // freshIDs makes every proof's jti new to the in-memory store, so that one
 // proof can be timed again and again while the store does the work of a
 // new jti (insert, expire) each time.
 type freshIDs struct {
-	inner dpop.ReplayStore
+	inner store.Replay
 	n     atomic.Int64
 }
 
@@ -59,7 +60,7 @@ func BenchmarkDPoPPaired(b *testing.B) {
 		b.Fatal(err)
 	}
 	proof, _ := jws.CompactSerialize()
-	v, err := dpop.New(dpop.Window(time.Hour, 5*time.Second), dpop.Replay(&freshIDs{inner: dpop.NewMemoryReplay(1 << 22)}))
+	v, err := dpop.New(dpop.Window(time.Hour, 5*time.Second), dpop.Store(&freshIDs{inner: dpop.NewMemoryReplay(1 << 22)}))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -85,7 +85,7 @@ func BenchmarkUnbannedCallerPaired(b *testing.B) {
 		b.Fatal(err)
 	}
 
-	inRedis := gate(b, v, bans.New(bans.Threshold(1), bans.Duration(time.Hour), bans.WithStore(store)))
+	inRedis := gate(b, v, bans.New(bans.Threshold(1), bans.Duration(time.Hour), bans.Store(store)))
 	inMemory := gate(b, v, bans.New(bans.Threshold(1), bans.Duration(time.Hour)))
 	// The ban is in the local copy at once (the replica that starts a ban
 	// records it), and the subscriber, started by that first use, keeps

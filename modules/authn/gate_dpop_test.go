@@ -158,7 +158,7 @@ func (downReplay) Remember(context.Context, string, time.Duration) (bool, error)
 
 func TestGateDPoPReplayStoreDownAnswers503(t *testing.T) {
 	alice := dpoptest.New(t)
-	srv := gateServer(t, svcerrors.New(), newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t, dpop.Replay(downReplay{})), false))
+	srv := gateServer(t, svcerrors.New(), newPlainChi(), dpopFake(alice), authn.DPoP(newDPoPVerifier(t, dpop.Store(downReplay{})), false))
 	got := do(t, srv, "GET", "/me", http.Header{"Authorization": {"DPoP bound-token"}, "Dpop": {alice.Proof(t, "GET", srv.URL+"/me", "bound-token", "")}}, "")
 	if got.status != http.StatusServiceUnavailable || strings.Contains(got.body, "replay store down") {
 		t.Fatalf("%d %s", got.status, got.body)
@@ -238,7 +238,7 @@ func TestGateDPoPBindingIsCheckedBeforeTheJTIIsRemembered(t *testing.T) {
 	alice := dpoptest.New(t)
 	const room = 50
 	srv := gateServer(t, svcerrors.New(), newPlainChi(), dpopFake(alice),
-		authn.DPoP(newDPoPVerifier(t, dpop.Replay(dpop.NewMemoryReplay(room))), false))
+		authn.DPoP(newDPoPVerifier(t, dpop.Store(dpop.NewMemoryReplay(room))), false))
 	send := func(token, proof string) served {
 		return do(t, srv, "GET", "/me", http.Header{"Authorization": {"DPoP " + token}, "Dpop": {proof}}, "")
 	}

@@ -16,8 +16,8 @@ import (
 	"go.uber.org/zap"
 	"go.uber.org/zap/zapcore"
 
-	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/requestid"
+	"github.com/svckit/svc/modules/store"
 )
 
 // eventsLogger is the name of the security events logger: a contract (the
@@ -228,7 +228,7 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	}
 }
 
-func (g *Gate) writeBanStarted(addr string, s bans.Started) {
+func (g *Gate) writeBanStarted(addr string, s store.Ban) {
 	g.events.Warn(fmt.Sprintf("client %s banned for %s after %d forged or inactive tokens", clean(addr), s.Duration, s.Failures),
 		zap.String("otel.event.name", "svc.client_bans.started"),
 		zap.Strings("event.category", []string{"intrusion_detection"}),

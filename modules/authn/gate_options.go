@@ -7,6 +7,7 @@ import (
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/bearer"
 	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/modules/store"
 )
 
 // Option configures the authentication gate (fxsvc.Authn and [New]). Options are read once: nothing inbound changes while the
@@ -40,9 +41,9 @@ type gateConfig struct {
 	openAPI              bool
 	bans                 *bans.Bans
 	flood                *flood.Limit
-	sharedBans           bans.Store
-	sharedFlood          flood.Store
-	sharedIntrospections bearer.IntrospectionStore
+	sharedBans           store.Bans
+	sharedFlood          store.Flood
+	sharedIntrospections store.Introspections
 	claimsAuthority      *challengeAuthority // ClaimsChallengeAuthority
 	dpop                 *dpopPolicy
 	certBound            *certPolicy
@@ -111,15 +112,15 @@ func Bans(b *bans.Bans) Option { return func(c *gateConfig) { c.bans = b } }
 func Flood(l *flood.Limit) Option { return func(c *gateConfig) { c.flood = l } }
 
 // sharedStores names the stores the gate's [Bans] and [Flood] keep their
-// state in when they were built without one (bans.WithStore,
-// flood.WithStore win), and the one its verifier shares introspection
-// answers in when it was built without one (ShareIntrospections wins):
+// state in when they were built without one (bans.Store, flood.Store
+// win), and the one its verifier shares introspection answers in when it
+// was built without one (bearer.Store wins):
 // stores shared by the app's replicas, so that a ban started on one
 // replica refuses the caller on all of them, an address has one flood
 // budget and a token is introspected once. fxsvc passes the graph's
 // stores (fxredis.Redis) this way, through [SharedStores]. A nil
 // store leaves that component in memory; none turns Bans, Flood or
 // Introspect on.
-func sharedStores(b bans.Store, f flood.Store, i bearer.IntrospectionStore) Option {
+func sharedStores(b store.Bans, f store.Flood, i store.Introspections) Option {
 	return func(c *gateConfig) { c.sharedBans, c.sharedFlood, c.sharedIntrospections = b, f, i }
 }

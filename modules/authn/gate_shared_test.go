@@ -9,6 +9,7 @@ import (
 	"github.com/svckit/svc/modules/authn"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/modules/store"
 )
 
 // sharedBans is a Store two gates share, as replicas share Redis: one
@@ -26,16 +27,16 @@ func (s *sharedBans) Banned(name, addr string, now time.Time) (time.Time, bool) 
 	return u, ok && now.Before(u)
 }
 
-func (s *sharedBans) Fail(_ context.Context, addr string, now time.Time, r bans.Rule) (bans.Started, bool, error) {
+func (s *sharedBans) Fail(_ context.Context, addr string, now time.Time, r store.BanRule) (store.Ban, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	k := r.Name + "/" + addr
 	s.fails[k]++
 	if s.fails[k] < r.Threshold {
-		return bans.Started{}, false, nil
+		return store.Ban{}, false, nil
 	}
 	s.until[k] = now.Add(r.Duration)
-	return bans.Started{Addr: addr, Failures: s.fails[k], Duration: r.Duration, Until: s.until[k]}, true, nil
+	return store.Ban{Addr: addr, Failures: s.fails[k], Duration: r.Duration, Until: s.until[k]}, true, nil
 }
 
 func (s *sharedBans) Active(string, time.Time) int { return len(s.until) }
@@ -46,7 +47,7 @@ type sharedFlood struct {
 	seen map[string]bool
 }
 
-func (s *sharedFlood) Allow(_ context.Context, addr string, _ time.Time, _ flood.Rule) (time.Duration, bool, error) {
+func (s *sharedFlood) Allow(_ context.Context, addr string, _ time.Time, _ store.FloodRule) (time.Duration, bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.seen[addr] {
@@ -93,7 +94,7 @@ func TestAnExplicitStoreWinsOverSharedStores(t *testing.T) {
 	sb := &sharedBans{fails: map[string]int{}, until: map[string]time.Time{}}
 	own := &sharedBans{fails: map[string]int{}, until: map[string]time.Time{}}
 	o := observedGateBehind(t, []string{"127.0.0.1/32"}, exampleRouter(), newFake(),
-		authn.Bans(bans.New(bans.Threshold(1), bans.WithStore(own))),
+		authn.Bans(bans.New(bans.Threshold(1), bans.Store(own))),
 		authn.SharedStores(sb, nil, nil))
 	if got := do(t, o.srv, "GET", "/me", from("198.51.100.66", bearerHeader("forged-token")), ""); got.status != 401 {
 		t.Fatalf("forgery: %d", got.status)

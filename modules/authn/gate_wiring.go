@@ -7,9 +7,8 @@ import (
 
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/authn/bearer"
-	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/modules/store"
 )
 
 // The side of the gate that wires it into an app: fxsvc opens its
@@ -115,11 +114,11 @@ func (g *Gate) SetLogger(l *zap.Logger) {
 // SharedStores returns the option that keeps the state of the gate's
 // [Bans] and [Flood], and its verifier's introspection answers, in the
 // stores the app's replicas share, unless they were built with a store of
-// their own (bans.WithStore, flood.WithStore, [ShareIntrospections] win).
+// their own (bans.Store, flood.Store, bearer.Store win).
 // A nil store leaves that component in memory; none turns Bans, Flood or
 // Introspect on. fxsvc passes the graph's stores (fxredis.Redis) this way;
 // an app that builds its own gate rarely needs it.
-func SharedStores(b bans.Store, f flood.Store, introspections bearer.IntrospectionStore) Option {
+func SharedStores(b store.Bans, f store.Flood, introspections store.Introspections) Option {
 	return sharedStores(b, f, introspections)
 }
 

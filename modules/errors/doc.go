@@ -18,7 +18,13 @@
 //     the request context and re-shapes the router's own plain-text errors
 //     (404, 405, http.Error) into the format, keeping their status and
 //     headers.
-//   - [Handler], [On] and [Respond]: how handlers hand errors to the format.
+//   - [Handler], [Refuse], [Respond] and [On]: how code hands errors to the
+//     format. A handler returns its error through [Handler]; a middleware
+//     or gate that turns a request away calls [Refuse]; a status with the
+//     service's own detail and no error value goes through [Respond]; [On]
+//     registers the app's own answer to an error type.
+//     [Responses.ServeError] is for adapters that write elsewhere than the
+//     request's connection (docs/errors.md has the table).
 //
 // The `detail` member is always written by the service. An error's own
 // message never reaches the wire: it may carry a backend name, a limit, a

@@ -159,6 +159,10 @@ func Describe(err error) (d Description, ok bool) {
 // instance (the request path as sent, req.URL.EscapedPath(): a URI
 // reference, as RFC 9457 asks). An error no entry knows renders as a 500
 // whose body says nothing of it; Rendered.Known is false then.
+//
+// Use it where the response is needed as a value (raw middleware, a test,
+// an adapter that writes it itself): it consults no [On] handler and logs
+// nothing, which [Responses.ServeError] does.
 func (r *Responses) Render(err error, instance string) Rendered {
 	d, ok := Describe(err)
 	if !ok {

@@ -65,6 +65,11 @@ func (r *Responses) appHandled(w http.ResponseWriter, req *http.Request, err err
 // registered with [On], else the format's rendering. An error the format does
 // not know is logged (never sent) and answers a 500 whose body says nothing
 // of it.
+//
+// Use it in an adapter that holds a *Responses and writes somewhere other
+// than the request's connection (authnhuma writes into Huma's context);
+// elsewhere use [Handler] or [Refuse], which take the request's format and,
+// for Refuse, take care of a body not yet read.
 func (r *Responses) ServeError(w http.ResponseWriter, req *http.Request, err error) {
 	if r.appHandled(w, req, err) {
 		return
@@ -93,6 +98,10 @@ func (r *Responses) ServeError(w http.ResponseWriter, req *http.Request, err err
 // net/http would read up to 256 KiB of the body first, as slowly as a
 // client trickles it, up to the server's read timeout. Under HTTP/2
 // nothing is added: a refused stream ends alone.
+//
+// Use it where the error cannot be returned: in a middleware, a gate or a
+// plain http.HandlerFunc, above all before the body is read; a handler
+// that can return its error is wrapped in [Handler] instead.
 func Refuse(w http.ResponseWriter, req *http.Request, err error) {
 	closing := req.ProtoMajor == 1 && req.ContentLength != 0 && req.Body != nil && req.Body != http.NoBody &&
 		!bodyArrived(w, req)
@@ -117,6 +126,10 @@ func (r *Responses) log() *zap.Logger {
 // answered by the format registered for the request ([Responses.ServeError]).
 // Without a registered format the app's own handling applies: the error is
 // logged and answers a plain 500, as an unhandled error would.
+//
+// Use it for the app's handlers: returning the error is the one way a
+// handler hands it to the format; code that cannot return one (a
+// middleware) calls [Refuse].
 func Handler(fn func(http.ResponseWriter, *http.Request) error) http.Handler {
 	return errorHandler(fn)
 }
@@ -145,6 +158,12 @@ func (fn errorHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // registered for the request (RFC 9457 when none is registered). The type
 // is about:blank; extensions become top-level members (RFC 9457 only) in key
 // order.
+//
+// Use it when there is no error value to answer, only a status and the
+// service's own words (a probe's 405, a 502 for an upstream that could not
+// be reached), and inside an [On] handler: it never consults the On
+// handlers, where answering an error of the handled type would call the
+// handler again.
 func Respond(w http.ResponseWriter, r *http.Request, status int, detail string, extensions map[string]any) {
 	res, _ := FromContext(r.Context())
 	d := Description{Kind: frameworkKind(status), Detail: detail}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/store"
 )
 
 // Defaults of a ban store.
@@ -24,9 +24,9 @@ const (
 // timeout.
 const defaultGateTimeout = 500 * time.Millisecond
 
-// banStore is the bans.Store of [Client.Bans]: a local copy of the ban
+// banStore is the store.Bans of [Client.Bans]: a local copy of the ban
 // set, kept current by a subscriber goroutine that runs from the store's
-// first use (Open, or any of its bans.Store methods) until Close, which
+// first use (Open, or any of its store.Bans methods) until Close, which
 // the Client's Close calls.
 type banStore struct {
 	link
@@ -109,7 +109,7 @@ func (b *banStore) Close(ctx context.Context) error {
 	}
 }
 
-// Banned implements bans.Store from the local copy: no round trip.
+// Banned implements store.Bans from the local copy: no round trip.
 func (b *banStore) Banned(name, addr string, _ time.Time) (time.Time, bool) {
 	b.start()
 	b.mu.RLock()
@@ -121,7 +121,7 @@ func (b *banStore) Banned(name, addr string, _ time.Time) (time.Time, bool) {
 	return time.UnixMilli(until), true
 }
 
-// Active implements bans.Store: the bans in force in the local copy.
+// Active implements store.Bans: the bans in force in the local copy.
 func (b *banStore) Active(name string, now time.Time) int {
 	b.start()
 	ms := now.UnixMilli()
@@ -166,9 +166,9 @@ return {1, n, u}
 // address first, as it never holds a NUL, then the Bans' name.
 func member(name, addr string) string { return addr + "\x00" + name }
 
-// Fail implements bans.Store with one round trip, bounded by the store's
+// Fail implements store.Bans with one round trip, bounded by the store's
 // timeout (ctx may only shorten it).
-func (b *banStore) Fail(ctx context.Context, addr string, _ time.Time, r bans.Rule) (bans.Started, bool, error) {
+func (b *banStore) Fail(ctx context.Context, addr string, _ time.Time, r store.BanRule) (store.Ban, bool, error) {
 	b.start()
 	ctx, cancel := context.WithTimeout(ctx, b.timeout)
 	defer cancel()
@@ -180,18 +180,18 @@ func (b *banStore) Fail(ctx context.Context, addr string, _ time.Time, r bans.Ru
 	if err != nil {
 		err = fmt.Errorf("redisstore: count a forged token in Redis (SVC_REDIS_URL): %w", err)
 		b.report.admit(ctx, "bans.fail", err)
-		return bans.Started{}, false, err
+		return store.Ban{}, false, err
 	}
 	b.report.ok()
 	if len(res) != 3 || res[0] != 1 {
-		return bans.Started{}, false, nil
+		return store.Ban{}, false, nil
 	}
 	// This replica refuses the caller at once, before its own message
 	// comes back.
 	b.mu.Lock()
 	b.local[banKey{r.Name, addr}] = res[2]
 	b.mu.Unlock()
-	return bans.Started{Addr: addr, Failures: int(res[1]), Duration: r.Duration, Until: time.UnixMilli(res[2])}, true, nil
+	return store.Ban{Addr: addr, Failures: int(res[1]), Duration: r.Duration, Until: time.UnixMilli(res[2])}, true, nil
 }
 
 // apply records one published ban.

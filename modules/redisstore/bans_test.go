@@ -19,6 +19,7 @@ import (
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn/bans"
 	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/modules/store"
 )
 
 const forger = "198.51.100.66"
@@ -80,7 +81,7 @@ func testFailCountsWithinTheWindowAndStartsOneBan(t *testing.T, engine redistest
 	srv := redistest.Start(t, engine)
 	s := redisstore.NewBans(newClient(t, srv.Addr), "test:")
 	ctx := context.Background()
-	rule := bans.Rule{Name: "edge", Threshold: 2, Window: 100 * time.Millisecond, Duration: time.Hour}
+	rule := store.BanRule{Name: "edge", Threshold: 2, Window: 100 * time.Millisecond, Duration: time.Hour}
 	if _, started, err := s.Fail(ctx, "a", time.Now(), rule); started || err != nil {
 		t.Fatalf("first failure: %v %v", started, err)
 	}
@@ -276,7 +277,7 @@ func TestNoWaitLongerThanTheTimeoutOnAHangingRedis(t *testing.T) {
 	}
 	t.Cleanup(func() { _ = s.Close(context.Background()) })
 	start := time.Now()
-	_, started, err := s.Fail(context.Background(), forger, time.Now(), bans.Rule{Name: "default", Threshold: 1, Window: time.Minute, Duration: time.Minute})
+	_, started, err := s.Fail(context.Background(), forger, time.Now(), store.BanRule{Name: "default", Threshold: 1, Window: time.Minute, Duration: time.Minute})
 	if started || err == nil {
 		t.Fatalf("Fail on a hanging Redis: started=%v err=%v", started, err)
 	}
@@ -290,7 +291,7 @@ func TestNoWaitLongerThanTheTimeoutOnAHangingRedis(t *testing.T) {
 	if _, ok := s.Banned("default", forger, time.Now()); ok {
 		t.Fatal("banned without Redis")
 	}
-	b := bans.New(bans.WithStore(s))
+	b := bans.New(bans.Store(s))
 	if _, started := b.Fail(forger); started {
 		t.Fatal("a ban started without Redis")
 	}

@@ -83,7 +83,7 @@ func testDPoPReplayFailsClosed(t *testing.T, engine redistest.Option) {
 func TestDPoPProofReplayAcrossReplicas(t *testing.T) {
 	srv := redistest.Start(t)
 	verifier := func() *dpop.Verifier {
-		v, err := dpop.New(dpop.Replay(open(t, srv).DPoPReplay()))
+		v, err := dpop.New(dpop.Store(open(t, srv).DPoPReplay()))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,7 +5,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/store"
 )
 
 // RoundIntervalsAbove sets roundAbove for a test and restores it after.
@@ -32,7 +32,7 @@ type LinkOption = linkOption
 type Bans = banStore
 
 // Synced starts s, a Client.Bans store, and returns its Synced.
-func Synced(s bans.Store) <-chan struct{} {
+func Synced(s store.Bans) <-chan struct{} {
 	b := s.(*banStore)
 	b.start()
 	return b.synced
@@ -54,7 +54,7 @@ func NewBansEvery(client redis.UniversalClient, prefix string, d time.Duration, 
 
 // Stopped reports whether s, a Client.Bans store, is closed and its
 // subscriber (if it ran) has exited.
-func Stopped(s bans.Store) bool {
+func Stopped(s store.Bans) bool {
 	b := s.(*banStore)
 	b.runMu.Lock()
 	done, closed := b.done, b.closed

@@ -8,10 +8,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/modules/store"
 )
 
-// floodStore is the flood.Store of [Client.Flood]. Each Allow is one round trip: a GCRA step in one Lua script on Redis's
+// floodStore is the store.Flood of [Client.Flood]. Each Allow is one round trip: a GCRA step in one Lua script on Redis's
 // clock, with the key expiring when the budget is full again. The gate
 // asks only on paths that are refused or find no route (see
 // authn.Flood), never on an admitted request to a real route, so the
@@ -54,9 +54,9 @@ redis.call('SET', KEYS[1], string.format('%d', nxt), 'PX', math.ceil((nxt - now)
 return {1, 0}
 `)
 
-// Allow implements flood.Store with one round trip, bounded by the
+// Allow implements store.Flood with one round trip, bounded by the
 // store's timeout (ctx may only shorten it).
-func (f *floodStore) Allow(ctx context.Context, addr string, _ time.Time, r flood.Rule) (time.Duration, bool, error) {
+func (f *floodStore) Allow(ctx context.Context, addr string, _ time.Time, r store.FloodRule) (time.Duration, bool, error) {
 	ctx, cancel := context.WithTimeout(ctx, f.timeout)
 	defer cancel()
 	interval := int64(math.Ceil(1e6 / r.Rate))

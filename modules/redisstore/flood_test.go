@@ -12,6 +12,7 @@ import (
 	"github.com/svckit/svc/internal/redistest"
 	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/modules/store"
 )
 
 func TestFloodBudgetIsOnePerAddressAcrossReplicas(t *testing.T) {
@@ -48,7 +49,7 @@ func testFloodGCRAStep(t *testing.T, engine redistest.Option) {
 	srv := redistest.Start(t, engine)
 	s := redisstore.NewFlood(newClient(t, srv.Addr), "test:")
 	ctx := context.Background()
-	rule := flood.Rule{Rate: 2, Burst: 2}
+	rule := store.FloodRule{Rate: 2, Burst: 2}
 	for i := 0; i < 2; i++ {
 		if _, ok, err := s.Allow(ctx, "a", time.Now(), rule); !ok || err != nil {
 			t.Fatalf("request %d within the burst: %v %v", i, ok, err)
@@ -78,7 +79,7 @@ func testFloodFailsOpenWhileRedisIsDownAndRecovers(t *testing.T, engine redistes
 	srv := redistest.Start(t, engine)
 	core, logs := observer.New(zapcore.InfoLevel)
 	s := redisstore.NewFlood(newClient(t, srv.Addr), "test:", redisstore.LinkTimeout(200*time.Millisecond), redisstore.LinkLogger(zap.New(core)))
-	l := flood.New(flood.Rate(0.01), flood.Burst(1), flood.WithStore(s))
+	l := flood.New(flood.Rate(0.01), flood.Burst(1), flood.Store(s))
 	if _, ok := l.Allow("a"); !ok {
 		t.Fatal("first request refused")
 	}

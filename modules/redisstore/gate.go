@@ -7,13 +7,12 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/modules/authn/bans"
-	"github.com/svckit/svc/modules/authn/flood"
+	"github.com/svckit/svc/modules/store"
 )
 
-// Bans returns a bans.Store on Redis, shared by every replica that uses
+// Bans returns a store.Bans on Redis, shared by every replica that uses
 // the same Redis and key prefix. Give it to the gate with
-// bans.New(bans.WithStore(s)), or let fxredis.Redis hand it to
+// bans.New(bans.Store(s)), or let fxredis.Redis hand it to
 // fxsvc.Authn. Keys go under the Config's Prefix, each round trip is
 // bounded by its Timeout, warnings go to the client's logger, and every
 // round trip is measured in svc.redis.duration and svc.redis.errors under
@@ -51,8 +50,7 @@ import (
 //
 // The subscriber starts at the store's first use and stops when the
 // client closes: the client owns it.
-
-func (c *Client) Bans() bans.Store {
+func (c *Client) Bans() store.Bans {
 	b := newBans(c.rdb, c.cfg.Prefix, c.linkOf()...)
 	c.mu.Lock()
 	c.banStores = append(c.banStores, b)
@@ -60,13 +58,13 @@ func (c *Client) Bans() bans.Store {
 	return b
 }
 
-// Flood returns a flood.Store on this connection: one budget per address
+// Flood returns a store.Flood on this connection: one budget per address
 // shared by every replica that uses the same Redis and key prefix. Give it
-// to the gate with flood.New(flood.WithStore(s)), or let fxredis.Redis
+// to the gate with flood.New(flood.Store(s)), or let fxredis.Redis
 // hand it to fxsvc.Authn. Keys go under the Config's Prefix, each round
 // trip is bounded by its Timeout, warnings go to the client's logger, and
 // round trips are measured under db.operation.name flood.allow.
-func (c *Client) Flood() flood.Store {
+func (c *Client) Flood() store.Flood {
 	return newFlood(c.rdb, c.cfg.Prefix, c.linkOf()...)
 }
 

@@ -11,9 +11,8 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/internal/redistest"
-	"github.com/svckit/svc/modules/authn/bans"
-	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/modules/store"
 	"github.com/svckit/svc/secret"
 )
 
@@ -62,10 +61,10 @@ func testClientStoresUseItsPrefixTimeoutAndMetrics(t *testing.T, engine redistes
 	b, f := c.Bans(), c.Flood()
 	ctx := context.Background()
 	<-redisstore.Synced(b)
-	if _, started, err := b.Fail(ctx, "a", time.Now(), bans.Rule{Name: "default", Threshold: 1, Window: time.Minute, Duration: time.Minute}); !started || err != nil {
+	if _, started, err := b.Fail(ctx, "a", time.Now(), store.BanRule{Name: "default", Threshold: 1, Window: time.Minute, Duration: time.Minute}); !started || err != nil {
 		t.Fatalf("Fail: %v %v", started, err)
 	}
-	if _, ok, err := f.Allow(ctx, "a", time.Now(), flood.Rule{Rate: 1, Burst: 1}); !ok || err != nil {
+	if _, ok, err := f.Allow(ctx, "a", time.Now(), store.FloodRule{Rate: 1, Burst: 1}); !ok || err != nil {
 		t.Fatalf("Allow: %v %v", ok, err)
 	}
 	admin := newClient(t, srv.Addr)
@@ -76,10 +75,10 @@ func testClientStoresUseItsPrefixTimeoutAndMetrics(t *testing.T, engine redistes
 	}
 	srv.Stop()
 	start := time.Now()
-	if _, started, err := b.Fail(ctx, "b", time.Now(), bans.Rule{Name: "default", Threshold: 1, Window: time.Minute, Duration: time.Minute}); started || err == nil {
+	if _, started, err := b.Fail(ctx, "b", time.Now(), store.BanRule{Name: "default", Threshold: 1, Window: time.Minute, Duration: time.Minute}); started || err == nil {
 		t.Fatal("Fail succeeded with Redis stopped")
 	}
-	if _, _, err := f.Allow(ctx, "a", time.Now(), flood.Rule{Rate: 1, Burst: 1}); err == nil {
+	if _, _, err := f.Allow(ctx, "a", time.Now(), store.FloodRule{Rate: 1, Burst: 1}); err == nil {
 		t.Fatal("Allow with Redis stopped reported no error (the Limit fails open on it)")
 	}
 	if d := time.Since(start); d > 2*time.Second {

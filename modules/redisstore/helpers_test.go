@@ -20,6 +20,7 @@ import (
 	"github.com/svckit/svc/modules/authn/flood"
 	svcerrors "github.com/svckit/svc/modules/errors"
 	"github.com/svckit/svc/modules/redisstore"
+	"github.com/svckit/svc/modules/store"
 	"github.com/svckit/svc/modules/telemetry"
 )
 
@@ -40,7 +41,7 @@ func (verifier) Verify(_ context.Context, tok string) (bearer.Principal, error) 
 type replica struct {
 	srv   *httptest.Server
 	bans  *redisstore.Bans
-	flood flood.Store
+	flood store.Flood
 }
 
 func newClient(t *testing.T, addr string) *redis.Client {
@@ -74,8 +75,8 @@ func newReplicaEvery(t *testing.T, addr string, threshold int, resync time.Durat
 		}
 	})
 	g, err := authn.New(verifier{},
-		authn.Bans(bans.New(bans.Threshold(threshold), bans.Duration(time.Minute), bans.WithStore(bs))),
-		authn.Flood(flood.New(flood.Rate(0.01), flood.Burst(3), flood.WithStore(fs))))
+		authn.Bans(bans.New(bans.Threshold(threshold), bans.Duration(time.Minute), bans.Store(bs))),
+		authn.Flood(flood.New(flood.Rate(0.01), flood.Burst(3), flood.Store(fs))))
 	if err != nil {
 		t.Fatal(err)
 	}

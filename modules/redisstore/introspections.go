@@ -9,21 +9,21 @@ import (
 	"github.com/redis/go-redis/v9"
 	"go.uber.org/zap"
 
-	"github.com/svckit/svc/modules/authn/bearer"
+	"github.com/svckit/svc/modules/store"
 )
 
-// introspections is the bearer.IntrospectionStore of [Client.Introspections].
+// introspections is the store.Introspections of [Client.Introspections].
 type introspections struct {
 	c  *Client
 	th *throttle
 }
 
-// Introspections returns an bearer.IntrospectionStore on this connection,
+// Introspections returns a store.Introspections on this connection,
 // so that a token one replica introspected is not introspected again by
 // the others: GET and SET with PX, one round trip each, under the
 // Config's Prefix and "introspection:". It holds the bytes the verifier
 // gives it and vouches for none of them: the verifier authenticates every
-// entry it reads (see bearer.ShareIntrospections), so that writing Redis
+// entry it reads (see bearer.Store), so that writing Redis
 // does not let anyone authenticate a token. fxredis.Redis hands it to
 // fxsvc.Authn's verifier.
 //
@@ -33,7 +33,7 @@ type introspections struct {
 // svc.redis.errors under db.operation.name introspection.get and
 // introspection.set, and logged at most once a minute (with the count of
 // the ones held back), with one line when Redis answers again.
-func (c *Client) Introspections() bearer.IntrospectionStore {
+func (c *Client) Introspections() store.Introspections {
 	return &introspections{c: c, th: newThrottle(warnEvery)}
 }
 

@@ -11,8 +11,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/svckit/svc/internal/redistest"
-	"github.com/svckit/svc/modules/authn/bans"
-	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/modules/store"
 	"github.com/svckit/svc/secret"
@@ -122,14 +120,14 @@ func TestEveryStoreOnEveryTopology(t *testing.T) {
 				t.Fatalf("dpop, replay: %v %v", fresh, err)
 			}
 			addr := fmt.Sprintf("192.0.2.%d", i)
-			if _, ok, err := c.Flood().Allow(ctx, addr, time.Now(), flood.Rule{Rate: 1, Burst: 1}); err != nil || !ok {
+			if _, ok, err := c.Flood().Allow(ctx, addr, time.Now(), store.FloodRule{Rate: 1, Burst: 1}); err != nil || !ok {
 				t.Fatalf("flood: %v %v", ok, err)
 			}
 			b := c.Bans()
-			if _, _, err := b.Fail(ctx, addr, time.Now(), bans.Rule{Name: "forged", Threshold: 2, Window: time.Minute, Duration: time.Minute}); err != nil {
+			if _, _, err := b.Fail(ctx, addr, time.Now(), store.BanRule{Name: "forged", Threshold: 2, Window: time.Minute, Duration: time.Minute}); err != nil {
 				t.Fatalf("bans, first failure: %v", err)
 			}
-			if st, started, err := b.Fail(ctx, addr, time.Now(), bans.Rule{Name: "forged", Threshold: 2, Window: time.Minute, Duration: time.Minute}); err != nil || !started || st.Addr != addr {
+			if st, started, err := b.Fail(ctx, addr, time.Now(), store.BanRule{Name: "forged", Threshold: 2, Window: time.Minute, Duration: time.Minute}); err != nil || !started || st.Addr != addr {
 				t.Fatalf("bans, second failure: %+v %v %v", st, started, err)
 			}
 		}

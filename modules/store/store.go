@@ -1,14 +1,19 @@
-// Package store holds the shared state of the components that run behind
-// the authentication gate: rate-limit budgets, idempotency records and
-// cached responses. Each component talks to one small interface
-// ([Rates], [Idempotency], [Cache]); every operation is atomic and is one
-// round trip to a shared store, so that a networked implementation (Redis,
-// one script per operation) serves many replicas the same way [Memory]
-// serves one process.
+// Package store holds the shared state of svc's components, behind one
+// small interface each: rate-limit budgets ([Rates]), idempotency records
+// ([Idempotency]) and cached responses ([Cache]) of the components behind
+// the authentication gate, and the gate's own bans ([Bans]), flood budgets
+// ([Flood]), DPoP proof identifiers ([Replay]) and shared introspection
+// answers ([Introspections]). Every component takes its store with an
+// option named Store (ratelimit.Store, bans.Store, dpop.Store, …). Every
+// operation is atomic and at most one round trip to a shared store, so that a
+// networked implementation (modules/redisstore, one script per operation)
+// serves many replicas the same way the in-memory defaults serve one
+// process. The package imports nothing but the standard library, so any
+// component and any store may import it.
 //
-// [Memory] is the embedded default: it implements all three, bounds its
-// memory, expires records by TTL lazily (no goroutine to stop) and reads
-// time from a clock that tests can replace.
+// [Memory] is the embedded default of the first three: it implements
+// them all, bounds its memory, expires records by TTL lazily (no goroutine
+// to stop) and reads time from a clock that tests can replace.
 package store
 
 import (

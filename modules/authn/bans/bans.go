@@ -12,14 +12,16 @@
 // per address is bounded: past MaxTracked addresses the oldest failures are
 // forgotten first, and active bans are kept.
 //
-// That state lives in this process unless a [Store] shared by the app's
-// replicas is given (WithStore; modules/redisstore keeps it on Redis), so
-// that a ban started through one replica refuses the caller on all.
+// That state lives in this process unless a store.Bans shared by the
+// app's replicas is given ([Store]; modules/redisstore keeps it on Redis),
+// so that a ban started through one replica refuses the caller on all.
 package bans
 
 import (
 	"context"
 	"time"
+
+	"github.com/svckit/svc/modules/store"
 )
 
 // Defaults of a Bans.
@@ -32,8 +34,8 @@ const (
 
 // Bans counts forged-token failures per client address and bans an address
 // that reaches the threshold within the window. Safe for concurrent use.
-// Its state lives in a [Store]: in this process by default, or shared by
-// every replica when built with [WithStore].
+// Its state lives in a store.Bans: in this process by default, or shared
+// by every replica when built with [Store].
 type Bans struct {
 	name       string
 	threshold  int
@@ -41,8 +43,8 @@ type Bans struct {
 	duration   time.Duration
 	maxTracked int
 	now        func() time.Time
-	store      Store
-	explicit   bool // the store came from WithStore
+	store      store.Bans
+	explicit   bool // the store came from the Store option
 }
 
 // Option configures Bans.
@@ -61,16 +63,17 @@ func Window(d time.Duration) Option { return func(b *Bans) { b.window = d } }
 func Duration(d time.Duration) Option { return func(b *Bans) { b.duration = d } }
 
 // MaxTracked bounds the addresses the in-memory store remembers. Default
-// 100,000. A store given with WithStore keeps its own bound.
+// 100,000. A store given with [Store] keeps its own bound.
 func MaxTracked(n int) Option { return func(b *Bans) { b.maxTracked = n } }
 
 // Clock sets the time source (tests). Default time.Now.
 func Clock(now func() time.Time) Option { return func(b *Bans) { b.now = now } }
 
-// WithStore keeps the failures and bans in s instead of this process's
-// memory, so that replicas sharing s share one policy (see the Store
-// contract). A nil s keeps the in-memory default.
-func WithStore(s Store) Option {
+// Store keeps the failures and bans in s instead of this process's
+// memory, so that replicas sharing s share one policy (see the store.Bans
+// contract). A nil s keeps the in-memory default. It wins over the store
+// the gate shares ([Bans.Shared]).
+func Store(s store.Bans) Option {
 	return func(b *Bans) {
 		if s != nil {
 			b.store, b.explicit = s, true
@@ -108,11 +111,11 @@ func New(opts ...Option) *Bans {
 }
 
 // Shared returns Bans with b's settings whose state lives in s, or b
-// itself when b was built WithStore (an explicit store wins) or s is nil;
+// itself when b was built with [Store] (an explicit store wins) or s is nil;
 // nil for a nil b. The gate calls it with the store its replicas share
 // (authn.SharedStores, which fxredis sets); b and the result do not share
 // state.
-func (b *Bans) Shared(s Store) *Bans {
+func (b *Bans) Shared(s store.Bans) *Bans {
 	if b == nil || b.explicit || s == nil {
 		return b
 	}
@@ -124,9 +127,9 @@ func (b *Bans) Shared(s Store) *Bans {
 // Name names b in telemetry (svc.client_bans.name).
 func (b *Bans) Name() string { return b.name }
 
-// rule is the policy b's Store applies in Fail.
-func (b *Bans) rule() Rule {
-	return Rule{Name: b.name, Threshold: b.threshold, Window: b.window, Duration: b.duration}
+// rule is the policy b's store applies in Fail.
+func (b *Bans) rule() store.BanRule {
+	return store.BanRule{Name: b.name, Threshold: b.threshold, Window: b.window, Duration: b.duration}
 }
 
 // Banned reports whether addr is banned now, and for how much longer. It
@@ -141,23 +144,15 @@ func (b *Bans) Banned(addr string) (remaining time.Duration, banned bool) {
 	return until.Sub(now), true
 }
 
-// Started describes a ban that a failure started.
-type Started struct {
-	Addr     string
-	Failures int
-	Duration time.Duration
-	Until    time.Time
-}
-
 // Fail records one forged token from addr and returns the ban it started,
 // if this failure reached the threshold; a caller already banned starts
 // nothing new. When the store fails nothing is started: bans fail open,
 // and the store reports its failure itself. The gate calls it for each
 // forged signature and each inactive token a caller's own request fetched.
-func (b *Bans) Fail(addr string) (Started, bool) {
+func (b *Bans) Fail(addr string) (store.Ban, bool) {
 	s, started, err := b.store.Fail(context.Background(), addr, b.now(), b.rule())
 	if err != nil {
-		return Started{}, false
+		return store.Ban{}, false
 	}
 	return s, started
 }

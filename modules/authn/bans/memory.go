@@ -5,9 +5,11 @@ import (
 	"context"
 	"sync"
 	"time"
+
+	"github.com/svckit/svc/modules/store"
 )
 
-// memory is the in-process Store: one table per Bans, bounded by
+// memory is the in-process store.Bans: one table per Bans, bounded by
 // MaxTracked. It shares nothing between replicas.
 type memory struct {
 	maxTracked int
@@ -27,7 +29,7 @@ func newMemory(maxTracked int) *memory {
 	return &memory{maxTracked: maxTracked, entries: map[string]*list.Element{}, order: list.New()}
 }
 
-// Banned implements Store.
+// Banned implements store.Bans.
 func (m *memory) Banned(_, addr string, now time.Time) (time.Time, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -42,8 +44,8 @@ func (m *memory) Banned(_, addr string, now time.Time) (time.Time, bool) {
 	return e.until, true
 }
 
-// Fail implements Store: failures are counted over a sliding window.
-func (m *memory) Fail(_ context.Context, addr string, now time.Time, r Rule) (Started, bool, error) {
+// Fail implements store.Bans: failures are counted over a sliding window.
+func (m *memory) Fail(_ context.Context, addr string, now time.Time, r store.BanRule) (store.Ban, bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	var e *entry
@@ -56,7 +58,7 @@ func (m *memory) Fail(_ context.Context, addr string, now time.Time, r Rule) (St
 		m.entries[addr] = m.order.PushBack(e)
 	}
 	if !e.until.IsZero() && now.Before(e.until) {
-		return Started{}, false, nil
+		return store.Ban{}, false, nil
 	}
 	cut := 0
 	for cut < len(e.failures) && now.Sub(e.failures[cut]) >= r.Window {
@@ -64,10 +66,10 @@ func (m *memory) Fail(_ context.Context, addr string, now time.Time, r Rule) (St
 	}
 	e.failures = append(e.failures[cut:], now)
 	if len(e.failures) < r.Threshold {
-		return Started{}, false, nil
+		return store.Ban{}, false, nil
 	}
 	e.until = now.Add(r.Duration)
-	s := Started{Addr: addr, Failures: len(e.failures), Duration: r.Duration, Until: e.until}
+	s := store.Ban{Addr: addr, Failures: len(e.failures), Duration: r.Duration, Until: e.until}
 	e.failures = nil
 	return s, true, nil
 }
@@ -94,7 +96,7 @@ func (m *memory) evict(now time.Time) {
 	}
 }
 
-// Active implements Store.
+// Active implements store.Bans.
 func (m *memory) Active(_ string, now time.Time) int {
 	m.mu.Lock()
 	defer m.mu.Unlock()

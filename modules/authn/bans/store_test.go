@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/svckit/svc/modules/authn/bans"
+	"github.com/svckit/svc/modules/store"
 )
 
 // fakeStore records what Bans asks of it and answers what the test says.
 type fakeStore struct {
 	mu       sync.Mutex
-	rules    []bans.Rule
+	rules    []store.BanRule
 	until    time.Time
 	fail     error
 	start    bool
@@ -27,26 +28,26 @@ func (f *fakeStore) Banned(name, addr string, _ time.Time) (time.Time, bool) {
 	return f.until, !f.until.IsZero()
 }
 
-func (f *fakeStore) Fail(_ context.Context, addr string, now time.Time, r bans.Rule) (bans.Started, bool, error) {
+func (f *fakeStore) Fail(_ context.Context, addr string, now time.Time, r store.BanRule) (store.Ban, bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.rules = append(f.rules, r)
 	if f.fail != nil {
-		return bans.Started{}, false, f.fail
+		return store.Ban{}, false, f.fail
 	}
 	if f.start {
-		return bans.Started{Addr: addr, Failures: r.Threshold, Duration: r.Duration, Until: now.Add(r.Duration)}, true, nil
+		return store.Ban{Addr: addr, Failures: r.Threshold, Duration: r.Duration, Until: now.Add(r.Duration)}, true, nil
 	}
-	return bans.Started{}, false, nil
+	return store.Ban{}, false, nil
 }
 
 func (f *fakeStore) Active(string, time.Time) int { return 7 }
 
-func TestWithStoreKeepsStateInTheStore(t *testing.T) {
+func TestStoreKeepsStateInTheStore(t *testing.T) {
 	c := newClock()
 	f := &fakeStore{until: c.t.Add(90 * time.Second), start: true}
 	b := bans.New(bans.Name("api"), bans.Threshold(4), bans.Window(time.Minute), bans.Duration(time.Hour),
-		bans.Clock(c.now), bans.WithStore(f))
+		bans.Clock(c.now), bans.Store(f))
 	rem, ok := b.Banned("1.2.3.4")
 	if !ok || rem != 90*time.Second {
 		t.Fatalf("Banned = %v %v, want the store's ban", rem, ok)
@@ -55,7 +56,7 @@ func TestWithStoreKeepsStateInTheStore(t *testing.T) {
 	if !started || s.Failures != 4 || !s.Until.Equal(c.t.Add(time.Hour)) {
 		t.Fatalf("Fail = %+v %v", s, started)
 	}
-	want := bans.Rule{Name: "api", Threshold: 4, Window: time.Minute, Duration: time.Hour}
+	want := store.BanRule{Name: "api", Threshold: 4, Window: time.Minute, Duration: time.Hour}
 	if len(f.rules) != 1 || f.rules[0] != want {
 		t.Fatalf("rule passed = %+v, want %+v", f.rules, want)
 	}
@@ -69,7 +70,7 @@ func TestWithStoreKeepsStateInTheStore(t *testing.T) {
 
 func TestAStoreBanThatEndedIsNotABan(t *testing.T) {
 	c := newClock()
-	b := bans.New(bans.Clock(c.now), bans.WithStore(&fakeStore{until: c.t}))
+	b := bans.New(bans.Clock(c.now), bans.Store(&fakeStore{until: c.t}))
 	if rem, ok := b.Banned("a"); ok || rem != 0 {
 		t.Fatalf("a ban ending now still refuses: %v %v", rem, ok)
 	}
@@ -77,8 +78,8 @@ func TestAStoreBanThatEndedIsNotABan(t *testing.T) {
 
 func TestAFailingStoreFailsOpen(t *testing.T) {
 	f := &fakeStore{fail: errors.New("redis: connection refused"), start: true}
-	b := bans.New(bans.WithStore(f))
-	if s, started := b.Fail("a"); started || s != (bans.Started{}) {
+	b := bans.New(bans.Store(f))
+	if s, started := b.Fail("a"); started || s != (store.Ban{}) {
 		t.Fatalf("a failing store started a ban: %+v", s)
 	}
 }
@@ -94,7 +95,7 @@ func TestSharedHandsTheStoreOnlyToBansWithoutOne(t *testing.T) {
 		t.Fatal("the copy does not use the store, or the original does")
 	}
 	own := &fakeStore{}
-	explicit := bans.New(bans.WithStore(own))
+	explicit := bans.New(bans.Store(own))
 	if explicit.Shared(f) != explicit {
 		t.Fatal("Shared replaced an explicit store")
 	}

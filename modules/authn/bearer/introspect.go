@@ -159,7 +159,7 @@ type introspector struct {
 	flights  flights
 	metrics  introspectMetrics
 	// shared is the store the service's replicas share answers in, nil
-	// for none (ShareIntrospections, or the app's through the gate).
+	// for none ([Store], or the app's through the gate).
 	shared atomic.Pointer[sharedAnswers]
 	// base is the context every introspection runs under: a flight
 	// outlives the caller that started it while others wait for the same

@@ -11,49 +11,34 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/modules/store"
 )
 
-// IntrospectionStore keeps introspection answers that the replicas of a
-// service share, so that a token introspected by one is not introspected
-// again by the others: redisstore.Client.Introspections is one, which
-// fxredis.Redis hands to fxsvc.Authn's verifier. The store holds bytes
-// under keys the verifier chooses and trusts none of them: the verifier
-// authenticates every entry it reads (see ShareIntrospections), so a
-// writer of the store cannot make it accept a token.
-//
-// Get returns the value under key, nil with no error when there is none,
-// and an error when the store cannot answer: the verifier then asks the
-// endpoint (never failing open). Set stores value under key for ttl; its
-// error is ignored. Both must be safe for concurrent use and bound their
-// own wait; a store logs and counts its own failures.
-type IntrospectionStore interface {
-	Get(ctx context.Context, key string) ([]byte, error)
-	Set(ctx context.Context, key string, value []byte, ttl time.Duration) error
-}
-
-// ShareIntrospections keeps the introspection answers of a verifier built
-// with Introspect in s too, shared with the service's other replicas:
-// Verify looks in its own cache first, then in s, then asks the endpoint
-// (one request per token per replica at a time, as without s). Every
-// entry is authenticated, since whoever can write s must not be able to
-// authenticate a token: an HMAC-SHA256 tag covers the token's hash, the
-// issuer, the audience, the entry's expiry and the answer, under a key
-// derived (HKDF-SHA256) from the introspection client's shared secret,
-// which never leaves the process; an RFC 9701 signed answer is also kept
-// as the JWT itself and verified again with the issuer's keys on every
-// read, its `iat` bounding its use as IntrospectionTTL does. An entry
-// whose tag or signature does not verify, or that is stale, is ignored
-// (logged at most once a minute) and the endpoint is asked.
+// Store keeps the introspection answers of a verifier built with
+// Introspect in s too, shared with the service's other replicas (see the
+// store.Introspections contract): Verify looks in its own cache first,
+// then in s, then asks the endpoint (one request per token per replica at
+// a time, as without s). It wins over the store the gate shares
+// (authn.SharedStores; fxsvc.Authn passes the app's, fxredis.Redis, to a
+// verifier built without one). Every entry is authenticated, since
+// whoever can write s must not be able to authenticate a token: an
+// HMAC-SHA256 tag covers the token's hash, the issuer, the audience, the
+// entry's expiry and the answer, under a key derived (HKDF-SHA256) from
+// the introspection client's shared secret, which never leaves the
+// process; an RFC 9701 signed answer is also kept as the JWT itself and
+// verified again with the issuer's keys on every read, its `iat` bounding
+// its use as IntrospectionTTL does. An entry whose tag or signature does
+// not verify, or that is stale, is ignored (logged at most once a minute)
+// and the endpoint is asked.
 //
 // A client with no shared secret (private_key_jwt) has no key to tag
 // entries with, and an issuer's signature names no token (a signed answer
 // copied under another token's key would pass as that token's): its
 // answers stay in each replica's own cache, and Open logs one line that
 // says so. A store that does not answer counts as a miss: the token is
-// introspected at the endpoint. It matters only with Introspect;
-// fxsvc.Authn passes the app's store (fxredis.Redis) to a verifier built
-// without one.
-func ShareIntrospections(s IntrospectionStore) VerifierOption {
+// introspected at the endpoint. It matters only with Introspect.
+func Store(s store.Introspections) VerifierOption {
 	return func(c *verifierConfig) { c.introspectionStore = s }
 }
 
@@ -82,7 +67,7 @@ var (
 // sharedAnswers is the shared half of an introspector's cache.
 type sharedAnswers struct {
 	in     *introspector
-	store  IntrospectionStore
+	store  store.Introspections
 	warned atomic.Int64 // Unix nanoseconds of the last warning
 }
 
@@ -245,9 +230,9 @@ func (v *JWTVerifier) writeScope(w interface{ Write([]byte) (int, error) }) {
 }
 
 // shareIntrospections gives the verifier the app's shared store
-// (fxsvc.Authn's, through the gate) unless ShareIntrospections gave it
-// one; without Introspect it does nothing.
-func (v *JWTVerifier) shareIntrospections(s IntrospectionStore) {
+// (fxsvc.Authn's, through the gate) unless [Store] gave it one; without
+// Introspect it does nothing.
+func (v *JWTVerifier) shareIntrospections(s store.Introspections) {
 	if v.intro == nil || s == nil {
 		return
 	}

@@ -19,7 +19,7 @@ import (
 	"github.com/svckit/svc/modules/oauthclient"
 )
 
-// memShared is an IntrospectionStore in memory, as Redis would be to two
+// memShared is a store.Introspections in memory, as Redis would be to two
 // replicas; failing makes every operation fail as an unreachable one.
 type memShared struct {
 	mu      sync.Mutex
@@ -99,8 +99,8 @@ func TestSharedIntrospectionsAskOnceForTwoReplicas(t *testing.T) {
 			srv := newIntrospectionServer(t, nil)
 			srv.setRaw(tt.answer(t))
 			shared := newMemShared()
-			one := introspectingVerifier(t, srv, ShareIntrospections(shared))
-			two := introspectingVerifier(t, srv, ShareIntrospections(shared))
+			one := introspectingVerifier(t, srv, Store(shared))
+			two := introspectingVerifier(t, srv, Store(shared))
 			p1, err1 := one.Verify(context.Background(), opaqueToken)
 			p2, err2 := two.Verify(context.Background(), opaqueToken)
 			if n := srv.requests.Load(); n != 1 {
@@ -193,7 +193,7 @@ func TestSharedIntrospectionsRefuseForgedEntries(t *testing.T) {
 			srv := newIntrospectionServer(t, map[string]any{"active": false})
 			shared := newMemShared()
 			core, logs := observer.New(zapcore.WarnLevel)
-			v := introspectingVerifier(t, srv, ShareIntrospections(shared), Logger(zap.New(core)))
+			v := introspectingVerifier(t, srv, Store(shared), Logger(zap.New(core)))
 			shared.put(v.intro.shared.Load().storeKey(mine), tt.entry(t, v))
 			_, err := v.Verify(context.Background(), opaqueToken)
 			if got := reasonOf(t, err); got != ReasonInactive {
@@ -216,12 +216,12 @@ func TestSharedIntrospectionsKeepTheTTL(t *testing.T) {
 	srv := newIntrospectionServer(t, activeAnswer())
 	shared := newMemShared()
 	clock := newMovableClock()
-	writer := introspectingVerifier(t, srv, ShareIntrospections(shared), clock.option(), IntrospectionTTL(30*time.Second))
+	writer := introspectingVerifier(t, srv, Store(shared), clock.option(), IntrospectionTTL(30*time.Second))
 	if _, err := writer.Verify(context.Background(), opaqueToken); err != nil {
 		t.Fatal(err)
 	}
 	clock.add(29 * time.Second)
-	reader := introspectingVerifier(t, srv, ShareIntrospections(shared), clock.option(), IntrospectionTTL(30*time.Second))
+	reader := introspectingVerifier(t, srv, Store(shared), clock.option(), IntrospectionTTL(30*time.Second))
 	if _, err := reader.Verify(context.Background(), opaqueToken); err != nil || srv.requests.Load() != 1 {
 		t.Fatalf("%v, %d requests", err, srv.requests.Load())
 	}
@@ -237,12 +237,12 @@ func TestSharedIntrospectionsFallBackToTheEndpoint(t *testing.T) {
 	srv := newIntrospectionServer(t, activeAnswer())
 	shared := newMemShared()
 	shared.failing = true
-	v := introspectingVerifier(t, srv, ShareIntrospections(shared))
+	v := introspectingVerifier(t, srv, Store(shared))
 	if p, err := v.Verify(context.Background(), opaqueToken); err != nil || p.Subject != "user-1" {
 		t.Fatalf("%+v %v", p, err)
 	}
 	srv.setAnswer(t, map[string]any{"active": false})
-	other := introspectingVerifier(t, srv, ShareIntrospections(shared))
+	other := introspectingVerifier(t, srv, Store(shared))
 	if _, err := other.Verify(context.Background(), opaqueToken); reasonOf(t, err) != ReasonInactive {
 		t.Fatalf("got %v", err)
 	}
@@ -257,7 +257,7 @@ func TestSharedIntrospectionsStayLocalWithoutASharedSecret(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	mk := func() *JWTVerifier {
 		return openVerifier(t, KeySet(testIssuer, testAudience, []crypto.PublicKey{&keys(t).rsa.PublicKey}, Clock(fixedClock()),
-			Introspect(srv.URL+"/introspect", client), ShareIntrospections(shared), Logger(zap.New(core))))
+			Introspect(srv.URL+"/introspect", client), Store(shared), Logger(zap.New(core))))
 	}
 	one, two := mk(), mk()
 	for _, v := range []*JWTVerifier{one, two} {
@@ -273,9 +273,9 @@ func TestSharedIntrospectionsStayLocalWithoutASharedSecret(t *testing.T) {
 	}
 }
 
-// The gate hands the app's shared store (fxsvc's, through
-// SharedStores) to its verifier, unless ShareIntrospections gave
-// one; Issuers hands it to the member that introspects.
+// The gate hands the app's shared store (fxsvc's, through SharedStores)
+// to its verifier, unless Store gave one; Issuers hands it to the member
+// that introspects.
 func TestTheGateSharesIntrospectionsWithItsVerifier(t *testing.T) {
 	srv := newIntrospectionServer(t, activeAnswer())
 	appStore, own := newMemShared(), newMemShared()
@@ -285,7 +285,7 @@ func TestTheGateSharesIntrospectionsWithItsVerifier(t *testing.T) {
 		want *memShared
 	}{
 		{"JWTVerifier", func() Verifier { return introspectingVerifier(t, srv) }, appStore},
-		{"its own store wins", func() Verifier { return introspectingVerifier(t, srv, ShareIntrospections(own)) }, own},
+		{"its own store wins", func() Verifier { return introspectingVerifier(t, srv, Store(own)) }, own},
 		{"Issuers", func() Verifier {
 			s := Issuers(KeySet(testIssuer, testAudience, []crypto.PublicKey{&keys(t).rsa.PublicKey}, Clock(fixedClock()),
 				Introspect(srv.URL+"/introspect", testClient(t, srv.URL+"/token"))))
@@ -313,7 +313,7 @@ func TestSignedAnswersWithoutIatAreNotShared(t *testing.T) {
 		map[string]any{"iss": testIssuer, "aud": testClientID, "token_introspection": activeAnswer()}), mediaIntrospection)
 	shared := newMemShared()
 	for range 2 {
-		v := introspectingVerifier(t, srv, ShareIntrospections(shared))
+		v := introspectingVerifier(t, srv, Store(shared))
 		if _, err := v.Verify(context.Background(), opaqueToken); err != nil {
 			t.Fatal(err)
 		}

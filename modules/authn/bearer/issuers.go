@@ -10,6 +10,7 @@ import (
 	"go.uber.org/zap"
 
 	"github.com/svckit/svc/modules/authn/internal/jsonscan"
+	"github.com/svckit/svc/modules/store"
 )
 
 // Issuers trusts several issuers, each through its own verifier, built
@@ -274,7 +275,7 @@ func (s *issuerSet) Issuers() []string { return slices.Clone(s.listed) }
 
 // shareIntrospections gives the member with Introspect the app's shared
 // store, unless it has its own.
-func (s *issuerSet) shareIntrospections(st IntrospectionStore) {
+func (s *issuerSet) shareIntrospections(st store.Introspections) {
 	if s.introspecting != nil {
 		s.introspecting.shareIntrospections(st)
 	}

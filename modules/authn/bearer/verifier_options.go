@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/modules/store"
 )
 
 // Defaults of the verifier options, as their documentation states them.
@@ -58,8 +60,8 @@ type verifierConfig struct {
 	tenant           string      // a template's tenant: tid must name it
 	introspect       *introspectSettings
 	introspectionTTL time.Duration // 0: the default
-	// introspectionStore is ShareIntrospections'.
-	introspectionStore IntrospectionStore
+	// introspectionStore is the Store option's.
+	introspectionStore store.Introspections
 	discovers          bool // built by Discover: an endpoint may be discovered
 	problems           []error
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/modules/store"
 )
 
 // What whoever wires a verifier into an app (the gate, fxsvc) asks of it
@@ -19,7 +21,7 @@ type ownVerifier interface {
 	Verifier
 	settingsError() error
 	setLogger(*zap.Logger)
-	shareIntrospections(IntrospectionStore)
+	shareIntrospections(store.Introspections)
 	introspectionEndpoint() string
 	discoveryURL() string
 	trusted() []TrustedIssuer
@@ -56,10 +58,10 @@ func SetDefaultLogger(v Verifier, l *zap.Logger) {
 
 // SetDefaultIntrospectionStore gives v's introspection, when this package
 // built v with Introspect, the store the app's replicas share, unless
-// ShareIntrospections gave it one (which wins). The gate passes fxsvc's
+// the Store option gave it one (which wins). The gate passes fxsvc's
 // Redis store this way (authn.SharedStores). Anything else is left as it
 // is.
-func SetDefaultIntrospectionStore(v Verifier, s IntrospectionStore) {
+func SetDefaultIntrospectionStore(v Verifier, s store.Introspections) {
 	if o, ok := v.(ownVerifier); ok && s != nil {
 		o.shareIntrospections(s)
 	}

@@ -13,7 +13,7 @@
 // ([Window], default 60s old to 5s ahead); ath the hash of the access
 // token presented; the server nonce, when [RequireNonce] is set; in the
 // gate, the key's RFC 7638 thumbprint the access token's cnf.jkt; and jti
-// unused within the window ([Replay], default an in-memory store), last,
+// unused within the window ([Store], default an in-memory store), last,
 // so that a refused proof (one of another key than the token's included)
 // spends no jti.
 //

@@ -10,6 +10,8 @@ import (
 
 	"github.com/go-jose/go-jose/v4"
 	"github.com/maypok86/otter/v2"
+
+	"github.com/svckit/svc/modules/store"
 )
 
 // maxProofBytes bounds a DPoP header: a proof with an RSA-4096 key is
@@ -35,7 +37,7 @@ type Verifier struct {
 	algs   []jose.SignatureAlgorithm
 	maxAge time.Duration
 	ahead  time.Duration
-	replay ReplayStore
+	replay store.Replay
 	nonces *NonceSource
 	keys   *otter.Cache[string, *proofKey]
 	now    func() time.Time
@@ -75,11 +77,12 @@ func Window(maxAge, ahead time.Duration) Option {
 	return func(v *Verifier) { v.maxAge, v.ahead = maxAge, ahead }
 }
 
-// Replay sets where the jti of each accepted proof is remembered for the
+// Store sets where the jti of each accepted proof is remembered for the
 // window, so that a second use is refused (default: NewMemoryReplay with
 // room for 100,000 proofs, which only one process sees; give every replica
-// one shared store, such as redisstore's Client.DPoPReplay).
-func Replay(s ReplayStore) Option { return func(v *Verifier) { v.replay = s } }
+// one shared store, such as redisstore's Client.DPoPReplay). A nil s keeps
+// the default.
+func Store(s store.Replay) Option { return func(v *Verifier) { v.replay = s } }
 
 // RequireNonce makes every proof carry the current nonce of n (RFC 9449
 // §8): a proof without it is refused, its answer carrying the nonce

@@ -381,7 +381,7 @@ func TestReplay(t *testing.T) {
 	shared := dpop.NewMemoryReplay(10)
 	dpop.SetReplayClock(shared, func() time.Time { return now })
 	// Two users of one store: two verifiers (as two replicas would be).
-	a, b := newVerifier(t, dpop.Replay(shared)), newVerifier(t, dpop.Replay(shared))
+	a, b := newVerifier(t, dpop.Store(shared)), newVerifier(t, dpop.Store(shared))
 	proof := es.proof("GET", url, now.Unix()).String()
 	if _, err := a.Verify(request("GET", url, proof), ""); err != nil {
 		t.Fatal(err)
@@ -428,7 +428,7 @@ func TestReplayHeldForTheWholeProofAge(t *testing.T) {
 			clock := now
 			store := dpop.NewMemoryReplay(10)
 			dpop.SetReplayClock(store, func() time.Time { return clock })
-			v, err := dpop.New(dpop.Replay(store))
+			v, err := dpop.New(dpop.Store(store))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -483,7 +483,7 @@ func (downStore) Remember(context.Context, string, time.Duration) (bool, error) 
 func TestReplayStoreDownFailsClosed(t *testing.T) {
 	es := newES256(t)
 	const url = "https://api.example/x"
-	v := newVerifier(t, dpop.Replay(downStore{}))
+	v := newVerifier(t, dpop.Store(downStore{}))
 	_, err := v.Verify(request("GET", url, es.proof("GET", url, now.Unix()).String()), "")
 	var e *dpop.Error
 	if !errors.As(err, &e) || e.Reason != dpop.ReasonUnavailable || e.Code() != "invalid_dpop_proof" {

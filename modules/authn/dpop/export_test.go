@@ -1,6 +1,10 @@
 package dpop
 
-import "time"
+import (
+	"time"
+
+	"github.com/svckit/svc/modules/store"
+)
 
 // SetClock makes v, its memory replay store (if it has one) and its nonce
 // source read time from now.
@@ -15,4 +19,4 @@ func SetClock(v *Verifier, now func() time.Time) {
 }
 
 // SetReplayClock makes a NewMemoryReplay store read time from now.
-func SetReplayClock(s ReplayStore, now func() time.Time) { s.(*memoryReplay).now = now }
+func SetReplayClock(s store.Replay, now func() time.Time) { s.(*memoryReplay).now = now }

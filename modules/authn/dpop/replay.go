@@ -5,16 +5,9 @@ import (
 	"errors"
 	"sync"
 	"time"
-)
 
-// ReplayStore remembers proof identifiers for a while.
-type ReplayStore interface {
-	// Remember records id for ttl and reports whether it was new: false
-	// when id is recorded and not yet expired. An error means the check
-	// could not run; the Verifier then refuses the proof (it fails
-	// closed). id is a fixed-length base64url hash, never a claim.
-	Remember(ctx context.Context, id string, ttl time.Duration) (fresh bool, err error)
-}
+	"github.com/svckit/svc/modules/store"
+)
 
 // defaultReplayEntries bounds the default in-memory store: at the
 // default window, room for about a thousand proofs a second.
@@ -25,13 +18,13 @@ const defaultReplayEntries = 100_000
 // replayed, so the new proof is refused instead (503).
 var errReplayFull = errors.New("dpop: the in-memory replay store is full; raise its bound (NewMemoryReplay) or use a shared store")
 
-// NewMemoryReplay returns a ReplayStore in this process's memory holding
+// NewMemoryReplay returns a store.Replay in this process's memory holding
 // at most maxEntries unexpired identifiers (about 100 bytes each).
 // Expired ones are dropped as new ones come, oldest first; no goroutine
 // runs. When it is full of unexpired ones it refuses (an error naming the bound)
 // rather than forget one. Replicas do not see each other's memory: give
 // them a shared store.
-func NewMemoryReplay(maxEntries int) ReplayStore {
+func NewMemoryReplay(maxEntries int) store.Replay {
 	return &memoryReplay{max: max(1, maxEntries), seen: make(map[string]time.Time), now: time.Now}
 }
 

@@ -10,14 +10,16 @@
 //
 //	fxsvc.Authn(verifier, authn.Flood(flood.New(flood.Rate(10), flood.Burst(20))))
 //
-// Budgets live in this process unless a [Store] shared by the app's
-// replicas is given (WithStore; modules/redisstore keeps them on Redis),
-// so that an address has one budget across replicas.
+// Budgets live in this process unless a store.Flood shared by the app's
+// replicas is given ([Store]; modules/redisstore keeps them on Redis), so
+// that an address has one budget across replicas.
 package flood
 
 import (
 	"context"
 	"time"
+
+	"github.com/svckit/svc/modules/store"
 )
 
 // Defaults of a Limit.
@@ -28,15 +30,15 @@ const (
 )
 
 // Limit is a token bucket per client address. Safe for concurrent use.
-// Its budgets live in a [Store]: in this process by default, or shared by
-// every replica when built with [WithStore].
+// Its budgets live in a store.Flood: in this process by default, or shared
+// by every replica when built with [Store].
 type Limit struct {
 	rate       float64
 	burst      int
 	maxTracked int
 	now        func() time.Time
-	store      Store
-	explicit   bool // the store came from WithStore
+	store      store.Flood
+	explicit   bool // the store came from the Store option
 }
 
 // Option configures a Limit.
@@ -50,17 +52,18 @@ func Burst(n int) Option { return func(l *Limit) { l.burst = n } }
 
 // MaxTracked bounds the addresses the in-memory store remembers; the least
 // recently seen are forgotten first (a forgotten address starts with a
-// full bucket). Default 100,000. A store given with WithStore keeps its
-// own bound.
+// full bucket). Default 100,000. A store given with [Store] keeps its own
+// bound.
 func MaxTracked(n int) Option { return func(l *Limit) { l.maxTracked = n } }
 
 // Clock sets the time source (tests). Default time.Now.
 func Clock(now func() time.Time) Option { return func(l *Limit) { l.now = now } }
 
-// WithStore keeps the budgets in s instead of this process's memory, so
-// that replicas sharing s give an address one budget. A nil s keeps the
-// in-memory default.
-func WithStore(s Store) Option {
+// Store keeps the budgets in s instead of this process's memory, so that
+// replicas sharing s give an address one budget. A nil s keeps the
+// in-memory default. It wins over the store the gate shares
+// ([Limit.Shared]).
+func Store(s store.Flood) Option {
 	return func(l *Limit) {
 		if s != nil {
 			l.store, l.explicit = s, true
@@ -90,11 +93,11 @@ func New(opts ...Option) *Limit {
 }
 
 // Shared returns a Limit with l's settings whose budgets live in s, or l
-// itself when l was built WithStore (an explicit store wins) or s is nil;
+// itself when l was built with [Store] (an explicit store wins) or s is nil;
 // nil for a nil l. The gate calls it with the store its replicas share
 // (authn.SharedStores, which fxredis sets); l and the result do not share
 // budgets.
-func (l *Limit) Shared(s Store) *Limit {
+func (l *Limit) Shared(s store.Flood) *Limit {
 	if l == nil || l.explicit || s == nil {
 		return l
 	}
@@ -103,8 +106,8 @@ func (l *Limit) Shared(s Store) *Limit {
 	return &c
 }
 
-// rule is the budget l's Store applies in Allow.
-func (l *Limit) rule() Rule { return Rule{Rate: l.rate, Burst: l.burst} }
+// rule is the budget l's store applies in Allow.
+func (l *Limit) rule() store.FloodRule { return store.FloodRule{Rate: l.rate, Burst: l.burst} }
 
 // Allow spends one request of addr's budget. When it is spent, ok is false
 // and retryAfter says when the next request would be allowed. When the

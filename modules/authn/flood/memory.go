@@ -7,9 +7,11 @@ import (
 	"time"
 
 	"golang.org/x/time/rate"
+
+	"github.com/svckit/svc/modules/store"
 )
 
-// memory is the in-process Store: a token bucket per address, bounded by
+// memory is the in-process store.Flood: a token bucket per address, bounded by
 // MaxTracked. It shares nothing between replicas.
 type memory struct {
 	maxTracked int
@@ -28,8 +30,8 @@ func newMemory(maxTracked int) *memory {
 	return &memory{maxTracked: maxTracked, buckets: map[string]*list.Element{}, order: list.New()}
 }
 
-// Allow implements Store.
-func (m *memory) Allow(_ context.Context, addr string, now time.Time, r Rule) (time.Duration, bool, error) {
+// Allow implements store.Flood.
+func (m *memory) Allow(_ context.Context, addr string, now time.Time, r store.FloodRule) (time.Duration, bool, error) {
 	m.mu.Lock()
 	var b *bucket
 	if el, found := m.buckets[addr]; found {

@@ -15,10 +15,6 @@ import (
 	"github.com/svckit/svc/fxsvc"
 	"github.com/svckit/svc/internal/kitlog"
 	"github.com/svckit/svc/lifecycle"
-	"github.com/svckit/svc/modules/authn/bans"
-	"github.com/svckit/svc/modules/authn/bearer"
-	"github.com/svckit/svc/modules/authn/dpop"
-	"github.com/svckit/svc/modules/authn/flood"
 	"github.com/svckit/svc/modules/redisstore"
 	"github.com/svckit/svc/modules/store"
 )
@@ -47,12 +43,12 @@ func (in redisIn) logger() (*zap.Logger, error) {
 // redisstore.FromEnv) and puts the shared state of the components behind
 // the gate there: it provides the *redisstore.Client and, from it,
 // store.Rates, store.Idempotency and store.Cache, which RateLimits,
-// Idempotency and ResponseCache pick up, bans.Store and flood.Store,
+// Idempotency and ResponseCache pick up, store.Bans and store.Flood,
 // which the gate's authn.Bans and authn.Flood of fxsvc.Authn pick up (the ban
 // store's subscriber, one pub/sub connection, opens and closes with the
-// app), bearer.IntrospectionStore, where fxsvc.Authn's verifier shares
-// introspection answers (bearer.Introspect; see bearer.ShareIntrospections),
-// and dpop.ReplayStore, where the DPoP proofs fxsvc.Authn takes
+// app), store.Introspections, where fxsvc.Authn's verifier shares
+// introspection answers (bearer.Introspect; see bearer.Store),
+// and store.Replay, where the DPoP proofs fxsvc.Authn takes
 // under SVC_AUTHN_DPOP are remembered, so that a proof one replica
 // accepted is a replay at every other. The client PINGs Redis when the
 // app starts (a wrong address, password or CA fails the start naming
@@ -101,9 +97,9 @@ var redisProvides = fx.Options(
 		func(c *redisstore.Client) store.Idempotency { return c.Idempotency() },
 		func(c *redisstore.Client) store.Cache { return c.Cache() },
 		redisBans,
-		func(c *redisstore.Client) flood.Store { return c.Flood() },
-		func(c *redisstore.Client) bearer.IntrospectionStore { return c.Introspections() },
-		func(c *redisstore.Client) dpop.ReplayStore { return c.DPoPReplay() },
+		func(c *redisstore.Client) store.Flood { return c.Flood() },
+		func(c *redisstore.Client) store.Introspections { return c.Introspections() },
+		func(c *redisstore.Client) store.Replay { return c.DPoPReplay() },
 	),
 	fxsvc.Readiness(func(c *redisstore.Client) fxsvc.ReadinessCheck {
 		return fxsvc.ReadinessCheck{Name: "redis", Check: c.Check}
@@ -112,7 +108,7 @@ var redisProvides = fx.Options(
 
 // redisBans builds the gate's ban store; the client runs its subscriber
 // from its first use until the client closes with the app.
-func redisBans(c *redisstore.Client) bans.Store { return c.Bans() }
+func redisBans(c *redisstore.Client) store.Bans { return c.Bans() }
 
 // newRedis builds the client and opens it with the app; by names the
 // option that asked for it in errors.
