@@ -78,14 +78,21 @@ func (k *keys) tokens() []token {
 // mint signs an access token of a typical size (about 500 bytes, the
 // claims of the bench/authn fixture); n makes its jti, and so the token,
 // unique.
-func (k *keys) mint(n int, now time.Time) token {
+func (k *keys) mint(n int, now time.Time) token { return k.mintWith(n, now, nil) }
+
+// mintWith is mint with extra claims (acr, auth_time) set or replaced.
+func (k *keys) mintWith(n int, now time.Time, extra map[string]any) token {
 	header := `{"alg":"ES256","typ":"at+jwt","kid":"k1"}`
-	payload, err := json.Marshal(map[string]any{
+	claims := map[string]any{
 		"iss": issuer, "sub": "user-1234567890", "aud": audience,
 		"exp": now.Add(time.Hour).Unix(), "iat": now.Unix(), "nbf": now.Unix(),
 		"jti": fmt.Sprintf("3f1e1c2a-9b7d-4d8e-8f6a-%012d", n), "client_id": "web-app",
 		"scope": "openid profile orders:read orders:write",
-	})
+	}
+	for name, v := range extra {
+		claims[name] = v
+	}
+	payload, err := json.Marshal(claims)
 	if err != nil {
 		panic(err)
 	}
