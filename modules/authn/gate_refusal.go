@@ -71,6 +71,9 @@ type Refusal struct {
 	dpop *dpopChallenge
 	// detail, when set, is the body's detail in place of the reason's.
 	detail string
+	// audience is what an audience refusal records (gate_audience.go),
+	// never what it answers.
+	audience *audienceDiagnosis
 }
 
 func (r *Refusal) Error() string {
