@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"sync"
 	"testing"
 	"time"
 
@@ -25,26 +24,7 @@ func TestKeysRotationAdmitsTheNewKidWithinTheCooldown(t *testing.T) {
 	waitKeys(t, v)
 	initial := srv.requests.Load()
 
-	forged := func(round int) {
-		t.Helper()
-		var wg sync.WaitGroup
-		for i := range 50 {
-			wg.Go(func() {
-				tok := rawSign(t, "ES256", k.p256b, fmt.Sprintf(`{"alg":"ES256","kid":"forged-%d-%d"}`, round, i), payloadOf(t, nil))
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				_, err := v.Verify(ctx, tok)
-				if ctx.Err() != nil {
-					t.Errorf("a forged kid waited until its deadline for a fetch that never came")
-					return
-				}
-				if r := reasonOf(t, err); r != ReasonUnknownKey {
-					t.Errorf("forged kid: reason %s, want unknown-key", r)
-				}
-			})
-		}
-		wg.Wait()
-	}
+	forged := func(round int) { floodUnknownKids(t, v, k, fmt.Sprintf("forged-%d", round), 50) }
 	fetches := func() int32 { return srv.requests.Load() - initial }
 
 	// Inside the cooldown of the first load, forged kids fetch nothing.
