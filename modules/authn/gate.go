@@ -372,7 +372,9 @@ func (g *Gate) verifyFailed(w http.ResponseWriter, q *gateRequest, err error) {
 			}
 		}
 		g.judged(q, te)
-		q.refuse(w, tokenRefusal(te), false)
+		ref := tokenRefusal(te)
+		g.logAudience(ref, q.issuer)
+		q.refuse(w, ref, false)
 	case errors.As(err, &held):
 		// Not judged: no introspection request was sent (gate_introspect.go).
 		svcerrors.Refuse(w, q.r, &svcerrors.RateLimitExceeded{RetryAfter: held.Wait})

@@ -204,6 +204,9 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 	if proof := rec.ref.proofReason(); proof != "" {
 		fields = append(fields, zap.String(dpopReasonAttr, proof))
 	}
+	if a := rec.ref.audience; a != nil {
+		fields = append(fields, a.fields()...)
+	}
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("svc.security.suppressed", suppressed))
 	}
@@ -223,6 +226,9 @@ func (g *Gate) writeRecord(r *http.Request, rec refusalRecord, suppressed int) {
 		span.SetAttributes(attribute.String("svc.authentication.refusal", word))
 		if rec.issuer != "" {
 			facts = append(facts, attribute.String(issuerLabelAttr, rec.issuer))
+		}
+		if a := rec.ref.audience; a != nil {
+			facts = append(facts, a.attributes()...)
 		}
 		span.AddEvent("svc.authentication.refused", trace.WithAttributes(facts...))
 	}

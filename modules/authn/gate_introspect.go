@@ -23,7 +23,7 @@ const opaqueNotWantedDetail = "The bearer token is opaque (not a JWT), and this 
 
 // tokenRefusal is the gate's refusal of a token its verifier refused.
 func tokenRefusal(te *bearer.TokenError) *Refusal {
-	ref := &Refusal{Kind: KindTokenRejected, Reason: te.Reason}
+	ref := &Refusal{Kind: KindTokenRejected, Reason: te.Reason, audience: diagnoseAudience(te)}
 	if errors.Is(te, bearer.ErrOpaqueNotIntrospected) {
 		ref.detail = opaqueNotWantedDetail
 	}

@@ -71,6 +71,9 @@ type Refusal struct {
 	dpop *dpopChallenge
 	// detail, when set, is the body's detail in place of the reason's.
 	detail string
+	// audience is what an audience refusal records (gate_audience.go),
+	// never what it answers.
+	audience *audienceDiagnosis
 }
 
 func (r *Refusal) Error() string {
@@ -131,8 +134,15 @@ func (r *Refusal) Describe() svcerrors.Description {
 	}
 	if r.Kind == KindTokenRejected {
 		d.Detail = "The bearer token did not verify (" + string(r.Reason) + "). Get a new token rather than retrying this one."
-		if r.Reason == ReasonCertificateBinding {
+		switch r.Reason {
+		case ReasonCertificateBinding:
 			d.Detail = "The token is bound to a client certificate this request did not come with. Send it over the connection with that certificate."
+		case bearer.ReasonUnknownKey:
+			// The issuer may have just rotated its keys: the verifier
+			// fetches them again within its rotation cooldown, so the same
+			// token is likely to verify shortly, and a new one would name
+			// the same key.
+			d.Detail = "The bearer token names a signing key this service does not hold yet (unknown-key); the issuer may have just rotated its keys. Retry the same token in a few seconds."
 		}
 		if r.detail != "" {
 			d.Detail = r.detail

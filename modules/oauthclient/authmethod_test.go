@@ -50,7 +50,10 @@ func TestInvalidClientNamesTheMethodSent(t *testing.T) {
 			if !strings.Contains(err.Error(), "sent "+tc.sent) {
 				t.Errorf("%q does not say which method was sent", err)
 			}
-			mustNotLeak(t, err, "LEAKED", "s3cret-value")
+			if tc.auth != nil {
+				// The secret sent, echoed by the server, is scrubbed.
+				mustNotLeak(t, err, "s3cret-value")
+			}
 		})
 	}
 }

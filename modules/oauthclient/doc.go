@@ -163,5 +163,8 @@
 // insufficient_scope, invalid_request, invalid_dpop_proof, use_dpop_nonce,
 // other or none). No attribute carries a token, secret, subject or server text. With
 // [Logger], failed fetches are logged at warning level, once per pattern
-// and error type a minute, and a pattern's recovery once at info.
+// and error type a minute, and a pattern's recovery once at info. A
+// refusal's line, like its error, carries the server's error code and its
+// error_description, cut to 200 bytes, stripped of control characters and
+// of every credential the request sent (see [TokenRefusedError]).
 package oauthclient

@@ -142,9 +142,12 @@ func (e *UnavailableError) retryAfterHint() time.Duration {
 // for the whole client) or unauthorized_client (the client may not use this
 // grant; remembered for that grant only). Both stay remembered until Until.
 type ClientRejectedError struct {
-	Code   string // "invalid_client" or "unauthorized_client"
-	Grant  string // the grant_type that was refused
-	Status int
+	Code string // "invalid_client" or "unauthorized_client"
+	// Description is the server's error_description, cleaned as
+	// [TokenRefusedError.Description] says; empty when it sent none.
+	Description string
+	Grant       string // the grant_type that was refused
+	Status      int
 	// Method is the client authentication that was sent:
 	// client_secret_basic, client_secret_post or private_key_jwt.
 	Method string
@@ -158,6 +161,9 @@ func (e *ClientRejectedError) Error() string {
 		msg += ", sent " + e.Method
 	}
 	msg += ")"
+	if e.Description != "" {
+		msg += fmt.Sprintf(": it says %q", e.Description)
+	}
 	if e.Hint != "" {
 		msg += ": " + e.Hint
 	}
@@ -174,7 +180,14 @@ type TokenRefusedError struct {
 	Grant   string
 	Status  int
 	Code    string // the OAuth error code when the server sent a well-formed one
-	Until   time.Time
+	// Description is the server's error_description (RFC 6749 §5.2), what
+	// it says is wrong ("DPoP proof is missing"): at most 200 bytes (cut
+	// with "…"), control and format characters removed, and every
+	// credential the request carried (client secret or assertion, caller
+	// or actor token) replaced by ***. Empty when the server sent none. It
+	// reaches the error and the log line, never a caller's answer.
+	Description string
+	Until       time.Time
 }
 
 func (e *TokenRefusedError) Error() string {
@@ -182,7 +195,26 @@ func (e *TokenRefusedError) Error() string {
 	if e.Code != "" {
 		msg += ", " + e.Code
 	}
-	return msg + "): check the pattern's audience, resource and scopes"
+	msg += ")"
+	if e.Description != "" {
+		msg += fmt.Sprintf(": it says %q", e.Description)
+	}
+	return msg + ": " + refusalHint(e.Code)
+}
+
+// refusalHint says what to check for a refusal of one token, by its code.
+func refusalHint(code string) string {
+	switch code {
+	case "invalid_request":
+		return "the request lacks something the server requires or sends something it does not accept (a DPoP proof, an actor token, a parameter)"
+	case "invalid_scope":
+		return "check the pattern's scopes"
+	case "invalid_target":
+		return "check the pattern's audience and resource"
+	case "invalid_grant":
+		return "the server would not accept the grant (for an exchange, the caller's token or the actor's)"
+	}
+	return "check the pattern's audience, resource and scopes"
 }
 
 func init() { upstreamkind.Register(upstreamKind) }

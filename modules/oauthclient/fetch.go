@@ -2,7 +2,6 @@ package oauthclient
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net"
@@ -125,7 +124,8 @@ func (c *Client) fetchTokens(ctx context.Context, span trace.Span, rq *tokenRequ
 
 // reply is a token endpoint's answer. nonce is the DPoP nonce the
 // request's proof carried, fresh the one the answer gave; cert the client
-// certificate the request presented.
+// certificate the request presented; sent, for a refusal, the credentials
+// the request carried, to scrub from the server's description.
 type reply struct {
 	status int
 	header http.Header
@@ -133,6 +133,7 @@ type reply struct {
 	nonce  string
 	fresh  string
 	cert   *certificate
+	sent   []string
 }
 
 // post sends one token request and reads the answer.
@@ -208,6 +209,9 @@ func (c *Client) post(ctx context.Context, meta *metadata, rq *tokenRequest) (re
 		body = nil
 	}
 	r := reply{status: resp.StatusCode, header: resp.Header, body: body, nonce: sent, cert: cert}
+	if resp.StatusCode >= 400 {
+		r.sent = sentCredentials(form, header)
+	}
 	if c.dpop != nil {
 		r.fresh = c.dpop.note(req.URL, resp.Header)
 	}
@@ -276,20 +280,20 @@ func (c *Client) answer(rq *tokenRequest, meta *metadata, r reply) (*token, erro
 		c.rememberUnavailable(ue)
 		return nil, ue
 	}
-	code := errorCode(body)
+	code, desc := refusalBody(body, r.sent)
 	until := now.Add(c.retryInterval)
 	switch code {
 	case "invalid_client":
-		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Method: c.auth.method(meta), Hint: c.auth.rejectHint(meta), Until: until}
+		err := &ClientRejectedError{Code: code, Description: desc, Grant: rq.grant, Status: status, Method: c.auth.method(meta), Hint: c.auth.rejectHint(meta), Until: until}
 		c.memory.rememberClient(err, now, until, false)
 		return nil, err
 	case "unauthorized_client":
-		err := &ClientRejectedError{Code: code, Grant: rq.grant, Status: status, Method: c.auth.method(meta), Until: until,
+		err := &ClientRejectedError{Code: code, Description: desc, Grant: rq.grant, Status: status, Method: c.auth.method(meta), Until: until,
 			Hint: "the client may not use this grant: allow " + rq.grant + " for " + strconv.Quote(c.clientID) + " at the authorization server"}
 		c.memory.rememberGrant(rq.grant, err, now, until)
 		return nil, err
 	}
-	return nil, &TokenRefusedError{Pattern: rq.pattern, Grant: rq.grant, Status: status, Code: code, Until: until}
+	return nil, &TokenRefusedError{Pattern: rq.pattern, Grant: rq.grant, Status: status, Code: code, Description: desc, Until: until}
 }
 
 // retryAfter reads Retry-After (seconds or an HTTP date), capped at one
@@ -313,21 +317,8 @@ func (c *Client) retryAfter(v string, now time.Time) (time.Duration, bool) {
 	return min(max(d, minRetryAfter), maxRetryAfter), true
 }
 
-// errorCode reads the OAuth error code of a refusal. A code outside the
-// RFC 6749 character set or over 64 characters is dropped, and
-// error_description is never read: server text never reaches an error.
+// errorCode reads the OAuth error code of a refusal (see [refusalBody]).
 func errorCode(body []byte) string {
-	var e struct {
-		Error string `json:"error"`
-	}
-	if json.Unmarshal(body, &e) != nil || e.Error == "" || len(e.Error) > 64 {
-		return ""
-	}
-	for i := 0; i < len(e.Error); i++ {
-		ch := e.Error[i]
-		if ch < 0x20 || ch > 0x7e || ch == '"' || ch == '\\' {
-			return ""
-		}
-	}
-	return e.Error
+	code, _ := refusalBody(body, nil)
+	return code
 }

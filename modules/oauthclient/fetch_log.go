@@ -1,6 +1,7 @@
 package oauthclient
 
 import (
+	"errors"
 	"sync"
 	"time"
 
@@ -15,6 +16,27 @@ const fetchLogWindow = time.Minute
 // maxFetchLogKinds bounds the kinds remembered: an error code comes from
 // the authorization server, which could vary it without end.
 const maxFetchLogKinds = 64
+
+// The fields of a refusal's log line: the server's error code as it sent
+// it (error.type keeps only registered ones) and its error_description.
+const (
+	logErrorCode        = "svc.oauthclient.error"
+	logErrorDescription = "svc.oauthclient.error_description"
+)
+
+// refusalOf returns the server's code and description carried by a
+// refusal of the token or of the client; empty for other errors.
+func refusalOf(err error) (code, description string) {
+	var tr *TokenRefusedError
+	var cr *ClientRejectedError
+	switch {
+	case errors.As(err, &tr):
+		return tr.Code, tr.Description
+	case errors.As(err, &cr):
+		return cr.Code, cr.Description
+	}
+	return "", ""
+}
 
 // fetchLog writes failed fetches, at most one line per kind (pattern and
 // error type) a minute with the count held back since, and, once, the
@@ -40,8 +62,10 @@ type failingPattern struct {
 }
 
 // failed notes a failed fetch of rq and writes it unless its kind was
-// written within the window.
-func (l *fetchLog) failed(log *zap.Logger, now time.Time, rq *tokenRequest, errType string, status int) {
+// written within the window. A refusal's line carries the server's error
+// code and its cleaned description.
+func (l *fetchLog) failed(log *zap.Logger, now time.Time, rq *tokenRequest, err error, status int) {
+	errType := errorType(err)
 	l.mu.Lock()
 	if l.kinds == nil {
 		l.kinds, l.patterns = map[fetchKind]*fetchKindState{}, map[string]*failingPattern{}
@@ -75,6 +99,12 @@ func (l *fetchLog) failed(log *zap.Logger, now time.Time, rq *tokenRequest, errT
 		zap.String(attrGrant, rq.kind),
 		zap.String(attrError, errType),
 		zap.Int("http.response.status_code", status),
+	}
+	if code, desc := refusalOf(err); code != "" || desc != "" {
+		fields = append(fields, zap.String(logErrorCode, code))
+		if desc != "" {
+			fields = append(fields, zap.String(logErrorDescription, desc))
+		}
 	}
 	if suppressed > 0 {
 		fields = append(fields, zap.Int("suppressed", suppressed))

@@ -94,7 +94,7 @@ func (c *Client) endFetch(ctx context.Context, span trace.Span, rq *tokenRequest
 	if err != nil {
 		span.SetAttributes(attribute.String(attrError, errorType(err)))
 		span.SetStatus(codes.Error, errorType(err))
-		c.fetchLog.failed(c.logger, c.clock.Now(), rq, errorType(err), status)
+		c.fetchLog.failed(c.logger, c.clock.Now(), rq, err, status)
 	} else {
 		c.fetchLog.succeeded(c.logger, c.clock.Now(), rq)
 	}

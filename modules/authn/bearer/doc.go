@@ -92,10 +92,12 @@
 // fetched again every hour (RefreshInterval; a shorter Cache-Control
 // max-age is honoured), with `Cache-Control: no-cache` so no proxy serves
 // a stale set. A token naming an unknown kid waits for one refresh, bounded
-// by its context, and is verified again. Fetches, whatever asks for them,
-// start at most once per retry interval (RetryInterval, default 30 s), and
-// a failure is remembered for as long: a flood of unknown kids costs one
-// fetch per interval.
+// by its context, and is verified again. Background fetches start at most
+// once per retry interval (RetryInterval, default 30 s), and a failure is
+// remembered for as long; tokens naming unknown kids start one at most once
+// per rotation cooldown (RotationCooldown, default 5 s), so a key rotation
+// is refused for at most that long while a flood of forged kids costs one
+// fetch per cooldown.
 //
 // # Verification cache
 //

@@ -29,7 +29,7 @@ const maxHonouredMaxAge = 24 * time.Hour
 
 // JWKSURL returns a verifier that loads its keys from the JWK Set at url,
 // in the background once opened, and again every refresh interval and when
-// a token names an unknown kid (at most once per retry interval).
+// a token names an unknown kid (at most once per RotationCooldown).
 //
 // url must be https, or http on a loopback host (127.0.0.0/8, ::1,
 // localhost) for tests and development. Tokens must carry `iss` equal to

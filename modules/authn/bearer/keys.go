@@ -39,15 +39,17 @@ type fetchFunc func(ctx context.Context) (set []*heldKey, maxAge time.Duration, 
 
 // keyManager loads keys from the network on a goroutine it owns.
 //
-// Every fetch runs on that goroutine, one at a time, and at most one starts
-// per retry interval whatever asks for it (the periodic refresh, a failure
-// being retried, or any number of tokens naming unknown keys); a failure is
-// remembered for the same interval. A token that names an unknown key waits
-// for the next fetch when one may start, and shares it with every other
-// token waiting.
+// Every fetch runs on that goroutine, one at a time. The periodic refresh
+// and a failure being retried start at most one per retry interval; any
+// number of tokens naming unknown keys start at most one per rotation
+// cooldown (shorter, so a key rotation is not a long refusal window), or
+// per retry interval after a failure, which is remembered that long. A
+// token that names an unknown key waits for the next fetch when one may
+// start, and shares it with every other token waiting.
 type keyManager struct {
 	fetch        fetchFunc
 	retry        time.Duration
+	cooldown     time.Duration // at most retry
 	refreshEvery time.Duration
 	timeout      time.Duration
 	log          *zap.Logger
@@ -76,6 +78,7 @@ func newKeyManager(fetch fetchFunc, cfg *verifierConfig, set *atomic.Pointer[key
 		set:          set,
 		fetch:        fetch,
 		retry:        cfg.retryInterval,
+		cooldown:     min(cfg.rotationCooldown, cfg.retryInterval),
 		refreshEvery: cfg.refreshInterval,
 		timeout:      cfg.fetchTimeout,
 		log:          cfg.logger,
@@ -136,7 +139,7 @@ func (m *keyManager) refresh(ctx context.Context, seen *keySet) *keySet {
 		m.mu.Unlock()
 		return cur
 	}
-	if !m.running || (!m.inFlight && m.now().Sub(m.lastAttempt) < m.retry) {
+	if !m.running || (!m.inFlight && m.tooSoonForUnknownKid()) {
 		m.mu.Unlock()
 		return seen
 	}
@@ -156,6 +159,18 @@ func (m *keyManager) refresh(ctx context.Context, seen *keySet) *keySet {
 	return m.set.Load()
 }
 
+// tooSoonForUnknownKid reports whether a token naming an unknown kid must
+// do with the keys held: the last fetch started within the rotation
+// cooldown, or within the retry interval when it failed. Called with mu
+// held.
+func (m *keyManager) tooSoonForUnknownKid() bool {
+	wait := m.cooldown
+	if m.lastErr != nil {
+		wait = m.retry
+	}
+	return m.now().Sub(m.lastAttempt) < wait
+}
+
 func (m *keyManager) loop(ctx context.Context, exited chan struct{}) {
 	defer close(exited)
 	timer := time.NewTimer(0)
@@ -167,11 +182,11 @@ func (m *keyManager) loop(ctx context.Context, exited chan struct{}) {
 		case <-timer.C:
 		case <-m.wake:
 			m.mu.Lock()
-			early := m.now().Sub(m.lastAttempt) < m.retry
+			early := m.tooSoonForUnknownKid()
 			m.mu.Unlock()
 			if early {
-				// The timer's fetch already ran within the interval; the
-				// token asking was served by it.
+				// A fetch already ran within the cooldown; the token
+				// asking was served by it.
 				continue
 			}
 		}

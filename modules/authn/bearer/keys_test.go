@@ -140,29 +140,7 @@ func TestKeysFloodOfUnknownKidsCausesOneFetchPerInterval(t *testing.T) {
 	waitKeys(t, v)
 	initial := srv.requests.Load()
 
-	flood := func() {
-		var wg sync.WaitGroup
-		for i := range 100 {
-			wg.Go(func() {
-				tok := rawSign(t, "ES256", k.p256b, fmt.Sprintf(`{"alg":"ES256","kid":"kid-%d"}`, i), payloadOf(t, nil))
-				// Regression: issue 25 item 10. A deadline far above a
-				// local fetch, far below the test's timeout: without the
-				// throttle, a token inside the interval waits for a fetch
-				// the loader will not start, and this says so at once.
-				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				_, err := v.Verify(ctx, tok)
-				if ctx.Err() != nil {
-					t.Errorf("Verify of an unknown kid waited until its deadline: the unknown-kid refetch throttle let it wait for a fetch that never came")
-					return
-				}
-				if r := reasonOf(t, err); r != ReasonUnknownKey {
-					t.Errorf("reason %s", r)
-				}
-			})
-		}
-		wg.Wait()
-	}
+	flood := func() { floodUnknownKids(t, v, k, "kid", 100) }
 
 	// Within the interval of the first load: nothing is fetched.
 	flood()
@@ -180,6 +158,34 @@ func TestKeysFloodOfUnknownKidsCausesOneFetchPerInterval(t *testing.T) {
 	if got := srv.requests.Load() - initial; got != 1 {
 		t.Fatalf("second flood fetched again (%d)", got)
 	}
+}
+
+// floodUnknownKids sends n tokens at once, each naming a kid the set does
+// not hold (prefix-0, prefix-1, …), and checks each is refused unknown-key
+// without waiting for a fetch the loader will not start.
+func floodUnknownKids(t *testing.T, v *JWTVerifier, k *testKeys, prefix string, n int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			tok := rawSign(t, "ES256", k.p256b, fmt.Sprintf(`{"alg":"ES256","kid":"%s-%d"}`, prefix, i), payloadOf(t, nil))
+			// Regression: issue 25 item 10. A deadline far above a local
+			// fetch, far below the test's timeout: without the throttle, a
+			// token inside the interval waits for a fetch the loader will
+			// not start, and this says so at once.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, err := v.Verify(ctx, tok)
+			if ctx.Err() != nil {
+				t.Errorf("Verify of an unknown kid waited until its deadline: the unknown-kid refetch throttle let it wait for a fetch that never came")
+				return
+			}
+			if r := reasonOf(t, err); r != ReasonUnknownKey {
+				t.Errorf("reason %s", r)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // Regression: issue 25 item 10.

@@ -16,6 +16,10 @@ const (
 	// defaultRetryInterval is the minimum time between two key fetches, and
 	// how long a failed fetch is remembered.
 	defaultRetryInterval = 30 * time.Second
+	// defaultRotationCooldown is the least time between two key fetches
+	// asked for by tokens naming an unknown kid: what a key rotation costs
+	// the provider's new tokens at most.
+	defaultRotationCooldown = 5 * time.Second
 	// defaultRefreshInterval is how often keys are fetched again in the
 	// background after a successful load. A shorter Cache-Control max-age
 	// from the JWKS response is honoured, never below the retry interval.
@@ -43,6 +47,7 @@ type VerifierOption func(*verifierConfig)
 type verifierConfig struct {
 	issuer, audience string
 	retryInterval    time.Duration
+	rotationCooldown time.Duration
 	refreshInterval  time.Duration
 	fetchTimeout     time.Duration
 	leeway           time.Duration
@@ -71,6 +76,7 @@ func defaultConfig(issuer, audience string) verifierConfig {
 		issuer:           issuer,
 		audience:         audience,
 		retryInterval:    defaultRetryInterval,
+		rotationCooldown: defaultRotationCooldown,
 		refreshInterval:  defaultRefreshInterval,
 		fetchTimeout:     defaultFetchTimeout,
 		leeway:           defaultLeeway,
@@ -86,11 +92,24 @@ func (c *verifierConfig) refuse(setting, problem string) {
 	c.problems = append(c.problems, &ConfigError{Setting: setting, Problem: problem})
 }
 
-// RetryInterval sets the minimum time between key fetches and how long a
-// failed fetch is remembered (default 30 s). A flood of tokens naming
-// unknown keys causes at most one fetch per interval. It must be positive.
+// RetryInterval sets the minimum time between background key fetches and
+// how long a failed fetch is remembered (default 30 s). Tokens naming an
+// unknown kid may fetch sooner, once per RotationCooldown, unless the last
+// fetch failed. It must be positive.
 func RetryInterval(d time.Duration) VerifierOption {
 	return setting("RetryInterval", d, d <= 0, "must be positive", func(c *verifierConfig) *time.Duration { return &c.retryInterval })
+}
+
+// RotationCooldown sets the least time between two key fetches asked for
+// by tokens naming a kid the key set does not hold (default 5 s, and never
+// more than RetryInterval). Once the last fetch is that old, such a token
+// fetches the key set at once and waits for it, so after the provider
+// rotates its keys its new tokens are refused for at most this long; a
+// flood of forged kids still costs at most one fetch per cooldown. After a
+// failed fetch the retry interval holds instead: a provider that is down
+// is not asked again sooner. It must be positive.
+func RotationCooldown(d time.Duration) VerifierOption {
+	return setting("RotationCooldown", d, d <= 0, "must be positive", func(c *verifierConfig) *time.Duration { return &c.rotationCooldown })
 }
 
 // RefreshInterval sets how often keys are fetched again in the background

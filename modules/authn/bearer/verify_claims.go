@@ -293,8 +293,7 @@ func checkClaims(c *Claims, issuer, audience string, now time.Time, leeway time.
 		return ReasonIssuer, fmt.Errorf("%w: iss %s, want %s", errIssuer, quoteSetting(c.Issuer), quoteSetting(issuer))
 	}
 	if !slices.Contains(c.Audience, audience) {
-		return ReasonAudience, fmt.Errorf("%w: aud %s, want %s among them", errAudience,
-			quoteSetting(strings.Join(c.Audience, " ")), quoteSetting(audience))
+		return ReasonAudience, &AudienceError{Got: c.Audience, Want: audience}
 	}
 	// The errors name the instants that differed, not now: a refusal's
 	// cause is the token's, and the clock reads the same in every log.

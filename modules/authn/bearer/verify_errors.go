@@ -1,6 +1,9 @@
 package bearer
 
-import "errors"
+import (
+	"errors"
+	"strings"
+)
 
 // The causes a refused token's TokenError wraps, by the step of Verify
 // that meets them first (split, header, claims; some serve several
@@ -76,3 +79,23 @@ type inactiveAsked struct{}
 
 func (inactiveAsked) Error() string { return errInactive.Error() }
 func (inactiveAsked) Unwrap() error { return errInactive }
+
+// AudienceError is the cause a TokenError with ReasonAudience wraps: the
+// token's `aud` (Got, as the token wrote it; empty when it has none) and
+// the audience the verifier that judged it trusts (Want). Find it with
+// errors.As. It is for the service's own logs, to tell a token minted for
+// another audience (Keycloak's default `aud: account`, say) from one
+// minted for none: the gate writes both on its security record and a log
+// line, never in the answer to the caller.
+type AudienceError struct {
+	Got  []string
+	Want string
+}
+
+// Error names both audiences, as the verifier's other causes do.
+func (e *AudienceError) Error() string {
+	return errAudience.Error() + ": aud " + quoteSetting(strings.Join(e.Got, " ")) + ", want " + quoteSetting(e.Want) + " among them"
+}
+
+// Unwrap returns the cause every audience refusal shares.
+func (e *AudienceError) Unwrap() error { return errAudience }

@@ -12,11 +12,12 @@
 //
 // What it is for, beside package devissuer: oauthclienttest fails on
 // demand (500, 503 and 429 with Retry-After, invalid_client,
-// invalid_grant, a hang) and counts requests, to test a client's
-// resilience. devissuer is a whole authorization server that
-// issues every token svc's gate checks (DPoP, certificate-bound, opaque
-// with introspection, token exchange with an actor): use it when the
-// tokens themselves matter, and in a service's development mode.
+// invalid_grant, any refusal with its error_description, a hang) and
+// counts requests, to test a client's resilience. devissuer is a whole
+// authorization server that issues every token svc's gate checks (DPoP,
+// certificate-bound, opaque with introspection, token exchange with an
+// actor): use it when the tokens themselves matter, and in a service's
+// development mode.
 package oauthclienttest
 
 import (
@@ -143,10 +144,11 @@ func (s *Server) Fail(faults ...Fault) {
 
 // Fault is one scripted failure of the token endpoint.
 type Fault struct {
-	status     int
-	code       string
-	retryAfter time.Duration
-	hang       bool
+	status      int
+	code        string
+	description string
+	retryAfter  time.Duration
+	hang        bool
 }
 
 // ServerError answers 500 server_error.
@@ -170,6 +172,14 @@ func InvalidClient() Fault { return Fault{status: http.StatusUnauthorized, code:
 // InvalidGrant answers 400 invalid_grant, as a server does for a subject
 // token it refuses to exchange.
 func InvalidGrant() Fault { return Fault{status: http.StatusBadRequest, code: "invalid_grant"} }
+
+// Refuse answers status with the OAuth error code and error_description
+// given (RFC 6749 §5.2), as Keycloak refuses a request it finds lacking:
+// Refuse(400, "invalid_request", "DPoP proof is missing"). An empty
+// description sends none.
+func Refuse(status int, code, description string) Fault {
+	return Fault{status: status, code: code, description: description}
+}
 
 // Hang never answers: the request waits until the client gives up (its
 // timeout, or its context), or until the test ends, when the server drops
@@ -223,6 +233,10 @@ func (s *Server) token(w http.ResponseWriter, r *http.Request) {
 	case fault != nil:
 		if fault.code == "invalid_client" {
 			challengeBasic(w, r)
+		}
+		if fault.description != "" {
+			writeJSON(w, fault.status, map[string]string{"error": fault.code, "error_description": fault.description})
+			return
 		}
 		oauthError(w, fault.status, fault.code, fault.retryAfter)
 		return

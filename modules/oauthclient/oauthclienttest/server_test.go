@@ -78,6 +78,10 @@ func TestServerFaultsReachTheClientAsTypedErrors(t *testing.T) {
 			var r *oauthclient.TokenRefusedError
 			return errors.As(err, &r) && r.Status == 400 && r.Code == "invalid_grant"
 		}},
+		{"refusal with a description", oauthclienttest.Refuse(400, "invalid_request", "DPoP proof is missing"), func(err error) bool {
+			var r *oauthclient.TokenRefusedError
+			return errors.As(err, &r) && r.Status == 400 && r.Code == "invalid_request" && r.Description == "DPoP proof is missing"
+		}},
 		{"503 without Retry-After", oauthclienttest.Unavailable(0), func(err error) bool {
 			var u *oauthclient.UnavailableError
 			return errors.As(err, &u) && u.Status == 503 && u.RetryAfter == 0
