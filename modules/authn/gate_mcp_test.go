@@ -42,6 +42,24 @@ func TestUnauthorizedChallengeNamesTheRouteScopes(t *testing.T) {
 	}
 }
 
+// Under DPoP the DPoP challenge names the route's scopes too: alone when
+// the gate requires DPoP, beside Bearer's when it allows it.
+func TestUnauthorizedDPoPChallengeNamesTheRouteScopes(t *testing.T) {
+	for _, c := range []struct {
+		required bool
+		want     []string
+	}{
+		{true, []string{`DPoP algs="ES256", scope="admin"`}},
+		{false, []string{`Bearer scope="admin"`, `DPoP algs="ES256", scope="admin"`}},
+	} {
+		srv := gateServer(t, svcerrors.New(), exampleRouter(), newFake(), authn.DPoP(newDPoPVerifier(t), c.required))
+		got := do(t, srv, "GET", "/admin", nil, "")
+		if g := got.header.Values("WWW-Authenticate"); got.status != 401 || jsonOf(t, g) != jsonOf(t, c.want) || got.json["type"] != docs+"authentication-required" {
+			t.Errorf("required=%v: %d %q %s, want %q", c.required, got.status, g, got.body, c.want)
+		}
+	}
+}
+
 // The metadata document says what the gate enforces of sender-constrained
 // tokens, and only that.
 func TestMetadataNamesTheBindingsEnforced(t *testing.T) {

@@ -149,7 +149,7 @@ func (r *Refusal) Describe() svcerrors.Description {
 		d.Header = http.Header{"Www-Authenticate": {c}}
 	}
 	if r.dpop != nil {
-		r.dpop.describe(&d, r.Reason)
+		r.dpop.describe(&d, r.Reason, r.scopeParam())
 	}
 	return d
 }
