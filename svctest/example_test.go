@@ -36,7 +36,7 @@ func TestReportsNeedTheReadScope(t *testing.T) {
 	if r := app.Request("GET", "/reports").Token(iss.Token(authntest.Scopes("write"))).Send(t); r.Status != 403 {
 		t.Fatalf("writer: %d %s", r.Status, r.Body)
 	}
-	if r := app.Request("GET", "/reports").Send(t); r.Status != 401 || r.Header.Get("WWW-Authenticate") != "Bearer" {
+	if r := app.Request("GET", "/reports").Send(t); r.Status != 401 || r.Header.Get("WWW-Authenticate") != `Bearer scope="read"` {
 		t.Fatalf("no token: %d %v", r.Status, r.Header)
 	}
 }

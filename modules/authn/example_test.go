@@ -63,8 +63,8 @@ func Example() {
 	}
 	// Output:
 	// /hello "": 200 hello
-	// /admin "": 401 Bearer
-	// /admin "forged": 401 Bearer error="invalid_token"
+	// /admin "": 401 Bearer scope="admin"
+	// /admin "forged": 401 Bearer error="invalid_token", scope="admin"
 	// /admin "alice-token": 403 Bearer error="insufficient_scope", scope="admin"
 	// /admin "root-token": 200 welcome, root
 }

@@ -81,6 +81,9 @@ func New(v bearer.Verifier, opts ...Option) (*Gate, error) {
 			return nil, &bearer.ConfigError{Setting: "authn.Actors", Problem: problem}
 		}
 	}
+	if err := g.cfg.acrLevels.problem(); err != nil {
+		return nil, err
+	}
 	if g.cfg.claimsAuthority != nil && g.cfg.claimsAuthority.err != nil {
 		return nil, g.cfg.claimsAuthority.err
 	}
@@ -288,6 +291,7 @@ func (q *gateRequest) route() string {
 
 // refuse writes, counts and answers a refusal of the gate itself.
 func (q *gateRequest) refuse(w http.ResponseWriter, ref *Refusal, noCreds bool) {
+	ref = q.scoped(ref)
 	if q.viaDPoP {
 		ref = q.g.cfg.dpop.underDPoP(ref)
 	}

@@ -181,14 +181,18 @@ var dpopDetails = map[bearer.Reason]string{
 }
 
 // describe puts the DPoP challenge (and nonce) in d's headers: after the
-// Bearer challenge when both are sent, alone otherwise.
-func (c *dpopChallenge) describe(d *svcerrors.Description, reason bearer.Reason) {
+// Bearer challenge when both are sent, alone otherwise. scope is the
+// refusal's scope parameter, if any (RFC 9449 §7.1 takes RFC 6750's).
+func (c *dpopChallenge) describe(d *svcerrors.Description, reason bearer.Reason, scope []string) {
 	if detail, ok := dpopDetails[reason]; ok {
 		d.Detail = detail
 	}
 	v := `DPoP algs="` + c.algs + `"`
 	if c.code != "" {
 		v += `, error="` + c.code + `"`
+	}
+	for _, p := range scope {
+		v += ", " + p
 	}
 	if d.Header == nil {
 		d.Header = http.Header{}

@@ -17,6 +17,8 @@ type marker struct {
 	scopes    []string
 	step      stepUp // RequireACR, MaxAge
 	dpop      bool   // RequireDPoP
+	// issuers is RequireIssuer's rule, nil for none.
+	issuers *issuerRule
 }
 
 // Require is a marker middleware: the routes it guards need an
@@ -53,13 +55,17 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		// Reached without a verified caller: an excluded path, or a stack
 		// without the gate. A route that requires a caller refuses.
-		refuseAtRoute(gc, w, r, &Refusal{Kind: KindAuthenticationRequired}, false)
+		refuseAtRoute(gc, w, r, &Refusal{Kind: KindAuthenticationRequired, Scopes: routeScopes(gc, r, m.scopes)}, false)
 		return
 	}
 	if m.dpop && (gc == nil || !gc.viaDPoP) {
 		// Authentication before authorization: the token must come
 		// another way before its scopes count.
 		refuseAtRoute(gc, w, r, dpopRequiredRefusal(gc), false)
+		return
+	}
+	if !m.issuers.admits(p) {
+		refuseIssuer(gc, w, r)
 		return
 	}
 	if !p.Scopes.Has(m.scopes...) || !stepUpMet(gc, m.step, p) {
@@ -121,6 +127,8 @@ type guard struct {
 	scopes    []string
 	step      stepUp // every RequireACR and MaxAge of the route
 	dpop      bool   // RequireDPoP
+	// issuers are what every RequireIssuer of the route accepts.
+	issuers *issuerRule
 	// outside names a component marker (rate limit, idempotency,
 	// conditional request, response cache) that wraps an authn.Require
 	// marker: it would run before the scope check.
@@ -161,6 +169,7 @@ func guardOf(h http.Handler, mws []func(http.Handler) http.Handler) guard {
 			}
 			gd.requires = true
 			gd.step = gd.step.and(m.step)
+			gd.issuers = gd.issuers.and(m.issuers)
 			for _, s := range m.scopes {
 				if !slices.Contains(gd.scopes, s) {
 					gd.scopes = append(gd.scopes, s)

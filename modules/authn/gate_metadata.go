@@ -28,6 +28,11 @@ type metadataDoc struct {
 	AuthorizationServers   []string `json:"authorization_servers"`
 	BearerMethodsSupported []string `json:"bearer_methods_supported"`
 	ScopesSupported        []string `json:"scopes_supported,omitempty"`
+	// What the gate enforces of sender-constrained tokens
+	// (gate_metadata_binding.go).
+	DPoPSigningAlgs     []string `json:"dpop_signing_alg_values_supported,omitempty"`
+	DPoPBoundRequired   bool     `json:"dpop_bound_access_tokens_required,omitempty"`
+	TLSCertificateBound bool     `json:"tls_client_certificate_bound_access_tokens,omitempty"`
 }
 
 // ResourceError is a Resource setting the gate refuses.
@@ -79,6 +84,7 @@ func newMetadata(cfg gateConfig, v bearer.Verifier) (*metadata, error) {
 		BearerMethodsSupported: []string{"header"},
 		ScopesSupported:        cfg.scopes,
 	}
+	cfg.bindingMetadata(&doc)
 	body, err := json.Marshal(doc)
 	if err != nil {
 		return nil, fmt.Errorf("authn: encoding protected-resource metadata: %w", err)

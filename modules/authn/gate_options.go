@@ -48,6 +48,7 @@ type gateConfig struct {
 	dpop                 *dpopPolicy
 	certBound            *certPolicy
 	actors               *actorPolicy // Actors; nil accepts any chain
+	acrLevels            *acrLevels   // ACRLevels; nil compares acr values as they are
 }
 
 // Exclude names paths that are never authenticated: an exact path such as

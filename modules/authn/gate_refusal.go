@@ -48,7 +48,8 @@ type Refusal struct {
 	Kind RefusalKind
 	// Reason says why a token was rejected (KindTokenRejected only).
 	Reason bearer.Reason
-	// Scopes are the scopes the route requires (KindInsufficientScope).
+	// Scopes are the scopes the route requires (KindInsufficientScope;
+	// KindAuthenticationRequired and KindTokenRejected name them too).
 	Scopes []string
 	// RetryAfter is how long a banned caller must wait (KindClientBanned),
 	// or how long to wait before retrying (KindVerifierBusy,
@@ -118,6 +119,8 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"The token lacks claims this resource requires. Get a new token asking for the claims in WWW-Authenticate, then retry with it."},
 	KindActorRefused: {http.StatusForbidden, "Actor refused",
 		"The token names a party acting for its subject that this service does not accept."},
+	KindIssuerRefused: {http.StatusForbidden, "Issuer refused",
+		"This resource serves callers of other issuers than the one that issued the token. Get a token from an issuer it accepts."},
 	KindIntrospectionUnavailable: {http.StatusServiceUnavailable, "Token introspection unavailable",
 		"The service could not ask the token's issuer about it. Retry after the time given."},
 }
@@ -156,7 +159,7 @@ func (r *Refusal) Describe() svcerrors.Description {
 		d.Header = http.Header{"Www-Authenticate": {c}}
 	}
 	if r.dpop != nil {
-		r.dpop.describe(&d, r.Reason)
+		r.dpop.describe(&d, r.Reason, r.scopeParam())
 	}
 	return d
 }
@@ -187,6 +190,7 @@ func (r *Refusal) challenge() string {
 	default:
 		return ""
 	}
+	params = append(params, r.scopeParam()...)
 	if r.resourceMetadata != "" {
 		params = append(params, `resource_metadata="`+r.resourceMetadata+`"`)
 	}

@@ -253,7 +253,7 @@ func (s *serveMuxRoutes) find(r *http.Request) (string, guard, bool) {
 	}
 	path := reqfacts.PatternRoute(pattern)
 	gd := guardOf(h, nil)
-	if gd.anonymous || len(gd.scopes) > 0 || !gd.step.none() {
+	if gd.anonymous || len(gd.scopes) > 0 || !gd.step.none() || gd.issuers != nil {
 		// A plain *http.ServeMux could not be checked at install.
 		if _, refused := s.refused.Load(pattern); refused {
 			return path, guard{}, true

@@ -35,6 +35,7 @@ func RequireACR(values ...string) func(http.Handler) http.Handler {
 	if st.acr == nil {
 		st.acr = []string{}
 	}
+	st.acrEach = [][]string{st.acr}
 	return func(next http.Handler) http.Handler {
 		return &marker{next: next, requires: true, step: st}
 	}
@@ -63,6 +64,9 @@ type stepUp struct {
 	acrSet bool
 	maxAge time.Duration // the oldest authentication accepted, when ageSet
 	ageSet bool
+	// acrEach are the values of each RequireACR of the route: under
+	// ACRLevels each asks "at least" its lowest level.
+	acrEach [][]string
 }
 
 func (s stepUp) none() bool { return !s.acrSet && !s.ageSet }
@@ -71,6 +75,7 @@ func (s stepUp) none() bool { return !s.acrSet && !s.ageSet }
 // accept, the shorter age.
 func (s stepUp) and(o stepUp) stepUp {
 	out := s
+	out.acrEach = append(slices.Clip(s.acrEach), o.acrEach...)
 	switch {
 	case o.acrSet && s.acrSet:
 		out.acr = slices.DeleteFunc(slices.Clone(s.acr), func(v string) bool { return !slices.Contains(o.acr, v) })
@@ -163,6 +168,12 @@ func stepUpMet(gc *gateCtx, s stepUp, p bearer.Principal) bool {
 	if gc != nil {
 		v = gc.g.verifier
 	}
+	if s.acrSet && gc != nil && gc.g.cfg.acrLevels != nil {
+		if !gc.g.cfg.acrLevels.admits(s, acrOf(p)) {
+			return false
+		}
+		s.acrSet = false // judged by level, not by value
+	}
 	now, leeway := bearer.ClockOf(v, p)
 	return s.met(p, now(), leeway)
 }
@@ -176,10 +187,14 @@ func stepUpMet(gc *gateCtx, s stepUp, p bearer.Principal) bool {
 // authenticate the user again, and the new token can carry the scopes).
 func (m *marker) refuseGuarded(gc *gateCtx, w http.ResponseWriter, r *http.Request, p bearer.Principal) {
 	gd := routeGuard(gc, r, m)
+	if !gd.issuers.admits(p) {
+		refuseIssuer(gc, w, r)
+		return
+	}
 	if !stepUpMet(gc, gd.step, p) {
 		ref := &Refusal{Kind: KindInsufficientUserAuthentication, MaxAge: gd.step.maxAge}
 		if gd.step.acrSet {
-			ref.ACRValues = gd.step.acr
+			ref.ACRValues = acrAsked(gc, gd.step)
 		}
 		if !p.Scopes.Has(gd.scopes...) {
 			ref.Scopes = gd.scopes
@@ -197,7 +212,7 @@ func (m *marker) refuseGuarded(gc *gateCtx, w http.ResponseWriter, r *http.Reque
 // markers inside it.
 func routeGuard(gc *gateCtx, r *http.Request, m *marker) guard {
 	if gc != nil && gc.routes != nil {
-		if _, gd, found := gc.routes.find(r); found && gd.step.holds(m.step) &&
+		if _, gd, found := gc.routes.find(r); found && gd.step.holds(m.step) && gd.issuers.holds(m.issuers) &&
 			!slices.ContainsFunc(m.scopes, func(s string) bool { return !slices.Contains(gd.scopes, s) }) {
 			return gd
 		}

@@ -61,15 +61,19 @@ func (g *Gate) DiscoveryURL() string {
 
 // Guard tells how a route is guarded, for the `check` command: mode is
 // "excluded", "anonymous" or "authenticated"; requires lists its scopes,
-// then its step-up as "acr=v1,v2" ([RequireACR]) and "max_age=300s"
-// ([MaxAge]), then, when the gate takes DPoP, "dpop=required"
+// then its step-up as "acr=v1,v2" ([RequireACR]; "acr>=2" under
+// [ACRLevels]) and "max_age=300s" ([MaxAge]), then its issuers as
+// "issuer=https://a,https://b" ([RequireIssuer]), then, when the gate takes DPoP, "dpop=required"
 // ([RequireDPoP], or DPoP required by the gate) or "dpop=allowed". h is
 // the route's handler and mws the middlewares the router runs before it.
 func (g *Gate) Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (mode string, requires []string) {
 	gd := guardOf(h, mws)
 	requires = gd.scopes
 	if !gd.step.none() {
-		requires = append(slices.Clip(requires), gd.step.words()...)
+		requires = append(slices.Clip(requires), g.stepWords(gd.step)...)
+	}
+	if gd.issuers != nil {
+		requires = append(slices.Clip(requires), gd.issuers.word())
 	}
 	if g.exclude.matchPattern(pattern) {
 		return "excluded", requires
@@ -128,7 +132,7 @@ func SharedStores(b store.Bans, f store.Flood, introspections store.Introspectio
 // challenge, in the registered error format. ref is not changed, so it may
 // be shared. authnhuma refuses an operation this way.
 func RefuseRoute(w http.ResponseWriter, r *http.Request, ref *Refusal) {
-	authz := ref.Kind == KindInsufficientScope || ref.Kind == KindInsufficientUserAuthentication
+	authz := ref.Kind == KindInsufficientScope || ref.Kind == KindInsufficientUserAuthentication || ref.Kind == KindIssuerRefused
 	refuseAtRoute(gateFrom(r.Context()), w, r, ref, authz)
 }
 

@@ -69,8 +69,8 @@ func Require(fullMethod string, scopes ...string) Rule {
 // sent must still verify.
 func Anonymous(fullMethod string) Rule { return Rule{method: fullMethod, anonymous: true} }
 
-// With adds the step-up markers authn.RequireACR and authn.MaxAge, and
-// authn.RequireDPoP, to a [Require] rule, as r.With adds them to a chi
+// With adds the step-up markers authn.RequireACR and authn.MaxAge,
+// authn.RequireDPoP and authn.RequireIssuer to a [Require] rule, as r.With adds them to a chi
 // route:
 //
 //	authngrpc.Require("/bank.Payments/Send", "payments").
@@ -79,7 +79,8 @@ func Anonymous(fullMethod string) Rule { return Rule{method: fullMethod, anonymo
 // A call whose token falls short is refused codes.Unauthenticated, with the
 // gate's RFC 9470 challenge (error="insufficient_user_authentication",
 // acr_values, max_age) or its DPoP challenge in the `www-authenticate`
-// header metadata. With panics on any other middleware (it would run on
+// header metadata; a caller of an issuer authn.RequireIssuer does not
+// name is refused codes.PermissionDenied. With panics on any other middleware (it would run on
 // the gate's stand-in request, not on the call), and the interceptors
 // panic on an Anonymous rule given one, and on authn.RequireDPoP with a
 // gate that takes no DPoP, as the gate refuses such a route.
@@ -89,14 +90,19 @@ func (r Rule) With(markers ...func(http.Handler) http.Handler) Rule {
 		if d, ok := h.(interface{ DPoPRequired() bool }); ok && d.DPoPRequired() {
 			continue
 		}
+		if i, ok := h.(interface{ Issuers() ([]string, bool) }); ok {
+			if _, ok := i.Issuers(); ok {
+				continue
+			}
+		}
 		s, ok := h.(interface {
 			StepUp() ([]string, time.Duration, bool)
 		})
 		if !ok {
-			panic("authngrpc: Rule.With takes authn.RequireACR, authn.MaxAge and authn.RequireDPoP only")
+			panic("authngrpc: Rule.With takes authn.RequireACR, authn.MaxAge, authn.RequireDPoP and authn.RequireIssuer only")
 		}
 		if _, _, ok := s.StepUp(); !ok {
-			panic("authngrpc: Rule.With takes authn.RequireACR, authn.MaxAge and authn.RequireDPoP only; put scopes in authngrpc.Require")
+			panic("authngrpc: Rule.With takes authn.RequireACR, authn.MaxAge, authn.RequireDPoP and authn.RequireIssuer only; put scopes in authngrpc.Require")
 		}
 	}
 	r.stepUps = append(slices.Clip(r.stepUps), markers...)

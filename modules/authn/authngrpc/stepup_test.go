@@ -68,7 +68,7 @@ func TestStepUpAndClaimsChallengeOverGRPC(t *testing.T) {
 		{"strong, no scope", token("alice", "phr", time.Minute), codes.PermissionDenied, "health:read", `Bearer error="insufficient_scope", scope="health:read"`},
 		{"claims challenge", token("cae", "phr", time.Minute, "health:read"), codes.Unauthenticated, "claims",
 			`Bearer realm="contoso.example", authorization_uri="https://login.example.com/contoso/oauth2/v2.0/authorize", error="insufficient_claims", claims="eyJhY2Nlc3NfdG9rZW4iOnsieG1zX2NjIjp7InZhbHVlcyI6WyJjcDEiXX19fQ=="`},
-		{"no token", "", codes.Unauthenticated, "a bearer token is required", "Bearer"},
+		{"no token", "", codes.Unauthenticated, "a bearer token is required", `Bearer scope="health:read"`},
 	}
 	for _, c := range cases {
 		for kind, call := range map[string]func(ctx context.Context, header *metadata.MD) error{

@@ -37,7 +37,7 @@ func table() []row {
 		{name: "unknown URL under the API", method: "GET", path: "/api/nowhere", status: 401, anchor: "authentication-required", challenge: "Bearer"},
 		{name: "unknown URL, with a token: the router's 404", method: "GET", path: "/api/nowhere", header: bearerHeader("alice-token"), status: 404, anchor: ""},
 		{name: "trailing-slash variant", method: "GET", path: "/api/me/", status: 401, anchor: "authentication-required", challenge: "Bearer"},
-		{name: "invalid body, no token: 401 not 422", method: "POST", path: "/api/items", body: `{"name":1}`, status: 401, anchor: "authentication-required", challenge: "Bearer"},
+		{name: "invalid body, no token: 401 not 422", method: "POST", path: "/api/items", body: `{"name":1}`, status: 401, anchor: "authentication-required", challenge: `Bearer scope="items:write"`},
 		{name: "invalid body, scope missing: 403 not 422", method: "POST", path: "/api/items", header: bearerHeader("alice-token"), body: `{"name":1}`, status: 403, anchor: "insufficient-scope", challenge: `Bearer error="insufficient_scope", scope="items:write"`},
 		{name: "scope held, valid body", method: "POST", path: "/api/items", header: bearerHeader("writer-token"), body: `{"name":"pen"}`, status: 200, anchor: "-", want: "created pen"},
 		{name: "scope held, invalid body: validation-failed", method: "POST", path: "/api/items", header: bearerHeader("writer-token"), body: `{"name":"p"}`, status: 422, anchor: "validation-failed"},

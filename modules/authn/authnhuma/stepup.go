@@ -41,11 +41,24 @@ func requiresDPoP(mw func(http.Handler) http.Handler) bool {
 	return ok && d.DPoPRequired()
 }
 
+// issuerRequirer is authn.RequireIssuer, which joins the guard too.
+type issuerRequirer interface{ Issuers() ([]string, bool) }
+
+// requiresIssuer reports whether mw is authn.RequireIssuer.
+func requiresIssuer(mw func(http.Handler) http.Handler) bool {
+	i, ok := mw(probe).(issuerRequirer)
+	if !ok {
+		return false
+	}
+	_, ok = i.Issuers()
+	return ok
+}
+
 // splitStepUps tells the markers that join the guard (step-up markers and
 // authn.RequireDPoP) among markers from the others.
 func splitStepUps(markers []func(http.Handler) http.Handler) (steps, rest []func(http.Handler) http.Handler) {
 	for _, m := range markers {
-		if _, ok := stepUpOf(m); ok || requiresDPoP(m) {
+		if _, ok := stepUpOf(m); ok || requiresDPoP(m) || requiresIssuer(m) {
 			steps = append(steps, m)
 		} else {
 			rest = append(rest, m)
