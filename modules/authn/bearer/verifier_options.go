@@ -61,6 +61,7 @@ type verifierConfig struct {
 	// introspectionStore is ShareIntrospections'.
 	introspectionStore IntrospectionStore
 	discovers          bool // built by Discover: an endpoint may be discovered
+	profile            *ProviderProfile
 	problems           []error
 }
 
