@@ -191,6 +191,8 @@ func (g *Gate) validateRoute(method, pattern string, gd guard) error {
 		return &installError{method, pattern, "is excluded from authentication but requires authn.RequireACR or authn.MaxAge: remove it from authn.Exclude or drop them"}
 	case gd.step.problem() != "":
 		return &installError{method, pattern, gd.step.problem()}
+	case gd.roleProblem(g.exclude.matchPattern(pattern)) != "":
+		return &installError{method, pattern, gd.roleProblem(g.exclude.matchPattern(pattern))}
 	case g.meta != nil && pattern == g.meta.path:
 		return &installError{method, pattern, "is at the protected-resource metadata path, which the gate answers itself: move the route"}
 	case badScope(gd.scopes) != "":

@@ -15,8 +15,9 @@ type marker struct {
 	anonymous bool
 	requires  bool
 	scopes    []string
-	step      stepUp // RequireACR, MaxAge
-	dpop      bool   // RequireDPoP
+	step      stepUp   // RequireACR, MaxAge
+	dpop      bool     // RequireDPoP
+	roles     []string // RequireRole (non-nil for it)
 }
 
 // Require is a marker middleware: the routes it guards need an
@@ -64,6 +65,10 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !p.Scopes.Has(m.scopes...) || !stepUpMet(gc, m.step, p) {
 		m.refuseGuarded(gc, w, r, p)
+		return
+	}
+	if !p.Roles.Has(m.roles...) {
+		m.refuseRole(gc, w, r, p)
 		return
 	}
 	m.next.ServeHTTP(w, r)
@@ -119,8 +124,9 @@ type guard struct {
 	anonymous bool
 	requires  bool
 	scopes    []string
-	step      stepUp // every RequireACR and MaxAge of the route
-	dpop      bool   // RequireDPoP
+	step      stepUp   // every RequireACR and MaxAge of the route
+	dpop      bool     // RequireDPoP
+	roles     []string // every RequireRole of the route
 	// outside names a component marker (rate limit, idempotency,
 	// conditional request, response cache) that wraps an authn.Require
 	// marker: it would run before the scope check.
@@ -161,6 +167,7 @@ func guardOf(h http.Handler, mws []func(http.Handler) http.Handler) guard {
 			}
 			gd.requires = true
 			gd.step = gd.step.and(m.step)
+			gd.addRoles(m.roles)
 			for _, s := range m.scopes {
 				if !slices.Contains(gd.scopes, s) {
 					gd.scopes = append(gd.scopes, s)

@@ -50,6 +50,9 @@ type Refusal struct {
 	Reason bearer.Reason
 	// Scopes are the scopes the route requires (KindInsufficientScope).
 	Scopes []string
+	// Roles are the roles the route requires that the caller lacks
+	// (KindInsufficientRole).
+	Roles []string
 	// RetryAfter is how long a banned caller must wait (KindClientBanned),
 	// or how long to wait before retrying (KindVerifierBusy,
 	// KindIntrospectionUnavailable).
@@ -115,6 +118,8 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"The token lacks claims this resource requires. Get a new token asking for the claims in WWW-Authenticate, then retry with it."},
 	KindActorRefused: {http.StatusForbidden, "Actor refused",
 		"The token names a party acting for its subject that this service does not accept."},
+	KindInsufficientRole: {http.StatusForbidden, "Insufficient role",
+		"The caller lacks a role this resource requires."},
 	KindIntrospectionUnavailable: {http.StatusServiceUnavailable, "Token introspection unavailable",
 		"The service could not ask the token's issuer about it. Retry after the time given."},
 }
@@ -141,6 +146,9 @@ func (r *Refusal) Describe() svcerrors.Description {
 	}
 	if r.Kind == KindInsufficientUserAuthentication {
 		d.Extensions = r.stepUpMembers()
+	}
+	if r.Kind == KindInsufficientRole {
+		r.describeRole(&d)
 	}
 	if c := r.challenge(); c != "" {
 		d.Header = http.Header{"Www-Authenticate": {c}}

@@ -63,7 +63,7 @@ func (g *Gate) DiscoveryURL() string {
 // Guard tells how a route is guarded, for the `check` command: mode is
 // "excluded", "anonymous" or "authenticated"; requires lists its scopes,
 // then its step-up as "acr=v1,v2" ([RequireACR]) and "max_age=300s"
-// ([MaxAge]), then, when the gate takes DPoP, "dpop=required"
+// ([MaxAge]), then its roles as "role=a,b" ([RequireRole]), then, when the gate takes DPoP, "dpop=required"
 // ([RequireDPoP], or DPoP required by the gate) or "dpop=allowed". h is
 // the route's handler and mws the middlewares the router runs before it.
 func (g *Gate) Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (mode string, requires []string) {
@@ -72,6 +72,7 @@ func (g *Gate) Guard(method, pattern string, h http.Handler, mws []func(http.Han
 	if !gd.step.none() {
 		requires = append(slices.Clip(requires), gd.step.words()...)
 	}
+	requires = append(slices.Clip(requires), gd.roleWord()...)
 	if g.exclude.matchPattern(pattern) {
 		return "excluded", requires
 	}

@@ -41,11 +41,11 @@ func requiresDPoP(mw func(http.Handler) http.Handler) bool {
 	return ok && d.DPoPRequired()
 }
 
-// splitStepUps tells the markers that join the guard (step-up markers and
-// authn.RequireDPoP) among markers from the others.
+// splitStepUps tells the markers that join the guard (step-up markers,
+// authn.RequireDPoP and authn.RequireRole) among markers from the others.
 func splitStepUps(markers []func(http.Handler) http.Handler) (steps, rest []func(http.Handler) http.Handler) {
 	for _, m := range markers {
-		if _, ok := stepUpOf(m); ok || requiresDPoP(m) {
+		if _, ok := stepUpOf(m); ok || requiresDPoP(m) || isRoleMarker(m) {
 			steps = append(steps, m)
 		} else {
 			rest = append(rest, m)
