@@ -32,6 +32,11 @@ import (
 // else inbound is read from the environment. The app fails to build,
 // naming the variable, when the issuer is unset or not an https URL (http
 // only on a loopback host) or the audience is empty or blank.
+// SVC_AUTHN_PROFILE names the issuer's provider profile (keycloak, entra,
+// cognito, auth0, okta, generic:PATHS; see bearer.ParseProfile), and an
+// SVC_AUTHN_ISSUERS entry its own with profile=NAME; a bearer.Profile
+// among AuthnVerifierOptions wins. `check` and the start line show each
+// issuer's mapping.
 //
 // The verifier logs to the app's *zap.Logger ([DefaultLogger] when the app
 // provides none): key-loading failures at most once per kind per minute
@@ -152,8 +157,12 @@ type authnEnv struct {
 	Issuer   string `env:"SVC_AUTHN_ISSUER"`
 	Audience string `env:"SVC_AUTHN_AUDIENCE"`
 	// Issuers trusts several issuers: comma-separated entries, each
-	// "ISSUER AUDIENCE", or "ISSUER" alone for SVC_AUTHN_AUDIENCE.
+	// "ISSUER AUDIENCE", or "ISSUER" alone for SVC_AUTHN_AUDIENCE, and
+	// optionally "profile=NAME".
 	Issuers string `env:"SVC_AUTHN_ISSUERS"`
+	// Profile is the provider profile (bearer.ParseProfile) of
+	// SVC_AUTHN_ISSUER, and of the SVC_AUTHN_ISSUERS entries naming none.
+	Profile string `env:"SVC_AUTHN_PROFILE"`
 }
 
 // authnFromEnv reads SVC_AUTHN_ISSUER, SVC_AUTHN_AUDIENCE and
@@ -161,7 +170,7 @@ type authnEnv struct {
 func authnFromEnv() (authnEnv, bool, error) {
 	var e authnEnv
 	if err := env.Parse(&e); err != nil {
-		return e, false, fmt.Errorf("reading SVC_AUTHN_ISSUER/SVC_AUTHN_AUDIENCE/SVC_AUTHN_ISSUERS: %w", err)
+		return e, false, fmt.Errorf("reading SVC_AUTHN_ISSUER/SVC_AUTHN_AUDIENCE/SVC_AUTHN_ISSUERS/SVC_AUTHN_PROFILE: %w", err)
 	}
 	return e, e.Issuer != "" || strings.TrimSpace(e.Issuers) != "", nil
 }
@@ -238,7 +247,11 @@ func verifierFromEnv(vo *authnVerifierOpts, log *zap.Logger) (bearer.Verifier, e
 	if strings.TrimSpace(e.Issuers) != "" {
 		return issuersFromEnv(e, opts)
 	}
-	v := bearer.New(e.Issuer, e.Audience, opts...)
+	profile, err := envProfile(e)
+	if err != nil {
+		return nil, err
+	}
+	v := bearer.New(e.Issuer, e.Audience, withProfile(profile, opts)...)
 	if err := bearer.SettingsError(v); err != nil {
 		return nil, authnSettingError(err, e)
 	}
@@ -253,8 +266,16 @@ func issuersFromEnv(e authnEnv, opts []bearer.VerifierOption) (bearer.Verifier, 
 	}
 	var vs []*bearer.JWTVerifier
 	var errs []error
+	def, err := envProfile(e)
+	if err != nil {
+		return nil, err
+	}
 	for i, entry := range strings.Split(e.Issuers, ",") {
-		fields := strings.Fields(entry)
+		fields, profile, err := entryProfile(i+1, strings.Fields(entry), def)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
 		one := authnEnv{Audience: e.Audience}
 		switch len(fields) {
 		case 1:
@@ -262,10 +283,10 @@ func issuersFromEnv(e authnEnv, opts []bearer.VerifierOption) (bearer.Verifier, 
 		case 2:
 			one.Issuer, one.Audience = fields[0], fields[1]
 		default:
-			errs = append(errs, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS entry %d has %d words: write each entry as \"ISSUER AUDIENCE\" (or \"ISSUER\" for SVC_AUTHN_AUDIENCE), entries separated by commas", i+1, len(fields)))
+			errs = append(errs, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS entry %d has %d words: write each entry as \"ISSUER AUDIENCE\" (or \"ISSUER\" for SVC_AUTHN_AUDIENCE), optionally followed by profile=NAME, entries separated by commas", i+1, len(fields)))
 			continue
 		}
-		v := bearer.New(one.Issuer, one.Audience, opts...)
+		v := bearer.New(one.Issuer, one.Audience, withProfile(profile, opts)...)
 		if err := bearer.SettingsError(v); err != nil {
 			errs = append(errs, fmt.Errorf("fxsvc.Authn: SVC_AUTHN_ISSUERS entry %d (issuer %q, audience %q): %w",
 				i+1, secret.URL(one.Issuer), secret.URL(one.Audience), err))
@@ -330,6 +351,9 @@ func issuersShown(g *authn.Gate) (issuers []string, ok bool) {
 		shown := secret.URL(t.Issuer).String()
 		if t.Scope != "" {
 			shown += " (" + t.Scope + ")"
+		}
+		if t.Profile != "" {
+			shown += " [profile " + t.Profile + "]"
 		}
 		issuers = append(issuers, shown)
 	}

@@ -32,4 +32,12 @@
 // lacks a scope, this 401 wins and names the scope too. A check hook
 // (Check) asks for more claims with ClaimsChallenge: 401
 // insufficient_claims with the claims request, as Entra clients expect.
+//
+// # Roles
+//
+// RequireRole asks for roles the verifier's provider profile reads
+// (bearer.Profile: Keycloak realm and client roles, Entra ID roles,
+// Cognito groups, Auth0 permissions, Okta groups, claim paths of the
+// app's choosing) into Principal.Roles. A caller lacking one is refused
+// 403 insufficient-role naming the missing roles, never the token's.
 package authn

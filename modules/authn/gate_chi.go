@@ -193,6 +193,8 @@ func (g *Gate) validateRoute(method, pattern string, gd guard) error {
 		return &installError{method, pattern, g.stepProblem(gd.step)}
 	case gd.issuers.problem(g.verifier) != "":
 		return &installError{method, pattern, gd.issuers.problem(g.verifier)}
+	case gd.roleProblem(g.exclude.matchPattern(pattern)) != "":
+		return &installError{method, pattern, gd.roleProblem(g.exclude.matchPattern(pattern))}
 	case g.meta != nil && pattern == g.meta.path:
 		return &installError{method, pattern, "is at the protected-resource metadata path, which the gate answers itself: move the route"}
 	case badScope(gd.scopes) != "":

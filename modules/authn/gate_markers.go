@@ -19,6 +19,7 @@ type marker struct {
 	dpop      bool   // RequireDPoP
 	// issuers is RequireIssuer's rule, nil for none.
 	issuers *issuerRule
+	roles   []string // RequireRole (non-nil for it)
 }
 
 // Require is a marker middleware: the routes it guards need an
@@ -70,6 +71,10 @@ func (m *marker) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	if !p.Scopes.Has(m.scopes...) || !stepUpMet(gc, m.step, p) {
 		m.refuseGuarded(gc, w, r, p)
+		return
+	}
+	if !p.Roles.Has(m.roles...) {
+		m.refuseRole(gc, w, r, p)
 		return
 	}
 	m.next.ServeHTTP(w, r)
@@ -129,6 +134,7 @@ type guard struct {
 	dpop      bool   // RequireDPoP
 	// issuers are what every RequireIssuer of the route accepts.
 	issuers *issuerRule
+	roles   []string // every RequireRole of the route
 	// outside names a component marker (rate limit, idempotency,
 	// conditional request, response cache) that wraps an authn.Require
 	// marker: it would run before the scope check.
@@ -170,6 +176,7 @@ func guardOf(h http.Handler, mws []func(http.Handler) http.Handler) guard {
 			gd.requires = true
 			gd.step = gd.step.and(m.step)
 			gd.issuers = gd.issuers.and(m.issuers)
+			gd.addRoles(m.roles)
 			for _, s := range m.scopes {
 				if !slices.Contains(gd.scopes, s) {
 					gd.scopes = append(gd.scopes, s)

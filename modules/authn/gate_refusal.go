@@ -51,6 +51,9 @@ type Refusal struct {
 	// Scopes are the scopes the route requires (KindInsufficientScope;
 	// KindAuthenticationRequired and KindTokenRejected name them too).
 	Scopes []string
+	// Roles are the roles the route requires that the caller lacks
+	// (KindInsufficientRole).
+	Roles []string
 	// RetryAfter is how long a banned caller must wait (KindClientBanned),
 	// or how long to wait before retrying (KindVerifierBusy,
 	// KindIntrospectionUnavailable).
@@ -121,6 +124,8 @@ var refusalTexts = map[RefusalKind]refusalText{
 		"The token names a party acting for its subject that this service does not accept."},
 	KindIssuerRefused: {http.StatusForbidden, "Issuer refused",
 		"This resource serves callers of other issuers than the one that issued the token. Get a token from an issuer it accepts."},
+	KindInsufficientRole: {http.StatusForbidden, "Insufficient role",
+		"The caller lacks a role this resource requires."},
 	KindIntrospectionUnavailable: {http.StatusServiceUnavailable, "Token introspection unavailable",
 		"The service could not ask the token's issuer about it. Retry after the time given."},
 }
@@ -154,6 +159,9 @@ func (r *Refusal) Describe() svcerrors.Description {
 	}
 	if r.Kind == KindInsufficientUserAuthentication {
 		d.Extensions = r.stepUpMembers()
+	}
+	if r.Kind == KindInsufficientRole {
+		r.describeRole(&d)
 	}
 	if c := r.challenge(); c != "" {
 		d.Header = http.Header{"Www-Authenticate": {c}}

@@ -63,7 +63,8 @@ func (g *Gate) DiscoveryURL() string {
 // "excluded", "anonymous" or "authenticated"; requires lists its scopes,
 // then its step-up as "acr=v1,v2" ([RequireACR]; "acr>=2" under
 // [ACRLevels]) and "max_age=300s" ([MaxAge]), then its issuers as
-// "issuer=https://a,https://b" ([RequireIssuer]), then, when the gate takes DPoP, "dpop=required"
+// "issuer=https://a,https://b" ([RequireIssuer]), then its roles as
+// "role=a,b" ([RequireRole]), then, when the gate takes DPoP, "dpop=required"
 // ([RequireDPoP], or DPoP required by the gate) or "dpop=allowed". h is
 // the route's handler and mws the middlewares the router runs before it.
 func (g *Gate) Guard(method, pattern string, h http.Handler, mws []func(http.Handler) http.Handler) (mode string, requires []string) {
@@ -75,6 +76,7 @@ func (g *Gate) Guard(method, pattern string, h http.Handler, mws []func(http.Han
 	if gd.issuers != nil {
 		requires = append(slices.Clip(requires), gd.issuers.word())
 	}
+	requires = append(slices.Clip(requires), gd.roleWord()...)
 	if g.exclude.matchPattern(pattern) {
 		return "excluded", requires
 	}

@@ -70,8 +70,10 @@ func Require(fullMethod string, scopes ...string) Rule {
 func Anonymous(fullMethod string) Rule { return Rule{method: fullMethod, anonymous: true} }
 
 // With adds the step-up markers authn.RequireACR and authn.MaxAge,
-// authn.RequireDPoP and authn.RequireIssuer to a [Require] rule, as r.With adds them to a chi
-// route:
+// authn.RequireDPoP, authn.RequireIssuer and authn.RequireRole to a
+// [Require] rule, as r.With adds them to a chi route (a caller lacking a
+// role is refused codes.PermissionDenied naming the roles it lacks; see
+// [RequireRole]):
 //
 //	authngrpc.Require("/bank.Payments/Send", "payments").
 //		With(authn.RequireACR("phr"), authn.MaxAge(5*time.Minute), authn.RequireDPoP)
@@ -95,14 +97,17 @@ func (r Rule) With(markers ...func(http.Handler) http.Handler) Rule {
 				continue
 			}
 		}
+		if isRoleMarker(h) {
+			continue
+		}
 		s, ok := h.(interface {
 			StepUp() ([]string, time.Duration, bool)
 		})
 		if !ok {
-			panic("authngrpc: Rule.With takes authn.RequireACR, authn.MaxAge, authn.RequireDPoP and authn.RequireIssuer only")
+			panic("authngrpc: Rule.With takes authn.RequireACR, authn.MaxAge, authn.RequireDPoP, authn.RequireIssuer and authn.RequireRole only")
 		}
 		if _, _, ok := s.StepUp(); !ok {
-			panic("authngrpc: Rule.With takes authn.RequireACR, authn.MaxAge, authn.RequireDPoP and authn.RequireIssuer only; put scopes in authngrpc.Require")
+			panic("authngrpc: Rule.With takes authn.RequireACR, authn.MaxAge, authn.RequireDPoP, authn.RequireIssuer and authn.RequireRole only; put scopes in authngrpc.Require")
 		}
 	}
 	r.stepUps = append(slices.Clip(r.stepUps), markers...)
@@ -267,10 +272,11 @@ func (gh *guard) admit(ctx context.Context, fullMethod string) (context.Context,
 type refusal struct {
 	header http.Header
 	code   int
+	body   []byte // the first bytes of the body, for a role refusal's roles
 }
 
 func (r *refusal) Header() http.Header         { return r.header }
-func (r *refusal) Write(b []byte) (int, error) { return len(b), nil }
+func (r *refusal) Write(b []byte) (int, error) { return r.keep(b), nil }
 func (r *refusal) WriteHeader(code int) {
 	if r.code == 0 {
 		r.code = code
@@ -303,6 +309,9 @@ func (r *refusal) status() error {
 			if j := strings.IndexByte(challenge[i+7:], '"'); j >= 0 {
 				return status.Error(codes.PermissionDenied, "the token lacks a required scope: "+challenge[i+7:i+7+j])
 			}
+		}
+		if roles := r.missingRoles(); len(roles) > 0 {
+			return status.Error(codes.PermissionDenied, "the caller lacks a role this method requires: "+strings.Join(roles, ", "))
 		}
 		return status.Error(codes.PermissionDenied, "the caller may not call this method")
 	case http.StatusBadRequest:

@@ -233,9 +233,10 @@ func (d *documenter) secure(op *huma.Operation) {
 			"(a claims challenge: WWW-Authenticate's error is insufficient_claims, with the claims to ask the issuer for)."
 	}
 	add("401", unauthorized, "WWW-Authenticate")
-	if len(gd.scopes) > 0 {
-		add("403", "The token does not grant a scope this operation requires: "+strings.Join(gd.scopes, " ")+".", "WWW-Authenticate")
+	if forbidden, header := forbiddenDoc(gd); forbidden != "" {
+		add("403", forbidden, header)
 	}
+	documentRoles(op, gd)
 	if g.BansCallers() {
 		add("429", "The client is banned for a while; retry after Retry-After.", "Retry-After")
 	}
@@ -378,7 +379,7 @@ func (d *documenter) challengeDoc(op *huma.Operation) string {
 	if len(gd.scopes) > 0 {
 		errs = append(errs, "insufficient_scope (with scope)")
 	}
-	if len(gd.stepUps) > 0 {
+	if slices.ContainsFunc(gd.stepUps, func(m func(http.Handler) http.Handler) bool { return !isRoleMarker(m) }) {
 		errs = append(errs, "insufficient_user_authentication (RFC 9470 step-up, with acr_values and max_age)")
 	}
 	if d.s.gate != nil {

@@ -24,7 +24,7 @@ type opGuard struct {
 	anonymous bool
 	requires  bool
 	scopes    []string
-	stepUps   []func(http.Handler) http.Handler // authn.RequireACR, authn.MaxAge, authn.RequireDPoP (see Use)
+	stepUps   []func(http.Handler) http.Handler // authn.RequireACR, authn.MaxAge, authn.RequireDPoP, authn.RequireRole (see Use)
 	dpop      bool                              // authn.RequireDPoP is among stepUps
 	rejects   []svcerrors.Rejection
 	docs      []markerDoc                       // see markerDocs

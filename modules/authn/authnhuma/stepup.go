@@ -54,11 +54,12 @@ func requiresIssuer(mw func(http.Handler) http.Handler) bool {
 	return ok
 }
 
-// splitStepUps tells the markers that join the guard (step-up markers and
-// authn.RequireDPoP) among markers from the others.
+// splitStepUps tells the markers that join the guard (step-up markers,
+// authn.RequireDPoP, authn.RequireIssuer and authn.RequireRole) among
+// markers from the others.
 func splitStepUps(markers []func(http.Handler) http.Handler) (steps, rest []func(http.Handler) http.Handler) {
 	for _, m := range markers {
-		if _, ok := stepUpOf(m); ok || requiresDPoP(m) || requiresIssuer(m) {
+		if _, ok := stepUpOf(m); ok || requiresDPoP(m) || requiresIssuer(m) || isRoleMarker(m) {
 			steps = append(steps, m)
 		} else {
 			rest = append(rest, m)

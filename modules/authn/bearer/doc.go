@@ -13,13 +13,13 @@
 //
 // # Files
 //
-// 35 files, about 5600 lines with comments (doc_test.go keeps the count
+// 40 files, about 6100 lines with comments (doc_test.go keeps the count
 // true). A token's path is in verify.go and the verify_*.go files it lists;
 // the key set (keys.go, keyset.go, jwks.go, discover.go), several issuers
 // (issuers.go, tenants.go), introspection (introspect*.go), the principal
-// and its claims (principal.go, actors.go, binding.go), the refusal reasons
-// (reason.go, verify_errors.go) and the options (verifier_options.go) each
-// have files of their own.
+// and its claims (principal.go, actors.go, binding.go), provider profiles
+// (profile*.go), the refusal reasons (reason.go, verify_errors.go) and the
+// options (verifier_options.go) each have files of their own.
 //
 // # Verifiers
 //
@@ -121,6 +121,15 @@
 // wait. A failed introspection returns an error wrapping
 // ErrIntrospectionUnavailable (the gate answers 503 with Retry-After).
 // Introspect lists the rules.
+//
+// # Provider profiles
+//
+// Profile(Keycloak()), EntraID(), Cognito(), Auth0(claims...), Okta() or
+// RoleClaims(paths...) says where a provider puts the caller's roles and
+// client id (Principal.Roles, Principal.ClientID; authn.RequireRole reads
+// the roles) and what audience rule holds: Cognito's access tokens carry
+// client_id and token_use instead of aud, Entra ID pairs a tenant's v1 and
+// v2 issuers. ParseProfile reads one as fxsvc's SVC_AUTHN_PROFILE does.
 //
 // # Refusals
 //

@@ -174,7 +174,7 @@ func (s *issuerSet) member(iss string) *JWTVerifier {
 			return t
 		}
 	}
-	return nil
+	return s.altMember(iss)
 }
 
 // issuerOf reads iss from token's unverified payload. The size limit and

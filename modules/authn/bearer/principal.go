@@ -25,6 +25,12 @@ type Principal struct {
 	// space-separated string) and `scp` (an array of strings or a
 	// space-separated string).
 	Scopes ScopeSet
+	// Roles are the caller's roles, read where the verifier's Profile
+	// says (realm_access.roles, cognito:groups, …); empty without one.
+	Roles RoleSet
+	// ClientID is the client the token was issued to, read where the
+	// verifier's Profile says (azp, client_id, cid, appid); "" without one.
+	ClientID string
 	// Claims are the typed JWT claims the verifier read; nil for a custom
 	// principal built without them.
 	Claims *Claims

@@ -68,6 +68,7 @@ type verifierConfig struct {
 	// introspectionStore is the Store option's.
 	introspectionStore store.Introspections
 	discovers          bool // built by Discover: an endpoint may be discovered
+	profile            *ProviderProfile
 	problems           []error
 }
 

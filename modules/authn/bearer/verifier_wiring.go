@@ -148,18 +148,25 @@ type TrustedIssuer struct {
 	// Scope is "" for an issuer, and for a template the tenants it stands
 	// for: "any tenant", "tenant t1" or "tenants t1, t2".
 	Scope string
+	// Profile is the mapping of the verifier's Profile (where roles and
+	// the client id are, the audience rule), "" for none.
+	Profile string
 }
 
 // trusted is whom the verifier trusts, for `check`: its issuer, or its
 // template with the tenants it stands for.
 func (v *JWTVerifier) trusted() []TrustedIssuer {
+	var profile string
+	if v.cfg.profile != nil {
+		profile = v.cfg.profile.String()
+	}
 	switch {
 	case v.tenants != nil:
-		return []TrustedIssuer{{Issuer: v.cfg.issuer, Scope: v.tenants.scope()}}
+		return []TrustedIssuer{{Issuer: v.cfg.issuer, Scope: v.tenants.scope(), Profile: profile}}
 	case v.cfg.issuer == "":
 		return nil
 	}
-	return []TrustedIssuer{{Issuer: v.cfg.issuer}}
+	return []TrustedIssuer{{Issuer: v.cfg.issuer, Profile: profile}}
 }
 
 // trusted is whom the members trust, sorted by issuer.

@@ -143,5 +143,8 @@ func entryCost(token string, p Principal) uint32 {
 	for s := range p.Scopes {
 		n += scopeCost + len(s)
 	}
+	for s := range p.Roles {
+		n += scopeCost + len(s)
+	}
 	return uint32(min(n, math.MaxUint32))
 }

@@ -44,12 +44,21 @@ func (v *JWTVerifier) judgeClaims(raw map[string]json.RawMessage, reg registered
 	if err != nil {
 		return Principal{}, time.Time{}, &TokenError{Reason: ReasonInvalidClaims, Signed: true, Principal: p, Err: err}
 	}
-	if reason, err := checkClaims(claims, v.cfg.issuer, v.cfg.audience, now, v.cfg.leeway); err != nil {
+	issuer, audience := v.cfg.profile.issuerFor(claims.Issuer, v.cfg.issuer), v.cfg.audience
+	if v.cfg.profile != nil && v.cfg.profile.audienceClaim != "" {
+		audience = "" // the profile's claim holds it: apply checks it
+	}
+	if reason, err := checkClaims(claims, issuer, audience, now, v.cfg.leeway); err != nil {
 		return Principal{}, time.Time{}, &TokenError{Reason: reason, Signed: true, Principal: p, Err: err}
 	}
 	if v.cfg.tenant != "" && !tenantMatches(raw["tid"], v.cfg.tenant) {
 		return Principal{}, time.Time{}, &TokenError{Reason: ReasonIssuer, Signed: true, Principal: p,
 			Err: fmt.Errorf("%w: tid does not name the issuer's tenant %s", errIssuer, quoteSetting(v.cfg.tenant))}
+	}
+	if v.cfg.profile != nil {
+		if reason, err := v.cfg.profile.apply(raw, v.cfg.audience, &p); err != nil {
+			return Principal{}, time.Time{}, &TokenError{Reason: reason, Signed: true, Principal: p, Err: err}
+		}
 	}
 	p.Authenticated = true
 	return p, claims.Expiry.Add(v.cfg.leeway), nil
@@ -287,12 +296,13 @@ func addScopes(set ScopeSet, s string) (ScopeSet, bool) {
 }
 
 // checkClaims applies the trust rules to typed claims: iss exact, aud
-// containing the audience, then exp, nbf and iat against now with leeway.
+// containing the audience (unless audience is "": a profile's claim holds
+// it), then exp, nbf and iat against now with leeway.
 func checkClaims(c *Claims, issuer, audience string, now time.Time, leeway time.Duration) (Reason, error) {
 	if c.Issuer != issuer {
 		return ReasonIssuer, fmt.Errorf("%w: iss %s, want %s", errIssuer, quoteSetting(c.Issuer), quoteSetting(issuer))
 	}
-	if !slices.Contains(c.Audience, audience) {
+	if audience != "" && !slices.Contains(c.Audience, audience) {
 		return ReasonAudience, &AudienceError{Got: c.Audience, Want: audience}
 	}
 	// The errors name the instants that differed, not now: a refusal's
