@@ -2,18 +2,10 @@ package bearer
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/svckit/svc/modules/authn/internal/jsonscan"
-)
-
-var (
-	errRoleShape = errors.New("a role claim is not a string or an array of strings")
-	errRolePath  = errors.New("a role claim path crosses a value that is not an object")
-	errClientID  = errors.New("the client id claim is not a string")
-	errTokenUse  = errors.New("token_use is not the one the profile requires")
 )
 
 // apply reads roles and the client id into p as the profile says, and

@@ -45,6 +45,12 @@ var (
 	errNotBefore   = errors.New("nbf is in the future")
 	errIssuedAt    = errors.New("iat is in the future")
 
+	// profile (profile_apply.go)
+	errRoleShape = errors.New("a role claim is not a string or an array of strings")
+	errRolePath  = errors.New("a role claim path crosses a value that is not an object")
+	errClientID  = errors.New("the client id claim is not a string")
+	errTokenUse  = errors.New("token_use is not the one the profile requires")
+
 	// introspection
 	errNoActive        = errors.New("answer has no boolean active member (RFC 7662 §2.2)")
 	errInactive        = errors.New("the issuer answered active: false")
