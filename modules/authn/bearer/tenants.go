@@ -335,17 +335,7 @@ func (s *tenantSet) ready() error {
 func tenantHTTPClient(allowLocal bool) *http.Client {
 	dialer := &net.Dialer{Timeout: 10 * time.Second}
 	if !allowLocal {
-		dialer.Control = func(_, address string, _ syscall.RawConn) error {
-			host, _, err := net.SplitHostPort(address)
-			if err != nil {
-				return err
-			}
-			ip := net.ParseIP(host)
-			if ip == nil || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() || ip.IsMulticast() {
-				return fmt.Errorf("tenant discovery refused the address %s: not a public address", host)
-			}
-			return nil
-		}
+		dialer.Control = dialPublicOnly
 	}
 	transport := http.DefaultTransport.(*http.Transport).Clone()
 	transport.DialContext = dialer.DialContext
@@ -356,6 +346,21 @@ func tenantHTTPClient(allowLocal bool) *http.Client {
 		}
 		return base.CheckRedirect(req, via)
 	}}
+}
+
+// dialPublicOnly is a net.Dialer's Control for tenant discovery: it refuses
+// a connection to a private, loopback, link-local, unspecified or
+// multicast address, whatever name resolved to it.
+func dialPublicOnly(_, address string, _ syscall.RawConn) error {
+	host, _, err := net.SplitHostPort(address)
+	if err != nil {
+		return err
+	}
+	ip := net.ParseIP(host)
+	if ip == nil || ip.IsPrivate() || ip.IsLoopback() || ip.IsLinkLocalUnicast() || ip.IsUnspecified() || ip.IsMulticast() {
+		return fmt.Errorf("tenant discovery refused the address %s: not a public address", host)
+	}
+	return nil
 }
 
 // The keySource side of a template: its verifier holds no keys, its
