@@ -7,6 +7,7 @@
 package otelglobal
 
 import (
+	"reflect"
 	"sync"
 	"sync/atomic"
 
@@ -53,6 +54,11 @@ type bound[T any] struct {
 // which build may release (an observable callback to unregister).
 func (in *Instruments[T]) Get(build func(p metric.MeterProvider, prev *T) *T) *T {
 	p := otel.GetMeterProvider()
+	if !reflect.TypeOf(p).Comparable() {
+		// A provider == cannot compare (it would panic): built anew for
+		// each use, never cached.
+		return build(p, nil)
+	}
 	if b := in.cur.Load(); b != nil && b.provider == p {
 		return b.v
 	}

@@ -39,3 +39,25 @@ func TestInstrumentsFollowTheGlobalProvider(t *testing.T) {
 		t.Fatalf("after the provider changed: %+v, handed %v, %d builds", b, handed, builds)
 	}
 }
+
+// uncomparable is a provider whose value == cannot compare.
+type uncomparable struct {
+	metric.MeterProvider
+	_ []string
+}
+
+// A provider of an uncomparable type is used, not cached: comparing it
+// would panic.
+func TestInstrumentsTakeAnUncomparableProvider(t *testing.T) {
+	prev := otel.GetMeterProvider()
+	t.Cleanup(func() { otel.SetMeterProvider(prev) })
+	otel.SetMeterProvider(uncomparable{MeterProvider: sdkmetric.NewMeterProvider()})
+	var in Instruments[int]
+	builds := 0
+	for range 2 {
+		in.Get(func(metric.MeterProvider, *int) *int { builds++; return new(int) })
+	}
+	if builds != 2 {
+		t.Fatalf("%d builds, want one per use", builds)
+	}
+}

@@ -6,10 +6,11 @@ import (
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.uber.org/zap"
+
+	"github.com/svckit/svc/internal/otelglobal"
 )
 
 // warnEvery is how often one kind of failure is logged while it lasts:
@@ -109,22 +110,19 @@ func (t *throttle) recovered() (suppressed int, tell bool) {
 // failure, never the password.
 type failOpen struct {
 	storeLog
-	meters func() metric.MeterProvider
+	// counter is on the global meter provider, as every svc component's
+	// metrics are (otelglobal), so an app installing its provider after
+	// this store was built still gets it.
+	counter otelglobal.Instruments[metric.Int64Counter]
 
-	metersMu sync.Mutex
-	provider metric.MeterProvider
-	counter  metric.Int64Counter
-	attrs    map[string]metric.AddOption // by operation
+	attrsMu sync.Mutex
+	attrs   map[string]metric.AddOption // by operation
 }
 
-// newFailOpen reports for store to logger's logger; meters nil means the
-// global provider at the time of each count.
-func newFailOpen(store string, logger func() *zap.Logger, meters func() metric.MeterProvider) *failOpen {
-	if meters == nil {
-		meters = otel.GetMeterProvider
-	}
+// newFailOpen reports for store to logger's logger.
+func newFailOpen(store string, logger func() *zap.Logger) *failOpen {
 	return &failOpen{storeLog: newStoreLog(store, "failing open (requests are let through unchecked)", logger),
-		meters: meters, attrs: map[string]metric.AddOption{}}
+		attrs: map[string]metric.AddOption{}}
 }
 
 // admit records one request that op let through without its check,
@@ -135,24 +133,18 @@ func (f *failOpen) admit(ctx context.Context, op string, err error) {
 }
 
 func (f *failOpen) count(ctx context.Context, op string) {
-	p := f.meters()
-	f.metersMu.Lock()
-	if f.provider != p {
-		// Resolved per provider, so that an app installing its own
-		// provider after this store was built still gets the counter.
-		f.provider = p
-		f.counter, _ = p.Meter(meterScope).Int64Counter("svc.redis.fail_open",
+	c := f.counter.Get(func(p metric.MeterProvider, _ *metric.Int64Counter) *metric.Int64Counter {
+		c, _ := p.Meter(meterScope).Int64Counter("svc.redis.fail_open",
 			metric.WithDescription("Requests a fail-open Redis store (ratelimit, bans, flood) let through without its check because Redis did not answer, by store and operation."),
 			metric.WithUnit("{request}"))
-	}
-	c := f.counter
+		return &c
+	})
+	f.attrsMu.Lock()
 	a, ok := f.attrs[op]
 	if !ok {
 		a = metric.WithAttributeSet(attribute.NewSet(attribute.String("svc.redis.store", f.store), attribute.String("db.operation.name", op)))
 		f.attrs[op] = a
 	}
-	f.metersMu.Unlock()
-	if c != nil {
-		c.Add(ctx, 1, a)
-	}
+	f.attrsMu.Unlock()
+	(*c).Add(ctx, 1, a)
 }

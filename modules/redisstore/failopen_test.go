@@ -7,8 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"go.opentelemetry.io/otel/metric"
-	"go.opentelemetry.io/otel/metric/noop"
+	"go.opentelemetry.io/otel"
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.uber.org/zap"
@@ -21,7 +20,10 @@ func TestFailOpenWarnsOnceAMinuteWithTheCountHeldBack(t *testing.T) {
 	reader := sdkmetric.NewManualReader()
 	mp := sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))
 	now := time.Unix(1_700_000_000, 0)
-	f := newFailOpen("bans", func() *zap.Logger { return zap.New(core) }, func() metric.MeterProvider { return mp })
+	prev := otel.GetMeterProvider()
+	otel.SetMeterProvider(mp) // where svc.redis.fail_open goes
+	t.Cleanup(func() { otel.SetMeterProvider(prev) })
+	f := newFailOpen("bans", func() *zap.Logger { return zap.New(core) })
 	f.th.now = func() time.Time { return now }
 	boom := errors.New("dial tcp 127.0.0.1:6379: connect: connection refused")
 	ctx := context.Background()
@@ -66,7 +68,7 @@ func TestFailOpenWarnsOnceAMinuteWithTheCountHeldBack(t *testing.T) {
 func TestFailOpenInterleavedFailuresWarnOnceAMinute(t *testing.T) {
 	core, logs := observer.New(zapcore.InfoLevel)
 	now := time.Unix(1_700_000_000, 0)
-	f := newFailOpen("ratelimit", func() *zap.Logger { return zap.New(core) }, func() metric.MeterProvider { return noop.NewMeterProvider() })
+	f := newFailOpen("ratelimit", func() *zap.Logger { return zap.New(core) })
 	f.th.now = func() time.Time { return now }
 	boom := errors.New("CLUSTERDOWN The cluster is down")
 	ctx := context.Background()

@@ -114,7 +114,7 @@ func newLink(op string, client redis.UniversalClient, opts []linkOption) link {
 		l.timeout = defaultGateTimeout
 	}
 	logger := l.logger
-	l.report = newFailOpen(op, func() *zap.Logger { return logger() }, nil)
+	l.report = newFailOpen(op, func() *zap.Logger { return logger() })
 	return l
 }
 

@@ -265,7 +265,7 @@ func New(cfg Config, opts ...Option) (*Client, error) {
 	// metrics do (otelglobal): instruments made before fxsvc.Metrics installs
 	// its bridge follow it once it does.
 	c.metrics = newInstruments(otel.GetMeterProvider())
-	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log }, nil)
+	c.failOpen = newFailOpen("ratelimit", func() *zap.Logger { return c.log })
 	c.idem = newFailClosed("idempotency", "a request with an Idempotency-Key is refused 503 before its handler runs", func() *zap.Logger { return c.log })
 	c.dpop = newFailClosed("dpop", "a DPoP proof is refused 503 rather than risk a replay", func() *zap.Logger { return c.log })
 	routeGoRedisLogs(c, top.passwords...)
