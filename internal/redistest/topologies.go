@@ -53,7 +53,7 @@ func StartSentinel(t testing.TB, opts ...Option) *Sentinel {
 	for range 2 {
 		set.Data = append(set.Data, Start(t, append(opts, extra(append([]string{"--replicaof", host, port}, auth...)...))...))
 	}
-	conf := fmt.Sprintf("sentinel monitor %s %s %s 2\nsentinel down-after-milliseconds %[1]s 1000\nsentinel failover-timeout %[1]s 4000\nsentinel parallel-syncs %[1]s 2\n",
+	conf := fmt.Sprintf("sentinel monitor %s %s %s 2\nsentinel down-after-milliseconds %[1]s 1000\nsentinel failover-timeout %[1]s 15000\nsentinel parallel-syncs %[1]s 2\n",
 		MasterName, host, port)
 	if primary.Password != "" {
 		conf += fmt.Sprintf("sentinel auth-pass %s %s\n", MasterName, primary.Password)
